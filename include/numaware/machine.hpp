@@ -1,0 +1,104 @@
+// numaware/machine.hpp — the one description of a NUMA machine.
+//
+// The live runtime, the simulators and the emulated-machine harness all use
+// this type. A Machine is plain data: build it from the live system, an
+// hwloc XML file, a synthetic description or its own JSON, and every
+// constructor validates it (see validate()).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "numaware/nodeset.hpp"
+
+namespace numaware {
+
+// One cache object. `cpus` are the OS indices of the PUs that share it.
+struct Cache {
+    unsigned level = 0;            // 1, 2, 3 ...
+    std::string type;              // "unified", "data", "instruction"
+    std::uint64_t size_bytes = 0;
+    unsigned line_bytes = 0;       // 0 when unknown
+    std::vector<unsigned> cpus;
+
+    bool operator==(const Cache&) const = default;
+};
+
+// One NUMA node. A node with no CPUs is a memory-only node (CXL, HBM/MCDRAM,
+// NVM); it is a valid binding target but no thread can be local to it.
+struct Node {
+    unsigned os_index = 0;
+    std::uint64_t memory_bytes = 0;
+    std::vector<unsigned> cpus;    // PU OS indices, ascending
+    // Memory tier: 0 is the default DRAM tier; larger is farther/slower
+    // (CXL, NVM). HBM/MCDRAM nodes are tier 0 with kind "HBM"/"MCDRAM".
+    int tier = 0;
+    std::string kind = "DRAM";     // "DRAM", "HBM", "MCDRAM", "CXL", "NVM", ...
+
+    bool has_cpus() const { return !cpus.empty(); }
+    bool operator==(const Node&) const = default;
+};
+
+// A square node-by-node matrix, indexed by node *position* in
+// Machine::nodes (not OS index).
+template <class T>
+using NodeMatrix = std::vector<std::vector<T>>;
+
+class Machine {
+public:
+    std::string name;                       // free text, e.g. "4-node synthetic"
+    std::vector<Node> nodes;                // ascending OS index
+    std::vector<Cache> caches;              // may be empty
+    NodeMatrix<unsigned> distances;         // SLIT, always present (defaulted 10/20 if the source has none)
+    std::optional<NodeMatrix<double>> latency_ns;      // measured or given
+    std::optional<NodeMatrix<double>> bandwidth_gbps;  // measured or given
+
+    // ---- sources -------------------------------------------------------
+    static Machine from_live();                          // hwloc on this system
+    static Machine from_hwloc_xml(const std::string& path);
+    // "nodes=4 cpus-per-node=2 mem-per-node=512M distances=10,21,31,31/21,10,21,31/..."
+    // Optional keys: cpus=2,2,0,0 (per node; 0 = memory-only), mem=512M,512M,...,
+    // tiers=0,0,1,1 kinds=DRAM,DRAM,CXL,CXL.
+    // Or hwloc synthetic syntax ("hwloc:NUMANode:4 Core:2 PU:1") with an
+    // optional " distances=..." suffix.
+    static Machine from_synthetic(std::string_view description);
+    static Machine from_json(std::string_view json);
+    // Dispatch on a SPEC as the CLI takes it: "live", a path ending in
+    // .xml or .json, "@file" for a file containing any of these, or a
+    // synthetic description.
+    static Machine from_spec(std::string_view spec);
+
+    std::string to_json() const;   // from_json(to_json()) == *this, exactly
+
+    // Throws Error naming the field: non-square or asymmetric matrices, a
+    // diagonal entry that is not its row's minimum, duplicate OS indices,
+    // CPUs listed on two nodes, a matrix whose size differs from the node
+    // count.
+    void validate() const;
+
+    // ---- queries -------------------------------------------------------
+    std::size_t node_count() const { return nodes.size(); }
+    std::size_t cpu_count() const;
+    // Position of the node with this OS index; throws Error("node", ...) if absent.
+    std::size_t index_of(unsigned os_index) const;
+    const Node& node(unsigned os_index) const { return nodes[index_of(os_index)]; }
+    // OS index of the node holding CPU `cpu`; throws if no node holds it.
+    unsigned node_of_cpu(unsigned cpu) const;
+    NodeSet all_nodes() const;
+    NodeSet nodes_with_cpus() const;
+    unsigned distance(unsigned from_os, unsigned to_os) const;
+    // Throws Error("node N", "has zero memory ...") when a placement would
+    // target a node that has no memory. `field` names the caller's input.
+    void check_placement_target(unsigned os_index, std::string_view field) const;
+
+    bool operator==(const Machine&) const = default;
+};
+
+// Size strings as used in synthetic specs: "512M", "2G", "4096", "1.5G".
+std::uint64_t parse_size(std::string_view text, std::string_view field);
+std::string format_size(std::uint64_t bytes);   // "512M", "2G", exact when possible
+
+}  // namespace numaware

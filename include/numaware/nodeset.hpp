@@ -1,0 +1,45 @@
+// numaware/nodeset.hpp — a set of NUMA node OS indices.
+//
+// Sized like the Debian kernel's MAX_NUMNODES (1024) so a set converts to a
+// kernel nodemask without loss. Parsing accepts numactl's list syntax
+// ("0-3,6") and "all" only where a Machine is given to resolve it.
+#pragma once
+
+#include <bitset>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace numaware {
+
+class NodeSet {
+public:
+    static constexpr unsigned max_nodes = 1024;
+
+    NodeSet() = default;
+    NodeSet(std::initializer_list<unsigned> nodes);
+    explicit NodeSet(const std::vector<unsigned>& nodes);
+
+    // Parses "0-3,6". Throws Error naming `field` on malformed text or an
+    // index >= max_nodes.
+    static NodeSet parse(std::string_view text, std::string_view field = "nodes");
+
+    void add(unsigned node);
+    void remove(unsigned node);
+    bool contains(unsigned node) const { return node < max_nodes && bits_.test(node); }
+    bool empty() const { return bits_.none(); }
+    std::size_t size() const { return bits_.count(); }
+    std::vector<unsigned> to_vector() const;    // ascending
+    std::string to_string() const;              // "0-3,6"
+    // The kernel's nodemask layout: unsigned long words, bit n = node n.
+    std::vector<unsigned long> to_mask() const;
+    static constexpr unsigned long mask_bits = max_nodes;
+
+    bool operator==(const NodeSet&) const = default;
+
+private:
+    std::bitset<max_nodes> bits_;
+};
+
+}  // namespace numaware

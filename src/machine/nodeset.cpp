@@ -1,0 +1,99 @@
+// machine/nodeset.cpp — NodeSet parsing and conversion.
+#include "numaware/nodeset.hpp"
+
+#include <charconv>
+#include <string>
+
+#include "numaware/error.hpp"
+
+namespace numaware {
+
+NodeSet::NodeSet(std::initializer_list<unsigned> nodes) {
+    for (unsigned n : nodes) add(n);
+}
+
+NodeSet::NodeSet(const std::vector<unsigned>& nodes) {
+    for (unsigned n : nodes) add(n);
+}
+
+void NodeSet::add(unsigned node) {
+    if (node >= max_nodes)
+        throw Error("node " + std::to_string(node),
+                    "node index out of range (limit " + std::to_string(max_nodes - 1) + ")");
+    bits_.set(node);
+}
+
+void NodeSet::remove(unsigned node) {
+    if (node < max_nodes) bits_.reset(node);
+}
+
+namespace {
+unsigned parse_index(std::string_view item, std::string_view field, std::string_view whole) {
+    unsigned value = 0;
+    const char* first = item.data();
+    const char* last = item.data() + item.size();
+    auto [ptr, ec] = std::from_chars(first, last, value);
+    if (item.empty() || ec != std::errc{} || ptr != last)
+        throw Error(std::string(field), "malformed node list '" + std::string(whole) +
+                                            "': expected indices like 0-3,6");
+    if (value >= NodeSet::max_nodes)
+        throw Error(std::string(field), "node " + std::to_string(value) + " is out of range (limit " +
+                                            std::to_string(NodeSet::max_nodes - 1) + ")");
+    return value;
+}
+}  // namespace
+
+NodeSet NodeSet::parse(std::string_view text, std::string_view field) {
+    NodeSet set;
+    if (text.empty()) throw Error(std::string(field), "empty node list: expected indices like 0-3,6");
+    std::size_t pos = 0;
+    while (pos <= text.size()) {
+        std::size_t comma = text.find(',', pos);
+        if (comma == std::string_view::npos) comma = text.size();
+        std::string_view item = text.substr(pos, comma - pos);
+        std::size_t dash = item.find('-');
+        if (dash == std::string_view::npos) {
+            set.add(parse_index(item, field, text));
+        } else {
+            unsigned lo = parse_index(item.substr(0, dash), field, text);
+            unsigned hi = parse_index(item.substr(dash + 1), field, text);
+            if (lo > hi)
+                throw Error(std::string(field), "malformed node list '" + std::string(text) +
+                                                    "': range " + std::string(item) + " runs backwards");
+            for (unsigned n = lo; n <= hi; ++n) set.add(n);
+        }
+        pos = comma + 1;
+    }
+    return set;
+}
+
+std::vector<unsigned> NodeSet::to_vector() const {
+    std::vector<unsigned> out;
+    for (unsigned n = 0; n < max_nodes; ++n)
+        if (bits_.test(n)) out.push_back(n);
+    return out;
+}
+
+std::string NodeSet::to_string() const {
+    std::string out;
+    const auto v = to_vector();
+    for (std::size_t i = 0; i < v.size();) {
+        std::size_t j = i;
+        while (j + 1 < v.size() && v[j + 1] == v[j] + 1) ++j;
+        if (!out.empty()) out += ',';
+        out += std::to_string(v[i]);
+        if (j > i) out += '-' + std::to_string(v[j]);
+        i = j + 1;
+    }
+    return out;
+}
+
+std::vector<unsigned long> NodeSet::to_mask() const {
+    constexpr unsigned word_bits = sizeof(unsigned long) * 8;
+    std::vector<unsigned long> mask(max_nodes / word_bits, 0UL);
+    for (unsigned n = 0; n < max_nodes; ++n)
+        if (bits_.test(n)) mask[n / word_bits] |= 1UL << (n % word_bits);
+    return mask;
+}
+
+}  // namespace numaware

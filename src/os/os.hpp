@@ -1,0 +1,85 @@
+// os/os.hpp — the only door to Linux NUMA system calls.
+//
+// Every mbind, set_mempolicy, get_mempolicy, move_pages, sched_*affinity,
+// madvise, pagemap read and numa_balancing sysctl in numaware goes through
+// an Os. LinuxOs makes the real calls; RecordingOs (os/recording_os.hpp)
+// records them and simulates a kernel's page placement so placement logic
+// is unit-tested without a NUMA machine.
+//
+// Calls return 0 on success or a positive errno value; they never throw and
+// never print. Higher layers turn errors into numaware::Error.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+#include "numaware/nodeset.hpp"
+
+namespace numaware::os {
+
+// Kernel memory-policy modes (linux/mempolicy.h values).
+enum class PolicyMode : int {
+    default_ = 0,
+    preferred = 1,
+    bind = 2,
+    interleave = 3,
+    local = 4,
+    preferred_many = 5,
+    weighted_interleave = 6,
+};
+
+// mbind / move_pages flags (linux/mempolicy.h values).
+inline constexpr unsigned mf_strict = 1u << 0;
+inline constexpr unsigned mf_move = 1u << 1;
+inline constexpr unsigned mf_move_all = 1u << 2;
+
+struct PolicyQuery {
+    PolicyMode mode = PolicyMode::default_;
+    NodeSet nodes;
+};
+
+class Os {
+public:
+    virtual ~Os() = default;
+
+    virtual std::size_t page_size() const = 0;
+    virtual int mbind(void* addr, std::size_t len, PolicyMode mode, const NodeSet& nodes,
+                      unsigned flags) = 0;
+    virtual int set_mempolicy(PolicyMode mode, const NodeSet& nodes) = 0;
+    // Policy governing `addr` (MPOL_F_ADDR) or, with addr == nullptr, the thread's.
+    virtual int get_mempolicy(const void* addr, PolicyQuery& out) = 0;
+    // move_pages(2) for `pid` (0 = self). nodes == nullptr queries: status[i]
+    // gets the node or a negative errno (-ENOENT: not present).
+    virtual int move_pages(pid_t pid, std::size_t count, void* const* pages, const int* nodes,
+                           int* status, unsigned flags) = 0;
+    virtual int madvise(void* addr, std::size_t len, int advice) = 0;
+
+    // Affinity for thread `tid` (0 = calling thread). CPU OS indices.
+    virtual int set_affinity(pid_t tid, const std::vector<unsigned>& cpus) = 0;
+    virtual int get_affinity(pid_t tid, std::vector<unsigned>& cpus) = 0;
+    virtual int current_cpu() = 0;   // sched_getcpu(); negative errno on failure
+
+    // /proc/sys/kernel/numa_balancing: 0 off, 1 normal, 2 memory tiering, 3 both.
+    virtual int read_numa_balancing(int& value) = 0;
+    virtual int write_numa_balancing(int value) = 0;
+
+    // /sys/kernel/mm/mempolicy/weighted_interleave/nodeN (kernel >= 6.9).
+    virtual bool has_weighted_interleave() = 0;
+    virtual int read_interleave_weight(unsigned node, unsigned& weight) = 0;
+    virtual int write_interleave_weight(unsigned node, unsigned weight) = 0;
+
+    // Whole text of /proc/<pid>/numa_maps ("self" for pid 0).
+    virtual int read_numa_maps(pid_t pid, std::string& text) = 0;
+    // Physical frame number of the page holding `addr`, from
+    // /proc/self/pagemap; ENOENT if not present, EPERM if hidden.
+    virtual int physical_frame(const void* addr, std::uint64_t& pfn) = 0;
+};
+
+// The process-wide real implementation.
+Os& linux_os();
+
+}  // namespace numaware::os

@@ -1,0 +1,25 @@
+// tools/cli/commands.hpp — each `numaware` subcommand registers itself here.
+//
+// A command adds a CLI11 subcommand with its options, a --json flag and a
+// --help footer with an example, and a callback that does the work. A
+// callback reports failure by throwing numaware::Error (or CLI::Error); main
+// turns that into one line on stderr and a non-zero exit.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace numaware::cli {
+
+void add_topo_command(CLI::App& app);
+void add_probe_command(CLI::App& app);
+void add_run_command(CLI::App& app);
+void add_where_command(CLI::App& app);
+void add_vm_command(CLI::App& app);
+void add_place_command(CLI::App& app);   // the placement demo / self-check
+
+// Exit status a callback wants main to return (e.g. `vm` forwards the
+// guest command's status). Defaults to 0.
+void set_exit_status(int status);
+int exit_status();
+
+}  // namespace numaware::cli

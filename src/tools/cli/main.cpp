@@ -1,0 +1,49 @@
+// tools/cli/main.cpp — entry point of the `numaware` command.
+#include <cstdio>
+#include <exception>
+
+#include <CLI/CLI.hpp>
+
+#include "numaware/error.hpp"
+#include "tools/cli/commands.hpp"
+
+namespace numaware::cli {
+namespace {
+int g_exit_status = 0;
+}
+void set_exit_status(int status) { g_exit_status = status; }
+int exit_status() { return g_exit_status; }
+}  // namespace numaware::cli
+
+int main(int argc, char** argv) {
+    CLI::App app{"numaware: NUMA data locality, placed and proven"};
+    app.set_version_flag("--version", NUMAWARE_VERSION);
+    app.require_subcommand(1);
+    app.footer("Example: numaware topo --machine 'nodes=2 cpus-per-node=1 mem-per-node=256M distances=10,21/21,10'");
+    numaware::cli::add_topo_command(app);
+    numaware::cli::add_probe_command(app);
+    numaware::cli::add_run_command(app);
+    numaware::cli::add_where_command(app);
+    numaware::cli::add_vm_command(app);
+    numaware::cli::add_place_command(app);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        // One line, naming what was wrong, non-zero status.
+        std::fprintf(stderr, "numaware: %s\n", e.what());
+        return e.get_exit_code() == 0 ? 2 : e.get_exit_code();
+    } catch (const numaware::Error& e) {
+        std::fprintf(stderr, "numaware: %s\n", e.what());
+        return 1;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "numaware: %s\n", e.what());
+        return 1;
+    }
+    return numaware::cli::exit_status();
+}
