@@ -43,7 +43,8 @@ struct Node {
 };
 
 // A square node-by-node matrix, indexed by node *position* in
-// Machine::nodes (not OS index).
+// Machine::nodes (not OS index). Row = where the access comes from (the
+// initiator's CPUs), column = the node whose memory is accessed.
 template <class T>
 using NodeMatrix = std::vector<std::vector<T>>;
 
@@ -53,17 +54,27 @@ public:
     std::vector<Node> nodes;                // ascending OS index
     std::vector<Cache> caches;              // may be empty
     NodeMatrix<unsigned> distances;         // SLIT, always present (defaulted 10/20 if the source has none)
-    std::optional<NodeMatrix<double>> latency_ns;      // measured or given
-    std::optional<NodeMatrix<double>> bandwidth_gbps;  // measured or given
+    // Measured or given, node to node. An entry of 0 means "not known": a
+    // memory-only node has no CPUs to measure from, and hwloc memory
+    // attributes often cover only some pairs. Latency is in nanoseconds;
+    // bandwidth in GB/s (10^9 bytes/s; hwloc's MiB/s are converted).
+    std::optional<NodeMatrix<double>> latency_ns;
+    std::optional<NodeMatrix<double>> bandwidth_gbps;
 
     // ---- sources -------------------------------------------------------
     static Machine from_live();                          // hwloc on this system
     static Machine from_hwloc_xml(const std::string& path);
     // "nodes=4 cpus-per-node=2 mem-per-node=512M distances=10,21,31,31/21,10,21,31/..."
-    // Optional keys: cpus=2,2,0,0 (per node; 0 = memory-only), mem=512M,512M,...,
-    // tiers=0,0,1,1 kinds=DRAM,DRAM,CXL,CXL.
-    // Or hwloc synthetic syntax ("hwloc:NUMANode:4 Core:2 PU:1") with an
-    // optional " distances=..." suffix.
+    // Keys (space separated, key=value): nodes= (required), cpus-per-node=
+    // (default 1), mem-per-node= (default 512M), distances= (default 10
+    // local / 20 remote), and per-node lists that override them:
+    // cpus=2,2,0,0 (0 = memory-only node), mem=512M,512M,1G,1G,
+    // tiers=0,0,1,1, kinds=DRAM,DRAM,CXL,CXL, plus latency= and bandwidth=
+    // matrices in the distances syntax (rows split by '/', entries by ',').
+    // Node OS indices are 0..nodes-1; CPUs are numbered contiguously across
+    // the nodes that have CPUs.
+    // Or hwloc synthetic syntax ("hwloc:NUMANode:4 Core:2 PU:1") with
+    // optional distances=/latency=/bandwidth= tokens after it.
     static Machine from_synthetic(std::string_view description);
     static Machine from_json(std::string_view json);
     // Dispatch on a SPEC as the CLI takes it: "live", a path ending in

@@ -32,14 +32,25 @@ enum class PolicyMode : int {
     weighted_interleave = 6,
 };
 
+// Short lowercase name of a mode as numaware prints it ("bind",
+// "weighted_interleave"); "mode<N>" for a value outside the enum.
+std::string to_string(PolicyMode mode);
+
 // mbind / move_pages flags (linux/mempolicy.h values).
 inline constexpr unsigned mf_strict = 1u << 0;
 inline constexpr unsigned mf_move = 1u << 1;
 inline constexpr unsigned mf_move_all = 1u << 2;
 
+// Mode flags the kernel ORs into the mode word (linux/mempolicy.h values).
+// get_mempolicy reports them in PolicyQuery::mode_flags.
+inline constexpr unsigned mode_f_static_nodes = 1u << 15;
+inline constexpr unsigned mode_f_relative_nodes = 1u << 14;
+inline constexpr unsigned mode_f_numa_balancing = 1u << 13;
+
 struct PolicyQuery {
     PolicyMode mode = PolicyMode::default_;
     NodeSet nodes;
+    unsigned mode_flags = 0;   // mode_f_* bits that came with the mode
 };
 
 class Os {
@@ -47,13 +58,25 @@ public:
     virtual ~Os() = default;
 
     virtual std::size_t page_size() const = 0;
+    // mbind(2). `nodes` may be empty for default/local (and preferred,
+    // which then means local). A non-empty set is passed with
+    // maxnode = NodeSet::mask_bits + 1, as the kernel expects.
+    // Note the kernel's own partial failure: with mf_move|mf_strict the
+    // policy is installed on the range *before* pages are migrated, so an
+    // EIO return can leave the new policy with some pages still misplaced.
+    // Callers that promise all-or-nothing must restore the old policy.
     virtual int mbind(void* addr, std::size_t len, PolicyMode mode, const NodeSet& nodes,
                       unsigned flags) = 0;
     virtual int set_mempolicy(PolicyMode mode, const NodeSet& nodes) = 0;
     // Policy governing `addr` (MPOL_F_ADDR) or, with addr == nullptr, the thread's.
     virtual int get_mempolicy(const void* addr, PolicyQuery& out) = 0;
     // move_pages(2) for `pid` (0 = self). nodes == nullptr queries: status[i]
-    // gets the node or a negative errno (-ENOENT: not present).
+    // gets the node or a negative errno (-ENOENT: not present, -EFAULT: not
+    // mapped). With nodes, status[i] gets the node the page is on afterwards
+    // or a negative errno for that page (-EBUSY, -EACCES, -ENOENT, ...).
+    // Returns 0 when every page was handled; EAGAIN when the kernel gave up
+    // part way (it returned a count of pages not migrated, and the status of
+    // the rest is not reliable: query again); otherwise the call's errno.
     virtual int move_pages(pid_t pid, std::size_t count, void* const* pages, const int* nodes,
                            int* status, unsigned flags) = 0;
     virtual int madvise(void* addr, std::size_t len, int advice) = 0;
