@@ -87,7 +87,10 @@ public:
     // Throws Error naming the field: non-square or asymmetric matrices, a
     // diagonal entry that is not its row's minimum, duplicate OS indices,
     // CPUs listed on two nodes, a matrix whose size differs from the node
-    // count.
+    // count. The SLIT must be positive, symmetric and minimal on the
+    // diagonal (ties allowed); latency/bandwidth need only be square,
+    // finite and >= 0, since measurements are noisy and may be one-sided.
+    // Zero memory is allowed here; check_placement_target() refuses it.
     void validate() const;
 
     // ---- queries -------------------------------------------------------

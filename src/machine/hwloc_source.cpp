@@ -1,0 +1,286 @@
+// machine/hwloc_source.cpp — Machines read through hwloc: the live system,
+// an hwloc XML file, and hwloc's synthetic syntax.
+//
+// hwloc is used read-only, to describe; nothing here binds memory or threads
+// (that is the os layer's job).
+//
+// Rules, stated once because every hwloc-based Machine follows them:
+//  * Nodes: every NUMANode object, by OS index; memory = local_memory.
+//  * CPUs of a node: hwloc gives a NUMA node the cpuset of its locality, so
+//    a KNL's MCDRAM node and its DDR node share the same cpuset. Linux,
+//    however, puts each CPU on exactly one node and reports HBM/MCDRAM/CXL
+//    nodes as CPU-less. So a PU goes to the node that contains it in its
+//    cpuset, preferring a node without a memory subtype (plain DRAM), then
+//    the smallest cpuset, then the lowest OS index. A node left without PUs
+//    is memory-only.
+//  * Kind and tier: hwloc 2.9 names special memory by the node's subtype
+//    ("MCDRAM", "HBM", "NVM", "SPM", "GPUMemory", ...); it has no memory-tier
+//    attribute yet. No subtype -> kind "DRAM", tier 0. "MCDRAM"/"HBM" ->
+//    that kind, tier 0 (fast memory is not a slower tier). Any other subtype
+//    -> kind = the subtype, tier 1. A CPU-less node without a subtype stays
+//    "DRAM": hwloc gives no evidence that it is CXL, so we do not claim it.
+//  * SLIT: among hwloc's NUMANode distance matrices that mean latency and
+//    cover every node, the one named "NUMALatency" (the OS/firmware SLIT) is
+//    taken first, then one that came from the OS, then the first. Matrices
+//    over other object types (Packages, Cores, PUs, as in the 8-node AMD
+//    file) are not SLITs and are ignored. No matrix -> 10 local / 20 remote.
+//  * Latency and bandwidth: from hwloc memory attributes Latency (ns) and
+//    Bandwidth (MiB/s, converted to GB/s = 10^9 bytes/s). Entry [i][j] is
+//    the value for target node j from the most specific initiator whose CPUs
+//    include all of node i's CPUs. Pairs without such a value, and rows of
+//    memory-only nodes, are 0 ("not known"). A matrix with no known entry is
+//    left absent.
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <hwloc.h>
+
+#include "machine/machine_internal.hpp"
+#include "numaware/error.hpp"
+#include "numaware/machine.hpp"
+
+namespace numaware {
+
+namespace {
+
+struct TopologyDeleter {
+    void operator()(hwloc_topology* t) const { hwloc_topology_destroy(t); }
+};
+using Topology = std::unique_ptr<hwloc_topology, TopologyDeleter>;
+
+struct BitmapDeleter {
+    void operator()(hwloc_bitmap_s* b) const { hwloc_bitmap_free(b); }
+};
+using Bitmap = std::unique_ptr<hwloc_bitmap_s, BitmapDeleter>;
+
+Topology new_topology(const std::string& source) {
+    hwloc_topology_t raw = nullptr;
+    if (hwloc_topology_init(&raw) != 0)
+        throw Error(source, "hwloc_topology_init failed", errno != 0 ? errno : ENOMEM);
+    return Topology(raw);
+}
+
+void load(hwloc_topology_t topo, const std::string& source) {
+    if (hwloc_topology_load(topo) != 0) {
+        const int err = errno;
+        throw Error(source, std::string("hwloc could not load the topology: ") + std::strerror(err),
+                    err != 0 ? err : EINVAL);
+    }
+}
+
+std::string subtype_of(hwloc_obj_t node) { return node->subtype ? std::string(node->subtype) : std::string(); }
+
+void set_kind_and_tier(Node& node, const std::string& subtype) {
+    if (subtype.empty()) {
+        node.kind = "DRAM";
+        node.tier = 0;
+    } else if (subtype == "MCDRAM" || subtype == "HBM") {
+        node.kind = subtype;
+        node.tier = 0;
+    } else {
+        node.kind = subtype;
+        node.tier = 1;
+    }
+}
+
+// Which NUMANode (position in `objs`) owns this PU; see the rule above.
+std::size_t home_node(const std::vector<hwloc_obj_t>& objs, unsigned pu) {
+    std::size_t best = objs.size();
+    auto better = [&](std::size_t a, std::size_t b) {
+        const bool a_plain = objs[a]->subtype == nullptr, b_plain = objs[b]->subtype == nullptr;
+        if (a_plain != b_plain) return a_plain;
+        const int wa = hwloc_bitmap_weight(objs[a]->cpuset), wb = hwloc_bitmap_weight(objs[b]->cpuset);
+        if (wa != wb) return wa < wb;
+        return objs[a]->os_index < objs[b]->os_index;
+    };
+    for (std::size_t i = 0; i < objs.size(); ++i) {
+        if (!objs[i]->cpuset || !hwloc_bitmap_isset(objs[i]->cpuset, pu)) continue;
+        if (best == objs.size() || better(i, best)) best = i;
+    }
+    return best;
+}
+
+NodeMatrix<unsigned> read_slit(hwloc_topology_t topo, const std::vector<hwloc_obj_t>& objs) {
+    const std::size_t n = objs.size();
+    unsigned count = 0;
+    if (hwloc_distances_get_by_type(topo, HWLOC_OBJ_NUMANODE, &count, nullptr,
+                                    HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0) != 0 || count == 0)
+        return detail::default_distances(n);
+    std::vector<hwloc_distances_s*> all(count, nullptr);
+    hwloc_distances_get_by_type(topo, HWLOC_OBJ_NUMANODE, &count, all.data(), HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0);
+    all.resize(std::min<std::size_t>(count, all.size()));
+
+    auto rank = [&](hwloc_distances_s* d) {
+        const char* name = hwloc_distances_get_name(topo, d);
+        if (name && std::string(name) == "NUMALatency") return 0;
+        if (d->kind & HWLOC_DISTANCES_KIND_FROM_OS) return 1;
+        return 2;
+    };
+    hwloc_distances_s* chosen = nullptr;
+    for (hwloc_distances_s* d : all) {
+        if (d->nbobjs != n) continue;   // must cover every node to be the machine's SLIT
+        if (!chosen || rank(d) < rank(chosen)) chosen = d;
+    }
+    NodeMatrix<unsigned> out = detail::default_distances(n);
+    if (chosen) {
+        // Map the matrix's object order onto Machine node positions.
+        std::vector<std::size_t> pos(n);
+        for (unsigned k = 0; k < n; ++k)
+            pos[k] = static_cast<std::size_t>(
+                std::find(objs.begin(), objs.end(), chosen->objs[k]) - objs.begin());
+        for (unsigned a = 0; a < n; ++a)
+            for (unsigned b = 0; b < n; ++b)
+                out[pos[a]][pos[b]] = static_cast<unsigned>(chosen->values[a * n + b]);
+    }
+    for (hwloc_distances_s* d : all) hwloc_distances_release(topo, d);
+    return out;
+}
+
+hwloc_const_cpuset_t initiator_cpuset(const hwloc_location& loc) {
+    if (loc.type == HWLOC_LOCATION_TYPE_CPUSET) return loc.location.cpuset;
+    return loc.location.object ? loc.location.object->cpuset : nullptr;
+}
+
+std::optional<NodeMatrix<double>> read_memattr(hwloc_topology_t topo, const std::vector<hwloc_obj_t>& objs,
+                                               const std::vector<Node>& nodes, hwloc_memattr_id_t attr,
+                                               double scale) {
+    const std::size_t n = objs.size();
+    NodeMatrix<double> m(n, std::vector<double>(n, 0.0));
+    bool any = false;
+    // Node i's CPUs as a bitmap, to test initiator coverage.
+    std::vector<Bitmap> node_cpus;
+    for (const Node& node : nodes) {
+        Bitmap b(hwloc_bitmap_alloc());
+        for (unsigned cpu : node.cpus) hwloc_bitmap_set(b.get(), cpu);
+        node_cpus.push_back(std::move(b));
+    }
+    for (std::size_t j = 0; j < n; ++j) {
+        unsigned count = 0;
+        if (hwloc_memattr_get_initiators(topo, attr, objs[j], 0, &count, nullptr, nullptr) != 0 || count == 0)
+            continue;
+        std::vector<hwloc_location> inits(count);
+        std::vector<hwloc_uint64_t> values(count);
+        hwloc_memattr_get_initiators(topo, attr, objs[j], 0, &count, inits.data(), values.data());
+        count = std::min<unsigned>(count, static_cast<unsigned>(inits.size()));
+        for (std::size_t i = 0; i < n; ++i) {
+            if (nodes[i].cpus.empty()) continue;   // nothing initiates from a memory-only node
+            int best_weight = -1;
+            for (unsigned k = 0; k < count; ++k) {
+                hwloc_const_cpuset_t set = initiator_cpuset(inits[k]);
+                if (!set || !hwloc_bitmap_isincluded(node_cpus[i].get(), set)) continue;
+                const int w = hwloc_bitmap_weight(set);
+                if (best_weight < 0 || w < best_weight) {
+                    best_weight = w;
+                    m[i][j] = static_cast<double>(values[k]) * scale;
+                    any = true;
+                }
+            }
+        }
+    }
+    if (!any) return std::nullopt;
+    return m;
+}
+
+Machine machine_from_topology(hwloc_topology_t topo, std::string name) {
+    Machine m;
+    m.name = std::move(name);
+
+    std::vector<hwloc_obj_t> objs;
+    for (hwloc_obj_t o = nullptr; (o = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, o)) != nullptr;)
+        objs.push_back(o);
+    std::sort(objs.begin(), objs.end(), [](hwloc_obj_t a, hwloc_obj_t b) { return a->os_index < b->os_index; });
+    if (objs.empty()) throw Error(m.name, "hwloc reports no NUMA node");
+
+    for (hwloc_obj_t o : objs) {
+        if (o->os_index == HWLOC_UNKNOWN_INDEX) throw Error(m.name, "hwloc reports a NUMA node without an OS index");
+        Node node;
+        node.os_index = o->os_index;
+        node.memory_bytes = o->attr ? o->attr->numanode.local_memory : 0;
+        set_kind_and_tier(node, subtype_of(o));
+        m.nodes.push_back(std::move(node));
+    }
+    for (hwloc_obj_t pu = nullptr; (pu = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PU, pu)) != nullptr;) {
+        const std::size_t home = home_node(objs, pu->os_index);
+        if (home < objs.size()) m.nodes[home].cpus.push_back(pu->os_index);
+    }
+    for (Node& node : m.nodes) std::sort(node.cpus.begin(), node.cpus.end());
+
+    // Data and unified caches, then instruction caches, each by level.
+    static constexpr hwloc_obj_type_t cache_types[] = {
+        HWLOC_OBJ_L1CACHE,  HWLOC_OBJ_L2CACHE,  HWLOC_OBJ_L3CACHE,  HWLOC_OBJ_L4CACHE, HWLOC_OBJ_L5CACHE,
+        HWLOC_OBJ_L1ICACHE, HWLOC_OBJ_L2ICACHE, HWLOC_OBJ_L3ICACHE};
+    for (hwloc_obj_type_t type : cache_types) {
+        for (hwloc_obj_t o = nullptr; (o = hwloc_get_next_obj_by_type(topo, type, o)) != nullptr;) {
+            Cache c;
+            c.level = o->attr->cache.depth;
+            c.size_bytes = o->attr->cache.size;
+            c.line_bytes = o->attr->cache.linesize;
+            switch (o->attr->cache.type) {
+                case HWLOC_OBJ_CACHE_DATA: c.type = "data"; break;
+                case HWLOC_OBJ_CACHE_INSTRUCTION: c.type = "instruction"; break;
+                default: c.type = "unified"; break;
+            }
+            for (hwloc_obj_t pu = nullptr; (pu = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PU, pu)) != nullptr;)
+                if (o->cpuset && hwloc_bitmap_isset(o->cpuset, pu->os_index)) c.cpus.push_back(pu->os_index);
+            std::sort(c.cpus.begin(), c.cpus.end());
+            m.caches.push_back(std::move(c));
+        }
+    }
+
+    m.distances = read_slit(topo, objs);
+    m.latency_ns = read_memattr(topo, objs, m.nodes, HWLOC_MEMATTR_ID_LATENCY, 1.0);
+    // hwloc bandwidth is MiB/s; GB/s here means 10^9 bytes per second.
+    m.bandwidth_gbps = read_memattr(topo, objs, m.nodes, HWLOC_MEMATTR_ID_BANDWIDTH, 1048576.0 / 1e9);
+    m.validate();
+    return m;
+}
+
+}  // namespace
+
+namespace detail {
+
+Machine machine_from_hwloc_xml_buffer(const std::string& xml, const std::string& name) {
+    Topology topo = new_topology(name);
+    if (hwloc_topology_set_xmlbuffer(topo.get(), xml.data(), static_cast<int>(xml.size() + 1)) != 0)
+        throw Error(name, "hwloc rejected the XML", errno != 0 ? errno : EINVAL);
+    load(topo.get(), name);
+    return machine_from_topology(topo.get(), "hwloc XML " + name);
+}
+
+Machine machine_from_hwloc_synthetic(const std::string& description) {
+    const std::string field = "synthetic 'hwloc:" + description + "'";
+    Topology topo = new_topology(field);
+    if (hwloc_topology_set_synthetic(topo.get(), description.c_str()) != 0)
+        throw Error(field, "hwloc rejected the synthetic description (expected e.g. "
+                           "'hwloc:Package:2 NUMANode:1 Core:2 PU:1')");
+    load(topo.get(), field);
+    return machine_from_topology(topo.get(), "hwloc synthetic: " + description);
+}
+
+}  // namespace detail
+
+Machine Machine::from_live() {
+    Topology topo = new_topology("live");
+    load(topo.get(), "live");
+    const char* host = hwloc_obj_get_info_by_name(hwloc_get_root_obj(topo.get()), "HostName");
+    return machine_from_topology(topo.get(), std::string("live") + (host ? std::string(" (") + host + ")" : ""));
+}
+
+Machine Machine::from_hwloc_xml(const std::string& path) {
+    // Read the file ourselves so a bad path is reported with its name and
+    // errno rather than as a generic hwloc failure.
+    const std::string xml = detail::read_text_file(path);
+    const std::string base = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+    Topology topo = new_topology(path);
+    if (hwloc_topology_set_xmlbuffer(topo.get(), xml.data(), static_cast<int>(xml.size() + 1)) != 0)
+        throw Error("machine file '" + path + "'", "hwloc rejected the XML", errno != 0 ? errno : EINVAL);
+    load(topo.get(), "machine file '" + path + "'");
+    return machine_from_topology(topo.get(), "hwloc XML " + base);
+}
+
+}  // namespace numaware

@@ -1,0 +1,129 @@
+// machine/machine.cpp — Machine queries and the SPEC dispatcher.
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "machine/machine_internal.hpp"
+#include "numaware/error.hpp"
+#include "numaware/machine.hpp"
+
+namespace numaware {
+
+namespace detail {
+
+NodeMatrix<unsigned> default_distances(std::size_t node_count) {
+    NodeMatrix<unsigned> m(node_count, std::vector<unsigned>(node_count, 20u));
+    for (std::size_t i = 0; i < node_count; ++i) m[i][i] = 10u;
+    return m;
+}
+
+std::string read_text_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        const int err = errno;
+        throw Error("machine file '" + path + "'", std::string("cannot be read: ") + std::strerror(err),
+                    err != 0 ? err : ENOENT);
+    }
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    return buffer.str();
+}
+
+}  // namespace detail
+
+namespace {
+bool ends_with(std::string_view s, std::string_view suffix) {
+    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+    return s;
+}
+
+Machine from_text(std::string_view text, const std::string& origin) {
+    text = trim(text);
+    if (!text.empty() && text.front() == '{') return Machine::from_json(text);
+    if (!text.empty() && text.front() == '<') return detail::machine_from_hwloc_xml_buffer(std::string(text), origin);
+    return Machine::from_synthetic(text);
+}
+}  // namespace
+
+Machine Machine::from_spec(std::string_view spec_in) {
+    const std::string_view spec = trim(spec_in);
+    if (spec.empty())
+        throw Error("machine", "empty machine spec: expected 'live', a .xml or .json file, '@file' or a "
+                               "synthetic description such as 'nodes=2 cpus-per-node=1 mem-per-node=256M'");
+    if (spec == "live") return from_live();
+    if (spec.front() == '@') {
+        const std::string path(spec.substr(1));
+        return from_text(detail::read_text_file(path), path);
+    }
+    if (ends_with(spec, ".xml")) return from_hwloc_xml(std::string(spec));
+    if (ends_with(spec, ".json")) return from_json(detail::read_text_file(std::string(spec)));
+    return from_synthetic(spec);
+}
+
+std::size_t Machine::cpu_count() const {
+    std::size_t total = 0;
+    for (const Node& n : nodes) total += n.cpus.size();
+    return total;
+}
+
+std::size_t Machine::index_of(unsigned os_index) const {
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+        if (nodes[i].os_index == os_index) return i;
+    throw Error("node", "node " + std::to_string(os_index) + " is not in this machine (nodes: " +
+                            all_nodes().to_string() + ")");
+}
+
+unsigned Machine::node_of_cpu(unsigned cpu) const {
+    for (const Node& n : nodes)
+        if (std::binary_search(n.cpus.begin(), n.cpus.end(), cpu)) return n.os_index;
+    throw Error("cpu", "CPU " + std::to_string(cpu) + " is not in this machine (it has " +
+                           std::to_string(cpu_count()) + " CPUs)");
+}
+
+NodeSet Machine::all_nodes() const {
+    NodeSet set;
+    for (const Node& n : nodes) set.add(n.os_index);
+    return set;
+}
+
+NodeSet Machine::nodes_with_cpus() const {
+    NodeSet set;
+    for (const Node& n : nodes)
+        if (n.has_cpus()) set.add(n.os_index);
+    return set;
+}
+
+unsigned Machine::distance(unsigned from_os, unsigned to_os) const {
+    return distances[index_of(from_os)][index_of(to_os)];
+}
+
+void Machine::check_placement_target(unsigned os_index, std::string_view field) const {
+    const std::string f = field.empty() ? "node " + std::to_string(os_index) : std::string(field);
+    std::size_t index = 0;
+    try {
+        index = index_of(os_index);
+    } catch (const Error& e) {
+        throw Error(f, "node " + std::to_string(os_index) + " is not in this machine (nodes: " +
+                           all_nodes().to_string() + ")");
+    }
+    if (nodes[index].memory_bytes == 0) {
+        NodeSet with_memory;
+        for (const Node& n : nodes)
+            if (n.memory_bytes > 0) with_memory.add(n.os_index);
+        throw Error(f, "node " + std::to_string(os_index) +
+                           " has zero memory and cannot hold pages; a placement target needs memory "
+                           "(nodes with memory: " +
+                           (with_memory.empty() ? std::string("none") : with_memory.to_string()) + ")");
+    }
+}
+
+}  // namespace numaware

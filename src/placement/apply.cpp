@@ -1,0 +1,430 @@
+// placement/apply.cpp — carrying a plan out through the os layer, proving
+// it with move_pages(nodes=NULL), and undoing it when it cannot be done.
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <sys/mman.h>
+
+#include "numaware/error.hpp"
+#include "numaware/placement.hpp"
+#include "os/os.hpp"
+
+namespace numaware {
+
+namespace {
+
+// MADV_POPULATE_WRITE (Linux 5.14) faults every page in for writing, in the
+// calling thread, without touching the data; older headers lack the name.
+constexpr int kMadvPopulateWrite = 23;
+
+struct Range {
+    std::uintptr_t start = 0;
+    std::size_t bytes = 0;
+    std::size_t page_size = 4096;
+    std::vector<void*> pages;
+
+    void* at(std::size_t page) const { return pages[page]; }
+};
+
+Range make_range(const void* addr, std::size_t bytes, const PlacementPlan& plan, os::Os& os,
+                 const char* what) {
+    const auto start = reinterpret_cast<std::uintptr_t>(addr);
+    if (start != plan.start || bytes != plan.bytes)
+        throw Error("addr", std::string(what) + " was given " + std::to_string(bytes) + " bytes at " +
+                                std::to_string(start) + " but the plan was made for " +
+                                std::to_string(plan.bytes) + " bytes at " + std::to_string(plan.start) +
+                                " (interleave depends on the address; make the plan for this range)");
+    if (os.page_size() != plan.page_size)
+        throw Error("page_size", "the plan uses " + std::to_string(plan.page_size) +
+                                     "-byte pages but the system's are " + std::to_string(os.page_size()));
+    Range r;
+    r.start = start;
+    r.bytes = bytes;
+    r.page_size = plan.page_size;
+    r.pages.resize(plan.pages());
+    for (std::size_t i = 0; i < r.pages.size(); ++i)
+        r.pages[i] = reinterpret_cast<void*>(start + i * plan.page_size);
+    return r;
+}
+
+std::size_t range_len(const Range& r) { return r.pages.size() * r.page_size; }
+
+// Where every page is now: node, or a negative errno (-ENOENT: not present).
+int locate(os::Os& os, const Range& r, std::vector<int>& status) {
+    status.assign(r.pages.size(), -ENOENT);
+    return os.move_pages(0, r.pages.size(), r.pages.data(), nullptr, status.data(), 0);
+}
+
+// "3-7,12,40-41", at most `limit` items.
+std::string page_list(const std::vector<std::size_t>& pages, std::size_t limit = 8) {
+    std::string out;
+    std::size_t items = 0;
+    for (std::size_t i = 0; i < pages.size();) {
+        std::size_t j = i;
+        while (j + 1 < pages.size() && pages[j + 1] == pages[j] + 1) ++j;
+        if (items == limit) {
+            out += ", ... (" + std::to_string(pages.size()) + " pages in all)";
+            break;
+        }
+        if (!out.empty()) out += ',';
+        out += std::to_string(pages[i]);
+        if (j > i) out += "-" + std::to_string(pages[j]);
+        ++items;
+        i = j + 1;
+    }
+    return out;
+}
+
+std::string hex(std::uintptr_t v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+    return buf;
+}
+
+// The range's state before apply() or migrate() changed it.
+struct Snapshot {
+    struct Span {
+        std::size_t first = 0;
+        std::size_t count = 0;
+        os::PolicyQuery policy;
+    };
+    std::vector<Span> policies;   // empty when policies were not recorded
+    std::vector<int> nodes;       // location of every page
+    std::vector<std::pair<unsigned, unsigned>> weights;   // interleave weights we overwrote
+};
+
+bool same_policy(const os::PolicyQuery& a, const os::PolicyQuery& b) {
+    return a.mode == b.mode && a.mode_flags == b.mode_flags && a.nodes == b.nodes;
+}
+
+Snapshot take_snapshot(os::Os& os, const Range& r, bool with_policies) {
+    Snapshot s;
+    if (with_policies) {
+        // Page by page: mbind may have split the range into many VMAs.
+        for (std::size_t i = 0; i < r.pages.size(); ++i) {
+            os::PolicyQuery q;
+            if (int err = os.get_mempolicy(r.at(i), q))
+                throw Error("addr", "cannot read the policy of page " + std::to_string(i) + " at " +
+                                        hex(reinterpret_cast<std::uintptr_t>(r.at(i))) + ": get_mempolicy: " +
+                                        errno_name(err) + "; nothing was changed",
+                            err);
+            if (!s.policies.empty() && same_policy(s.policies.back().policy, q) &&
+                s.policies.back().first + s.policies.back().count == i)
+                ++s.policies.back().count;
+            else
+                s.policies.push_back({i, 1, q});
+        }
+    }
+    if (int err = locate(os, r, s.nodes))
+        throw Error("addr", "cannot locate the pages of the range at " + hex(r.start) + ": move_pages: " +
+                                errno_name(err) + "; nothing was changed",
+                    err);
+    return s;
+}
+
+// Puts policies, page locations and weights back. Returns what could not
+// be restored ("" when all was).
+std::string restore(os::Os& os, const Range& r, const Snapshot& s) {
+    std::string problems;
+    for (const auto& span : s.policies) {
+        const auto mode = static_cast<os::PolicyMode>(static_cast<int>(span.policy.mode) |
+                                                      static_cast<int>(span.policy.mode_flags));
+        if (int err = os.mbind(r.at(span.first), span.count * r.page_size, mode, span.policy.nodes, 0))
+            problems += "; restoring the policy of pages " + std::to_string(span.first) + "-" +
+                        std::to_string(span.first + span.count - 1) + " failed: " + errno_name(err);
+    }
+    std::vector<int> now;
+    if (locate(os, r, now) == 0) {
+        std::vector<void*> back;
+        std::vector<int> targets;
+        for (std::size_t i = 0; i < now.size(); ++i)
+            if (s.nodes[i] >= 0 && now[i] >= 0 && now[i] != s.nodes[i]) {
+                back.push_back(r.at(i));
+                targets.push_back(s.nodes[i]);
+            }
+        if (!back.empty()) {
+            std::vector<int> status(back.size(), 0);
+            if (int err = os.move_pages(0, back.size(), back.data(), targets.data(), status.data(), os::mf_move))
+                problems += "; moving " + std::to_string(back.size()) + " pages back failed: " + errno_name(err);
+        }
+    }
+    for (const auto& [node, weight] : s.weights)
+        if (int err = os.write_interleave_weight(node, weight))
+            problems += "; restoring the interleave weight of node " + std::to_string(node) +
+                        " failed: " + errno_name(err);
+    return problems;
+}
+
+bool page_matches(const PlacementPlan& plan, std::size_t i, int actual) {
+    const int planned = plan.page_nodes[i];
+    if (actual < 0) return false;
+    return planned >= 0 ? actual == planned : plan.allowed.contains(static_cast<unsigned>(actual));
+}
+
+PlacementResult compare(const PlacementPlan& plan, const std::vector<int>& status) {
+    PlacementResult res;
+    res.pages = plan.pages();
+    for (std::size_t i = 0; i < status.size(); ++i) {
+        const int s = status[i];
+        if (s < 0) {
+            res.unplaced.push_back({i, -s});
+            continue;
+        }
+        ++res.actual[static_cast<unsigned>(s)];
+        if (page_matches(plan, i, s))
+            ++res.matched;
+        else
+            res.mismatches.push_back({i, plan.page_nodes[i], s});
+    }
+    return res;
+}
+
+// Pages that are not where the plan wants them (present on another node,
+// or an error other than "not present"), for naming them in an error.
+std::vector<std::size_t> failed_pages(const PlacementPlan& plan, const std::vector<int>& status,
+                                      std::size_t first, std::size_t count) {
+    std::vector<std::size_t> out;
+    for (std::size_t i = first; i < first + count && i < status.size(); ++i) {
+        const int s = status[i];
+        if ((s >= 0 && !page_matches(plan, i, s)) || (s < 0 && s != -ENOENT)) out.push_back(i);
+    }
+    return out;
+}
+
+std::string mode_text(MemoryPolicyMode m, const NodeSet& nodes) {
+    static const char* names[] = {"default", "preferred", "bind", "interleave",
+                                  "local", "preferred_many", "weighted_interleave"};
+    const int i = static_cast<int>(m);
+    std::string out = (i >= 0 && i < 7) ? names[i] : "mode " + std::to_string(i);
+    if (!nodes.empty()) out += ", " + nodes.to_string();
+    return out;
+}
+
+// Fault every page in: MADV_POPULATE_WRITE, or a write to each page on
+// kernels older than 5.14 (EINVAL). Either way the calling thread faults,
+// so first-touch pages land on its node.
+int populate(os::Os& os, const Range& r) {
+    int err = os.madvise(reinterpret_cast<void*>(r.start), range_len(r), kMadvPopulateWrite);
+    if (err != EINVAL) return err;
+    for (void* page : r.pages) {
+        auto* p = static_cast<volatile char*>(page);
+        *p = *p;
+    }
+    return 0;
+}
+
+[[noreturn]] void fail(os::Os& os, const Range& r, const PlacementPlan& plan, const Snapshot& snap,
+                       const std::string& step, int err, std::size_t first, std::size_t count,
+                       std::vector<std::size_t> pages = {}) {
+    if (pages.empty()) {
+        std::vector<int> now;
+        if (locate(os, r, now) == 0) pages = failed_pages(plan, now, first, count);
+    }
+    if (pages.empty())
+        for (std::size_t i = first; i < first + count; ++i) pages.push_back(i);
+    const std::string problems = restore(os, r, snap);
+    throw Error("pages",
+                "could not place pages " + page_list(pages) + " of the " + std::to_string(plan.pages()) +
+                    "-page range at " + hex(r.start) + " (" + plan.policy.to_string() + "): " + step +
+                    " failed: " + errno_name(err) +
+                    (problems.empty() ? "; the range keeps its previous policy and page locations"
+                                      : "; rollback incomplete" + problems),
+                err);
+}
+
+// move_pages for every planned page not yet on its node.
+void move_to_plan(os::Os& os, const Range& r, const PlacementPlan& plan, const Snapshot& snap) {
+    std::vector<int> now;
+    if (int err = locate(os, r, now)) fail(os, r, plan, snap, "move_pages (query)", err, 0, r.pages.size());
+    std::vector<void*> addrs;
+    std::vector<int> targets;
+    std::vector<std::size_t> index;
+    for (std::size_t i = 0; i < now.size(); ++i) {
+        const int planned = plan.page_nodes[i];
+        if (planned < 0 || now[i] < 0 || now[i] == planned) continue;
+        addrs.push_back(r.at(i));
+        targets.push_back(planned);
+        index.push_back(i);
+    }
+    if (addrs.empty()) return;
+    std::vector<int> status(addrs.size(), 0);
+    const int err = os.move_pages(0, addrs.size(), addrs.data(), targets.data(), status.data(), os::mf_move);
+    std::vector<std::size_t> bad;
+    int first_error = err;
+    for (std::size_t k = 0; k < status.size(); ++k)
+        if (status[k] < 0) {
+            bad.push_back(index[k]);
+            if (first_error == 0) first_error = -status[k];
+        }
+    if (err != 0 || !bad.empty()) fail(os, r, plan, snap, "move_pages", first_error, 0, r.pages.size(), bad);
+}
+
+std::string weighted_fallback_note(const PlacementPlan& plan) {
+    return "populate, then move_pages page by page (kernel has no MPOL_WEIGHTED_INTERLEAVE; " +
+           std::to_string(plan.runs.size()) + " runs)";
+}
+
+}  // namespace
+
+std::string errno_name(int error) {
+    if (const char* name = ::strerrorname_np(error)) return name;
+    return "errno " + std::to_string(error);
+}
+
+std::string PlacementResult::summary() const {
+    std::string out = std::to_string(pages) + " pages, " + std::to_string(matched) + " as planned";
+    if (!mismatches.empty()) {
+        const auto& m = mismatches.front();
+        out += ", " + std::to_string(mismatches.size()) + " misplaced (page " + std::to_string(m.page) +
+               ": planned " + (m.planned < 0 ? std::string("any allowed node") : "node " + std::to_string(m.planned)) +
+               ", on node " + std::to_string(m.actual) + ")";
+    }
+    if (!unplaced.empty()) {
+        const auto& u = unplaced.front();
+        out += ", " + std::to_string(unplaced.size()) + " not placed (page " + std::to_string(u.page) + ": " +
+               errno_name(u.error) + (u.error == ENOENT ? ", not present" : "") + ")";
+    }
+    return out;
+}
+
+PlacementResult verify(const void* addr, std::size_t bytes, const PlacementPlan& plan, os::Os& os) {
+    const Range r = make_range(addr, bytes, plan, os, "verify");
+    std::vector<int> status;
+    if (int err = locate(os, r, status))
+        throw Error("addr", "cannot locate the pages of the range at " + hex(r.start) +
+                                ": move_pages: " + errno_name(err),
+                    err);
+    PlacementResult res = compare(plan, status);
+    res.realisation = "verified only";
+    return res;
+}
+
+PlacementResult apply(void* addr, std::size_t bytes, const PlacementPlan& plan, os::Os& os,
+                      const ApplyOptions& options) {
+    const Range r = make_range(addr, bytes, plan, os, "apply");
+    Snapshot snap = take_snapshot(os, r, true);
+    const std::size_t all = r.pages.size();
+    const unsigned move_strict = os::mf_move | os::mf_strict;
+
+    Realisation how = plan.realisation;
+    std::string done = plan.realisation_text();
+    const bool weighted = plan.realisation == Realisation::range_policy &&
+                          plan.mode == MemoryPolicyMode::weighted_interleave;
+    bool kernel_weighted = weighted;
+    if (weighted && !os.has_weighted_interleave()) {
+        // Same plan, realised without the kernel mode (kernels before 6.9).
+        kernel_weighted = false;
+        how = Realisation::move_pages;
+        done = weighted_fallback_note(plan);
+    }
+
+    if (plan.no_huge_pages) {
+        if (int err = os.madvise(addr, range_len(r), MADV_NOHUGEPAGE))
+            fail(os, r, plan, snap, "madvise(MADV_NOHUGEPAGE)", err, 0, all);
+        done += "; MADV_NOHUGEPAGE";
+    }
+
+    switch (how) {
+    case Realisation::range_policy: {
+        if (kernel_weighted) {
+            // The kernel reads weights from a system-wide table at every
+            // fault: set them, populate, then put the old ones back.
+            for (const auto& [node, weight] : plan.node_weights) {
+                unsigned old = 1;
+                if (int err = os.read_interleave_weight(node, old))
+                    fail(os, r, plan, snap, "reading the interleave weight of node " + std::to_string(node), err, 0, all);
+                snap.weights.emplace_back(node, old);
+                if (int err = os.write_interleave_weight(node, weight))
+                    fail(os, r, plan, snap, "writing the interleave weight of node " + std::to_string(node), err, 0, all);
+            }
+        }
+        const unsigned flags = plan.mode == MemoryPolicyMode::default_ ? 0u : move_strict;
+        if (int err = os.mbind(addr, range_len(r), static_cast<os::PolicyMode>(plan.mode), plan.mode_nodes, flags))
+            fail(os, r, plan, snap, "mbind(" + mode_text(plan.mode, plan.mode_nodes) + ")", err, 0, all);
+        break;
+    }
+    case Realisation::per_run_mbind:
+        for (const PlacementRun& run : plan.runs) {
+            if (int err = os.mbind(r.at(run.first_page), run.pages * r.page_size, os::PolicyMode::bind,
+                                   NodeSet{run.node}, move_strict))
+                fail(os, r, plan, snap, "mbind(bind, " + std::to_string(run.node) + ")", err, run.first_page, run.pages);
+        }
+        break;
+    case Realisation::move_pages:
+        break;
+    }
+
+    const bool must_populate = options.populate || how == Realisation::move_pages || kernel_weighted;
+    if (must_populate) {
+        if (int err = populate(os, r)) fail(os, r, plan, snap, "populating the range", err, 0, all);
+        done += "; populated";
+    }
+    if (how == Realisation::move_pages) move_to_plan(os, r, plan, snap);
+
+    // The pages are placed; later faults in this range no longer need the weights.
+    if (kernel_weighted) {
+        std::string problems;
+        for (const auto& [node, weight] : snap.weights)
+            if (int err = os.write_interleave_weight(node, weight))
+                problems += " node " + std::to_string(node) + ": " + errno_name(err);
+        snap.weights.clear();
+        if (!problems.empty()) done += "; restoring interleave weights failed:" + problems;
+    }
+
+    std::vector<int> status;
+    if (int err = locate(os, r, status)) fail(os, r, plan, snap, "move_pages (verification)", err, 0, all);
+    PlacementResult res = compare(plan, status);
+    res.realisation = done;
+    if (options.rollback_on_mismatch && !res.ok()) {
+        std::vector<std::size_t> bad;
+        for (const auto& m : res.mismatches) bad.push_back(m.page);
+        for (const auto& u : res.unplaced) bad.push_back(u.page);
+        std::sort(bad.begin(), bad.end());
+        fail(os, r, plan, snap, "verification (" + res.summary() + ")", EIO, 0, all, bad);
+    }
+    return res;
+}
+
+PlacementResult migrate(void* addr, std::size_t bytes, const PlacementPlan& plan, os::Os& os) {
+    const Range r = make_range(addr, bytes, plan, os, "migrate");
+    // Range policies are left alone, so only page locations need restoring.
+    const Snapshot snap = take_snapshot(os, r, false);
+    move_to_plan(os, r, plan, snap);
+    std::vector<int> status;
+    if (int err = locate(os, r, status)) fail(os, r, plan, snap, "move_pages (verification)", err, 0, r.pages.size());
+    PlacementResult res = compare(plan, status);
+    res.realisation = "move_pages page by page";
+    return res;
+}
+
+void apply_process_policy(const PlacementPolicy& policy, const Machine& machine, const PlanOptions& options,
+                          os::Os& os) {
+    using Kind = PlacementPolicy::Kind;
+    const std::string field = "policy '" + policy.to_string() + "'";
+    if (policy.kind == Kind::block || policy.kind == Kind::cyclic || policy.kind == Kind::page_map)
+        throw Error(field, "a " + policy.to_string() +
+                               " map places parts of one range; it cannot be a process policy "
+                               "(use bind, preferred, preferred-many, interleave, weighted, local or remote)");
+    // A one-page plan resolves local/remote and checks the policy; its
+    // mode and node set are what set_mempolicy takes.
+    PlanOptions o = options;
+    o.fine_grained = HugePageHandling::small_pages;
+    const PlacementPlan p = plan(policy, reinterpret_cast<const void*>(o.page_size), 1, machine, o);
+    if (p.mode == MemoryPolicyMode::weighted_interleave) {
+        if (!os.has_weighted_interleave())
+            throw Error(field, "this kernel has no MPOL_WEIGHTED_INTERLEAVE (Linux 6.9 or later), "
+                               "so weighted interleave cannot be a process policy",
+                        EINVAL);
+        for (const auto& [node, weight] : p.node_weights)
+            if (int err = os.write_interleave_weight(node, weight))
+                throw Error(field, "writing the interleave weight of node " + std::to_string(node) +
+                                       " failed: " + errno_name(err),
+                            err);
+    }
+    if (int err = os.set_mempolicy(static_cast<os::PolicyMode>(p.mode), p.mode_nodes))
+        throw Error(field, "set_mempolicy(" + mode_text(p.mode, p.mode_nodes) + ") failed: " + errno_name(err), err);
+}
+
+}  // namespace numaware

@@ -1,0 +1,202 @@
+// threads/team_plan.cpp — the pure half of the threads layer: which rank
+// runs on which CPU. No threads, no system calls; unit-tested on any host.
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "numaware/error.hpp"
+#include "numaware/team.hpp"
+
+namespace numaware {
+
+MappingKind parse_mapping_kind(std::string_view text, std::string_view field) {
+    if (text == "contiguous") return MappingKind::contiguous;
+    if (text == "scatter") return MappingKind::scatter;
+    throw Error(std::string(field),
+                fmt::format("unknown mapping '{}': expected contiguous or scatter", text));
+}
+
+std::string_view to_string(MappingKind kind) {
+    return kind == MappingKind::scatter ? "scatter" : "contiguous";
+}
+
+namespace {
+
+unsigned parse_cpu_index(std::string_view item, std::string_view field, std::string_view whole) {
+    unsigned value = 0;
+    const char* last = item.data() + item.size();
+    auto [ptr, ec] = std::from_chars(item.data(), last, value);
+    if (item.empty() || ec != std::errc{} || ptr != last)
+        throw Error(std::string(field),
+                    fmt::format("malformed CPU list '{}': expected CPU numbers like 0-3,8", whole));
+    return value;
+}
+
+}  // namespace
+
+std::vector<unsigned> parse_cpu_list(std::string_view text, std::string_view field) {
+    if (text.empty())
+        throw Error(std::string(field), "empty CPU list: expected CPU numbers like 0-3,8");
+    std::vector<unsigned> out;
+    std::size_t pos = 0;
+    while (pos <= text.size()) {
+        std::size_t comma = text.find(',', pos);
+        if (comma == std::string_view::npos) comma = text.size();
+        const std::string_view item = text.substr(pos, comma - pos);
+        const std::size_t dash = item.find('-');
+        if (dash == std::string_view::npos) {
+            out.push_back(parse_cpu_index(item, field, text));
+        } else {
+            const unsigned lo = parse_cpu_index(item.substr(0, dash), field, text);
+            const unsigned hi = parse_cpu_index(item.substr(dash + 1), field, text);
+            if (lo > hi)
+                throw Error(std::string(field),
+                            fmt::format("malformed CPU list '{}': range {} runs backwards", text, item));
+            for (unsigned c = lo; c <= hi; ++c) out.push_back(c);
+        }
+        pos = comma + 1;
+    }
+    return out;
+}
+
+std::string format_cpu_list(std::vector<unsigned> cpus) {
+    std::sort(cpus.begin(), cpus.end());
+    cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+    std::string out;
+    for (std::size_t i = 0; i < cpus.size();) {
+        std::size_t j = i;
+        while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
+        if (!out.empty()) out += ',';
+        out += j == i ? fmt::format("{}", cpus[i]) : fmt::format("{}-{}", cpus[i], cpus[j]);
+        i = j + 1;
+    }
+    return out;
+}
+
+std::vector<unsigned> TeamLayout::cpus() const {
+    std::vector<unsigned> out;
+    out.reserve(ranks.size());
+    for (const RankPlace& p : ranks) out.push_back(p.cpu);
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+NodeSet TeamLayout::nodes() const {
+    NodeSet set;
+    for (const RankPlace& p : ranks) set.add(p.node);
+    return set;
+}
+
+namespace {
+
+std::vector<unsigned> all_cpus(const Machine& machine) {
+    std::vector<unsigned> cpus;
+    for (const Node& n : machine.nodes) cpus.insert(cpus.end(), n.cpus.begin(), n.cpus.end());
+    return cpus;
+}
+
+TeamLayout plan_explicit(const Machine& machine, const TeamMapping& mapping) {
+    if (mapping.nodes != 0)
+        throw Error("nodes", fmt::format("nodes={} cannot be combined with an explicit CPU list; "
+                                         "the list already says where each rank runs",
+                                         mapping.nodes));
+    const std::size_t listed = mapping.cpus.size();
+    if (mapping.threads != 0 && mapping.threads != listed)
+        throw Error("threads", fmt::format("threads={} but the CPU list names {} CPUs; "
+                                           "give one CPU per rank (or threads=0)",
+                                           mapping.threads, listed));
+    // CPU -> node for the whole machine; built here rather than by repeated
+    // node_of_cpu() so the error can list what the machine does have.
+    std::map<unsigned, unsigned> node_of;
+    for (const Node& n : machine.nodes)
+        for (unsigned c : n.cpus) node_of[c] = n.os_index;
+    std::map<unsigned, std::size_t> first_seen;
+    TeamLayout layout;
+    for (std::size_t r = 0; r < listed; ++r) {
+        const unsigned cpu = mapping.cpus[r];
+        const std::string field = fmt::format("cpus[{}]", r);
+        auto it = node_of.find(cpu);
+        if (it == node_of.end())
+            throw Error(field, fmt::format("CPU {} is not in the machine (its CPUs are {})", cpu,
+                                           format_cpu_list(all_cpus(machine))));
+        auto [seen, fresh] = first_seen.emplace(cpu, r);
+        if (!fresh)
+            throw Error(field, fmt::format("CPU {} is listed twice (also cpus[{}]); two ranks never "
+                                           "share a CPU",
+                                           cpu, seen->second));
+        layout.ranks.push_back({static_cast<unsigned>(r), cpu, it->second});
+    }
+    return layout;
+}
+
+}  // namespace
+
+NodeSet team_nodes(const Machine& machine, unsigned nodes) {
+    std::vector<unsigned> with_cpus, memory_only;
+    for (const Node& n : machine.nodes) (n.has_cpus() ? with_cpus : memory_only).push_back(n.os_index);
+    if (with_cpus.empty()) throw Error("machine", "has no node with CPUs; a team cannot run on it");
+    if (nodes > with_cpus.size()) {
+        const std::string why = memory_only.empty()
+                                    ? std::string()
+                                    : fmt::format("; memory-only nodes {} cannot run threads",
+                                                  NodeSet(memory_only).to_string());
+        throw Error("nodes", fmt::format("nodes={} exceeds the {} {} with CPUs (limit {}){}", nodes,
+                                         with_cpus.size(), with_cpus.size() == 1 ? "node" : "nodes",
+                                         with_cpus.size(), why));
+    }
+    // The first K in OS index order: deterministic and, on the usual
+    // firmware numbering, the nodes closest to node 0.
+    if (nodes != 0) with_cpus.resize(nodes);
+    return NodeSet(with_cpus);
+}
+
+TeamLayout plan_team(const Machine& machine, const TeamMapping& mapping) {
+    if (!mapping.cpus.empty()) return plan_explicit(machine, mapping);
+
+    if (mapping.threads == 0) throw Error("threads", "threads=0: a team needs at least 1 thread");
+
+    const NodeSet chosen_set = team_nodes(machine, mapping.nodes);
+    std::vector<const Node*> chosen;
+    for (unsigned id : chosen_set.to_vector()) chosen.push_back(&machine.node(id));
+    std::size_t capacity = 0;
+    std::vector<unsigned> chosen_ids;
+    for (const Node* n : chosen) {
+        capacity += n->cpus.size();
+        chosen_ids.push_back(n->os_index);
+    }
+    if (mapping.threads > capacity)
+        throw Error("threads", fmt::format("threads={} exceeds the {} CPUs of {} {} (limit {}); "
+                                           "ranks never share a CPU",
+                                           mapping.threads, capacity, chosen_ids.size() == 1 ? "node" : "nodes",
+                                           NodeSet(chosen_ids).to_string(), capacity));
+
+    TeamLayout layout;
+    layout.ranks.reserve(mapping.threads);
+    if (mapping.kind == MappingKind::contiguous) {
+        for (const Node* n : chosen)
+            for (unsigned cpu : n->cpus) {
+                if (layout.ranks.size() == mapping.threads) return layout;
+                layout.ranks.push_back({static_cast<unsigned>(layout.ranks.size()), cpu, n->os_index});
+            }
+        return layout;
+    }
+    // Scatter: deal ranks to the nodes like cards; a node whose CPUs are all
+    // taken drops out of the rotation so uneven nodes still fill up.
+    std::vector<std::size_t> next(chosen.size(), 0);
+    std::size_t i = 0;
+    while (layout.ranks.size() < mapping.threads) {
+        const Node* n = chosen[i];
+        if (next[i] < n->cpus.size()) {
+            layout.ranks.push_back(
+                {static_cast<unsigned>(layout.ranks.size()), n->cpus[next[i]++], n->os_index});
+        }
+        i = (i + 1) % chosen.size();
+    }
+    return layout;
+}
+
+}  // namespace numaware

@@ -1,0 +1,123 @@
+// tools/vm/process.cpp — spawn, wait with a timeout, small file helpers.
+#include "tools/vm/process.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "numaware/error.hpp"
+
+extern char** environ;
+
+namespace numaware::vm {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+int decode_status(int wstatus) {
+    if (WIFEXITED(wstatus)) return WEXITSTATUS(wstatus);
+    if (WIFSIGNALED(wstatus)) return 128 + WTERMSIG(wstatus);
+    return 255;
+}
+
+// Polls rather than blocking in waitpid so the timeout needs no signals or
+// threads; 20 ms is far below QEMU's boot time.
+bool wait_until(pid_t pid, int& wstatus, Clock::time_point deadline, bool has_deadline) {
+    for (;;) {
+        const pid_t r = waitpid(pid, &wstatus, WNOHANG);
+        if (r == pid) return true;
+        if (r < 0 && errno != EINTR) throw Error("waitpid", std::strerror(errno), errno);
+        if (has_deadline && Clock::now() >= deadline) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+}
+
+}  // namespace
+
+ProcessResult run_process(const std::vector<std::string>& argv, const std::string& stdout_path,
+                          const std::string& stderr_path, std::optional<double> timeout_seconds) {
+    if (argv.empty()) throw Error("command", "is empty");
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    if (!stdout_path.empty())
+        posix_spawn_file_actions_addopen(&actions, 1, stdout_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (!stderr_path.empty())
+        posix_spawn_file_actions_addopen(&actions, 2, stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+
+    const auto start = Clock::now();
+    pid_t pid = 0;
+    const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0) throw Error(argv[0], fmt::format("cannot start: {}", std::strerror(rc)), rc);
+
+    ProcessResult result;
+    int wstatus = 0;
+    const bool limited = timeout_seconds.has_value();
+    const auto deadline = start + std::chrono::duration_cast<Clock::duration>(
+                                      std::chrono::duration<double>(timeout_seconds.value_or(0)));
+    if (!wait_until(pid, wstatus, deadline, limited)) {
+        result.timed_out = true;
+        kill(pid, SIGTERM);
+        if (!wait_until(pid, wstatus, Clock::now() + std::chrono::seconds(3), true)) {
+            kill(pid, SIGKILL);
+            wait_until(pid, wstatus, Clock::now(), false);
+        }
+    }
+    result.status = decode_status(wstatus);
+    result.seconds = seconds_since(start);
+    return result;
+}
+
+std::string find_in_path(const std::string& name) {
+    if (name.find('/') != std::string::npos) return access(name.c_str(), X_OK) == 0 ? name : "";
+    const char* path = std::getenv("PATH");
+    std::stringstream dirs(path ? path : "/usr/local/bin:/usr/bin:/bin");
+    std::string dir;
+    while (std::getline(dirs, dir, ':')) {
+        if (dir.empty()) continue;
+        const std::string candidate = dir + "/" + name;
+        struct stat st {};
+        if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(candidate.c_str(), X_OK) == 0)
+            return candidate;
+    }
+    return "";
+}
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error(path, fmt::format("cannot read: {}", std::strerror(errno)), errno ? errno : EIO);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+void write_file(const std::string& path, const std::string& data) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (!out) throw Error(path, fmt::format("cannot write: {}", std::strerror(errno)), errno ? errno : EIO);
+    out.write(data.data(), static_cast<std::streamsize>(data.size()));
+    if (!out) throw Error(path, "write failed", EIO);
+}
+
+}  // namespace numaware::vm

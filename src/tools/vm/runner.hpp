@@ -1,0 +1,67 @@
+// tools/vm/runner.hpp — boot an emulated NUMA machine, run one command, collect it.
+//
+// run_in_vm() prepares a results directory (the writable "nwout" export),
+// writes command.sh / machine.json / shares there, builds or reuses the
+// initramfs, runs QEMU with a timeout and reads back the guest's stdout,
+// stderr and exit status.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "numaware/machine.hpp"
+#include "tools/vm/qemu_command.hpp"
+
+namespace numaware::vm {
+
+struct VmRequest {
+    Machine machine;
+    std::string spec;                    // as the user gave it; exported as NUMAWARE_VM_SPEC
+    LayoutOverrides overrides;
+    std::string kernel;                  // --kernel request ("" = newest cached)
+    std::vector<std::string> command;    // argv run in the guest
+    std::string cwd;                     // host working directory ("" = current)
+    std::vector<std::string> shares;     // host directories exported writable at the same path
+    // Extra environment: "NAME=VALUE", or "NAME" to pass the host's value.
+    std::vector<std::string> env;
+    double timeout_seconds = 600;
+    bool keep = false;                   // keep the results directory
+};
+
+struct VmResult {
+    int exit_code = 0;
+    std::string stdout_text;
+    std::string stderr_text;
+    double boot_seconds = 0;   // QEMU start to command start, plus power-off
+    double run_seconds = 0;    // the command itself, by the guest's clock
+    double total_seconds = 0;
+    std::string kernel_release;
+    std::string serial_log;    // the guest console
+    std::vector<std::string> qemu_argv;
+    std::string results_dir;   // removed unless VmRequest::keep
+    Machine guest;             // the machine as the guest sees it
+};
+
+// Host environment variables passed into the guest without being asked:
+// GoogleTest's and numaware's own settings, locale and terminal.
+bool passes_through(const std::string& name);
+
+// The guest command's environment, sorted by name: PATH, HOME=/tmp,
+// NUMAWARE_VM=1, NUMAWARE_VM_SPEC, NUMAWARE_VM_MACHINE (guest machine JSON
+// path), NUMAWARE_VM_KERNEL, pass-through variables from `host_env`
+// ("NAME=VALUE" strings), then `extra` (which wins). Pure.
+std::vector<std::pair<std::string, std::string>> guest_environment(const std::vector<std::string>& host_env,
+                                                                   const std::vector<std::string>& extra,
+                                                                   const std::string& spec,
+                                                                   const std::string& kernel_release);
+
+// Runs the request. Throws Error when the guest cannot be started or never
+// reports a status (timeout, crash), with the console tail in the message.
+VmResult run_in_vm(const VmRequest& request);
+
+// The last `lines` lines of `text`.
+std::string tail_lines(const std::string& text, std::size_t lines);
+
+}  // namespace numaware::vm

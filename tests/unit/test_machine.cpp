@@ -1,0 +1,307 @@
+// Tests for the machine model: synthetic descriptions, validation errors,
+// JSON round trips, sizes and queries. No hwloc files needed here.
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "numaware/error.hpp"
+#include "numaware/machine.hpp"
+
+using numaware::Error;
+using numaware::Machine;
+
+namespace {
+
+const char* four_nodes =
+    "nodes=4 cpus-per-node=2 mem-per-node=512M distances=10,21,31,31/21,10,21,31/31,21,10,21/31,31,21,10";
+
+// Runs `fn`, expects an Error, and returns it so the test can check its text.
+template <class Fn>
+Error expect_error(Fn fn) {
+    try {
+        fn();
+    } catch (const Error& e) {
+        return e;
+    }
+    ADD_FAILURE() << "no numaware::Error thrown";
+    return Error("", "none");
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST(MachineSynthetic, BuildsTheIssueExample) {
+    const Machine m = Machine::from_synthetic(four_nodes);
+    ASSERT_EQ(m.node_count(), 4u);
+    EXPECT_EQ(m.cpu_count(), 8u);
+    for (unsigned i = 0; i < 4; ++i) {
+        EXPECT_EQ(m.nodes[i].os_index, i);
+        EXPECT_EQ(m.nodes[i].memory_bytes, 512ULL << 20);
+        EXPECT_EQ(m.nodes[i].cpus, (std::vector<unsigned>{2 * i, 2 * i + 1}));
+        EXPECT_EQ(m.nodes[i].kind, "DRAM");
+        EXPECT_EQ(m.nodes[i].tier, 0);
+    }
+    EXPECT_EQ(m.distance(0, 3), 31u);
+    EXPECT_EQ(m.distance(1, 2), 21u);
+    EXPECT_EQ(m.node_of_cpu(5), 2u);
+    EXPECT_EQ(m.all_nodes().to_string(), "0-3");
+    EXPECT_EQ(m.nodes_with_cpus().to_string(), "0-3");
+    EXPECT_FALSE(m.latency_ns.has_value());
+}
+
+TEST(MachineSynthetic, MemoryOnlyNodesAndPerNodeLists) {
+    const Machine m = Machine::from_synthetic(
+        "nodes=3 cpus=2,0,3 mem=1G,256M,1.5G tiers=0,1,0 kinds=DRAM,CXL,DRAM distances=10,20,30/20,10,20/30,20,10");
+    EXPECT_EQ(m.nodes[0].cpus, (std::vector<unsigned>{0, 1}));
+    EXPECT_TRUE(m.nodes[1].cpus.empty());
+    EXPECT_FALSE(m.nodes[1].has_cpus());
+    // CPUs are numbered contiguously, skipping the memory-only node.
+    EXPECT_EQ(m.nodes[2].cpus, (std::vector<unsigned>{2, 3, 4}));
+    EXPECT_EQ(m.nodes[1].kind, "CXL");
+    EXPECT_EQ(m.nodes[1].tier, 1);
+    EXPECT_EQ(m.nodes[2].memory_bytes, 3ULL << 29);
+    EXPECT_EQ(m.nodes_with_cpus().to_string(), "0,2");
+    EXPECT_EQ(m.all_nodes().to_string(), "0-2");
+}
+
+TEST(MachineSynthetic, DefaultsToKernelDistancesWhenNoneGiven) {
+    const Machine m = Machine::from_synthetic("nodes=3");
+    EXPECT_EQ(m.distances, (numaware::NodeMatrix<unsigned>{{10, 20, 20}, {20, 10, 20}, {20, 20, 10}}));
+    EXPECT_EQ(m.cpu_count(), 3u);
+    EXPECT_EQ(m.nodes[0].memory_bytes, 512ULL << 20);
+}
+
+TEST(MachineSynthetic, LatencyAndBandwidthMatrices) {
+    const Machine m = Machine::from_synthetic(
+        "nodes=2 distances=10,21/21,10 latency=85.5,140/141,86 bandwidth=20.25,9.5/9.75,20");
+    ASSERT_TRUE(m.latency_ns && m.bandwidth_gbps);
+    EXPECT_DOUBLE_EQ((*m.latency_ns)[0][1], 140.0);
+    EXPECT_DOUBLE_EQ((*m.latency_ns)[0][0], 85.5);
+    EXPECT_DOUBLE_EQ((*m.bandwidth_gbps)[1][0], 9.75);
+}
+
+TEST(MachineSynthetic, HwlocSyntaxWithDistances) {
+    const Machine m = Machine::from_synthetic("hwloc:Package:2 NUMANode:1 Core:2 PU:1 distances=10,32/32,10");
+    ASSERT_EQ(m.node_count(), 2u);
+    EXPECT_EQ(m.cpu_count(), 4u);
+    EXPECT_EQ(m.nodes[0].cpus, (std::vector<unsigned>{0, 1}));
+    EXPECT_EQ(m.nodes[1].cpus, (std::vector<unsigned>{2, 3}));
+    EXPECT_GT(m.nodes[0].memory_bytes, 0u);
+    EXPECT_EQ(m.distance(0, 1), 32u);
+    // Without the suffix hwloc has no matrix, so the default applies.
+    EXPECT_EQ(Machine::from_synthetic("hwloc:Package:2 NUMANode:1 Core:2 PU:1").distance(1, 0), 20u);
+}
+
+TEST(MachineSynthetic, HwlocSyntaxErrors) {
+    Error e = expect_error([] { (void)Machine::from_synthetic("hwloc:Bogus:3"); });
+    EXPECT_TRUE(contains(e.what(), "hwloc:Bogus:3")) << e.what();
+    e = expect_error([] { (void)Machine::from_synthetic("hwloc:NUMANode:2 PU:1 distances=10,20/30,10"); });
+    EXPECT_TRUE(contains(e.what(), "distances[0][1]=20 but distances[1][0]=30")) << e.what();
+}
+
+TEST(MachineErrors, MalformedSyntheticNamesTheField) {
+    Error e = expect_error([] { (void)Machine::from_synthetic("nodes=2 colour=blue"); });
+    EXPECT_EQ(e.field(), "colour");
+    EXPECT_TRUE(contains(e.what(), "unknown key")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "cpus-per-node")) << "should list the known keys: " << e.what();
+
+    e = expect_error([] { (void)Machine::from_synthetic("nodes=four"); });
+    EXPECT_EQ(e.field(), "nodes");
+    EXPECT_TRUE(contains(e.what(), "'four' is not a whole number")) << e.what();
+
+    e = expect_error([] { (void)Machine::from_synthetic("nodes=2 mem-per-node=512Q"); });
+    EXPECT_EQ(e.field(), "mem-per-node");
+    EXPECT_TRUE(contains(e.what(), "unknown size suffix 'Q'")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "K, M, G or T")) << e.what();
+
+    e = expect_error([] { (void)Machine::from_synthetic("cpus-per-node=2 mem-per-node=1G"); });
+    EXPECT_EQ(e.field(), "nodes");
+    EXPECT_TRUE(contains(e.what(), "missing nodes=N")) << e.what();
+
+    e = expect_error([] { (void)Machine::from_synthetic("nodes=0"); });
+    EXPECT_TRUE(contains(e.what(), "expected 1..1024")) << e.what();
+
+    e = expect_error([] { (void)Machine::from_synthetic("nodes=3 cpus=1,2"); });
+    EXPECT_EQ(e.field(), "cpus");
+    EXPECT_TRUE(contains(e.what(), "lists 2 values but nodes=3")) << e.what();
+
+    e = expect_error([] { (void)Machine::from_synthetic("nodes=2 distances=10,x/21,10"); });
+    EXPECT_EQ(e.field(), "distances[0][1]");
+
+    e = expect_error([] { (void)Machine::from_synthetic("nodes=2 nodes=3"); });
+    EXPECT_TRUE(contains(e.what(), "given twice")) << e.what();
+
+    e = expect_error([] { (void)Machine::from_synthetic("nodes=2 cpus-per-node"); });
+    EXPECT_TRUE(contains(e.what(), "expected key=value")) << e.what();
+}
+
+TEST(MachineErrors, NonSquareMatrix) {
+    Error e = expect_error([] { (void)Machine::from_synthetic("nodes=2 distances=10,21/21,10,5"); });
+    EXPECT_EQ(e.field(), "distances[1]");
+    EXPECT_TRUE(contains(e.what(), "row has 3 entries")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "square (2x2)")) << e.what();
+}
+
+TEST(MachineErrors, MatrixSizeDiffersFromNodeCount) {
+    Error e = expect_error([] { (void)Machine::from_synthetic("nodes=3 distances=10,21/21,10"); });
+    EXPECT_EQ(e.field(), "distances");
+    EXPECT_TRUE(contains(e.what(), "2 rows but the machine has 3 nodes")) << e.what();
+    e = expect_error([] { (void)Machine::from_synthetic("nodes=2 latency=1,2,3/1,2,3/1,2,3"); });
+    EXPECT_TRUE(contains(e.what(), "3 rows but the machine has 2 nodes")) << e.what();
+}
+
+TEST(MachineErrors, AsymmetricMatrixNamesThePair) {
+    Error e = expect_error([] { (void)Machine::from_synthetic("nodes=2 distances=10,21/31,10"); });
+    EXPECT_EQ(e.field(), "distances[0][1]");
+    EXPECT_TRUE(contains(e.what(), "distances[0][1]=21 but distances[1][0]=31")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "symmetric")) << e.what();
+}
+
+TEST(MachineErrors, DiagonalNotTheMinimum) {
+    Error e = expect_error([] { (void)Machine::from_synthetic("nodes=2 distances=30,21/21,10"); });
+    EXPECT_EQ(e.field(), "distances[0][0]");
+    EXPECT_TRUE(contains(e.what(), "diagonal entry 30 is not the minimum of row 0")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "distances[0][1]=21")) << e.what();
+}
+
+TEST(MachineErrors, ZeroMemoryPlacementTarget) {
+    const Machine m = Machine::from_synthetic("nodes=4 cpus=1,1,1,0 mem=1G,1G,1G,0");
+    EXPECT_NO_THROW(m.check_placement_target(0, "bind"));
+    Error e = expect_error([&] { m.check_placement_target(3, "bind nodes"); });
+    EXPECT_EQ(e.field(), "bind nodes");
+    EXPECT_TRUE(contains(e.what(), "node 3 has zero memory")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "nodes with memory: 0-2")) << e.what();
+    e = expect_error([&] { m.check_placement_target(9, "bind nodes"); });
+    EXPECT_TRUE(contains(e.what(), "node 9 is not in this machine (nodes: 0-3)")) << e.what();
+}
+
+TEST(MachineErrors, ValidateCatchesHandBuiltMistakes) {
+    Machine m = Machine::from_synthetic("nodes=2 cpus-per-node=2");
+    Machine dup = m;
+    dup.nodes[1].cpus = {1, 2};
+    Error e = expect_error([&] { dup.validate(); });
+    EXPECT_TRUE(contains(e.what(), "CPU 1 is listed on two nodes")) << e.what();
+
+    Machine order = m;
+    order.nodes[1].os_index = 0;
+    e = expect_error([&] { order.validate(); });
+    EXPECT_EQ(e.field(), "nodes[1].os_index");
+
+    Machine neg = m;
+    neg.latency_ns = numaware::NodeMatrix<double>{{1, -2}, {3, 4}};
+    e = expect_error([&] { neg.validate(); });
+    EXPECT_EQ(e.field(), "latency_ns[0][1]");
+
+    Machine empty;
+    e = expect_error([&] { empty.validate(); });
+    EXPECT_TRUE(contains(e.what(), "at least one node")) << e.what();
+}
+
+TEST(MachineQueries, UnknownNodesAndCpusThrow) {
+    const Machine m = Machine::from_synthetic("nodes=2 cpus=1,0");
+    EXPECT_EQ(m.node_of_cpu(0), 0u);
+    Error e = expect_error([&] { (void)m.node_of_cpu(1); });
+    EXPECT_TRUE(contains(e.what(), "CPU 1 is not in this machine")) << e.what();
+    EXPECT_THROW((void)m.index_of(7), Error);
+    EXPECT_EQ(m.node(1).memory_bytes, 512ULL << 20);
+}
+
+TEST(MachineJson, RoundTripsSyntheticMachinesExactly) {
+    for (const char* spec :
+         {four_nodes, "nodes=3 cpus=2,0,3 mem=1G,256M,1.5G tiers=0,1,0 kinds=DRAM,CXL,DRAM",
+          "nodes=2 distances=10,21/21,10 latency=85.5,140.125/141,86.1 bandwidth=20.25,0.1/0.3,19.999999999999"}) {
+        const Machine m = Machine::from_synthetic(spec);
+        const Machine back = Machine::from_json(m.to_json());
+        EXPECT_EQ(back, m) << spec;
+        EXPECT_EQ(back.to_json(), m.to_json());
+    }
+}
+
+TEST(MachineJson, ErrorsNameTheField) {
+    Error e = expect_error([] { (void)Machine::from_json("{\"nodes\": [}"); });
+    EXPECT_TRUE(contains(e.what(), "not valid JSON")) << e.what();
+    e = expect_error([] {
+        (void)Machine::from_json(R"({"nodes":[{"os_index":0,"memory_bytes":-5}],"distances":[[10]]})");
+    });
+    EXPECT_EQ(e.field(), "nodes[0].memory_bytes");
+    e = expect_error([] {
+        (void)Machine::from_json(R"({"nodes":[{"os_index":0,"memory_bytes":1,"colour":1}],"distances":[[10]]})");
+    });
+    EXPECT_EQ(e.field(), "nodes[0].colour");
+    e = expect_error([] { (void)Machine::from_json(R"({"nodes":[{"os_index":0,"memory_bytes":1}]})"); });
+    EXPECT_EQ(e.field(), "machine.distances");
+    e = expect_error([] {
+        (void)Machine::from_json(
+            R"({"nodes":[{"os_index":0,"memory_bytes":1},{"os_index":1,"memory_bytes":1}],"distances":[[10,20],[25,10]]})");
+    });
+    EXPECT_TRUE(contains(e.what(), "distances[0][1]=20 but distances[1][0]=25")) << e.what();
+}
+
+TEST(MachineSpec, DispatchesAndNamesBadPaths) {
+    EXPECT_EQ(Machine::from_spec(four_nodes), Machine::from_synthetic(four_nodes));
+    Error e = expect_error([] { (void)Machine::from_spec("/nonexistent/dir/box.xml"); });
+    EXPECT_TRUE(contains(e.what(), "/nonexistent/dir/box.xml")) << e.what();
+    EXPECT_EQ(e.code(), ENOENT);
+    e = expect_error([] { (void)Machine::from_spec("/nonexistent/dir/box.json"); });
+    EXPECT_TRUE(contains(e.what(), "/nonexistent/dir/box.json")) << e.what();
+    e = expect_error([] { (void)Machine::from_spec("@/nonexistent/spec.txt"); });
+    EXPECT_TRUE(contains(e.what(), "/nonexistent/spec.txt")) << e.what();
+    EXPECT_THROW((void)Machine::from_spec("   "), Error);
+}
+
+TEST(MachineSpec, ReadsJsonAndAtFiles) {
+    const Machine m = Machine::from_synthetic("nodes=2 cpus=1,0 latency=80,0/0,0");
+    const std::string dir = ::testing::TempDir();
+    const std::string json_path = dir + "/numaware_machine_test.json";
+    const std::string at_path = dir + "/numaware_machine_test.spec";
+    {
+        FILE* f = std::fopen(json_path.c_str(), "w");
+        ASSERT_NE(f, nullptr);
+        std::fputs(m.to_json().c_str(), f);
+        std::fclose(f);
+        f = std::fopen(at_path.c_str(), "w");
+        ASSERT_NE(f, nullptr);
+        std::fputs("nodes=2 cpus=1,0 latency=80,0/0,0\n", f);
+        std::fclose(f);
+    }
+    EXPECT_EQ(Machine::from_spec(json_path), m);
+    EXPECT_EQ(Machine::from_spec("@" + json_path), m);
+    EXPECT_EQ(Machine::from_spec("@" + at_path).nodes, m.nodes);
+    std::remove(json_path.c_str());
+    std::remove(at_path.c_str());
+}
+
+TEST(MachineLive, LoadsThisSystem) {
+    // Whatever the host is, it has at least one node with memory and CPUs,
+    // and the model round-trips.
+    const Machine m = Machine::from_live();
+    ASSERT_GE(m.node_count(), 1u);
+    EXPECT_GE(m.cpu_count(), 1u);
+    EXPECT_FALSE(m.nodes_with_cpus().empty());
+    EXPECT_EQ(Machine::from_json(m.to_json()), m);
+    EXPECT_EQ(Machine::from_spec("live").nodes, m.nodes);
+}
+
+TEST(Size, ParsesAndFormats) {
+    using numaware::format_size;
+    using numaware::parse_size;
+    EXPECT_EQ(parse_size("512M", "mem"), 512ULL << 20);
+    EXPECT_EQ(parse_size("2G", "mem"), 2ULL << 30);
+    EXPECT_EQ(parse_size("4096", "mem"), 4096u);
+    EXPECT_EQ(parse_size("1.5G", "mem"), 3ULL << 29);
+    EXPECT_EQ(parse_size("64k", "mem"), 64ULL << 10);
+    EXPECT_EQ(parse_size("1GiB", "mem"), 1ULL << 30);
+    EXPECT_EQ(format_size(512ULL << 20), "512M");
+    EXPECT_EQ(format_size(3ULL << 29), "1536M");
+    EXPECT_EQ(format_size(4097), "4097");
+    EXPECT_EQ(format_size(0), "0");
+    for (std::uint64_t v : {1ULL, 1023ULL, 1ULL << 40, 12345ULL << 10})
+        EXPECT_EQ(parse_size(format_size(v), "x"), v);
+    Error e = expect_error([] { (void)parse_size("", "mem[1]"); });
+    EXPECT_EQ(e.field(), "mem[1]");
+    e = expect_error([] { (void)parse_size("99999999999T", "mem"); });
+    EXPECT_TRUE(contains(e.what(), "too large")) << e.what();
+    e = expect_error([] { (void)parse_size("0.3K", "mem"); });
+    EXPECT_TRUE(contains(e.what(), "whole number of bytes")) << e.what();
+}

@@ -1,0 +1,77 @@
+// `numaware topo` end to end: runs the built CLI (NUMAWARE_CLI) via popen.
+#include <cstdio>
+#include <string>
+#include <sys/wait.h>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "numaware/machine.hpp"
+
+namespace {
+
+struct Result {
+    int status = -1;
+    std::string out;
+};
+
+Result run_cli(const std::string& args, bool merge_stderr) {
+    Result r;
+    const std::string command = std::string("'") + NUMAWARE_CLI + "' " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null");
+    FILE* pipe = ::popen(command.c_str(), "r");
+    if (!pipe) return r;
+    char buffer[4096];
+    std::size_t n = 0;
+    while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) r.out.append(buffer, n);
+    const int raw = ::pclose(pipe);
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    return r;
+}
+
+const char* spec = "nodes=3 cpus=2,2,0 mem=512M,512M,1G kinds=DRAM,DRAM,CXL tiers=0,0,1 "
+                   "distances=10,21,31/21,10,21/31,21,10 latency=80,130,250/130,80,240/0,0,0";
+
+}  // namespace
+
+TEST(TopoCommand, JsonIsTheMachineModel) {
+    const Result r = run_cli(std::string("topo --json --machine '") + spec + "'", false);
+    ASSERT_EQ(r.status, 0) << r.out;
+    const auto j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["nodes"].size(), 3u);
+    EXPECT_EQ(j["nodes"][2]["kind"], "CXL");
+    EXPECT_TRUE(j["nodes"][2]["cpus"].empty());
+    EXPECT_EQ(j["distances"][0][2], 31);
+    EXPECT_EQ(j["latency_ns"][1][2], 240.0);
+    EXPECT_FALSE(j.contains("bandwidth_gbps"));
+    EXPECT_EQ(numaware::Machine::from_json(r.out), numaware::Machine::from_synthetic(spec));
+}
+
+TEST(TopoCommand, TextShowsNodesTiersAndMatrices) {
+    const Result r = run_cli(std::string("topo --machine '") + spec + "'", false);
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("3 nodes, 4 CPUs"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("(memory-only)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("CXL"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("distances (SLIT"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("latency (ns"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("bandwidth"), std::string::npos) << r.out;
+}
+
+TEST(TopoCommand, MalformedSpecIsOneLineAndFails) {
+    const Result r = run_cli("topo --machine 'nodes=2 colour=blue'", true);
+    EXPECT_NE(r.status, 0);
+    ASSERT_FALSE(r.out.empty());
+    EXPECT_EQ(r.out.find('\n'), r.out.size() - 1) << "expected exactly one line:\n" << r.out;
+    EXPECT_NE(r.out.find("colour"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("unknown key"), std::string::npos) << r.out;
+
+    const Result asym = run_cli("topo --machine 'nodes=2 distances=10,21/31,10'", true);
+    EXPECT_NE(asym.status, 0);
+    EXPECT_NE(asym.out.find("distances[0][1]=21 but distances[1][0]=31"), std::string::npos) << asym.out;
+}
+
+TEST(TopoCommand, HelpHasAnExample) {
+    const Result r = run_cli("topo --help", false);
+    EXPECT_EQ(r.status, 0);
+    EXPECT_NE(r.out.find("Example: numaware topo --machine"), std::string::npos) << r.out;
+}

@@ -1,0 +1,283 @@
+// Unit tests of RecordingOs: the recording, the simulated kernel placement
+// rules and failure injection that placement tests rely on.
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <sys/mman.h>
+#include <thread>
+
+#include "numaware/machine.hpp"
+#include "os/recording_os.hpp"
+
+namespace numaware::os {
+namespace {
+
+constexpr std::size_t kPage = 4096;
+void* at(std::uintptr_t a) { return reinterpret_cast<void*>(a); }
+const std::uintptr_t kBase = 0x10000000;   // page index 0x10000, divisible by 2, 3, 4
+
+TEST(OsRecording, RecordsCallsInOrderWithArguments) {
+    RecordingOs fake(4, 2);
+    EXPECT_EQ(fake.mbind(at(kBase), 8 * kPage, PolicyMode::interleave, NodeSet{0, 1}, mf_move | mf_strict), 0);
+    EXPECT_EQ(fake.set_mempolicy(PolicyMode::bind, NodeSet{2}), 0);
+    EXPECT_EQ(fake.madvise(at(kBase), kPage, MADV_NOHUGEPAGE), 0);
+    const auto calls = fake.calls();
+    ASSERT_EQ(calls.size(), 3u);
+    EXPECT_EQ(calls[0].kind, CallKind::mbind);
+    EXPECT_EQ(calls[0].addr, kBase);
+    EXPECT_EQ(calls[0].len, 8 * kPage);
+    EXPECT_EQ(calls[0].nodes, (NodeSet{0, 1}));
+    EXPECT_EQ(calls[0].flags, mf_move | mf_strict);
+    EXPECT_EQ(calls[0].to_string(), "mbind(0x10000000, 32768, interleave, 0-1, MOVE|STRICT) = 0");
+    EXPECT_EQ(calls[1].to_string(), "set_mempolicy(bind, 2) = 0");
+    EXPECT_EQ(calls[2].kind, CallKind::madvise);
+    EXPECT_EQ(fake.calls(CallKind::mbind).size(), 1u);
+    fake.clear_calls();
+    EXPECT_TRUE(fake.calls().empty());
+}
+
+TEST(OsRecording, FirstTouchPlacesOnTheTouchingCpusNode) {
+    RecordingOs fake(4, 2);   // cpus 2k, 2k+1 on node k
+    fake.touch(at(kBase), 2 * kPage, 5);
+    EXPECT_EQ(fake.node_of_page(at(kBase)), 2);
+    EXPECT_EQ(fake.node_of_page(at(kBase + kPage)), 2);
+    EXPECT_EQ(fake.node_of_page(at(kBase + 2 * kPage)), -1);
+    fake.touch(at(kBase), 3 * kPage, 0);   // present pages stay put
+    EXPECT_EQ(fake.node_of_page(at(kBase)), 2);
+    EXPECT_EQ(fake.node_of_page(at(kBase + 2 * kPage)), 0);
+}
+
+TEST(OsRecording, InterleaveUsesThePageIndexWithinTheSet) {
+    RecordingOs fake(4, 1);
+    const std::uintptr_t base = kBase + kPage;   // page index 0x10001: set position 1 first
+    ASSERT_EQ(fake.mbind(at(base), 6 * kPage, PolicyMode::interleave, NodeSet{1, 3}, 0), 0);
+    fake.touch(at(base), 6 * kPage, 0);
+    for (int i = 0; i < 6; ++i)
+        EXPECT_EQ(fake.node_of_page(at(base + i * kPage)), (i % 2 == 0) ? 3 : 1) << i;
+    EXPECT_EQ(fake.pages_per_node(at(base), 6 * kPage), (std::map<unsigned, std::size_t>{{1, 3}, {3, 3}}));
+}
+
+TEST(OsRecording, WeightedInterleaveWalksTheWeights) {
+    RecordingOs fake(4, 1);
+    ASSERT_EQ(fake.write_interleave_weight(0, 3), 0);
+    ASSERT_EQ(fake.mbind(at(kBase), 12 * kPage, PolicyMode::weighted_interleave, NodeSet{0, 1, 2, 3}, 0), 0);
+    fake.touch(at(kBase), 12 * kPage, 0);
+    // kBase's page index is a multiple of 6 (the weight total): 0,0,0,1,2,3,...
+    const int expect[] = {0, 0, 0, 1, 2, 3, 0, 0, 0, 1, 2, 3};
+    for (int i = 0; i < 12; ++i) EXPECT_EQ(fake.node_of_page(at(kBase + i * kPage)), expect[i]) << i;
+}
+
+TEST(OsRecording, WeightedInterleaveUnavailableIsEINVAL) {
+    RecordingOs fake(2, 1);
+    fake.set_weighted_interleave_available(false);
+    EXPECT_FALSE(fake.has_weighted_interleave());
+    EXPECT_EQ(fake.mbind(at(kBase), kPage, PolicyMode::weighted_interleave, NodeSet{0, 1}, 0), EINVAL);
+    unsigned w = 0;
+    EXPECT_EQ(fake.read_interleave_weight(0, w), ENOENT);
+    EXPECT_EQ(fake.policy_of_page(at(kBase)).mode, PolicyMode::default_);
+}
+
+TEST(OsRecording, BindPrefersTheLocalNodeThenTheNearest) {
+    Machine m;
+    for (unsigned n = 0; n < 4; ++n) m.nodes.push_back(Node{n, 1u << 30, {n}, 0, "DRAM"});
+    m.distances = {{10, 21, 31, 31}, {21, 10, 21, 31}, {31, 21, 10, 21}, {31, 31, 21, 10}};
+    RecordingOs fake(m);
+    ASSERT_EQ(fake.mbind(at(kBase), 2 * kPage, PolicyMode::bind, NodeSet{0, 2}, 0), 0);
+    fake.touch(at(kBase), kPage, 2);           // local node is in the set
+    fake.touch(at(kBase + kPage), kPage, 3);   // node 3: nearest of {0,2} is 2 (21 < 31)
+    EXPECT_EQ(fake.node_of_page(at(kBase)), 2);
+    EXPECT_EQ(fake.node_of_page(at(kBase + kPage)), 2);
+    ASSERT_EQ(fake.mbind(at(kBase + 4 * kPage), kPage, PolicyMode::preferred, NodeSet{3}, 0), 0);
+    fake.touch(at(kBase + 4 * kPage), kPage, 0);
+    EXPECT_EQ(fake.node_of_page(at(kBase + 4 * kPage)), 3);
+}
+
+TEST(OsRecording, ThreadPolicyAppliesWhereNoRangePolicy) {
+    RecordingOs fake(3, 1);
+    ASSERT_EQ(fake.set_mempolicy(PolicyMode::interleave, NodeSet{0, 1, 2}), 0);
+    fake.touch(at(kBase), 6 * kPage, 0);
+    const int expect[] = {0, 1, 2, 0, 1, 2};   // a rotor, independent of addresses
+    for (int i = 0; i < 6; ++i) EXPECT_EQ(fake.node_of_page(at(kBase + i * kPage)), expect[i]);
+    PolicyQuery q;
+    ASSERT_EQ(fake.get_mempolicy(nullptr, q), 0);
+    EXPECT_EQ(q.mode, PolicyMode::interleave);
+    EXPECT_EQ(q.nodes, (NodeSet{0, 1, 2}));
+    ASSERT_EQ(fake.mbind(at(kBase + 8 * kPage), kPage, PolicyMode::bind, NodeSet{2}, 0), 0);
+    ASSERT_EQ(fake.get_mempolicy(at(kBase + 8 * kPage + 100), q), 0);
+    EXPECT_EQ(q.mode, PolicyMode::bind);
+    EXPECT_EQ(q.nodes, NodeSet{2});
+}
+
+TEST(OsRecording, InvalidArgumentsAreRefusedLikeTheKernel) {
+    RecordingOs fake(2, 1);
+    EXPECT_EQ(fake.mbind(at(kBase + 1), kPage, PolicyMode::bind, NodeSet{0}, 0), EINVAL);        // unaligned
+    EXPECT_EQ(fake.mbind(at(kBase), kPage, PolicyMode::bind, NodeSet{}, 0), EINVAL);             // empty set
+    EXPECT_EQ(fake.mbind(at(kBase), kPage, PolicyMode::bind, NodeSet{5}, 0), EINVAL);            // no such node
+    EXPECT_EQ(fake.mbind(at(kBase), kPage, PolicyMode::default_, NodeSet{0}, 0), EINVAL);        // default takes none
+    EXPECT_EQ(fake.mbind(at(kBase), kPage, PolicyMode::bind, NodeSet{0}, 1u << 5), EINVAL);       // bad flag
+    EXPECT_EQ(fake.mbind(at(kBase), kPage, static_cast<PolicyMode>(9), NodeSet{0}, 0), EINVAL);  // bad mode
+    // Nodes that exist survive the kernel's intersection with N_MEMORY.
+    EXPECT_EQ(fake.mbind(at(kBase), kPage, PolicyMode::bind, NodeSet{1, 5}, 0), 0);
+    EXPECT_EQ(fake.policy_of_page(at(kBase)).nodes, NodeSet{1});
+    EXPECT_EQ(fake.calls().back().nodes, (NodeSet{1, 5}));   // recorded as passed
+}
+
+TEST(OsRecording, MemoryOnlyNodesAreTargetsAndZeroMemoryNodesAreNot) {
+    Machine m;
+    m.nodes.push_back(Node{0, 1u << 30, {0, 1}, 0, "DRAM"});
+    m.nodes.push_back(Node{1, 1u << 30, {}, 1, "CXL"});
+    m.nodes.push_back(Node{2, 0, {2}, 0, "DRAM"});
+    m.distances = {{10, 20, 20}, {20, 10, 20}, {20, 20, 10}};
+    RecordingOs fake(m);
+    ASSERT_EQ(fake.mbind(at(kBase), kPage, PolicyMode::bind, NodeSet{1}, 0), 0);
+    fake.touch(at(kBase), kPage, 0);
+    EXPECT_EQ(fake.node_of_page(at(kBase)), 1);
+    EXPECT_EQ(fake.mbind(at(kBase), kPage, PolicyMode::bind, NodeSet{2}, 0), EINVAL);
+    fake.touch(at(kBase + kPage), kPage, 2);   // CPU 2's node has no memory: nearest with memory
+    EXPECT_EQ(fake.node_of_page(at(kBase + kPage)), 0);
+}
+
+TEST(OsRecording, StrictWithoutMoveReportsMisplacedPagesButInstallsThePolicy) {
+    RecordingOs fake(2, 1);
+    fake.touch(at(kBase), 2 * kPage, 0);
+    EXPECT_EQ(fake.mbind(at(kBase), 2 * kPage, PolicyMode::bind, NodeSet{1}, mf_strict), EIO);
+    EXPECT_EQ(fake.node_of_page(at(kBase)), 0);
+    EXPECT_EQ(fake.policy_of_page(at(kBase)).mode, PolicyMode::bind);   // 6.7+ kernels do this
+}
+
+TEST(OsRecording, MoveMigratesMisplacedPagesToThePolicyNode) {
+    RecordingOs fake(4, 1);
+    fake.touch(at(kBase), 4 * kPage, 0);
+    ASSERT_EQ(fake.mbind(at(kBase), 4 * kPage, PolicyMode::interleave, NodeSet{0, 2, 3}, mf_move | mf_strict), 0);
+    // Pages on node 0 conform and stay; the kernel does not re-spread them.
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(fake.node_of_page(at(kBase + i * kPage)), 0);
+    ASSERT_EQ(fake.mbind(at(kBase), 4 * kPage, PolicyMode::interleave, NodeSet{2, 3}, mf_move | mf_strict), 0);
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(fake.node_of_page(at(kBase + i * kPage)), i % 2 == 0 ? 2 : 3);
+}
+
+TEST(OsRecording, UnmovablePageMakesMoveStrictFailAfterPartialWork) {
+    RecordingOs fake(2, 1);
+    fake.touch(at(kBase), 3 * kPage, 0);
+    fake.fail_page(at(kBase + kPage), EBUSY);
+    EXPECT_EQ(fake.mbind(at(kBase), 3 * kPage, PolicyMode::bind, NodeSet{1}, mf_move | mf_strict), EIO);
+    EXPECT_EQ(fake.node_of_page(at(kBase)), 1);
+    EXPECT_EQ(fake.node_of_page(at(kBase + kPage)), 0);
+    EXPECT_EQ(fake.node_of_page(at(kBase + 2 * kPage)), 1);
+    EXPECT_EQ(fake.policy_of_page(at(kBase)).mode, PolicyMode::bind);
+    // Without STRICT the same call reports success.
+    EXPECT_EQ(fake.mbind(at(kBase), 3 * kPage, PolicyMode::bind, NodeSet{1}, mf_move), 0);
+}
+
+TEST(OsRecording, MovePagesQueriesAndMoves) {
+    RecordingOs fake(3, 1);
+    fake.touch(at(kBase), 2 * kPage, 1);
+    void* pages[3] = {at(kBase), at(kBase + kPage + 17), at(kBase + 2 * kPage)};
+    int status[3] = {9, 9, 9};
+    ASSERT_EQ(fake.move_pages(0, 3, pages, nullptr, status, 0), 0);
+    EXPECT_EQ(status[0], 1);
+    EXPECT_EQ(status[1], 1);
+    EXPECT_EQ(status[2], -ENOENT);
+    int targets[3] = {2, 0, 2};
+    fake.fail_page(at(kBase + kPage), EBUSY);
+    ASSERT_EQ(fake.move_pages(0, 3, pages, targets, status, mf_move), 0);
+    EXPECT_EQ(status[0], 2);
+    EXPECT_EQ(status[1], -EBUSY);
+    EXPECT_EQ(status[2], -ENOENT);
+    EXPECT_EQ(fake.node_of_page(at(kBase)), 2);
+    EXPECT_EQ(fake.node_of_page(at(kBase + kPage)), 1);
+    const Call last = fake.calls().back();
+    EXPECT_EQ(last.targets, (std::vector<int>{2, 0, 2}));
+    EXPECT_EQ(last.pages.size(), 3u);
+    int bad[3] = {0, 7, 0};
+    fake.clear_failures();
+    EXPECT_EQ(fake.move_pages(0, 3, pages, bad, status, mf_move), ENODEV);
+    EXPECT_EQ(fake.node_of_page(at(kBase)), 0);   // handled before the bad target
+    EXPECT_EQ(fake.move_pages(999, 1, pages, nullptr, status, 0), ESRCH);
+}
+
+TEST(OsRecording, InjectedFailureHitsTheNthCallOnlyAndChangesNothing) {
+    RecordingOs fake(2, 1);
+    fake.fail_call(CallKind::mbind, ENOMEM, 2);
+    EXPECT_EQ(fake.mbind(at(kBase), kPage, PolicyMode::bind, NodeSet{0}, 0), 0);
+    EXPECT_EQ(fake.mbind(at(kBase + kPage), kPage, PolicyMode::bind, NodeSet{1}, 0), ENOMEM);
+    EXPECT_EQ(fake.policy_of_page(at(kBase + kPage)).mode, PolicyMode::default_);
+    EXPECT_EQ(fake.mbind(at(kBase + kPage), kPage, PolicyMode::bind, NodeSet{1}, 0), 0);
+    EXPECT_EQ(fake.calls()[1].result, ENOMEM);
+    fake.fail_call(CallKind::move_pages, EPERM, 1, 0);   // for ever
+    int status = 0;
+    void* p = at(kBase);
+    EXPECT_EQ(fake.move_pages(0, 1, &p, nullptr, &status, 0), EPERM);
+    EXPECT_EQ(fake.move_pages(0, 1, &p, nullptr, &status, 0), EPERM);
+    fake.fail_call(CallKind::current_cpu, EINVAL);
+    EXPECT_EQ(fake.current_cpu(), -EINVAL);
+}
+
+TEST(OsRecording, HugePagesPlaceWholeUnits) {
+    constexpr std::size_t kHuge = 2u << 20;
+    const std::uintptr_t base = 0x40000000;   // huge-aligned; huge index 512 (even)
+    RecordingOs fake(2, 1, kPage, kHuge);
+    ASSERT_EQ(fake.madvise(at(base), 2 * kHuge, MADV_HUGEPAGE), 0);
+    ASSERT_EQ(fake.mbind(at(base), 2 * kHuge, PolicyMode::interleave, NodeSet{0, 1}, 0), 0);
+    fake.touch(at(base), 2 * kHuge, 0);
+    EXPECT_EQ(fake.pages_per_node(at(base), kHuge), (std::map<unsigned, std::size_t>{{0, 512}}));
+    EXPECT_EQ(fake.pages_per_node(at(base + kHuge), kHuge), (std::map<unsigned, std::size_t>{{1, 512}}));
+    // The same with MADV_NOHUGEPAGE spreads page by page.
+    const std::uintptr_t b2 = base + 4 * kHuge;
+    fake.set_thp_always(true);
+    ASSERT_EQ(fake.madvise(at(b2), kHuge, MADV_NOHUGEPAGE), 0);
+    ASSERT_EQ(fake.mbind(at(b2), kHuge, PolicyMode::interleave, NodeSet{0, 1}, 0), 0);
+    fake.touch(at(b2), kHuge, 0);
+    EXPECT_EQ(fake.pages_per_node(at(b2), kHuge), (std::map<unsigned, std::size_t>{{0, 256}, {1, 256}}));
+}
+
+TEST(OsRecording, AffinityAndCurrentCpuArePerThread) {
+    RecordingOs fake(2, 2);
+    EXPECT_EQ(fake.affinity(), (std::vector<unsigned>{0, 1, 2, 3}));
+    ASSERT_EQ(fake.set_affinity(0, {3}), 0);
+    EXPECT_EQ(fake.current_cpu(), 3);
+    EXPECT_EQ(fake.set_affinity(0, {9}), EINVAL);
+    EXPECT_EQ(fake.current_cpu(), 3);
+    int other_cpu = -1;
+    std::thread t([&] { other_cpu = fake.current_cpu(); });
+    t.join();
+    EXPECT_EQ(other_cpu, 0);   // a fresh thread may run anywhere: its first allowed CPU
+    fake.touch(at(kBase), kPage);   // touched by the calling thread on CPU 3 -> node 1
+    EXPECT_EQ(fake.node_of_page(at(kBase)), 1);
+    std::vector<unsigned> cpus;
+    ASSERT_EQ(fake.get_affinity(0, cpus), 0);
+    EXPECT_EQ(cpus, std::vector<unsigned>{3});
+}
+
+TEST(OsRecording, BalancingSysctlSimulation) {
+    RecordingOs fake(2, 1);
+    int v = -1;
+    ASSERT_EQ(fake.read_numa_balancing(v), 0);
+    EXPECT_EQ(v, 0);
+    EXPECT_EQ(fake.write_numa_balancing(2), 0);
+    EXPECT_EQ(fake.numa_balancing(), 2);
+    EXPECT_EQ(fake.write_numa_balancing(4), EINVAL);
+    fake.set_balancing_write_error(EPERM);
+    EXPECT_EQ(fake.write_numa_balancing(0), EPERM);
+    EXPECT_EQ(fake.numa_balancing(), 2);
+    fake.set_numa_balancing(std::nullopt);
+    EXPECT_EQ(fake.read_numa_balancing(v), ENOENT);
+}
+
+TEST(OsRecording, NumaMapsTextAndPhysicalFrames) {
+    RecordingOs fake(2, 1);
+    std::string text;
+    EXPECT_EQ(fake.read_numa_maps(0, text), ENOENT);
+    fake.set_numa_maps_text(0, "1000 default anon=1 N0=1 kernelpagesize_kB=4\n");
+    ASSERT_EQ(fake.read_numa_maps(0, text), 0);
+    EXPECT_EQ(text, "1000 default anon=1 N0=1 kernelpagesize_kB=4\n");
+    std::uint64_t pfn = 0;
+    EXPECT_EQ(fake.physical_frame(at(kBase), pfn), ENOENT);
+    fake.touch(at(kBase), 2 * kPage, 1);
+    std::uint64_t pfn2 = 0;
+    ASSERT_EQ(fake.physical_frame(at(kBase), pfn), 0);
+    ASSERT_EQ(fake.physical_frame(at(kBase + kPage), pfn2), 0);
+    EXPECT_NE(pfn, pfn2);
+}
+
+}  // namespace
+}  // namespace numaware::os

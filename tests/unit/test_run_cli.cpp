@@ -1,0 +1,153 @@
+// Tests for `numaware run`, through the built binary: the child must see
+// the memory policy (in its own /proc/self/numa_maps) and the CPU set (in
+// its /proc/self/status) that run was asked for.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "numaware/machine.hpp"
+#include "numaware/team.hpp"
+#include "os/os.hpp"
+
+namespace numaware {
+namespace {
+
+struct Outcome {
+    int status = -1;
+    std::string out;
+    std::string err;
+};
+
+std::string slurp(const std::string& path) {
+    std::ifstream f(path);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+// Runs NUMAWARE_CLI with `args` (single-quoted for the shell; none of the
+// test arguments contain a quote).
+Outcome cli(const std::vector<std::string>& args) {
+    const std::string err_path = ::testing::TempDir() + "run_cli_stderr_" + std::to_string(::getpid());
+    std::string cmd = std::string("'") + NUMAWARE_CLI + "'";
+    for (const std::string& a : args) cmd += " '" + a + "'";
+    cmd += " 2>'" + err_path + "'";
+    Outcome o;
+    FILE* p = ::popen(cmd.c_str(), "r");
+    if (p == nullptr) return o;
+    char buf[4096];
+    std::size_t n = 0;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) o.out.append(buf, n);
+    const int raw = ::pclose(p);
+    o.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    o.err = slurp(err_path);
+    std::remove(err_path.c_str());
+    return o;
+}
+
+// Policy column of every numa_maps line: policy text -> line count.
+std::map<std::string, int> policies(const std::string& numa_maps) {
+    std::map<std::string, int> count;
+    std::istringstream lines(numa_maps);
+    std::string line;
+    while (std::getline(lines, line)) {
+        std::istringstream f(line);
+        std::string addr, policy;
+        if (f >> addr >> policy) ++count[policy];
+    }
+    return count;
+}
+
+std::string memory_nodes(const Machine& m) {
+    NodeSet s;
+    for (const Node& n : m.nodes)
+        if (n.memory_bytes > 0) s.add(n.os_index);
+    return s.to_string();
+}
+
+TEST(RunCli, ChildSeesInterleavePolicyInItsNumaMaps) {
+    const std::string expected = "interleave:" + memory_nodes(Machine::from_live());
+    const Outcome o = cli({"run", "--pages", "interleave:all", "--", "cat", "/proc/self/numa_maps"});
+    ASSERT_EQ(o.status, 0) << o.err;
+    const auto seen = policies(o.out);
+    ASSERT_FALSE(seen.empty()) << o.out;
+    // Every mapping without a policy of its own shows the task policy; cat
+    // sets none, so all of them must show the interleave it inherited.
+    EXPECT_EQ(seen.size(), 1u) << o.out;
+    EXPECT_GT(seen.count(expected) ? seen.at(expected) : 0, 0) << o.out;
+
+    // The control: the same command without run shows the default policy,
+    // so the check above does distinguish.
+    const Outcome plain = cli({"run", "--", "cat", "/proc/self/numa_maps"});
+    ASSERT_EQ(plain.status, 0) << plain.err;
+    EXPECT_EQ(policies(plain.out).count(expected), 0u) << plain.out;
+    EXPECT_GT(policies(plain.out).count("default"), 0u) << plain.out;
+}
+
+TEST(RunCli, JsonGoesToStderrAndStdoutStaysTheChilds) {
+    std::vector<unsigned> allowed;
+    ASSERT_EQ(os::linux_os().get_affinity(0, allowed), 0);
+    const std::string cpu = std::to_string(allowed.back());
+    const Outcome o = cli({"run", "--json", "--pages", "interleave:all", "--cpus", cpu, "--", "grep",
+                           "Cpus_allowed_list", "/proc/self/status"});
+    ASSERT_EQ(o.status, 0) << o.err;
+    EXPECT_EQ(o.out, "Cpus_allowed_list:\t" + cpu + "\n");
+    const auto j = nlohmann::json::parse(o.err);
+    EXPECT_EQ(j.at("cpus"), cpu);
+    EXPECT_EQ(j.at("pages"), "interleave:" + memory_nodes(Machine::from_live()));
+    EXPECT_EQ(j.at("command"), (nlohmann::json{"grep", "Cpus_allowed_list", "/proc/self/status"}));
+}
+
+TEST(RunCli, AffinityIsTheUnionOfTheTeamLayoutsCpus) {
+    const Outcome all = cli({"run", "--mapping", "scatter", "--", "grep", "Cpus_allowed_list", "/proc/self/status"});
+    ASSERT_EQ(all.status, 0) << all.err;
+    // --mapping alone: every CPU of every node with CPUs of the live machine.
+    const Machine live = Machine::from_live();
+    std::vector<unsigned> every;
+    for (const Node& n : live.nodes) every.insert(every.end(), n.cpus.begin(), n.cpus.end());
+    EXPECT_EQ(all.out, "Cpus_allowed_list:\t" + format_cpu_list(every) + "\n");
+
+    const Outcome one = cli({"run", "--threads", "1", "--", "grep", "Cpus_allowed_list", "/proc/self/status"});
+    ASSERT_EQ(one.status, 0) << one.err;
+    const TeamLayout l = plan_team(live, {.threads = 1});
+    EXPECT_EQ(one.out, "Cpus_allowed_list:\t" + format_cpu_list(l.cpus()) + "\n");
+}
+
+TEST(RunCli, BadInputIsOneLineNamingTheInput) {
+    const Machine live = Machine::from_live();
+    const std::string too_many = std::to_string(live.cpu_count() + 1);
+    const struct {
+        std::vector<std::string> args;
+        std::string expect;
+    } cases[] = {
+        {{"run", "--threads", too_many, "--", "true"}, "--threads: threads=" + too_many + " exceeds the"},
+        {{"run", "--threads", "0", "--", "true"}, "--threads: threads=0"},
+        {{"run", "--nodes", "99", "--", "true"}, "--nodes: nodes=99 exceeds the"},
+        {{"run", "--cpus", "0,100000", "--", "true"}, "--cpus: cpus[1]: CPU 100000 is not in the machine"},
+        {{"run", "--cpus", "0", "--nodes", "1", "--", "true"}, "--cpus: an explicit CPU list cannot be combined"},
+        {{"run", "--mapping", "spread", "--", "true"}, "--mapping: unknown mapping 'spread'"},
+        {{"run", "--pages", "interleave:77", "--", "true"}, "policy 'interleave:77'"},
+        {{"run", "--", "/nonexistent/command"}, "command: cannot run '/nonexistent/command'"},
+    };
+    for (const auto& c : cases) {
+        const Outcome o = cli(c.args);
+        EXPECT_NE(o.status, 0) << c.expect;
+        EXPECT_EQ(o.out, "");
+        EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+        EXPECT_NE(o.err.find(c.expect), std::string::npos) << "expected '" << c.expect << "' in: " << o.err;
+    }
+}
+
+}  // namespace
+}  // namespace numaware
