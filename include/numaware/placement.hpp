@@ -257,7 +257,11 @@ PlacementResult verify(const void* addr, std::size_t bytes, const PlacementPlan&
 // Moves the present pages of an existing range to the plan's nodes with
 // move_pages (range policies are left unchanged), then verifies. Absent
 // pages are reported as unplaced (ENOENT). On a failed move, every page
-// already moved is moved back and Error names the failed pages.
+// already moved is moved back and Error names the failed pages. A
+// transparent huge page moves whole (the kernel does not split it for
+// move_pages), so a page-granular plan on a range already backed by huge
+// pages fails for the small pages that cannot follow their neighbours;
+// map such ranges with MADV_NOHUGEPAGE before first touch.
 PlacementResult migrate(void* addr, std::size_t bytes, const PlacementPlan& plan,
                         os::Os& os = os::linux_os());
 

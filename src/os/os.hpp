@@ -10,6 +10,7 @@
 // never print. Higher layers turn errors into numaware::Error.
 #pragma once
 
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -71,8 +72,10 @@ public:
     // Policy governing `addr` (MPOL_F_ADDR) or, with addr == nullptr, the thread's.
     virtual int get_mempolicy(const void* addr, PolicyQuery& out) = 0;
     // move_pages(2) for `pid` (0 = self). nodes == nullptr queries: status[i]
-    // gets the node or a negative errno (-ENOENT: not present, -EFAULT: not
-    // mapped). With nodes, status[i] gets the node the page is on afterwards
+    // gets the node or a negative errno. A page never touched reads -ENOENT
+    // on recent kernels but -EFAULT on older ones (Debian's 6.1 does this),
+    // so callers must treat both as "not present"; is_absent_status() does.
+    // With nodes, status[i] gets the node the page is on afterwards
     // or a negative errno for that page (-EBUSY, -EACCES, -ENOENT, ...).
     // Returns 0 when every page was handled; EAGAIN when the kernel gave up
     // part way (it returned a count of pages not migrated, and the status of
@@ -101,6 +104,9 @@ public:
     // /proc/self/pagemap; ENOENT if not present, EPERM if hidden.
     virtual int physical_frame(const void* addr, std::uint64_t& pfn) = 0;
 };
+
+// True for a move_pages query status that means "no page there" (see above).
+inline bool is_absent_status(int status) { return status == -ENOENT || status == -EFAULT; }
 
 // The process-wide real implementation.
 Os& linux_os();

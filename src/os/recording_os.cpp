@@ -318,7 +318,17 @@ int RecordingOs::mbind(void* addr, std::size_t len, PolicyMode mode, const NodeS
     if (len == 0) return finish(0);
     const std::uintptr_t end = call.addr + (len + page_size_ - 1) / page_size_ * page_size_;
     const SimPolicy policy{mode, effective};
+    const bool moving = (flags & (mf_move | mf_move_all)) != 0;
+    // Pages conform when they sit on a node of the policy's set; default and
+    // local policies (and preferred {} = local) have no set to check.
+    auto misplaced = [&](int node) { return !effective.empty() && !effective.contains(static_cast<unsigned>(node)); };
 
+    // STRICT alone checks before installing anything (seen on 6.1 and 6.12:
+    // EIO and the old policy stays).
+    if ((flags & mf_strict) != 0 && !moving) {
+        for (auto it = page_node_.lower_bound(call.addr); it != page_node_.end() && it->first < end; ++it)
+            if (misplaced(it->second)) return finish(EIO);
+    }
     // Install first, then migrate, as the kernel's do_mbind does.
     for (std::uintptr_t p = call.addr; p < end; p += page_size_) {
         if (mode == PolicyMode::default_)
@@ -326,18 +336,16 @@ int RecordingOs::mbind(void* addr, std::size_t len, PolicyMode mode, const NodeS
         else
             page_policy_[p] = policy;
     }
-
-    // Pages conform when they sit on a node of the policy's set; default and
-    // local policies (and preferred {} = local) have no set to check.
-    const bool checks = !effective.empty() && (flags & (mf_strict | mf_move | mf_move_all)) != 0;
     std::size_t failed = 0;
-    if (checks) {
+    if (moving) {
         ThreadState& ts = thread(0);
         const unsigned cpu = ts.cpu.value_or(ts.affinity ? ts.affinity->front() : all_cpus_.front());
         for (auto it = page_node_.lower_bound(call.addr); it != page_node_.end() && it->first < end; ++it) {
-            if (effective.contains(static_cast<unsigned>(it->second))) continue;
-            if ((flags & (mf_move | mf_move_all)) == 0 || failing_pages_.count(it->first) != 0) {
-                ++failed;
+            if (!misplaced(it->second)) continue;
+            if (auto f = failing_pages_.find(it->first); f != failing_pages_.end()) {
+                // A page shared with another process (EACCES) is skipped
+                // silently, even with STRICT; other failures count.
+                if (f->second != EACCES) ++failed;
                 continue;
             }
             it->second = static_cast<int>(place(policy, true, it->first / page_size_, cpu, ts));
@@ -412,7 +420,7 @@ int RecordingOs::move_pages(pid_t pid, std::size_t count, void* const* pages, co
         const std::uintptr_t page = call.pages[i] / page_size_ * page_size_;
         auto it = page_node_.find(page);
         if (nodes == nullptr) {
-            status[i] = it == page_node_.end() ? -ENOENT : it->second;
+            status[i] = it == page_node_.end() ? -absent_errno_ : it->second;
             continue;
         }
         // The kernel validates each target as it reaches it and aborts the
@@ -735,6 +743,11 @@ void RecordingOs::fail_call(CallKind kind, int error, unsigned nth, unsigned tim
 void RecordingOs::fail_page(const void* addr, int error) {
     std::lock_guard lock(mutex_);
     failing_pages_[reinterpret_cast<std::uintptr_t>(addr) / page_size_ * page_size_] = error;
+}
+
+void RecordingOs::set_absent_errno(int error) {
+    std::lock_guard lock(mutex_);
+    absent_errno_ = error;
 }
 
 void RecordingOs::clear_failures() {

@@ -16,6 +16,9 @@
 //   fake.fail_call(os::CallKind::mbind, EIO, /*nth=*/2);  // the 2nd mbind from now fails, once
 //   fake.fail_page(p, EBUSY);   // this page cannot migrate: move_pages status -EBUSY,
 //                               // mbind(MOVE|STRICT) moves the others and returns EIO
+//   fake.fail_page(p, EACCES);  // a page shared with another process: mbind skips it
+//                               // silently (returns 0), move_pages status -EACCES
+//   fake.set_absent_errno(EFAULT);  // queries of untouched pages give -EFAULT, as on 6.1
 //   fake.set_numa_balancing(std::nullopt);   // file absent: read/write give ENOENT
 //   fake.set_balancing_write_error(EPERM);
 //   fake.set_weighted_interleave_available(false);  // mbind(weighted_interleave) gives EINVAL
@@ -26,10 +29,17 @@
 //  - Policies live per page (a VMA split to page granularity). mbind
 //    installs the policy on every page of the range, then with mf_move
 //    migrates present pages whose node is outside the policy's node set to
-//    the node the policy gives that page; with mf_strict and no mf_move a
-//    misplaced page gives EIO; with mf_move|mf_strict an unmovable page gives
-//    EIO *after* the policy was installed and the other pages moved — as the
-//    kernel does, which is why callers need rollback.
+//    the node the policy gives that page (pages already inside the set stay,
+//    even if interleave would have put them elsewhere).
+//    mf_strict without mf_move: a misplaced page gives EIO and nothing is
+//    installed (checked in guests on 6.1 and 6.12).
+//    mf_move|mf_strict with a page that fails to migrate (fail_page with an
+//    errno other than EACCES) gives EIO *after* the policy was installed and
+//    the other pages moved — the kernel's order, which is why callers need
+//    rollback. A page failed with EACCES models a page shared with another
+//    process: mbind skips it silently and returns 0 even with mf_strict, and
+//    move_pages reports -EACCES for it (both checked in guests on 6.1/6.12),
+//    so only a verification query shows it is misplaced.
 //  - Node sets are intersected with the nodes that have memory; an empty
 //    result is EINVAL (like the kernel's mpol_set_nodemask).
 //  - touch(addr, len, cpu) stands in for page faults: each absent page is
@@ -60,6 +70,7 @@
 // Thread-safe: every method takes one internal lock.
 #pragma once
 
+#include <cerrno>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -183,8 +194,12 @@ public:
     // times in a row (0 = for ever). Injected calls change nothing.
     void fail_call(CallKind kind, int error, unsigned nth = 1, unsigned times = 1);
     // The page holding addr cannot be migrated: move_pages reports -error in
-    // its status, mbind(mf_move) leaves it and (with mf_strict) returns EIO.
+    // its status, mbind(mf_move) leaves it and (with mf_strict) returns EIO,
+    // except for EACCES (a shared page), which mbind skips silently.
     void fail_page(const void* addr, int error);
+    // Status a move_pages query gives an untouched page: ENOENT (default,
+    // recent kernels) or EFAULT (Debian's 6.1).
+    void set_absent_errno(int error);
     void clear_failures();
 
     // numa_balancing sysctl value; nullopt = the file does not exist.
@@ -256,6 +271,7 @@ private:
     std::map<pid_t, std::string> numa_maps_;
     pid_t pid_ = 4242;
     bool thp_always_ = false;
+    int absent_errno_ = ENOENT;
 };
 
 }  // namespace numaware::os

@@ -251,14 +251,21 @@ void move_to_plan(os::Os& os, const Range& r, const PlacementPlan& plan, const S
     if (addrs.empty()) return;
     std::vector<int> status(addrs.size(), 0);
     const int err = os.move_pages(0, addrs.size(), addrs.data(), targets.data(), status.data(), os::mf_move);
+    // Judge by where the pages are now, not by the status array alone: a
+    // transparent huge page moves whole, so its other small pages may
+    // report EBUSY although they arrived with it.
+    std::vector<int> after;
+    if (int qerr = locate(os, r, after)) fail(os, r, plan, snap, "move_pages (query)", qerr, 0, r.pages.size());
     std::vector<std::size_t> bad;
-    int first_error = err;
-    for (std::size_t k = 0; k < status.size(); ++k)
-        if (status[k] < 0) {
-            bad.push_back(index[k]);
-            if (first_error == 0) first_error = -status[k];
-        }
-    if (err != 0 || !bad.empty()) fail(os, r, plan, snap, "move_pages", first_error, 0, r.pages.size(), bad);
+    int first_error = 0;
+    for (std::size_t k = 0; k < index.size(); ++k) {
+        const std::size_t i = index[k];
+        if (after[i] == plan.page_nodes[i]) continue;
+        bad.push_back(i);
+        if (first_error == 0 && status[k] < 0) first_error = -status[k];
+    }
+    if (first_error == 0) first_error = err != 0 ? err : EIO;
+    if (!bad.empty()) fail(os, r, plan, snap, "move_pages", first_error, 0, r.pages.size(), bad);
 }
 
 std::string weighted_fallback_note(const PlacementPlan& plan) {
@@ -361,7 +368,12 @@ PlacementResult apply(void* addr, std::size_t bytes, const PlacementPlan& plan, 
         if (int err = populate(os, r)) fail(os, r, plan, snap, "populating the range", err, 0, all);
         done += "; populated";
     }
-    if (how == Realisation::move_pages) move_to_plan(os, r, plan, snap);
+    // mbind(MPOL_MF_MOVE) only moves pages that sit outside the policy's
+    // node set, so pages already present on the "wrong" member of an
+    // interleave set stay put; move those (and every page of a page-by-page
+    // plan) explicitly.
+    const bool had_pages = std::any_of(snap.nodes.begin(), snap.nodes.end(), [](int n) { return n >= 0; });
+    if (how == Realisation::move_pages || had_pages) move_to_plan(os, r, plan, snap);
 
     // The pages are placed; later faults in this range no longer need the weights.
     if (kernel_weighted) {

@@ -14,7 +14,7 @@ namespace {
 
 constexpr std::size_t kPage = 4096;
 void* at(std::uintptr_t a) { return reinterpret_cast<void*>(a); }
-const std::uintptr_t kBase = 0x10000000;   // page index 0x10000, divisible by 2, 3, 4
+const std::uintptr_t kBase = 0x10000000;   // page index 0x10000: divisible by 2 and 4, not 3
 
 TEST(OsRecording, RecordsCallsInOrderWithArguments) {
     RecordingOs fake(4, 2);
@@ -60,11 +60,11 @@ TEST(OsRecording, InterleaveUsesThePageIndexWithinTheSet) {
 TEST(OsRecording, WeightedInterleaveWalksTheWeights) {
     RecordingOs fake(4, 1);
     ASSERT_EQ(fake.write_interleave_weight(0, 3), 0);
-    ASSERT_EQ(fake.mbind(at(kBase), 12 * kPage, PolicyMode::weighted_interleave, NodeSet{0, 1, 2, 3}, 0), 0);
-    fake.touch(at(kBase), 12 * kPage, 0);
-    // kBase's page index is a multiple of 6 (the weight total): 0,0,0,1,2,3,...
+    const std::uintptr_t base = 0x12000000;   // page index 0x12000, a multiple of 6 (the weight total)
+    ASSERT_EQ(fake.mbind(at(base), 12 * kPage, PolicyMode::weighted_interleave, NodeSet{0, 1, 2, 3}, 0), 0);
+    fake.touch(at(base), 12 * kPage, 0);
     const int expect[] = {0, 0, 0, 1, 2, 3, 0, 0, 0, 1, 2, 3};
-    for (int i = 0; i < 12; ++i) EXPECT_EQ(fake.node_of_page(at(kBase + i * kPage)), expect[i]) << i;
+    for (int i = 0; i < 12; ++i) EXPECT_EQ(fake.node_of_page(at(base + i * kPage)), expect[i]) << i;
 }
 
 TEST(OsRecording, WeightedInterleaveUnavailableIsEINVAL) {
@@ -137,12 +137,38 @@ TEST(OsRecording, MemoryOnlyNodesAreTargetsAndZeroMemoryNodesAreNot) {
     EXPECT_EQ(fake.node_of_page(at(kBase + kPage)), 0);
 }
 
-TEST(OsRecording, StrictWithoutMoveReportsMisplacedPagesButInstallsThePolicy) {
+TEST(OsRecording, StrictWithoutMoveRefusesMisplacedPagesAndInstallsNothing) {
     RecordingOs fake(2, 1);
     fake.touch(at(kBase), 2 * kPage, 0);
     EXPECT_EQ(fake.mbind(at(kBase), 2 * kPage, PolicyMode::bind, NodeSet{1}, mf_strict), EIO);
     EXPECT_EQ(fake.node_of_page(at(kBase)), 0);
-    EXPECT_EQ(fake.policy_of_page(at(kBase)).mode, PolicyMode::bind);   // 6.7+ kernels do this
+    EXPECT_EQ(fake.policy_of_page(at(kBase)).mode, PolicyMode::default_);
+    EXPECT_EQ(fake.mbind(at(kBase), 2 * kPage, PolicyMode::bind, NodeSet{0}, mf_strict), 0);
+    EXPECT_EQ(fake.policy_of_page(at(kBase)).mode, PolicyMode::bind);
+}
+
+TEST(OsRecording, SharedPagesAreSkippedSilentlyLikeTheKernel) {
+    RecordingOs fake(2, 1);
+    fake.touch(at(kBase), 2 * kPage, 0);
+    fake.fail_page(at(kBase + kPage), EACCES);
+    EXPECT_EQ(fake.mbind(at(kBase), 2 * kPage, PolicyMode::bind, NodeSet{1}, mf_move | mf_strict), 0);
+    EXPECT_EQ(fake.node_of_page(at(kBase)), 1);
+    EXPECT_EQ(fake.node_of_page(at(kBase + kPage)), 0);   // only a query reveals it
+    void* p = at(kBase + kPage);
+    int target = 1;
+    int status = 0;
+    ASSERT_EQ(fake.move_pages(0, 1, &p, &target, &status, mf_move), 0);
+    EXPECT_EQ(status, -EACCES);
+}
+
+TEST(OsRecording, AbsentPagesCanReadLikeAnOlderKernel) {
+    RecordingOs fake(2, 1);
+    fake.set_absent_errno(EFAULT);
+    void* p = at(kBase);
+    int status = 0;
+    ASSERT_EQ(fake.move_pages(0, 1, &p, nullptr, &status, 0), 0);
+    EXPECT_EQ(status, -EFAULT);
+    EXPECT_TRUE(is_absent_status(status));
 }
 
 TEST(OsRecording, MoveMigratesMisplacedPagesToThePolicyNode) {

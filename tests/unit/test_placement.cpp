@@ -505,7 +505,7 @@ TEST(PlacementRollback, FailedRunMbindRestoresPreviousPolicyAndLocations) {
     fake.touch(kBase, 8 * kPage, 0);
     fake.clear_calls();
 
-    const auto p = plan(PlacementPolicy::block_even(NodeSet{1, 2, 3, 0}), kBase, 8 * kPage, m);
+    const auto p = plan(PlacementPolicy::block({{1, 1}, {2, 1}, {3, 1}, {0, 1}}), kBase, 8 * kPage, m);
     ASSERT_EQ(p.runs.size(), 4u);
     fake.fail_call(os::CallKind::mbind, ENOMEM, /*nth=*/2);   // the second run fails
     const std::string text = error_text([&] { apply(kBase, 8 * kPage, p, os); });
@@ -525,7 +525,8 @@ TEST(PlacementRollback, UnmovablePageUndoesRangePolicy) {
     PopulatingOs os(fake);
     fake.touch(kBase, 4 * kPage, 0);
     fake.fail_page(page_at(kBase, 3), EBUSY);
-    const auto p = plan(PlacementPolicy::interleave(NodeSet{0, 1, 2, 3}), kBase, 4 * kPage, m);
+    // MOVE|STRICT moves pages 0-2 to node 1, then fails with EIO for page 3.
+    const auto p = plan(PlacementPolicy::bind(NodeSet{1}), kBase, 4 * kPage, m);
     Error caught("", "");
     try {
         apply(kBase, 4 * kPage, p, os);
@@ -536,11 +537,23 @@ TEST(PlacementRollback, UnmovablePageUndoesRangePolicy) {
     const std::string text = caught.what();
     EXPECT_EQ(caught.code(), EIO);
     EXPECT_NE(text.find("could not place pages 3 of"), std::string::npos) << text;
-    EXPECT_NE(text.find("mbind(interleave, 0-3) failed: EIO"), std::string::npos) << text;
+    EXPECT_NE(text.find("mbind(bind, 1) failed: EIO"), std::string::npos) << text;
     for (std::size_t i = 0; i < 4; ++i) {
         EXPECT_EQ(fake.policy_of_page(page_at(kBase, i)).mode, os::PolicyMode::default_) << i;
         EXPECT_EQ(fake.node_of_page(page_at(kBase, i)), 0) << i;
     }
+}
+
+TEST(PlacementApply, InterleaveOverPresentPagesMovesThemToThePlan) {
+    const Machine m = four_nodes();
+    os::RecordingOs fake(m);
+    PopulatingOs os(fake);
+    // Present on node 0, a member of the set: mbind(MOVE) leaves such pages.
+    fake.touch(kBase, 8 * kPage, 0);
+    const auto p = plan(PlacementPolicy::interleave(NodeSet{0, 1, 2, 3}), kBase, 8 * kPage, m);
+    const auto r = apply(kBase, 8 * kPage, p, os);
+    EXPECT_TRUE(r.ok()) << r.summary();
+    for (std::size_t i = 0; i < 8; ++i) EXPECT_EQ(fake.node_of_page(page_at(kBase, i)), static_cast<int>(i % 4));
 }
 
 TEST(PlacementRollback, FailedMovePagesMovesEverythingBack) {

@@ -1,6 +1,8 @@
-// Tests for `numaware run`, through the built binary: the child must see
-// the memory policy (in its own /proc/self/numa_maps) and the CPU set (in
-// its /proc/self/status) that run was asked for.
+// Tests for `numaware run` and `numaware probe`, through the built binary.
+// run: the child must see the memory policy (in its own /proc/self/numa_maps)
+// and the CPU set (in its /proc/self/status) that run was asked for.
+// probe: the measured matrices cover every (CPU node, memory node) pair and
+// the JSON loads back as a Machine.
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -147,6 +149,59 @@ TEST(RunCli, BadInputIsOneLineNamingTheInput) {
         EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
         EXPECT_NE(o.err.find(c.expect), std::string::npos) << "expected '" << c.expect << "' in: " << o.err;
     }
+}
+
+TEST(ProbeCli, JsonIsTheLiveMachineWithMeasuredMatrices) {
+    const Outcome o = cli({"probe", "--json", "--size", "1M", "--iterations", "20000"});
+    ASSERT_EQ(o.status, 0) << o.err;
+    const Machine probed = Machine::from_json(o.out);
+    const Machine live = Machine::from_live();
+    EXPECT_EQ(probed.nodes, live.nodes);
+    EXPECT_EQ(probed.distances, live.distances);
+    ASSERT_TRUE(probed.latency_ns.has_value());
+    ASSERT_TRUE(probed.bandwidth_gbps.has_value());
+    for (std::size_t i = 0; i < probed.nodes.size(); ++i)
+        for (std::size_t j = 0; j < probed.nodes.size(); ++j) {
+            const bool measurable = probed.nodes[i].has_cpus() && probed.nodes[j].memory_bytes > 0;
+            const double lat = (*probed.latency_ns)[i][j];
+            const double bw = (*probed.bandwidth_gbps)[i][j];
+            if (measurable) {
+                // Loose physical bounds: a DRAM load is neither free nor a millisecond.
+                EXPECT_GT(lat, 0.5) << i << "," << j;
+                EXPECT_LT(lat, 1e6) << i << "," << j;
+                EXPECT_GT(bw, 0.001) << i << "," << j;
+                EXPECT_LT(bw, 10000.0) << i << "," << j;
+            } else {
+                EXPECT_EQ(lat, 0.0);
+                EXPECT_EQ(bw, 0.0);
+            }
+        }
+
+    // `topo --machine FILE` loads what probe wrote.
+    const std::string path = ::testing::TempDir() + "probe_" + std::to_string(::getpid()) + ".json";
+    {
+        std::ofstream f(path);
+        f << o.out;
+    }
+    const Outcome topo = cli({"topo", "--json", "--machine", path});
+    std::remove(path.c_str());
+    ASSERT_EQ(topo.status, 0) << topo.err;
+    EXPECT_EQ(Machine::from_json(topo.out).latency_ns, probed.latency_ns);
+}
+
+TEST(ProbeCli, TableAndBadInput) {
+    const Outcome o = cli({"probe", "--size", "256K", "--iterations", "5000"});
+    ASSERT_EQ(o.status, 0) << o.err;
+    EXPECT_NE(o.out.find("latency (ns per load"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("bandwidth (GB/s"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("placement bind"), std::string::npos) << o.out;
+
+    Outcome bad = cli({"probe", "--size", "4K"});
+    EXPECT_NE(bad.status, 0);
+    EXPECT_NE(bad.err.find("--size: 4K is too small: at least 64K"), std::string::npos) << bad.err;
+    bad = cli({"probe", "--iterations", "0"});
+    EXPECT_NE(bad.status, 0);
+    EXPECT_NE(bad.err.find("--iterations: must be at least 1"), std::string::npos) << bad.err;
 }
 
 }  // namespace

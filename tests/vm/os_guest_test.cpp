@@ -8,11 +8,16 @@
 #include <cstring>
 #include <dirent.h>
 #include <fstream>
+#include <map>
 #include <string>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
 
+#include "numaware/balancing.hpp"
+#include "os/balancing.hpp"
+#include "os/numa_maps.hpp"
 #include "os/os.hpp"
 
 namespace numaware::os {
@@ -92,7 +97,7 @@ TEST(OsGuest, BindThenTouchPlacesEveryPageOnTheBoundNode) {
 TEST(OsGuest, UntouchedPagesAreReportedAbsent) {
     Mapping m(4);
     ASSERT_NE(m.addr, nullptr);
-    for (int s : m.query()) EXPECT_EQ(s, -ENOENT);
+    for (int s : m.query()) EXPECT_TRUE(is_absent_status(s)) << s;   // -ENOENT, or -EFAULT on 6.1
 }
 
 TEST(OsGuest, InterleaveFollowsThePageIndexRule) {
@@ -143,6 +148,46 @@ TEST(OsGuest, StrictWithoutMoveRefusesMisplacedPages) {
     m.touch();
     EXPECT_EQ(linux_os().mbind(m.addr, m.len, PolicyMode::bind, NodeSet{set.back()}, mf_strict), EIO);
     for (int s : m.query()) EXPECT_EQ(s, static_cast<int>(set.front()));
+    // Nothing was installed (RecordingOs simulates exactly this).
+    PolicyQuery q;
+    ASSERT_EQ(linux_os().get_mempolicy(m.addr, q), 0);
+    EXPECT_EQ(q.mode, PolicyMode::bind);
+    EXPECT_EQ(q.nodes, NodeSet{set.front()});
+}
+
+TEST(OsGuest, SharedPagesAreSkippedSilentlyByMoveStrict) {
+    // A page still shared with a forked child is not migrated by MOVE, yet
+    // mbind(MOVE|STRICT) returns 0 — only the verification query sees it.
+    const std::vector<unsigned> set = memory_nodes().to_vector();
+    Mapping m(8);
+    ASSERT_NE(m.addr, nullptr);
+    ASSERT_EQ(linux_os().mbind(m.addr, m.len, PolicyMode::bind, NodeSet{set.front()}, 0), 0);
+    m.touch();
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        char c;
+        (void)!read(fds[0], &c, 1);
+        _exit(0);
+    }
+    const std::size_t page = linux_os().page_size();
+    for (std::size_t i = 0; i < 4; ++i) m.addr[i * page] = 2;   // first half: private again
+    const int rc = linux_os().mbind(m.addr, m.len, PolicyMode::bind, NodeSet{set.back()}, mf_move | mf_strict);
+    const auto status = m.query();
+    std::vector<void*> ptrs(m.pages);
+    for (std::size_t i = 0; i < m.pages; ++i) ptrs[i] = m.addr + i * page;
+    std::vector<int> targets(m.pages, static_cast<int>(set.back()));
+    std::vector<int> moved(m.pages, 0);
+    const int rc2 = linux_os().move_pages(0, m.pages, ptrs.data(), targets.data(), moved.data(), mf_move);
+    (void)!write(fds[1], "x", 1);
+    waitpid(child, nullptr, 0);
+    EXPECT_EQ(rc, 0);
+    for (std::size_t i = 0; i < m.pages; ++i)
+        EXPECT_EQ(status[i], static_cast<int>(i < 4 ? set.back() : set.front())) << "page " << i;
+    EXPECT_EQ(rc2, 0);
+    for (std::size_t i = 4; i < m.pages; ++i) EXPECT_EQ(moved[i], -EACCES) << "page " << i;
 }
 
 TEST(OsGuest, WeightedInterleaveFollowsWeightsOrIsRefused) {
@@ -215,6 +260,72 @@ TEST(OsGuest, PhysicalFrameOfATouchedPage) {
         EXPECT_EQ(rc, EPERM);
     }
     EXPECT_EQ(linux_os().physical_frame(m.addr + linux_os().page_size(), pfn), ENOENT);
+}
+
+TEST(OsGuest, BalancingTogglesAndTheGuardRestores) {
+    const BalancingState before = balancing_state();   // the guest kernel has the sysctl
+    const BalancingState other = before == BalancingState::off ? BalancingState::normal : BalancingState::off;
+    {
+        BalancingGuard guard(other);
+        EXPECT_TRUE(guard.changed());
+        EXPECT_EQ(guard.previous(), before);
+        EXPECT_EQ(balancing_state(), other);
+    }
+    EXPECT_EQ(balancing_state(), before);
+    set_balancing_state(BalancingState::normal);
+    EXPECT_EQ(balancing_state(), BalancingState::normal);
+    set_balancing_state(before);
+    EXPECT_EQ(balancing_state(), before);
+}
+
+TEST(OsGuest, NumaMapsAgreesWithMovePagesForABoundRange) {
+    const std::vector<unsigned> set = memory_nodes().to_vector();
+    const unsigned node = set.back();
+    Mapping m(24);
+    ASSERT_NE(m.addr, nullptr);
+    ASSERT_EQ(linux_os().mbind(m.addr, m.len, PolicyMode::bind, NodeSet{node}, mf_move | mf_strict), 0);
+    m.touch();
+    std::size_t on_node = 0;
+    for (int s : m.query()) on_node += s == static_cast<int>(node) ? 1 : 0;
+    EXPECT_EQ(on_node, m.pages);
+    std::string text;
+    ASSERT_EQ(linux_os().read_numa_maps(0, text), 0);
+    const auto records = parse_numa_maps(text);
+    const NumaMapsRecord* rec = nullptr;
+    for (const auto& r : records)
+        if (r.address == reinterpret_cast<std::uintptr_t>(m.addr)) rec = &r;
+    ASSERT_NE(rec, nullptr) << text;
+    EXPECT_EQ(rec->policy_mode, "bind");
+    EXPECT_EQ(rec->policy_nodes, NodeSet{node});
+    EXPECT_EQ(rec->pages_per_node.size(), 1u);
+    EXPECT_EQ(rec->pages_per_node.at(node), on_node);
+    // And the range is reported exempt from balancing because it is bound.
+    bool exempt = false;
+    for (const auto& e : exempt_ranges(records))
+        if (e.address == rec->address) exempt = e.bound;
+    EXPECT_TRUE(exempt);
+}
+
+TEST(OsGuest, NumaMapsShowsInterleaveSpreadLikeMovePages) {
+    const NodeSet nodes = memory_nodes();
+    Mapping m(40);
+    ASSERT_NE(m.addr, nullptr);
+    ASSERT_EQ(linux_os().mbind(m.addr, m.len, PolicyMode::interleave, nodes, mf_move | mf_strict), 0);
+    m.touch();
+    std::map<unsigned, std::uint64_t> counted;
+    for (int s : m.query()) {
+        ASSERT_GE(s, 0);
+        ++counted[static_cast<unsigned>(s)];
+    }
+    std::string text;
+    ASSERT_EQ(linux_os().read_numa_maps(0, text), 0);
+    for (const auto& r : parse_numa_maps(text)) {
+        if (r.address != reinterpret_cast<std::uintptr_t>(m.addr)) continue;
+        EXPECT_EQ(r.policy_mode, "interleave");
+        EXPECT_EQ(r.pages_per_node, counted);
+        return;
+    }
+    ADD_FAILURE() << "mapping not in numa_maps";
 }
 
 }  // namespace

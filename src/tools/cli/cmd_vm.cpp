@@ -105,10 +105,12 @@ void add_vm_command(CLI::App& app) {
     cmd->add_option("--timeout", options->timeout, "Kill the guest after this many seconds")
         ->capture_default_str();
     cmd->add_option("--share", options->shares,
-                    "Export a host directory writable at the same path in the guest (repeatable)");
+                    "Export a host directory writable at the same path in the guest (repeatable)")
+        ->allow_extra_args(false);   // one value per flag, so "--" still ends the options
     cmd->add_option("--env", options->env,
                     "Set NAME=VALUE in the guest, or pass the host's NAME (repeatable; GTEST_*, NUMAWARE_*, LANG, "
-                    "LC_*, TERM, TZ pass by default)");
+                    "LC_*, TERM, TZ pass by default)")
+        ->allow_extra_args(false);
     cmd->add_flag("--json", options->json,
                   "Print exit_code, stdout, stderr, boot/run seconds, kernel and the guest machine as JSON");
     cmd->add_flag("--verbose", options->verbose, "Show the QEMU command line, the guest console and timings");

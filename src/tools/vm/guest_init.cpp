@@ -37,7 +37,7 @@ die() {
 done
 p9=trans=virtio,version=9p2000.L,msize=262144
 mount -t 9p -o $p9 nwout /out || die "cannot mount the results export (nwout)"
-mount -t 9p -o $p9,ro host /host || die "cannot mount the host root (host)"
+mount -t 9p -o $p9,ro,cache=loose host /host || die "cannot mount the host root (host)"
 mount -t proc proc /host/proc || die "cannot mount /proc in the host root"
 mount -t sysfs sysfs /host/sys || die "cannot mount /sys in the host root"
 mount -t devtmpfs devtmpfs /host/dev || die "cannot mount /dev in the host root"

@@ -66,6 +66,15 @@ std::string tail_lines(const std::string& text, std::size_t lines) {
     return text.substr(pos, end - pos);
 }
 
+bool hidden_in_guest(const std::string& path, const std::vector<std::string>& shares) {
+    auto under = [&](const std::string& dir) {
+        return path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 &&
+                               (dir.back() == '/' || path[dir.size()] == '/'));
+    };
+    if (!under("/tmp")) return false;
+    return std::none_of(shares.begin(), shares.end(), under);
+}
+
 bool passes_through(const std::string& name) {
     for (const char* prefix : {"GTEST_", "NUMAWARE_", "LC_"})
         if (name.rfind(prefix, 0) == 0) return true;
@@ -128,6 +137,12 @@ VmResult run_in_vm(const VmRequest& request) {
     }
     std::error_code cwd_ec;
     const std::string cwd = request.cwd.empty() ? fs::current_path(cwd_ec).string() : request.cwd;
+    // Fail before booting when the guest could not even find the command.
+    for (const std::string& p : {cwd, request.command.front()})
+        if (!p.empty() && p.front() == '/' && hidden_in_guest(p, shares))
+            throw Error(p == cwd ? "working directory" : "command",
+                        fmt::format("{} is under /tmp, which the guest replaces with its own tmpfs; "
+                                    "pass --share DIR to export it (writable) or run from elsewhere", p));
     std::vector<std::string> host_env;
     for (char** e = environ; *e != nullptr; ++e) host_env.emplace_back(*e);
     const auto env = guest_environment(host_env, request.env, request.spec, kernel.release);

@@ -57,6 +57,10 @@ std::vector<std::pair<std::string, std::string>> guest_environment(const std::ve
                                                                    const std::string& spec,
                                                                    const std::string& kernel_release);
 
+// True when host `path` cannot be seen in the guest: it lies under /tmp,
+// which the guest replaces with its own tmpfs, and no share covers it.
+bool hidden_in_guest(const std::string& path, const std::vector<std::string>& shares);
+
 // Runs the request. Throws Error when the guest cannot be started or never
 // reports a status (timeout, crash), with the console tail in the message.
 VmResult run_in_vm(const VmRequest& request);
