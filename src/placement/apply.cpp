@@ -234,38 +234,46 @@ int populate(os::Os& os, const Range& r) {
                 err);
 }
 
-// move_pages for every planned page not yet on its node.
+// move_pages for every planned page not yet on its node. Migration can
+// fail transiently (a page briefly pinned by another reference: the kernel
+// gives up after its own retries), so pages still elsewhere are tried again
+// a few times before the whole operation is undone.
 void move_to_plan(os::Os& os, const Range& r, const PlacementPlan& plan, const Snapshot& snap) {
+    constexpr int kAttempts = 4;
     std::vector<int> now;
     if (int err = locate(os, r, now)) fail(os, r, plan, snap, "move_pages (query)", err, 0, r.pages.size());
-    std::vector<void*> addrs;
-    std::vector<int> targets;
-    std::vector<std::size_t> index;
-    for (std::size_t i = 0; i < now.size(); ++i) {
-        const int planned = plan.page_nodes[i];
-        if (planned < 0 || now[i] < 0 || now[i] == planned) continue;
-        addrs.push_back(r.at(i));
-        targets.push_back(planned);
-        index.push_back(i);
+    int last_error = 0;
+    std::vector<std::size_t> pending;
+    for (int attempt = 0; attempt < kAttempts; ++attempt) {
+        std::vector<void*> addrs;
+        std::vector<int> targets;
+        pending.clear();
+        for (std::size_t i = 0; i < now.size(); ++i) {
+            const int planned = plan.page_nodes[i];
+            if (planned < 0 || now[i] < 0 || now[i] == planned) continue;
+            addrs.push_back(r.at(i));
+            targets.push_back(planned);
+            pending.push_back(i);
+        }
+        if (pending.empty()) return;
+        std::vector<int> status(addrs.size(), 0);
+        const int err = os.move_pages(0, addrs.size(), addrs.data(), targets.data(), status.data(), os::mf_move);
+        // Judge by where the pages are now, not by the status array alone:
+        // a transparent huge page moves whole, so its other small pages may
+        // report EBUSY although they arrived with it.
+        if (int qerr = locate(os, r, now)) fail(os, r, plan, snap, "move_pages (query)", qerr, 0, r.pages.size());
+        last_error = 0;
+        for (std::size_t k = 0; k < pending.size(); ++k)
+            if (now[pending[k]] != plan.page_nodes[pending[k]] && status[k] < 0) {
+                last_error = -status[k];
+                break;
+            }
+        if (last_error == 0) last_error = err != 0 ? err : EIO;
     }
-    if (addrs.empty()) return;
-    std::vector<int> status(addrs.size(), 0);
-    const int err = os.move_pages(0, addrs.size(), addrs.data(), targets.data(), status.data(), os::mf_move);
-    // Judge by where the pages are now, not by the status array alone: a
-    // transparent huge page moves whole, so its other small pages may
-    // report EBUSY although they arrived with it.
-    std::vector<int> after;
-    if (int qerr = locate(os, r, after)) fail(os, r, plan, snap, "move_pages (query)", qerr, 0, r.pages.size());
     std::vector<std::size_t> bad;
-    int first_error = 0;
-    for (std::size_t k = 0; k < index.size(); ++k) {
-        const std::size_t i = index[k];
-        if (after[i] == plan.page_nodes[i]) continue;
-        bad.push_back(i);
-        if (first_error == 0 && status[k] < 0) first_error = -status[k];
-    }
-    if (first_error == 0) first_error = err != 0 ? err : EIO;
-    if (!bad.empty()) fail(os, r, plan, snap, "move_pages", first_error, 0, r.pages.size(), bad);
+    for (std::size_t i : pending)
+        if (now[i] != plan.page_nodes[i]) bad.push_back(i);
+    if (!bad.empty()) fail(os, r, plan, snap, "move_pages", last_error, 0, r.pages.size(), bad);
 }
 
 std::string weighted_fallback_note(const PlacementPlan& plan) {
@@ -429,14 +437,32 @@ void apply_process_policy(const PlacementPolicy& policy, const Machine& machine,
             throw Error(field, "this kernel has no MPOL_WEIGHTED_INTERLEAVE (Linux 6.9 or later), "
                                "so weighted interleave cannot be a process policy",
                         EINVAL);
-        for (const auto& [node, weight] : p.node_weights)
-            if (int err = os.write_interleave_weight(node, weight))
-                throw Error(field, "writing the interleave weight of node " + std::to_string(node) +
+    }
+    // Weights written so far, with their old values, to undo on failure.
+    std::vector<std::pair<unsigned, unsigned>> old_weights;
+    auto undo_weights = [&] {
+        for (const auto& [node, weight] : old_weights) os.write_interleave_weight(node, weight);
+    };
+    if (p.mode == MemoryPolicyMode::weighted_interleave) {
+        for (const auto& [node, weight] : p.node_weights) {
+            unsigned old = 1;
+            int err = os.read_interleave_weight(node, old);
+            if (err == 0) {
+                old_weights.emplace_back(node, old);
+                err = os.write_interleave_weight(node, weight);
+            }
+            if (err != 0) {
+                undo_weights();
+                throw Error(field, "setting the interleave weight of node " + std::to_string(node) +
                                        " failed: " + errno_name(err),
                             err);
+            }
+        }
     }
-    if (int err = os.set_mempolicy(static_cast<os::PolicyMode>(p.mode), p.mode_nodes))
+    if (int err = os.set_mempolicy(static_cast<os::PolicyMode>(p.mode), p.mode_nodes)) {
+        undo_weights();
         throw Error(field, "set_mempolicy(" + mode_text(p.mode, p.mode_nodes) + ") failed: " + errno_name(err), err);
+    }
 }
 
 }  // namespace numaware

@@ -642,3 +642,21 @@ TEST(PlacementProcess, SetsTheThreadPolicyOrRefuses) {
 
 }  // namespace
 }  // namespace numaware
+
+namespace numaware {
+namespace {
+
+TEST(PlacementProcess, FailedSetMempolicyPutsWeightsBack) {
+    const Machine m = four_nodes();
+    os::RecordingOs fake(m);
+    fake.fail_call(os::CallKind::set_mempolicy, EPERM);
+    const std::string text =
+        error_text([&] { apply_process_policy(parse_policy("weighted:0=4,2=2", m), m, {}, fake); });
+    EXPECT_NE(text.find("set_mempolicy(weighted_interleave, 0,2) failed: EPERM"), std::string::npos) << text;
+    EXPECT_EQ(fake.interleave_weight(0), 1u);
+    EXPECT_EQ(fake.interleave_weight(2), 1u);
+    EXPECT_EQ(fake.thread_policy().mode, os::PolicyMode::default_);
+}
+
+}  // namespace
+}  // namespace numaware

@@ -23,6 +23,7 @@ namespace {
 struct VmOptions {
     std::string machine;
     std::string kernel;
+    std::string kernel_args;
     std::string mem_per_node;
     unsigned cpus_per_node = 0;
     double timeout = 600;
@@ -52,6 +53,7 @@ void run(const VmOptions& o, bool cpus_given) {
     if (!o.mem_per_node.empty()) request.overrides.mem_per_node = parse_size(o.mem_per_node, "--mem-per-node");
     if (cpus_given) request.overrides.cpus_per_node = o.cpus_per_node;
     request.kernel = o.kernel;
+    request.kernel_args = o.kernel_args;
     request.command = o.command;
     request.shares = o.shares;
     request.env = o.env;
@@ -99,6 +101,8 @@ void add_vm_command(CLI::App& app) {
         ->required();
     cmd->add_option("--kernel", options->kernel,
                     "Guest kernel: 6.1, 6.12, an exact cached release, or a kernel directory (default: newest cached)");
+    cmd->add_option("--kernel-args", options->kernel_args,
+                    "Extra guest kernel command line, e.g. 'numa_balancing=disable transparent_hugepage=never'");
     cmd->add_option("--mem-per-node", options->mem_per_node, "Give every guest node this much memory (e.g. 512M)");
     auto* cpus = cmd->add_option("--cpus-per-node", options->cpus_per_node,
                                  "Give every node that has CPUs this many vCPUs");

@@ -3,7 +3,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
+#include <string_view>
 #include <filesystem>
 #include <functional>
 #include <sstream>
@@ -144,10 +146,11 @@ std::vector<std::string> modinfo_depends(const std::string& elf, const std::stri
         const auto size = read_le<std::uint64_t>(elf, section(i, 32), what);
         if (offset + size > elf.size()) throw Error(what, ".modinfo runs past the end of the file");
         // .modinfo is a run of NUL-terminated "key=value" strings.
-        std::size_t at = offset;
-        while (at < offset + size) {
-            const std::string entry(elf.c_str() + at);
-            at += entry.size() + 1;
+        const std::string_view info(elf.data() + offset, size);
+        for (std::size_t at = 0; at < info.size();) {
+            const std::size_t end = std::min(info.find('\0', at), info.size());
+            const std::string entry(info.substr(at, end - at));
+            at = end + 1;
             if (entry.rfind("depends=", 0) != 0) continue;
             std::vector<std::string> deps;
             std::istringstream list(entry.substr(8));

@@ -3,7 +3,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,8 +19,6 @@
 #include <fmt/format.h>
 
 #include "numaware/error.hpp"
-
-extern char** environ;
 
 namespace numaware::vm {
 namespace {
@@ -54,23 +52,37 @@ bool wait_until(pid_t pid, int& wstatus, Clock::time_point deadline, bool has_de
 ProcessResult run_process(const std::vector<std::string>& argv, const std::string& stdout_path,
                           const std::string& stderr_path, std::optional<double> timeout_seconds) {
     if (argv.empty()) throw Error("command", "is empty");
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    if (!stdout_path.empty())
-        posix_spawn_file_actions_addopen(&actions, 1, stdout_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    if (!stderr_path.empty())
-        posix_spawn_file_actions_addopen(&actions, 2, stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-
+    // Resolve before fork: the child may only make async-signal-safe calls.
+    const std::string program = find_in_path(argv[0]);
+    if (program.empty()) throw Error(argv[0], "cannot start: not found in PATH", ENOENT);
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
 
     const auto start = Clock::now();
-    pid_t pid = 0;
-    const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) throw Error(argv[0], fmt::format("cannot start: {}", std::strerror(rc)), rc);
+    const pid_t parent = getpid();
+    const pid_t pid = fork();
+    if (pid < 0) throw Error(argv[0], fmt::format("cannot start: {}", std::strerror(errno)), errno);
+    if (pid == 0) {
+        // If numaware dies (ctest timeout, Ctrl-C, SIGKILL), QEMU dies with
+        // it instead of running on unattended.
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) _exit(127);
+        const int in = open("/dev/null", O_RDONLY);
+        if (in >= 0) dup2(in, 0);
+        if (!stdout_path.empty()) {
+            const int fd = open(stdout_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+            if (fd < 0) _exit(127);
+            dup2(fd, 1);
+        }
+        if (!stderr_path.empty()) {
+            const int fd = open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+            if (fd < 0) _exit(127);
+            dup2(fd, 2);
+        }
+        execv(program.c_str(), args.data());
+        _exit(127);
+    }
 
     ProcessResult result;
     int wstatus = 0;

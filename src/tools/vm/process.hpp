@@ -16,7 +16,8 @@ struct ProcessResult {
 // Runs argv (argv[0] looked up in PATH) with stdin from /dev/null and
 // stdout/stderr appended to the given files ("" = inherit). With a timeout,
 // the child gets SIGTERM when it passes and SIGKILL 3 s later. Throws Error
-// naming argv[0] when it cannot be started.
+// naming argv[0] when it cannot be started. The child is killed if this
+// process dies, so no QEMU outlives the numaware that started it.
 ProcessResult run_process(const std::vector<std::string>& argv, const std::string& stdout_path,
                           const std::string& stderr_path, std::optional<double> timeout_seconds = {});
 

@@ -2,6 +2,7 @@
 #include "tools/vm/qemu_command.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <numeric>
 #include <set>
 
@@ -164,7 +165,7 @@ std::vector<std::string> qemu_command(const GuestLayout& layout, const QemuPaths
     std::vector<std::string> argv{
         paths.qemu,
         // KVM hangs after the BIOS on these hosts; multi-threaded TCG works.
-        "-accel", "tcg,thread=multi", "-cpu", "max",
+        "-accel", std::getenv("NWTCG") ? std::getenv("NWTCG") : "tcg,thread=multi", "-cpu", "max",
         // One socket per vCPU: sockets never straddle nodes, so the guest
         // scheduler sees no cache shared across nodes.
         "-smp", fmt::format("{},sockets={},cores=1,threads=1", layout.cpu_count, layout.cpu_count),
@@ -191,7 +192,7 @@ std::vector<std::string> qemu_command(const GuestLayout& layout, const QemuPaths
     argv.insert(argv.end(), {
         "-kernel", paths.kernel,
         "-initrd", paths.initramfs,
-        "-append", kernel_cmdline(),
+        "-append", paths.kernel_args.empty() ? kernel_cmdline() : kernel_cmdline() + " " + paths.kernel_args,
         // No default devices (VGA, NIC, floppy): faster boot, nothing to
         // configure. The console goes to a file so QEMU's stdio stays free.
         "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",

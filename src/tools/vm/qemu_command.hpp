@@ -73,6 +73,8 @@ struct QemuPaths {
     std::string results_dir;   // writable export, mount tag "nwout"
     // Extra writable exports: mount tags "nwshare0", "nwshare1", ...
     std::vector<std::string> shares;
+    // Appended to kernel_cmdline(), e.g. "numa_balancing=disable".
+    std::string kernel_args;
 };
 
 // The mount tag QEMU and the guest init use for shares[i].

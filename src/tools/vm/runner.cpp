@@ -173,6 +173,7 @@ VmResult run_in_vm(const VmRequest& request) {
     paths.serial_log = workdir + "/console.log";
     paths.results_dir = out;
     paths.shares = shares;
+    paths.kernel_args = request.kernel_args;
     result.qemu_argv = qemu_command(layout, paths);
 
     const ProcessResult run =

@@ -21,6 +21,7 @@ struct VmRequest {
     std::string spec;                    // as the user gave it; exported as NUMAWARE_VM_SPEC
     LayoutOverrides overrides;
     std::string kernel;                  // --kernel request ("" = newest cached)
+    std::string kernel_args;             // extra guest kernel command line
     std::vector<std::string> command;    // argv run in the guest
     std::string cwd;                     // host working directory ("" = current)
     std::vector<std::string> shares;     // host directories exported writable at the same path
