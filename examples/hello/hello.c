@@ -9,6 +9,6 @@ int main(void) {
         return 1;
     }
     printf("distance 0->1 = %u\n", nw_machine_distance(m, 0, 1));
-    nw_machine_free(m);
+    nw_machine_destroy(m);
     return 0;
 }

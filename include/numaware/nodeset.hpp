@@ -13,6 +13,15 @@
 
 namespace numaware {
 
+// The kernel's list syntax for indices ("0-3,8"), shared by node and CPU
+// lists. parse_index_list keeps the order written and any repeats, so a
+// caller can reject duplicates with its own message. `noun` names what is
+// listed ("node", "CPU") in errors; indices >= `limit` are refused.
+std::vector<unsigned> parse_index_list(std::string_view text, std::string_view field,
+                                       std::string_view noun, unsigned limit);
+// Ascending, deduplicated, with runs folded: {0,1,2,3,8} -> "0-3,8".
+std::string format_index_list(std::vector<unsigned> indices);
+
 class NodeSet {
 public:
     static constexpr unsigned max_nodes = 1024;

@@ -35,7 +35,7 @@ int nw_machine_load(const char* spec, nw_machine_t** out) {
     });
 }
 
-void nw_machine_free(nw_machine_t* machine) { delete machine; }
+void nw_machine_destroy(nw_machine_t* machine) { delete machine; }
 
 int nw_machine_node_count(const nw_machine_t* machine) {
     return guarded([&] { return as_int(machine_of(machine).node_count(), "node count"); });

@@ -1,6 +1,7 @@
 // machine/nodeset.cpp — NodeSet parsing and conversion.
 #include "numaware/nodeset.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <string>
 
@@ -28,24 +29,27 @@ void NodeSet::remove(unsigned node) {
 }
 
 namespace {
-unsigned parse_index(std::string_view item, std::string_view field, std::string_view whole) {
+unsigned parse_index(std::string_view item, std::string_view field, std::string_view whole,
+                     std::string_view noun, unsigned limit) {
     unsigned value = 0;
     const char* first = item.data();
     const char* last = item.data() + item.size();
     auto [ptr, ec] = std::from_chars(first, last, value);
     if (item.empty() || ec != std::errc{} || ptr != last)
-        throw Error(std::string(field), "malformed node list '" + std::string(whole) +
+        throw Error(std::string(field), "malformed " + std::string(noun) + " list '" + std::string(whole) +
                                             "': expected indices like 0-3,6");
-    if (value >= NodeSet::max_nodes)
-        throw Error(std::string(field), "node " + std::to_string(value) + " is out of range (limit " +
-                                            std::to_string(NodeSet::max_nodes - 1) + ")");
+    if (value >= limit)
+        throw Error(std::string(field), std::string(noun) + " " + std::to_string(value) +
+                                            " is out of range (limit " + std::to_string(limit - 1) + ")");
     return value;
 }
 }  // namespace
 
-NodeSet NodeSet::parse(std::string_view text, std::string_view field) {
-    NodeSet set;
-    if (text.empty()) throw Error(std::string(field), "empty node list: expected indices like 0-3,6");
+std::vector<unsigned> parse_index_list(std::string_view text, std::string_view field,
+                                       std::string_view noun, unsigned limit) {
+    if (text.empty())
+        throw Error(std::string(field), "empty " + std::string(noun) + " list: expected indices like 0-3,6");
+    std::vector<unsigned> out;
     std::size_t pos = 0;
     while (pos <= text.size()) {
         std::size_t comma = text.find(',', pos);
@@ -53,30 +57,25 @@ NodeSet NodeSet::parse(std::string_view text, std::string_view field) {
         std::string_view item = text.substr(pos, comma - pos);
         std::size_t dash = item.find('-');
         if (dash == std::string_view::npos) {
-            set.add(parse_index(item, field, text));
+            out.push_back(parse_index(item, field, text, noun, limit));
         } else {
-            unsigned lo = parse_index(item.substr(0, dash), field, text);
-            unsigned hi = parse_index(item.substr(dash + 1), field, text);
+            unsigned lo = parse_index(item.substr(0, dash), field, text, noun, limit);
+            unsigned hi = parse_index(item.substr(dash + 1), field, text, noun, limit);
             if (lo > hi)
-                throw Error(std::string(field), "malformed node list '" + std::string(text) +
-                                                    "': range " + std::string(item) + " runs backwards");
-            for (unsigned n = lo; n <= hi; ++n) set.add(n);
+                throw Error(std::string(field), "malformed " + std::string(noun) + " list '" +
+                                                    std::string(text) + "': range " + std::string(item) +
+                                                    " runs backwards");
+            for (unsigned n = lo; n <= hi; ++n) out.push_back(n);
         }
         pos = comma + 1;
     }
-    return set;
-}
-
-std::vector<unsigned> NodeSet::to_vector() const {
-    std::vector<unsigned> out;
-    for (unsigned n = 0; n < max_nodes; ++n)
-        if (bits_.test(n)) out.push_back(n);
     return out;
 }
 
-std::string NodeSet::to_string() const {
+std::string format_index_list(std::vector<unsigned> v) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
     std::string out;
-    const auto v = to_vector();
     for (std::size_t i = 0; i < v.size();) {
         std::size_t j = i;
         while (j + 1 < v.size() && v[j + 1] == v[j] + 1) ++j;
@@ -87,6 +86,21 @@ std::string NodeSet::to_string() const {
     }
     return out;
 }
+
+NodeSet NodeSet::parse(std::string_view text, std::string_view field) {
+    NodeSet set;
+    for (unsigned n : parse_index_list(text, field, "node", max_nodes)) set.add(n);
+    return set;
+}
+
+std::vector<unsigned> NodeSet::to_vector() const {
+    std::vector<unsigned> out;
+    for (unsigned n = 0; n < max_nodes; ++n)
+        if (bits_.test(n)) out.push_back(n);
+    return out;
+}
+
+std::string NodeSet::to_string() const { return format_index_list(to_vector()); }
 
 std::vector<unsigned long> NodeSet::to_mask() const {
     constexpr unsigned word_bits = sizeof(unsigned long) * 8;

@@ -1,6 +1,7 @@
 // threads/team_plan.cpp — the pure half of the threads layer: which rank
 // runs on which CPU. No threads, no system calls; unit-tested on any host.
 #include <algorithm>
+#include <limits>
 #include <charconv>
 #include <map>
 #include <string>
@@ -23,58 +24,12 @@ std::string_view to_string(MappingKind kind) {
     return kind == MappingKind::scatter ? "scatter" : "contiguous";
 }
 
-namespace {
-
-unsigned parse_cpu_index(std::string_view item, std::string_view field, std::string_view whole) {
-    unsigned value = 0;
-    const char* last = item.data() + item.size();
-    auto [ptr, ec] = std::from_chars(item.data(), last, value);
-    if (item.empty() || ec != std::errc{} || ptr != last)
-        throw Error(std::string(field),
-                    fmt::format("malformed CPU list '{}': expected CPU numbers like 0-3,8", whole));
-    return value;
-}
-
-}  // namespace
-
 std::vector<unsigned> parse_cpu_list(std::string_view text, std::string_view field) {
-    if (text.empty())
-        throw Error(std::string(field), "empty CPU list: expected CPU numbers like 0-3,8");
-    std::vector<unsigned> out;
-    std::size_t pos = 0;
-    while (pos <= text.size()) {
-        std::size_t comma = text.find(',', pos);
-        if (comma == std::string_view::npos) comma = text.size();
-        const std::string_view item = text.substr(pos, comma - pos);
-        const std::size_t dash = item.find('-');
-        if (dash == std::string_view::npos) {
-            out.push_back(parse_cpu_index(item, field, text));
-        } else {
-            const unsigned lo = parse_cpu_index(item.substr(0, dash), field, text);
-            const unsigned hi = parse_cpu_index(item.substr(dash + 1), field, text);
-            if (lo > hi)
-                throw Error(std::string(field),
-                            fmt::format("malformed CPU list '{}': range {} runs backwards", text, item));
-            for (unsigned c = lo; c <= hi; ++c) out.push_back(c);
-        }
-        pos = comma + 1;
-    }
-    return out;
+    // CPU numbers have no small kernel limit like nodes do; any unsigned fits.
+    return parse_index_list(text, field, "CPU", std::numeric_limits<unsigned>::max());
 }
 
-std::string format_cpu_list(std::vector<unsigned> cpus) {
-    std::sort(cpus.begin(), cpus.end());
-    cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
-    std::string out;
-    for (std::size_t i = 0; i < cpus.size();) {
-        std::size_t j = i;
-        while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
-        if (!out.empty()) out += ',';
-        out += j == i ? fmt::format("{}", cpus[i]) : fmt::format("{}-{}", cpus[i], cpus[j]);
-        i = j + 1;
-    }
-    return out;
-}
+std::string format_cpu_list(std::vector<unsigned> cpus) { return format_index_list(std::move(cpus)); }
 
 std::vector<unsigned> TeamLayout::cpus() const {
     std::vector<unsigned> out;

@@ -37,8 +37,8 @@ TEST(MachineCApi, LoadsAndAnswersQueries) {
     ASSERT_NE(json, nullptr);
     EXPECT_EQ(numaware::Machine::from_json(json), numaware::Machine::from_synthetic(spec));
     std::free(json);
-    nw_machine_free(m);
-    nw_machine_free(nullptr);
+    nw_machine_destroy(m);
+    nw_machine_destroy(nullptr);
 }
 
 TEST(MachineCApi, BadInputIsMinusOneWithErrnoAndText) {
@@ -72,5 +72,5 @@ TEST(MachineCApi, BadInputIsMinusOneWithErrnoAndText) {
     EXPECT_EQ(nw_machine_node_count(nullptr), -1);
     EXPECT_EQ(errno, EINVAL);
     EXPECT_EQ(nw_machine_to_json(m, nullptr), -1);
-    nw_machine_free(m);
+    nw_machine_destroy(m);
 }

@@ -80,7 +80,7 @@ TEST(PlacementCApi, PlanOnASyntheticMachine) {
     EXPECT_EQ(nw_place_plan(machine, base, 4096, "local:node=3", -1, nodes.data(), 1), -1);
     EXPECT_EQ(errno, EINVAL);
     EXPECT_NE(std::string(nw_last_error()).find("node 3 has no CPUs"), std::string::npos) << nw_last_error();
-    nw_machine_free(machine);
+    nw_machine_destroy(machine);
 }
 
 int run(const std::string& command, std::string& out) {

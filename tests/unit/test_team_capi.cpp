@@ -37,7 +37,7 @@ void record(const nw_team_ctx* ctx, void* arg) {
 class TeamCapi : public ::testing::Test {
 protected:
     void SetUp() override { ASSERT_EQ(nw_machine_load("live", &machine), 0) << nw_last_error(); }
-    void TearDown() override { nw_machine_free(machine); }
+    void TearDown() override { nw_machine_destroy(machine); }
     nw_machine_t* machine = nullptr;
 };
 

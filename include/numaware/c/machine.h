@@ -28,7 +28,7 @@ typedef struct nw_machine nw_machine_t;
  * untouched and errno is EINVAL (malformed spec), ENOENT/EACCES (file), ... */
 int nw_machine_load(const char* spec, nw_machine_t** out);
 /* Frees a machine; NULL is ignored. */
-void nw_machine_free(nw_machine_t* machine);
+void nw_machine_destroy(nw_machine_t* machine);
 
 /* Number of NUMA nodes (>= 1). */
 int nw_machine_node_count(const nw_machine_t* machine);

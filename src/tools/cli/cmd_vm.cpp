@@ -66,6 +66,14 @@ void run(const VmOptions& o, bool cpus_given) {
         write_all(stderr, fmt::format("numaware vm: {}\n--- guest console ---\n{}--- end of console ---\n",
                                       quoted_argv(r.qemu_argv), r.serial_log));
     }
+    if (!r.failure.empty()) {
+        // Show what the command wrote before the guest died, then why.
+        if (!o.json) {
+            write_all(stdout, r.stdout_text);
+            write_all(stderr, r.stderr_text);
+        }
+        throw Error(r.failure_field, r.failure);
+    }
     if (o.json) {
         nlohmann::json j;
         j["exit_code"] = r.exit_code;

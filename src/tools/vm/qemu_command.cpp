@@ -2,7 +2,6 @@
 #include "tools/vm/qemu_command.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <numeric>
 #include <set>
 
@@ -165,7 +164,7 @@ std::vector<std::string> qemu_command(const GuestLayout& layout, const QemuPaths
     std::vector<std::string> argv{
         paths.qemu,
         // KVM hangs after the BIOS on these hosts; multi-threaded TCG works.
-        "-accel", std::getenv("NWTCG") ? std::getenv("NWTCG") : "tcg,thread=multi", "-cpu", "max",
+        "-accel", "tcg,thread=multi", "-cpu", "max",
         // One socket per vCPU: sockets never straddle nodes, so the guest
         // scheduler sees no cache shared across nodes.
         "-smp", fmt::format("{},sockets={},cores=1,threads=1", layout.cpu_count, layout.cpu_count),

@@ -43,10 +43,10 @@ std::string trim(std::string s) {
 }
 
 // A failed run keeps its directory so the console log can be inspected.
-[[noreturn]] void fail(const std::string& field, const std::string& what, const std::string& console,
-                       const std::string& workdir) {
-    throw Error(field, fmt::format("{}\n--- last guest console lines ---\n{}\n--- files kept in {} ---", what,
-                                   tail_lines(console, 25), workdir));
+void set_failure(VmResult& result, const std::string& field, const std::string& what, const std::string& console) {
+    result.failure_field = field;
+    result.failure = fmt::format("{}\n--- last guest console lines ---\n{}\n--- files kept in {} ---", what,
+                                 tail_lines(console, 25), result.results_dir);
 }
 
 }  // namespace
@@ -183,25 +183,31 @@ VmResult run_in_vm(const VmRequest& request) {
     const std::string qemu_log = trim(read_optional(workdir + "/qemu.log"));
     const std::string console = qemu_log.empty() ? result.serial_log : result.serial_log + "\n[qemu] " + qemu_log;
 
-    if (run.timed_out)
-        fail("--timeout", fmt::format("the guest did not finish within {} s, so QEMU was killed", request.timeout_seconds),
-             console, workdir);
+    result.stdout_text = read_optional(out + "/stdout");
+    result.stderr_text = read_optional(out + "/stderr");
     const std::string status = trim(read_optional(out + "/status"));
+    if (run.timed_out) {
+        set_failure(result, "--timeout",
+                    fmt::format("the guest did not finish within {} s, so QEMU was killed", request.timeout_seconds),
+                    console);
+        return result;
+    }
     if (status.empty()) {
         const std::string init_error = trim(read_optional(out + "/init-error"));
-        fail("guest", fmt::format("did not report an exit status (QEMU exited with {}{})", run.status,
-                                  init_error.empty() ? "" : "; guest init: " + init_error),
-             console, workdir);
+        set_failure(result, "guest",
+                    fmt::format("did not report an exit status (QEMU exited with {}{})", run.status,
+                                init_error.empty() ? "" : "; guest init: " + init_error),
+                    console);
+        return result;
     }
     try {
         result.exit_code = std::stoi(status);
         result.run_seconds = std::stod(read_file(out + "/finished")) - std::stod(read_file(out + "/started"));
     } catch (const std::logic_error&) {
-        fail("guest", fmt::format("reported an unreadable status '{}'", status), console, workdir);
+        set_failure(result, "guest", fmt::format("reported an unreadable status '{}'", status), console);
+        return result;
     }
     result.boot_seconds = std::max(0.0, result.total_seconds - result.run_seconds);
-    result.stdout_text = read_optional(out + "/stdout");
-    result.stderr_text = read_optional(out + "/stderr");
 
     if (!request.keep) {
         std::error_code ec;

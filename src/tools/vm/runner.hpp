@@ -43,6 +43,12 @@ struct VmResult {
     std::vector<std::string> qemu_argv;
     std::string results_dir;   // removed unless VmRequest::keep
     Machine guest;             // the machine as the guest sees it
+    // Set when the command did not finish (timeout, guest crash, init
+    // failure): the field and message of the Error to report, console tail
+    // included. stdout_text/stderr_text then hold what the command wrote
+    // before that, and the run's directory is kept.
+    std::string failure_field;
+    std::string failure;
 };
 
 // Host environment variables passed into the guest without being asked:
@@ -62,8 +68,8 @@ std::vector<std::pair<std::string, std::string>> guest_environment(const std::ve
 // which the guest replaces with its own tmpfs, and no share covers it.
 bool hidden_in_guest(const std::string& path, const std::vector<std::string>& shares);
 
-// Runs the request. Throws Error when the guest cannot be started or never
-// reports a status (timeout, crash), with the console tail in the message.
+// Runs the request. Throws Error when the guest cannot be started; a guest
+// that starts but never reports a status returns with `failure` set.
 VmResult run_in_vm(const VmRequest& request);
 
 // The last `lines` lines of `text`.
