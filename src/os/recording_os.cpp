@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
+#include <set>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -71,6 +72,25 @@ std::string join(const std::vector<T>& v) {
     std::string out;
     for (const auto& x : v) out += (out.empty() ? "" : ",") + std::to_string(x);
     return out;
+}
+
+// MADV_POPULATE_WRITE (Linux 5.14); older headers lack the name.
+constexpr int kMadvPopulateWrite = 23;
+
+// A policy as the kernel's mpol_to_str prints it in numa_maps. Its mode
+// names differ from numaware's (to_string(PolicyMode)); preferred with no
+// node is how the fake stores MPOL_LOCAL, which the kernel prints "local".
+std::string kernel_policy_string(const SimPolicy& p) {
+    switch (p.mode) {
+    case PolicyMode::default_: return "default";
+    case PolicyMode::local: return "local";
+    case PolicyMode::preferred: return p.nodes.empty() ? "local" : "prefer:" + p.nodes.to_string();
+    case PolicyMode::bind: return "bind:" + p.nodes.to_string();
+    case PolicyMode::interleave: return "interleave:" + p.nodes.to_string();
+    case PolicyMode::preferred_many: return "prefer (many):" + p.nodes.to_string();
+    case PolicyMode::weighted_interleave: return "weighted interleave:" + p.nodes.to_string();
+    }
+    return "default";
 }
 
 bool valid_mode(PolicyMode mode) {
@@ -240,8 +260,7 @@ int RecordingOs::normalise_nodes(PolicyMode mode, const NodeSet& in, NodeSet& ou
     return 0;
 }
 
-unsigned RecordingOs::place(const SimPolicy& policy, bool range, std::uintptr_t index, unsigned cpu,
-                            ThreadState& ts) {
+unsigned RecordingOs::place(const SimPolicy& policy, std::uintptr_t index, unsigned cpu) const {
     const int cpu_node = node_of_cpu(cpu);
     const unsigned local = cpu_node < 0 ? nodes_.front().os_index : static_cast<unsigned>(cpu_node);
     NodeSet memory_nodes;
@@ -255,26 +274,16 @@ unsigned RecordingOs::place(const SimPolicy& policy, bool range, std::uintptr_t 
     case PolicyMode::preferred: return set.empty() ? local_mem : set.front();
     case PolicyMode::bind:
     case PolicyMode::preferred_many: return policy.nodes.contains(local) ? local : nearest_in(policy.nodes, local);
-    case PolicyMode::interleave:
-        if (range) return set[index % set.size()];
-        return set[ts.rotor++ % set.size()];
+    case PolicyMode::interleave: return set[index % set.size()];
     case PolicyMode::weighted_interleave: {
-        if (range) {
-            std::uintptr_t total = 0;
-            for (unsigned n : set) total += weights_.at(n);
-            std::uintptr_t target = index % total;
-            for (unsigned n : set) {
-                if (target < weights_.at(n)) return n;
-                target -= weights_.at(n);
-            }
-            return set.back();
+        std::uintptr_t total = 0;
+        for (unsigned n : set) total += weights_.at(n);
+        std::uintptr_t target = index % total;
+        for (unsigned n : set) {
+            if (target < weights_.at(n)) return n;
+            target -= weights_.at(n);
         }
-        if (ts.weight_left == 0) {
-            ++ts.rotor;
-            ts.weight_left = weights_.at(set[(ts.rotor - 1) % set.size()]);
-        }
-        --ts.weight_left;
-        return set[(ts.rotor - 1) % set.size()];
+        return set.back();
     }
     }
     return local_mem;
@@ -348,7 +357,7 @@ int RecordingOs::mbind(void* addr, std::size_t len, PolicyMode mode, const NodeS
                 if (f->second != EACCES) ++failed;
                 continue;
             }
-            it->second = static_cast<int>(place(policy, true, it->first / page_size_, cpu, ts));
+            it->second = static_cast<int>(place(policy, it->first / page_size_, cpu));
         }
     }
     return finish(failed != 0 && (flags & mf_strict) != 0 ? EIO : 0);
@@ -364,10 +373,7 @@ int RecordingOs::set_mempolicy(PolicyMode mode, const NodeSet& nodes) {
     NodeSet effective;
     if (err == 0) err = normalise_nodes(mode, nodes, effective);
     if (err == 0) {
-        ThreadState& ts = thread(0);
-        ts.policy = SimPolicy{mode, effective};
-        ts.rotor = 0;
-        ts.weight_left = 0;
+        thread(0).policy = SimPolicy{mode, effective};
     }
     call.result = err;
     record(call);
@@ -453,6 +459,11 @@ int RecordingOs::madvise(void* addr, std::size_t len, int advice) {
             if (advice == MADV_HUGEPAGE || advice == MADV_NOHUGEPAGE) advice_[p] = advice;
             if (advice == MADV_DONTNEED) page_node_.erase(p);   // the next touch faults afresh
         }
+        // A write fault of every page, by this thread on its CPU, as the
+        // kernel's populate does. MADV_POPULATE_READ (22) of anonymous
+        // memory maps the zero page and places nothing, so it changes no
+        // state here.
+        if (advice == kMadvPopulateWrite) touch_locked(addr, len, -1);
     }
     call.result = err;
     record(call);
@@ -589,11 +600,17 @@ int RecordingOs::read_numa_maps(pid_t pid, std::string& text) {
     call.pid = pid;
     int err = check_injected(CallKind::read_numa_maps);
     if (err == 0) {
-        auto it = numa_maps_.find(pid == pid_ ? 0 : pid);
-        if (it == numa_maps_.end())
-            err = ENOENT;
-        else
+        const pid_t key = pid == pid_ ? 0 : pid;
+        auto it = numa_maps_.find(key);
+        if (it != numa_maps_.end()) {
             text = it->second;
+        } else {
+            std::string simulated = key == 0 ? numa_maps_locked() : std::string{};
+            if (simulated.empty())
+                err = ENOENT;
+            else
+                text = std::move(simulated);
+        }
     }
     call.result = err;
     record(call);
@@ -640,6 +657,10 @@ void RecordingOs::clear_calls() {
 
 void RecordingOs::touch(const void* addr, std::size_t len, int cpu) {
     std::lock_guard lock(mutex_);
+    touch_locked(addr, len, cpu);
+}
+
+void RecordingOs::touch_locked(const void* addr, std::size_t len, int cpu) {
     ThreadState& ts = thread(0);
     unsigned fault_cpu;
     if (cpu >= 0)
@@ -648,10 +669,9 @@ void RecordingOs::touch(const void* addr, std::size_t len, int cpu) {
         fault_cpu = ts.cpu.value_or(ts.affinity ? ts.affinity->front() : all_cpus_.front());
     const auto start = reinterpret_cast<std::uintptr_t>(addr) / page_size_ * page_size_;
     const auto end = reinterpret_cast<std::uintptr_t>(addr) + len;
-    auto effective = [&](std::uintptr_t page, bool& range) {
+    auto effective = [&](std::uintptr_t page) {
         auto it = page_policy_.find(page);
-        range = it != page_policy_.end();
-        return range ? it->second : ts.policy;
+        return it != page_policy_.end() ? it->second : ts.policy;
     };
     for (std::uintptr_t p = start; p < end;) {
         if (page_node_.count(p) != 0) {
@@ -661,18 +681,14 @@ void RecordingOs::touch(const void* addr, std::size_t len, int cpu) {
         if (huge_page_size_ != 0) {
             const std::uintptr_t h = p / huge_page_size_ * huge_page_size_;
             if (h == p && huge_eligible(h, addr, len)) {
-                bool range = false;
-                const SimPolicy pol = effective(h, range);
-                const unsigned node = place(pol, range, h / huge_page_size_, fault_cpu, ts);
+                const unsigned node = place(effective(h), h / huge_page_size_, fault_cpu);
                 for (std::uintptr_t q = h; q < h + huge_page_size_; q += page_size_)
                     page_node_[q] = static_cast<int>(node);
                 p = h + huge_page_size_;
                 continue;
             }
         }
-        bool range = false;
-        const SimPolicy pol = effective(p, range);
-        page_node_[p] = static_cast<int>(place(pol, range, p / page_size_, fault_cpu, ts));
+        page_node_[p] = static_cast<int>(place(effective(p), p / page_size_, fault_cpu));
         p += page_size_;
     }
 }
@@ -779,6 +795,59 @@ void RecordingOs::set_weighted_interleave_available(bool available) {
 void RecordingOs::set_numa_maps_text(pid_t pid, std::string text) {
     std::lock_guard lock(mutex_);
     numa_maps_[pid == pid_ ? 0 : pid] = std::move(text);
+}
+
+std::string RecordingOs::simulated_numa_maps() const {
+    std::lock_guard lock(mutex_);
+    return numa_maps_locked();
+}
+
+std::string RecordingOs::numa_maps_locked() const {
+    std::set<std::uintptr_t> known;
+    for (const auto& [p, node] : page_node_) known.insert(p);
+    for (const auto& [p, pol] : page_policy_) known.insert(p);
+    for (const auto& [p, adv] : advice_) known.insert(p);
+
+    auto policy_at = [&](std::uintptr_t p) {
+        auto it = page_policy_.find(p);
+        return it == page_policy_.end() ? SimPolicy{} : it->second;
+    };
+    auto advice_at = [&](std::uintptr_t p) {
+        auto it = advice_.find(p);
+        return it == advice_.end() ? 0 : it->second;
+    };
+    std::string out;
+    auto it = known.begin();
+    while (it != known.end()) {
+        // One "VMA": contiguous pages with the same policy and advice.
+        const std::uintptr_t start = *it;
+        const SimPolicy policy = policy_at(start);
+        const int advice = advice_at(start);
+        std::map<unsigned, std::size_t> per_node;
+        std::size_t present = 0;
+        std::uintptr_t next = start;
+        while (it != known.end() && *it == next && policy_at(next) == policy && advice_at(next) == advice) {
+            if (auto n = page_node_.find(next); n != page_node_.end()) {
+                ++per_node[static_cast<unsigned>(n->second)];
+                ++present;
+            }
+            next += page_size_;
+            ++it;
+        }
+        char address[32];
+        std::snprintf(address, sizeof address, "%08" PRIxPTR, start);
+        out += address;
+        out += ' ' + kernel_policy_string(policy);
+        if (present != 0) {
+            // Pages the fake places were written (touch, POPULATE_WRITE): anonymous and dirty.
+            out += " anon=" + std::to_string(present) + " dirty=" + std::to_string(present);
+            for (const auto& [node, count] : per_node)
+                out += " N" + std::to_string(node) + "=" + std::to_string(count);
+            out += " kernelpagesize_kB=" + std::to_string(page_size_ / 1024);
+        }
+        out += '\n';
+    }
+    return out;
 }
 
 unsigned RecordingOs::interleave_weight(unsigned node) const {

@@ -23,6 +23,7 @@
 //   fake.set_balancing_write_error(EPERM);
 //   fake.set_weighted_interleave_available(false);  // mbind(weighted_interleave) gives EINVAL
 //   fake.set_numa_maps_text(0, "...");       // what read_numa_maps returns for that pid
+//                                            // (otherwise it is made from the simulated state)
 //
 // A call that fails by injection changes nothing and is recorded with its
 // result. The simulated kernel follows Linux where it matters to callers:
@@ -45,6 +46,11 @@
 //  - touch(addr, len, cpu) stands in for page faults: each absent page is
 //    placed by the range's policy, else the calling thread's policy
 //    (set_mempolicy), else on the CPU's node (first touch).
+//    madvise(MADV_POPULATE_WRITE) (Linux >= 5.14) is such a fault of every
+//    page of the range by the calling thread on its current CPU.
+//    madvise(MADV_POPULATE_READ) is recorded but places nothing: the fake's
+//    memory is anonymous, and a read fault there maps the shared zero page
+//    rather than allocating one on a node.
 //      bind / preferred_many: the CPU's node if in the set, else the
 //        nearest node of the set (SLIT distance, ties to the lower index);
 //      preferred: its node; local/default: the CPU's node;
@@ -55,8 +61,12 @@
 //      weighted interleave (range policy): with W = sum of weights over the
 //        set, i = (addr / page) % W, walk the set in ascending order
 //        subtracting weights (the kernel's weighted_interleave_nid rule);
-//      interleave / weighted interleave as a thread policy: a per-thread
-//        rotor, as the kernel's il_prev / il_weight.
+//      interleave / weighted interleave as a thread policy: the same
+//        address rule as a range policy. A page fault computes the
+//        interleave index from the faulting address whichever policy
+//        governs it (6.1 and 6.12 alike, checked in guests); the kernel's
+//        per-task rotor (il_prev / il_weight) only serves allocations that
+//        have no address, which the fake does not simulate.
 //  - Huge pages: with a huge page size given, a touch places a whole huge
 //    page (all its small pages on one node) when the aligned huge region
 //    lies in a range advised MADV_HUGEPAGE, or when thp "always" is on and
@@ -65,6 +75,16 @@
 //  - move_pages with nodes moves regardless of policy (as the kernel does);
 //    a target node that does not exist or has no memory aborts the call with
 //    ENODEV after the earlier pages were handled.
+//  - read_numa_maps of this process without injected text prints the
+//    simulated state as the kernel's /proc/PID/numa_maps: one line per run
+//    of contiguous known pages (present, or under a range policy or
+//    MADV_(NO)HUGEPAGE advice) that share policy and advice — the VMAs
+//    mbind and madvise would split — with the policy as mpol_to_str prints
+//    it ("bind:0-1", "prefer (many):2", "weighted interleave:0-3") and
+//    anon=, dirty=, N<node>= counts in small pages and kernelpagesize_kB.
+//    The fake knows no mmap boundaries, so untouched pages without policy
+//    or advice end a line. With nothing known (no mappings simulated) and
+//    for any other pid, read_numa_maps gives ENOENT.
 //  - Threads: tid 0 means the calling thread (keyed by gettid()), so
 //    affinity, current CPU and the thread policy are per real thread.
 // Thread-safe: every method takes one internal lock.
@@ -209,8 +229,11 @@ public:
     void set_balancing_write_error(int error);
     void set_weighted_interleave_available(bool available);
     // Text read_numa_maps returns for `pid` (0 = self). Without it, the fake
-    // returns ENOENT for that pid.
+    // prints its simulated state for this process (see above) and returns
+    // ENOENT for other pids.
     void set_numa_maps_text(pid_t pid, std::string text);
+    // The numa_maps text of the simulated state ("" when nothing is known).
+    std::string simulated_numa_maps() const;
     // Node weights for weighted interleave (default 1 each).
     unsigned interleave_weight(unsigned node) const;
 
@@ -224,8 +247,6 @@ private:
         std::optional<std::vector<unsigned>> affinity;
         std::optional<unsigned> cpu;
         SimPolicy policy;
-        std::size_t rotor = 0;   // thread interleave position
-        unsigned weight_left = 0;
     };
     struct Failure {
         CallKind kind;
@@ -243,10 +264,11 @@ private:
     int normalise_nodes(PolicyMode mode, const NodeSet& in, NodeSet& out) const;
     int node_of_cpu(unsigned cpu) const;
     unsigned nearest_in(const NodeSet& set, unsigned from) const;
-    // Node a fresh (or migrating) page at page index `index` gets, for a
-    // fault by `cpu`, under `policy` (range policy when `range` is true).
-    unsigned place(const SimPolicy& policy, bool range, std::uintptr_t index, unsigned cpu,
-                   ThreadState& ts);
+    // Node a fresh (or migrating) page at interleave index `index` (page
+    // or huge page number) gets, for a fault by `cpu`, under `policy`.
+    unsigned place(const SimPolicy& policy, std::uintptr_t index, unsigned cpu) const;
+    void touch_locked(const void* addr, std::size_t len, int cpu);
+    std::string numa_maps_locked() const;
     bool huge_eligible(std::uintptr_t huge_start, const void* touch_addr, std::size_t touch_len) const;
     bool is_valid_target(int node) const;
 
