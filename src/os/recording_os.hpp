@@ -46,11 +46,6 @@
 //  - touch(addr, len, cpu) stands in for page faults: each absent page is
 //    placed by the range's policy, else the calling thread's policy
 //    (set_mempolicy), else on the CPU's node (first touch).
-//    madvise(MADV_POPULATE_WRITE) (Linux >= 5.14) is such a fault of every
-//    page of the range by the calling thread on its current CPU.
-//    madvise(MADV_POPULATE_READ) is recorded but places nothing: the fake's
-//    memory is anonymous, and a read fault there maps the shared zero page
-//    rather than allocating one on a node.
 //      bind / preferred_many: the CPU's node if in the set, else the
 //        nearest node of the set (SLIT distance, ties to the lower index);
 //      preferred: its node; local/default: the CPU's node;
@@ -64,9 +59,15 @@
 //      interleave / weighted interleave as a thread policy: the same
 //        address rule as a range policy. A page fault computes the
 //        interleave index from the faulting address whichever policy
-//        governs it (6.1 and 6.12 alike, checked in guests); the kernel's
+//        governs it (6.1 and 6.12 alike; interleave checked in guests by
+//        ProcessInterleavePolicyPlacesByAddress); the kernel's
 //        per-task rotor (il_prev / il_weight) only serves allocations that
 //        have no address, which the fake does not simulate.
+//  - madvise(MADV_POPULATE_WRITE) (Linux >= 5.14) is a fault of every page
+//    of the range, as touch() by the calling thread on its current CPU.
+//    madvise(MADV_POPULATE_READ) is recorded but places nothing: the fake's
+//    memory is anonymous, and a read fault there maps the shared zero page
+//    rather than allocating a page on a node.
 //  - Huge pages: with a huge page size given, a touch places a whole huge
 //    page (all its small pages on one node) when the aligned huge region
 //    lies in a range advised MADV_HUGEPAGE, or when thp "always" is on and

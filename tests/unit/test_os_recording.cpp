@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "numaware/machine.hpp"
+#include "os/numa_maps.hpp"
 #include "os/recording_os.hpp"
 
 namespace numaware::os {
@@ -96,7 +97,8 @@ TEST(OsRecording, ThreadPolicyAppliesWhereNoRangePolicy) {
     RecordingOs fake(3, 1);
     ASSERT_EQ(fake.set_mempolicy(PolicyMode::interleave, NodeSet{0, 1, 2}), 0);
     fake.touch(at(kBase), 6 * kPage, 0);
-    const int expect[] = {0, 1, 2, 0, 1, 2};   // a rotor, independent of addresses
+    // By address, as for a range policy: page index 0x10000 % 3 == 1.
+    const int expect[] = {1, 2, 0, 1, 2, 0};
     for (int i = 0; i < 6; ++i) EXPECT_EQ(fake.node_of_page(at(kBase + i * kPage)), expect[i]);
     PolicyQuery q;
     ASSERT_EQ(fake.get_mempolicy(nullptr, q), 0);
@@ -106,6 +108,119 @@ TEST(OsRecording, ThreadPolicyAppliesWhereNoRangePolicy) {
     ASSERT_EQ(fake.get_mempolicy(at(kBase + 8 * kPage + 100), q), 0);
     EXPECT_EQ(q.mode, PolicyMode::bind);
     EXPECT_EQ(q.nodes, NodeSet{2});
+}
+
+// A fault under a task interleave policy takes its node from the page
+// address (guest test ProcessInterleavePolicyPlacesByAddress), so the order
+// of faults and the thread that faults do not matter.
+TEST(OsRecording, ThreadInterleavePlacesByAddressNotByFaultOrder) {
+    RecordingOs fake(4, 1);
+    ASSERT_EQ(fake.set_mempolicy(PolicyMode::interleave, NodeSet{0, 1, 2, 3}), 0);
+    for (int i = 7; i >= 0; --i) fake.touch(at(kBase + 3 * kPage + static_cast<std::uintptr_t>(i) * kPage), kPage, 0);
+    for (int i = 0; i < 8; ++i)   // page index 0x10003 + i
+        EXPECT_EQ(fake.node_of_page(at(kBase + 3 * kPage + static_cast<std::uintptr_t>(i) * kPage)), (3 + i) % 4) << i;
+    // A second thread with the same policy, touching a range that starts
+    // at the same position in the cycle, gets the same pattern: no rotor
+    // carries over between faults or threads.
+    const std::uintptr_t other = kBase + 64 * kPage;
+    std::thread t([&] {
+        ASSERT_EQ(fake.set_mempolicy(PolicyMode::interleave, NodeSet{1, 2}), 0);
+        fake.touch(at(other + kPage), kPage, 0);
+        fake.touch(at(other), kPage, 0);
+    });
+    t.join();
+    EXPECT_EQ(fake.node_of_page(at(other)), 1);
+    EXPECT_EQ(fake.node_of_page(at(other + kPage)), 2);
+
+    // Weighted interleave as a task policy walks the weights by address too.
+    ASSERT_EQ(fake.write_interleave_weight(0, 3), 0);
+    ASSERT_EQ(fake.set_mempolicy(PolicyMode::weighted_interleave, NodeSet{0, 1}), 0);
+    const std::uintptr_t base = 0x12000000;   // page index 0x12000, a multiple of 4 (the weight total)
+    for (int i = 7; i >= 0; --i) fake.touch(at(base + static_cast<std::uintptr_t>(i) * kPage), kPage, 0);
+    const int expect[] = {0, 0, 0, 1, 0, 0, 0, 1};
+    for (int i = 0; i < 8; ++i)
+        EXPECT_EQ(fake.node_of_page(at(base + static_cast<std::uintptr_t>(i) * kPage)), expect[i]) << i;
+}
+
+TEST(OsRecording, PopulateWriteFaultsTheRangeLikeTouch) {
+    RecordingOs fake(4, 1);
+    // Under a range policy: placed by the policy.
+    ASSERT_EQ(fake.mbind(at(kBase), 4 * kPage, PolicyMode::interleave, NodeSet{0, 1, 2, 3}, 0), 0);
+    ASSERT_EQ(fake.madvise(at(kBase), 4 * kPage, MADV_POPULATE_WRITE), 0);
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(fake.node_of_page(at(kBase + static_cast<std::uintptr_t>(i) * kPage)), i);
+    // Without one: first touch on the calling thread's current CPU.
+    fake.set_current_cpu(2);
+    const std::uintptr_t b2 = kBase + 16 * kPage;
+    ASSERT_EQ(fake.madvise(at(b2), 3 * kPage, MADV_POPULATE_WRITE), 0);
+    EXPECT_EQ(fake.pages_per_node(at(b2), 3 * kPage), (std::map<unsigned, std::size_t>{{2, 3}}));
+    // Present pages stay where they are, as with touch.
+    fake.set_current_cpu(3);
+    ASSERT_EQ(fake.madvise(at(b2), 4 * kPage, MADV_POPULATE_WRITE), 0);
+    EXPECT_EQ(fake.pages_per_node(at(b2), 4 * kPage), (std::map<unsigned, std::size_t>{{2, 3}, {3, 1}}));
+    // A read populate of anonymous memory maps the zero page: nothing placed.
+    const std::uintptr_t b3 = kBase + 32 * kPage;
+    ASSERT_EQ(fake.madvise(at(b3), 2 * kPage, MADV_POPULATE_READ), 0);
+    EXPECT_EQ(fake.node_of_page(at(b3)), -1);
+    // A failed madvise faults nothing; an unaligned one is EINVAL.
+    fake.fail_call(CallKind::madvise, ENOMEM);
+    EXPECT_EQ(fake.madvise(at(b3), 2 * kPage, MADV_POPULATE_WRITE), ENOMEM);
+    EXPECT_EQ(fake.node_of_page(at(b3)), -1);
+    EXPECT_EQ(fake.madvise(at(b3 + 8), kPage, MADV_POPULATE_WRITE), EINVAL);
+    EXPECT_EQ(fake.node_of_page(at(b3)), -1);
+    EXPECT_EQ(fake.calls(CallKind::madvise).back().advice, MADV_POPULATE_WRITE);
+}
+
+TEST(OsRecording, NumaMapsAreMadeFromTheSimulatedState) {
+    constexpr std::size_t kHuge = 2u << 20;
+    RecordingOs fake(4, 1, kPage, kHuge);
+    std::string text;
+    EXPECT_EQ(fake.read_numa_maps(0, text), ENOENT);   // nothing simulated yet
+    // A first-touch range, an interleaved one (one page left untouched), a
+    // policy with no pages yet, a huge-page range and a weighted one.
+    fake.touch(at(kBase), 3 * kPage, 1);
+    ASSERT_EQ(fake.mbind(at(kBase + 3 * kPage), 5 * kPage, PolicyMode::interleave, NodeSet{0, 2, 3}, 0), 0);
+    fake.touch(at(kBase + 3 * kPage), 4 * kPage, 0);
+    ASSERT_EQ(fake.mbind(at(kBase + 8 * kPage), 2 * kPage, PolicyMode::preferred_many, NodeSet{1, 2}, 0), 0);
+    const std::uintptr_t huge = 0x40000000;
+    ASSERT_EQ(fake.madvise(at(huge), 2 * kHuge, MADV_HUGEPAGE), 0);
+    ASSERT_EQ(fake.mbind(at(huge), 2 * kHuge, PolicyMode::bind, NodeSet{3}, 0), 0);
+    fake.touch(at(huge), kHuge + kPage, 0);
+    ASSERT_EQ(fake.write_interleave_weight(1, 2), 0);
+    const std::uintptr_t w = 0x50000000;
+    ASSERT_EQ(fake.mbind(at(w), 6 * kPage, PolicyMode::weighted_interleave, NodeSet{0, 1}, 0), 0);
+    ASSERT_EQ(fake.madvise(at(w), 6 * kPage, MADV_POPULATE_WRITE), 0);
+
+    ASSERT_EQ(fake.read_numa_maps(0, text), 0);
+    EXPECT_EQ(text, fake.simulated_numa_maps());
+    // Interleave over {0,2,3} at page index 0x10003 + i: 0x10003 % 3 == 1,
+    // so pages go to 2, 3, 0, 2; the fifth page has the policy but no page.
+    EXPECT_EQ(text,
+              "10000000 default anon=3 dirty=3 N1=3 kernelpagesize_kB=4\n"
+              "10003000 interleave:0,2-3 anon=4 dirty=4 N0=1 N2=2 N3=1 kernelpagesize_kB=4\n"
+              "10008000 prefer (many):1-2\n"
+              "40000000 bind:3 anon=1024 dirty=1024 N3=1024 kernelpagesize_kB=4\n"
+              "50000000 weighted interleave:0-1 anon=6 dirty=6 N0=2 N1=4 kernelpagesize_kB=4\n")
+        << text;
+    const auto records = parse_numa_maps(text);
+    ASSERT_EQ(records.size(), 5u);
+    EXPECT_EQ(records[2].policy_mode, "prefer (many)");
+    EXPECT_EQ(records[4].policy_nodes, (NodeSet{0, 1}));
+
+    // Totals of the text agree with the fake's own page counts.
+    std::map<unsigned, std::uint64_t> expected;
+    for (const auto& [node, pages] : fake.pages_per_node(at(0), ~std::uintptr_t{0})) expected[node] = pages;
+    const NumaMapsTotals totals = numa_maps_totals(records);
+    EXPECT_EQ(totals.pages_per_node, expected);
+    EXPECT_EQ(totals.pages, 3u + 4u + 1024u + 6u);
+    EXPECT_EQ(totals.bytes, totals.pages * kPage);
+
+    // Injected text wins; another pid has no file; unmapping empties it.
+    EXPECT_EQ(fake.read_numa_maps(77, text), ENOENT);
+    fake.release(at(0), ~std::uintptr_t{0});
+    EXPECT_EQ(fake.read_numa_maps(0, text), ENOENT);
+    fake.set_numa_maps_text(0, "1000 default\n");
+    ASSERT_EQ(fake.read_numa_maps(0, text), 0);
+    EXPECT_EQ(text, "1000 default\n");
 }
 
 TEST(OsRecording, InvalidArgumentsAreRefusedLikeTheKernel) {

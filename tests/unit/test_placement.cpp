@@ -34,38 +34,6 @@ Machine odd_nodes() {
         "distances=10,21,31,31/21,10,21,31/31,21,10,21/31,31,21,10");
 }
 
-// The fake simulates faults through touch(); MADV_POPULATE_WRITE is a
-// fault of every page by the calling thread, so forward it as one.
-class PopulatingOs final : public os::Os {
-public:
-    explicit PopulatingOs(os::RecordingOs& fake) : f(fake) {}
-    std::size_t page_size() const override { return f.page_size(); }
-    int mbind(void* a, std::size_t l, os::PolicyMode m, const NodeSet& n, unsigned fl) override { return f.mbind(a, l, m, n, fl); }
-    int set_mempolicy(os::PolicyMode m, const NodeSet& n) override { return f.set_mempolicy(m, n); }
-    int get_mempolicy(const void* a, os::PolicyQuery& q) override { return f.get_mempolicy(a, q); }
-    int move_pages(pid_t p, std::size_t c, void* const* pg, const int* n, int* s, unsigned fl) override {
-        return f.move_pages(p, c, pg, n, s, fl);
-    }
-    int madvise(void* a, std::size_t l, int advice) override {
-        int err = f.madvise(a, l, advice);
-        if (err == 0 && advice == kMadvPopulateWrite) f.touch(a, l, -1);
-        return err;
-    }
-    int set_affinity(pid_t t, const std::vector<unsigned>& c) override { return f.set_affinity(t, c); }
-    int get_affinity(pid_t t, std::vector<unsigned>& c) override { return f.get_affinity(t, c); }
-    int current_cpu() override { return f.current_cpu(); }
-    int read_numa_balancing(int& v) override { return f.read_numa_balancing(v); }
-    int write_numa_balancing(int v) override { return f.write_numa_balancing(v); }
-    bool has_weighted_interleave() override { return f.has_weighted_interleave(); }
-    int read_interleave_weight(unsigned n, unsigned& w) override { return f.read_interleave_weight(n, w); }
-    int write_interleave_weight(unsigned n, unsigned w) override { return f.write_interleave_weight(n, w); }
-    int read_numa_maps(pid_t p, std::string& t) override { return f.read_numa_maps(p, t); }
-    int physical_frame(const void* a, std::uint64_t& pfn) override { return f.physical_frame(a, pfn); }
-
-private:
-    os::RecordingOs& f;
-};
-
 // Page-aligned fake addresses; never dereferenced. 0x10000000 >> 12 is a
 // multiple of 4 (and 65536 % 6 == 4, used by the weighted test).
 void* const kBase = reinterpret_cast<void*>(0x10000000);
@@ -333,9 +301,8 @@ TEST(PlacementSpec, BadInputIsNamed) {
 TEST(PlacementApply, InterleaveIssuesOneStrictMoveMbindAndVerifies) {
     const Machine m = four_nodes();
     os::RecordingOs fake(m);
-    PopulatingOs os(fake);
     const auto p = plan(PlacementPolicy::interleave(NodeSet{0, 1, 2, 3}), kBase, 8 * kPage, m);
-    const PlacementResult r = apply(kBase, 8 * kPage, p, os);
+    const PlacementResult r = apply(kBase, 8 * kPage, p, fake);
     EXPECT_TRUE(r.ok()) << r.summary();
     EXPECT_EQ(r.matched, 8u);
     EXPECT_EQ(r.actual, (std::map<unsigned, std::size_t>{{0, 2}, {1, 2}, {2, 2}, {3, 2}}));
@@ -365,9 +332,8 @@ TEST(PlacementApply, PerRunMbindAndMovePagesRealisations) {
     const Machine m = four_nodes();
     {
         os::RecordingOs fake(m);
-        PopulatingOs os(fake);
         const auto p = plan(PlacementPolicy::cyclic(NodeSet{1, 3}, 2), kBase, 6 * kPage, m);
-        const auto r = apply(kBase, 6 * kPage, p, os);
+        const auto r = apply(kBase, 6 * kPage, p, fake);
         EXPECT_TRUE(r.ok()) << r.summary();
         const auto mb = fake.calls(os::CallKind::mbind);
         ASSERT_EQ(mb.size(), 3u);
@@ -377,12 +343,11 @@ TEST(PlacementApply, PerRunMbindAndMovePagesRealisations) {
     }
     {
         os::RecordingOs fake(m);
-        PopulatingOs os(fake);
         PlanOptions o;
         o.max_mbind_runs = 2;
         const auto p = plan(PlacementPolicy::cyclic(NodeSet{1, 3}, 2), kBase, 6 * kPage, m, o);
         ASSERT_EQ(p.realisation, Realisation::move_pages);
-        const auto r = apply(kBase, 6 * kPage, p, os);
+        const auto r = apply(kBase, 6 * kPage, p, fake);
         EXPECT_TRUE(r.ok()) << r.summary();
         EXPECT_TRUE(fake.calls(os::CallKind::mbind).empty());
         // Populated on the toucher's node (0), then every page moved.
@@ -400,9 +365,8 @@ TEST(PlacementApply, PerRunMbindAndMovePagesRealisations) {
 TEST(PlacementApply, WeightedInterleaveSetsAndRestoresKernelWeights) {
     const Machine m = four_nodes();
     os::RecordingOs fake(m);
-    PopulatingOs os(fake);
     const auto p = plan(PlacementPolicy::weighted_interleave({{0, 3}, {1, 1}, {2, 1}, {3, 1}}), kBase, 64 * kPage, m);
-    const auto r = apply(kBase, 64 * kPage, p, os);
+    const auto r = apply(kBase, 64 * kPage, p, fake);
     EXPECT_TRUE(r.ok()) << r.summary();
     const auto mb = fake.calls(os::CallKind::mbind);
     ASSERT_EQ(mb.size(), 1u);
@@ -421,9 +385,8 @@ TEST(PlacementApply, WeightedInterleaveWithoutKernelSupportMovesPages) {
     const Machine m = four_nodes();
     os::RecordingOs fake(m);
     fake.set_weighted_interleave_available(false);
-    PopulatingOs os(fake);
     const auto p = plan(PlacementPolicy::weighted_interleave({{0, 3}, {1, 1}}), kBase, 16 * kPage, m);
-    const auto r = apply(kBase, 16 * kPage, p, os);
+    const auto r = apply(kBase, 16 * kPage, p, fake);
     EXPECT_TRUE(r.ok()) << r.summary();
     EXPECT_TRUE(fake.calls(os::CallKind::mbind).empty());
     EXPECT_TRUE(fake.calls(os::CallKind::write_interleave_weight).empty());
@@ -435,18 +398,17 @@ TEST(PlacementApply, FirstTouchAndLocalFollowTheThread) {
     const Machine m = four_nodes();
     os::RecordingOs fake(m);
     fake.set_current_cpu(2);
-    PopulatingOs os(fake);
     PlanOptions o;
     o.thread_cpu = 2;
     auto p = plan(PlacementPolicy::first_touch(), kBase, 4 * kPage, m, o);
-    auto r = apply(kBase, 4 * kPage, p, os);
+    auto r = apply(kBase, 4 * kPage, p, fake);
     EXPECT_TRUE(r.ok()) << r.summary();
     EXPECT_EQ(r.actual, (std::map<unsigned, std::size_t>{{2, 4}}));
     EXPECT_EQ(fake.calls(os::CallKind::mbind).front().mode, os::PolicyMode::default_);
 
     void* other = page_at(kBase, 100);
     p = plan(PlacementPolicy::remote_to_calling_thread(), other, 4 * kPage, m, o);
-    r = apply(other, 4 * kPage, p, os);
+    r = apply(other, 4 * kPage, p, fake);
     EXPECT_TRUE(r.ok()) << r.summary();
     EXPECT_EQ(r.actual, (std::map<unsigned, std::size_t>{{1, 4}}));   // 2->1 and 2->3 tie at 21: lower index
 }
@@ -454,9 +416,8 @@ TEST(PlacementApply, FirstTouchAndLocalFollowTheThread) {
 TEST(PlacementApply, BindToCpuLessNodeWorks) {
     const Machine m = odd_nodes();
     os::RecordingOs fake(m);
-    PopulatingOs os(fake);
     const auto p = plan(parse_policy("bind:2", m), kBase, 4 * kPage, m);
-    const auto r = apply(kBase, 4 * kPage, p, os);
+    const auto r = apply(kBase, 4 * kPage, p, fake);
     EXPECT_TRUE(r.ok()) << r.summary();
     EXPECT_EQ(r.actual, (std::map<unsigned, std::size_t>{{2, 4}}));
 }
@@ -464,13 +425,12 @@ TEST(PlacementApply, BindToCpuLessNodeWorks) {
 TEST(PlacementVerify, DetectsAMisplacedPageAndAbsentPages) {
     const Machine m = four_nodes();
     os::RecordingOs fake(m);
-    PopulatingOs os(fake);
     const auto p = plan(PlacementPolicy::bind(NodeSet{1}), kBase, 4 * kPage, m);
-    ASSERT_TRUE(apply(kBase, 4 * kPage, p, os).ok());
+    ASSERT_TRUE(apply(kBase, 4 * kPage, p, fake).ok());
     void* page2 = page_at(kBase, 2);
     int target = 3, status = 0;
     ASSERT_EQ(fake.move_pages(0, 1, &page2, &target, &status, os::mf_move), 0);
-    PlacementResult r = verify(kBase, 4 * kPage, p, os);
+    PlacementResult r = verify(kBase, 4 * kPage, p, fake);
     EXPECT_FALSE(r.ok());
     ASSERT_EQ(r.mismatches.size(), 1u);
     EXPECT_EQ(r.mismatches[0].page, 2u);
@@ -484,13 +444,13 @@ TEST(PlacementVerify, DetectsAMisplacedPageAndAbsentPages) {
     const auto q = plan(PlacementPolicy::bind(NodeSet{1}), fresh, 2 * kPage, m);
     ApplyOptions no_populate;
     no_populate.populate = false;
-    r = apply(fresh, 2 * kPage, q, os, no_populate);
+    r = apply(fresh, 2 * kPage, q, fake, no_populate);
     ASSERT_EQ(r.unplaced.size(), 2u);
     EXPECT_EQ(r.unplaced[0].error, ENOENT);
     EXPECT_NE(r.summary().find("ENOENT, not present"), std::string::npos) << r.summary();
 
     // A plan applies only to the range it was made for.
-    EXPECT_NE(error_text([&] { apply(page_at(kBase, 1), 4 * kPage, p, os); }).find("the plan was made for"),
+    EXPECT_NE(error_text([&] { apply(page_at(kBase, 1), 4 * kPage, p, fake); }).find("the plan was made for"),
               std::string::npos);
 }
 
@@ -499,7 +459,6 @@ TEST(PlacementVerify, DetectsAMisplacedPageAndAbsentPages) {
 TEST(PlacementRollback, FailedRunMbindRestoresPreviousPolicyAndLocations) {
     const Machine m = four_nodes();
     os::RecordingOs fake(m);
-    PopulatingOs os(fake);
     // Previous state: preferred:0 on the range, pages present on node 0.
     ASSERT_EQ(fake.mbind(kBase, 8 * kPage, os::PolicyMode::preferred, NodeSet{0}, 0), 0);
     fake.touch(kBase, 8 * kPage, 0);
@@ -508,7 +467,7 @@ TEST(PlacementRollback, FailedRunMbindRestoresPreviousPolicyAndLocations) {
     const auto p = plan(PlacementPolicy::block({{1, 1}, {2, 1}, {3, 1}, {0, 1}}), kBase, 8 * kPage, m);
     ASSERT_EQ(p.runs.size(), 4u);
     fake.fail_call(os::CallKind::mbind, ENOMEM, /*nth=*/2);   // the second run fails
-    const std::string text = error_text([&] { apply(kBase, 8 * kPage, p, os); });
+    const std::string text = error_text([&] { apply(kBase, 8 * kPage, p, fake); });
     EXPECT_NE(text.find("pages: could not place pages 2-3 of the 8-page range at 0x10000000"), std::string::npos) << text;
     EXPECT_NE(text.find("mbind(bind, 2) failed: ENOMEM"), std::string::npos) << text;
     EXPECT_NE(text.find("keeps its previous policy"), std::string::npos) << text;
@@ -522,14 +481,13 @@ TEST(PlacementRollback, FailedRunMbindRestoresPreviousPolicyAndLocations) {
 TEST(PlacementRollback, UnmovablePageUndoesRangePolicy) {
     const Machine m = four_nodes();
     os::RecordingOs fake(m);
-    PopulatingOs os(fake);
     fake.touch(kBase, 4 * kPage, 0);
     fake.fail_page(page_at(kBase, 3), EBUSY);
     // MOVE|STRICT moves pages 0-2 to node 1, then fails with EIO for page 3.
     const auto p = plan(PlacementPolicy::bind(NodeSet{1}), kBase, 4 * kPage, m);
     Error caught("", "");
     try {
-        apply(kBase, 4 * kPage, p, os);
+        apply(kBase, 4 * kPage, p, fake);
         FAIL() << "apply should fail";
     } catch (const Error& e) {
         caught = e;
@@ -547,11 +505,10 @@ TEST(PlacementRollback, UnmovablePageUndoesRangePolicy) {
 TEST(PlacementApply, InterleaveOverPresentPagesMovesThemToThePlan) {
     const Machine m = four_nodes();
     os::RecordingOs fake(m);
-    PopulatingOs os(fake);
     // Present on node 0, a member of the set: mbind(MOVE) leaves such pages.
     fake.touch(kBase, 8 * kPage, 0);
     const auto p = plan(PlacementPolicy::interleave(NodeSet{0, 1, 2, 3}), kBase, 8 * kPage, m);
-    const auto r = apply(kBase, 8 * kPage, p, os);
+    const auto r = apply(kBase, 8 * kPage, p, fake);
     EXPECT_TRUE(r.ok()) << r.summary();
     for (std::size_t i = 0; i < 8; ++i) EXPECT_EQ(fake.node_of_page(page_at(kBase, i)), static_cast<int>(i % 4));
 }
@@ -559,14 +516,13 @@ TEST(PlacementApply, InterleaveOverPresentPagesMovesThemToThePlan) {
 TEST(PlacementRollback, FailedMovePagesMovesEverythingBack) {
     const Machine m = four_nodes();
     os::RecordingOs fake(m);
-    PopulatingOs os(fake);
     fake.touch(kBase, 6 * kPage, 0);
     fake.fail_page(page_at(kBase, 4), EBUSY);
     PlanOptions o;
     o.max_mbind_runs = 0;
     const auto p = plan(PlacementPolicy::cyclic(NodeSet{1, 2}), kBase, 6 * kPage, m, o);
     ASSERT_EQ(p.realisation, Realisation::move_pages);
-    const std::string text = error_text([&] { apply(kBase, 6 * kPage, p, os); });
+    const std::string text = error_text([&] { apply(kBase, 6 * kPage, p, fake); });
     EXPECT_NE(text.find("could not place pages 4 of"), std::string::npos) << text;
     EXPECT_NE(text.find("move_pages failed: EBUSY"), std::string::npos) << text;
     for (std::size_t i = 0; i < 6; ++i) EXPECT_EQ(fake.node_of_page(page_at(kBase, i)), 0) << i;
@@ -575,10 +531,9 @@ TEST(PlacementRollback, FailedMovePagesMovesEverythingBack) {
 TEST(PlacementRollback, FailedWeightedMbindRestoresWeights) {
     const Machine m = four_nodes();
     os::RecordingOs fake(m);
-    PopulatingOs os(fake);
     const auto p = plan(PlacementPolicy::weighted_interleave({{0, 5}, {1, 2}}), kBase, 8 * kPage, m);
     fake.fail_call(os::CallKind::mbind, EINVAL);
-    const std::string text = error_text([&] { apply(kBase, 8 * kPage, p, os); });
+    const std::string text = error_text([&] { apply(kBase, 8 * kPage, p, fake); });
     EXPECT_NE(text.find("mbind(weighted_interleave, 0-1) failed: EINVAL"), std::string::npos) << text;
     EXPECT_EQ(fake.interleave_weight(0), 1u);
     EXPECT_EQ(fake.interleave_weight(1), 1u);
@@ -587,7 +542,6 @@ TEST(PlacementRollback, FailedWeightedMbindRestoresWeights) {
 TEST(PlacementRollback, StrictVerificationRollsBackMismatches) {
     const Machine m = four_nodes();
     os::RecordingOs fake(m);
-    PopulatingOs os(fake);
     // preferred-many from node 0 over {2,3}: the plan leaves the node to the
     // kernel within {2,3}; a page_map that the fake cannot honour is the
     // clean way to force a mismatch: pretend one page is already present
@@ -598,7 +552,7 @@ TEST(PlacementRollback, StrictVerificationRollsBackMismatches) {
     ApplyOptions strict;
     strict.rollback_on_mismatch = true;
     // mbind(preferred) with MOVE|STRICT reports EIO for the unmovable page.
-    const std::string text = error_text([&] { apply(kBase, 2 * kPage, p, os, strict); });
+    const std::string text = error_text([&] { apply(kBase, 2 * kPage, p, fake, strict); });
     EXPECT_NE(text.find("could not place pages 1 of"), std::string::npos) << text;
     EXPECT_EQ(fake.policy_of_page(kBase).mode, os::PolicyMode::default_);
 }
@@ -606,10 +560,9 @@ TEST(PlacementRollback, StrictVerificationRollsBackMismatches) {
 TEST(PlacementMigrate, MovesAnExistingRangeAndVerifies) {
     const Machine m = four_nodes();
     os::RecordingOs fake(m);
-    PopulatingOs os(fake);
     fake.touch(kBase, 3 * kPage, 0);
     const auto p = plan(PlacementPolicy::bind(NodeSet{3}), kBase, 4 * kPage, m);
-    const auto r = migrate(kBase, 4 * kPage, p, os);
+    const auto r = migrate(kBase, 4 * kPage, p, fake);
     EXPECT_EQ(r.actual, (std::map<unsigned, std::size_t>{{3, 3}}));
     EXPECT_EQ(r.matched, 3u);
     ASSERT_EQ(r.unplaced.size(), 1u);   // page 3 was never touched
@@ -618,7 +571,7 @@ TEST(PlacementMigrate, MovesAnExistingRangeAndVerifies) {
 
     fake.fail_page(page_at(kBase, 1), EBUSY);
     const auto back = plan(PlacementPolicy::bind(NodeSet{2}), kBase, 4 * kPage, m);
-    const std::string text = error_text([&] { migrate(kBase, 4 * kPage, back, os); });
+    const std::string text = error_text([&] { migrate(kBase, 4 * kPage, back, fake); });
     EXPECT_NE(text.find("could not place pages 1 of"), std::string::npos) << text;
     for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(fake.node_of_page(page_at(kBase, i)), 3) << i;
 }

@@ -31,8 +31,14 @@ TEST(RunPages, TouchedMemoryFollowsTheInheritedProcessPolicy) {
     os::PolicyQuery process;
     ASSERT_EQ(os::linux_os().get_mempolicy(nullptr, process), 0);
 
-    void* p = ::mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    ASSERT_NE(p, MAP_FAILED);
+    // Guard pages with no access on both sides keep the kernel from merging
+    // this mapping with a neighbouring anonymous one, so its numa_maps line
+    // counts exactly our pages.
+    constexpr std::size_t guard = 4096;
+    void* region = ::mmap(nullptr, kBytes + 2 * guard, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(region, MAP_FAILED);
+    void* p = static_cast<char*>(region) + guard;
+    ASSERT_EQ(::mprotect(p, kBytes, PROT_READ | PROT_WRITE), 0);
     auto* bytes = static_cast<volatile unsigned char*>(p);
     for (std::size_t off = 0; off < kBytes; off += 4096) bytes[off] = 1;
 
@@ -42,7 +48,7 @@ TEST(RunPages, TouchedMemoryFollowsTheInheritedProcessPolicy) {
     std::snprintf(start, sizeof start, "%lx ", static_cast<unsigned long>(reinterpret_cast<std::uintptr_t>(p)));
     while (std::getline(maps, line))
         if (line.rfind(start, 0) == 0) mine = line;
-    ::munmap(p, kBytes);
+    ::munmap(region, kBytes + 2 * guard);
     ASSERT_FALSE(mine.empty()) << "no numa_maps line for the mapping at " << start;
     std::printf("numa_maps: %s\n", mine.c_str());
 
