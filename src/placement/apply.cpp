@@ -1,6 +1,8 @@
 // placement/apply.cpp — carrying a plan out through the os layer, proving
 // it with move_pages(nodes=NULL), and undoing it when it cannot be done.
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -52,9 +54,48 @@ Range make_range(const void* addr, std::size_t bytes, const PlacementPlan& plan,
 std::size_t range_len(const Range& r) { return r.pages.size() * r.page_size; }
 
 // Where every page is now: node, or a negative errno (-ENOENT: not present).
-int locate(os::Os& os, const Range& r, std::vector<int>& status) {
+//
+// With `settle`, the caller expects the pages to be present (it populated
+// them, or is about to move them). Automatic NUMA balancing makes present
+// pages read as absent in two ways, both seen in our 4-node guests:
+//  - a page under migration has a migration entry instead of a page
+//    (EFAULT/ENOENT or EBUSY until the migration ends);
+//  - a page whose entry balancing made PROT_NONE for a hinting fault reads
+//    as absent, and cannot be moved, on kernels whose follow_page() refuses
+//    such entries (ENOENT on Debian's 6.1). A read fault resolves the hint.
+// So such pages get MADV_POPULATE_READ (which takes that fault through the
+// kernel, never a signal; of a truly absent anonymous page it maps only the
+// zero page) and are asked again a few times, briefly apart.
+int locate(os::Os& os, const Range& r, std::vector<int>& status, bool settle = false) {
     status.assign(r.pages.size(), -ENOENT);
-    return os.move_pages(0, r.pages.size(), r.pages.data(), nullptr, status.data(), 0);
+    if (int err = os.move_pages(0, r.pages.size(), r.pages.data(), nullptr, status.data(), 0)) return err;
+    if (!settle) return 0;
+    const auto transient = [](int st) { return os::is_absent_status(st) || st == -EBUSY || st == -EAGAIN; };
+    // Up to ~0.1 s in all: migrating a huge page under emulation takes tens of ms.
+    for (int attempt = 0; attempt < 7; ++attempt) {
+        std::vector<std::size_t> again;
+        for (std::size_t i = 0; i < status.size(); ++i)
+            if (transient(status[i])) again.push_back(i);
+        if (again.empty()) return 0;
+        if (attempt == 0) {
+            // One call per run of adjacent pages; failures only mean the
+            // page stays as it reads.
+            for (std::size_t k = 0; k < again.size();) {
+                std::size_t end = k + 1;
+                while (end < again.size() && again[end] == again[end - 1] + 1) ++end;
+                (void)os.madvise(r.at(again[k]), (end - k) * r.page_size, MADV_POPULATE_READ);
+                k = end;
+            }
+        } else {
+            std::this_thread::sleep_for(std::chrono::milliseconds(1 << attempt));
+        }
+        std::vector<void*> addrs;
+        for (std::size_t i : again) addrs.push_back(r.at(i));
+        std::vector<int> st(addrs.size(), -ENOENT);
+        if (int err = os.move_pages(0, addrs.size(), addrs.data(), nullptr, st.data(), 0)) return err;
+        for (std::size_t k = 0; k < again.size(); ++k) status[again[k]] = st[k];
+    }
+    return 0;
 }
 
 // "3-7,12,40-41", at most `limit` items.
@@ -99,7 +140,7 @@ bool same_policy(const os::PolicyQuery& a, const os::PolicyQuery& b) {
     return a.mode == b.mode && a.mode_flags == b.mode_flags && a.nodes == b.nodes;
 }
 
-Snapshot take_snapshot(os::Os& os, const Range& r, bool with_policies) {
+Snapshot take_snapshot(os::Os& os, const Range& r, bool with_policies, bool settle = false) {
     Snapshot s;
     if (with_policies) {
         // Page by page: mbind may have split the range into many VMAs.
@@ -117,7 +158,7 @@ Snapshot take_snapshot(os::Os& os, const Range& r, bool with_policies) {
                 s.policies.push_back({i, 1, q});
         }
     }
-    if (int err = locate(os, r, s.nodes))
+    if (int err = locate(os, r, s.nodes, settle))
         throw Error("addr", "cannot locate the pages of the range at " + hex(r.start) + ": move_pages: " +
                                 errno_name(err) + "; nothing was changed",
                     err);
@@ -241,7 +282,7 @@ int populate(os::Os& os, const Range& r) {
 void move_to_plan(os::Os& os, const Range& r, const PlacementPlan& plan, const Snapshot& snap) {
     constexpr int kAttempts = 4;
     std::vector<int> now;
-    if (int err = locate(os, r, now)) fail(os, r, plan, snap, "move_pages (query)", err, 0, r.pages.size());
+    if (int err = locate(os, r, now, true)) fail(os, r, plan, snap, "move_pages (query)", err, 0, r.pages.size());
     int last_error = 0;
     std::vector<std::size_t> pending;
     for (int attempt = 0; attempt < kAttempts; ++attempt) {
@@ -261,7 +302,7 @@ void move_to_plan(os::Os& os, const Range& r, const PlacementPlan& plan, const S
         // Judge by where the pages are now, not by the status array alone:
         // a transparent huge page moves whole, so its other small pages may
         // report EBUSY although they arrived with it.
-        if (int qerr = locate(os, r, now)) fail(os, r, plan, snap, "move_pages (query)", qerr, 0, r.pages.size());
+        if (int qerr = locate(os, r, now, true)) fail(os, r, plan, snap, "move_pages (query)", qerr, 0, r.pages.size());
         last_error = 0;
         for (std::size_t k = 0; k < pending.size(); ++k)
             if (now[pending[k]] != plan.page_nodes[pending[k]] && status[k] < 0) {
@@ -367,8 +408,22 @@ PlacementResult apply(void* addr, std::size_t bytes, const PlacementPlan& plan, 
                 fail(os, r, plan, snap, "mbind(bind, " + std::to_string(run.node) + ")", err, run.first_page, run.pages);
         }
         break;
-    case Realisation::move_pages:
+    case Realisation::move_pages: {
+        // Pages placed one by one would otherwise keep the default policy,
+        // and automatic NUMA balancing would pull the remote ones back to
+        // whichever thread touches them. A bind to the plan's nodes (no
+        // MOVE: pages already present stay for move_to_plan to handle)
+        // exempts the range from balancing and keeps later faults on them.
+        NodeSet used;
+        for (int n : plan.page_nodes)
+            if (n >= 0) used.add(static_cast<unsigned>(n));
+        if (!used.empty()) {
+            if (int err = os.mbind(addr, range_len(r), os::PolicyMode::bind, used, 0))
+                fail(os, r, plan, snap, "mbind(" + mode_text(MemoryPolicyMode::bind, used) + ")", err, 0, all);
+            done += "; range bound to " + used.to_string();
+        }
         break;
+    }
     }
 
     const bool must_populate = options.populate || how == Realisation::move_pages || kernel_weighted;
@@ -394,7 +449,8 @@ PlacementResult apply(void* addr, std::size_t bytes, const PlacementPlan& plan, 
     }
 
     std::vector<int> status;
-    if (int err = locate(os, r, status)) fail(os, r, plan, snap, "move_pages (verification)", err, 0, all);
+    if (int err = locate(os, r, status, must_populate))
+        fail(os, r, plan, snap, "move_pages (verification)", err, 0, all);
     PlacementResult res = compare(plan, status);
     res.realisation = done;
     if (options.rollback_on_mismatch && !res.ok()) {
@@ -410,10 +466,12 @@ PlacementResult apply(void* addr, std::size_t bytes, const PlacementPlan& plan, 
 PlacementResult migrate(void* addr, std::size_t bytes, const PlacementPlan& plan, os::Os& os) {
     const Range r = make_range(addr, bytes, plan, os, "migrate");
     // Range policies are left alone, so only page locations need restoring.
-    const Snapshot snap = take_snapshot(os, r, false);
+    // The pages are expected present: settle so that rollback knows them all.
+    const Snapshot snap = take_snapshot(os, r, false, true);
     move_to_plan(os, r, plan, snap);
     std::vector<int> status;
-    if (int err = locate(os, r, status)) fail(os, r, plan, snap, "move_pages (verification)", err, 0, r.pages.size());
+    if (int err = locate(os, r, status, true))
+        fail(os, r, plan, snap, "move_pages (verification)", err, 0, r.pages.size());
     PlacementResult res = compare(plan, status);
     res.realisation = "move_pages page by page";
     return res;

@@ -349,15 +349,22 @@ TEST(PlacementApply, PerRunMbindAndMovePagesRealisations) {
         ASSERT_EQ(p.realisation, Realisation::move_pages);
         const auto r = apply(kBase, 6 * kPage, p, fake);
         EXPECT_TRUE(r.ok()) << r.summary();
-        EXPECT_TRUE(fake.calls(os::CallKind::mbind).empty());
-        // Populated on the toucher's node (0), then every page moved.
+        // One bind of the whole range to the plan's nodes, without MOVE,
+        // keeps automatic NUMA balancing off the range and later faults on
+        // those nodes; then only pages off their planned node are moved.
+        const auto mb = fake.calls(os::CallKind::mbind);
+        ASSERT_EQ(mb.size(), 1u);
+        EXPECT_EQ(mb[0].to_string(), "mbind(0x10000000, 24576, bind, 1,3, 0) = 0");
         bool moved = false;
         for (const auto& c : fake.calls(os::CallKind::move_pages))
             if (!c.targets.empty()) {
                 moved = true;
-                EXPECT_EQ(c.targets, (std::vector<int>{1, 1, 3, 3, 1, 1}));
+                // Populated under bind(1,3) from node 0's CPU: the fake puts
+                // them on node 1, so the node-3 pages are the ones to move.
+                EXPECT_EQ(c.targets, (std::vector<int>{3, 3}));
             }
         EXPECT_TRUE(moved);
+        EXPECT_NE(r.realisation.find("range bound to 1,3"), std::string::npos) << r.realisation;
         EXPECT_EQ(r.actual, (std::map<unsigned, std::size_t>{{1, 4}, {3, 2}}));
     }
 }
@@ -388,7 +395,10 @@ TEST(PlacementApply, WeightedInterleaveWithoutKernelSupportMovesPages) {
     const auto p = plan(PlacementPolicy::weighted_interleave({{0, 3}, {1, 1}}), kBase, 16 * kPage, m);
     const auto r = apply(kBase, 16 * kPage, p, fake);
     EXPECT_TRUE(r.ok()) << r.summary();
-    EXPECT_TRUE(fake.calls(os::CallKind::mbind).empty());
+    const auto mb = fake.calls(os::CallKind::mbind);
+    ASSERT_EQ(mb.size(), 1u);
+    EXPECT_EQ(mb[0].mode, os::PolicyMode::bind);
+    EXPECT_EQ(mb[0].nodes, (NodeSet{0, 1}));
     EXPECT_TRUE(fake.calls(os::CallKind::write_interleave_weight).empty());
     EXPECT_NE(r.realisation.find("no MPOL_WEIGHTED_INTERLEAVE"), std::string::npos) << r.realisation;
     EXPECT_EQ(r.actual, p.intent);
