@@ -129,7 +129,8 @@ void add_vm_command(CLI::App& app) {
     cmd->add_flag("--keep", options->keep, "Keep the run's directory (console log, command script, outputs)");
     cmd->add_option("command", options->command, "Command to run in the guest (after --)")->required();
     cmd->footer(
-        "The guest sees the host's files read-only (its /tmp is its own), runs COMMAND in the current\n"
+        "The guest sees the host's files read-only (its /tmp is its own; a /tmp/DIR holding the working\n"
+        "directory or a path argument is exported writable, as with --share), runs COMMAND in the current\n"
         "directory with NUMAWARE_VM=1, NUMAWARE_VM_MACHINE=<guest machine JSON> and NUMAWARE_VM_SPEC set,\n"
         "and this command exits with COMMAND's status. Guest node ids are the node positions in SPEC (0..n-1).\n"
         "Kernels come from scripts/fetch-guest-kernel.\n\n"

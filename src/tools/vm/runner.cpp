@@ -137,12 +137,19 @@ VmResult run_in_vm(const VmRequest& request) {
     }
     std::error_code cwd_ec;
     const std::string cwd = request.cwd.empty() ? fs::current_path(cwd_ec).string() : request.cwd;
-    // Fail before booting when the guest could not even find the command.
-    for (const std::string& p : {cwd, request.command.front()})
-        if (!p.empty() && p.front() == '/' && hidden_in_guest(p, shares))
-            throw Error(p == cwd ? "working directory" : "command",
-                        fmt::format("{} is under /tmp, which the guest replaces with its own tmpfs; "
-                                    "pass --share DIR to export it (writable) or run from elsewhere", p));
+    // The guest's /tmp is its own tmpfs, so a working directory or an
+    // argument path under the host's /tmp (a build tree in a CI checkout
+    // there, say) would vanish. Export its top-level /tmp/<dir> like --share.
+    std::vector<std::string> wanted{cwd};
+    wanted.insert(wanted.end(), request.command.begin(), request.command.end());
+    for (const std::string& p : wanted) {
+        if (p.empty() || p.front() != '/' || !hidden_in_guest(p, shares)) continue;
+        const auto slash = p.find('/', 5);   // after "/tmp/"
+        const std::string top = p.substr(0, slash);
+        std::error_code ec;
+        if (top.size() > 5 && fs::is_directory(top, ec) && top.find('\n') == std::string::npos)
+            shares.push_back(top);
+    }
     std::vector<std::string> host_env;
     for (char** e = environ; *e != nullptr; ++e) host_env.emplace_back(*e);
     const auto env = guest_environment(host_env, request.env, request.spec, kernel.release);
