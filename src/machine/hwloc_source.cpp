@@ -36,6 +36,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <hwloc.h>
@@ -268,7 +269,9 @@ Machine Machine::from_live() {
     Topology topo = new_topology("live");
     load(topo.get(), "live");
     const char* host = hwloc_obj_get_info_by_name(hwloc_get_root_obj(topo.get()), "HostName");
-    return machine_from_topology(topo.get(), std::string("live") + (host ? std::string(" (") + host + ")" : ""));
+    // A guest without a host name reports "(none)"; say nothing then.
+    const bool named = host != nullptr && *host != '\0' && std::string_view(host) != "(none)";
+    return machine_from_topology(topo.get(), std::string("live") + (named ? std::string(" (") + host + ")" : ""));
 }
 
 Machine Machine::from_hwloc_xml(const std::string& path) {
