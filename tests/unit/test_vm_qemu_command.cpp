@@ -303,12 +303,12 @@ TEST(VmQemuCommand, SharesAndCommasInPathsAreEscaped) {
 TEST(VmGuestScripts, CommandScriptQuotesEveryWordAndExportsTheEnvironment) {
     vm::GuestCommand c;
     c.argv = {"printf", "%s|", "it's", "$HOME", "a b"};
-    c.cwd = "/work dir";
+    c.cwd = "/home/u/my dir";
     c.env = {{"NUMAWARE_VM", "1"}, {"X", "a'b"}};
     const std::string s = vm::command_script(c);
     EXPECT_TRUE(contains(s, "export NUMAWARE_VM='1'\n"));
     EXPECT_TRUE(contains(s, "export X='a'\\''b'\n"));
-    EXPECT_TRUE(contains(s, "cd '/work dir' ||"));
+    EXPECT_TRUE(contains(s, "cd '/home/u/my dir' ||"));
     EXPECT_TRUE(contains(s, "exit 125"));
     EXPECT_TRUE(contains(s, "exec 'printf' '%s|' 'it'\\''s' '$HOME' 'a b'\n"));
 }
