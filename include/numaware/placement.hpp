@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "numaware/machine.hpp"
+#include "numaware/mempolicy.hpp"
 #include "numaware/nodeset.hpp"
 
 namespace numaware {
@@ -140,17 +141,6 @@ struct PlanOptions {
     // default); more runs are realised by populating the range and moving
     // it page by page with move_pages.
     std::size_t max_mbind_runs = 1024;
-};
-
-// The kernel memory-policy modes a plan may ask for (linux/mempolicy.h values).
-enum class MemoryPolicyMode : int {
-    default_ = 0,
-    preferred = 1,
-    bind = 2,
-    interleave = 3,
-    local = 4,
-    preferred_many = 5,
-    weighted_interleave = 6,
 };
 
 // How apply() carries a plan out.

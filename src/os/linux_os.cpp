@@ -16,20 +16,24 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-namespace numaware::os {
+namespace numaware {
 
-std::string to_string(PolicyMode mode) {
+std::string to_string(MemoryPolicyMode mode) {
     switch (mode) {
-    case PolicyMode::default_: return "default";
-    case PolicyMode::preferred: return "preferred";
-    case PolicyMode::bind: return "bind";
-    case PolicyMode::interleave: return "interleave";
-    case PolicyMode::local: return "local";
-    case PolicyMode::preferred_many: return "preferred_many";
-    case PolicyMode::weighted_interleave: return "weighted_interleave";
+    case MemoryPolicyMode::default_: return "default";
+    case MemoryPolicyMode::preferred: return "preferred";
+    case MemoryPolicyMode::bind: return "bind";
+    case MemoryPolicyMode::interleave: return "interleave";
+    case MemoryPolicyMode::local: return "local";
+    case MemoryPolicyMode::preferred_many: return "preferred_many";
+    case MemoryPolicyMode::weighted_interleave: return "weighted_interleave";
     }
     return "mode" + std::to_string(static_cast<int>(mode));
 }
+
+}  // namespace numaware
+
+namespace numaware::os {
 
 namespace {
 

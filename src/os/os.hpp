@@ -18,24 +18,14 @@
 #include <sys/types.h>
 #include <vector>
 
+#include "numaware/mempolicy.hpp"
 #include "numaware/nodeset.hpp"
 
 namespace numaware::os {
 
-// Kernel memory-policy modes (linux/mempolicy.h values).
-enum class PolicyMode : int {
-    default_ = 0,
-    preferred = 1,
-    bind = 2,
-    interleave = 3,
-    local = 4,
-    preferred_many = 5,
-    weighted_interleave = 6,
-};
-
-// Short lowercase name of a mode as numaware prints it ("bind",
-// "weighted_interleave"); "mode<N>" for a value outside the enum.
-std::string to_string(PolicyMode mode);
+// The kernel's memory-policy modes (numaware/mempolicy.hpp), under the os
+// layer's short name.
+using PolicyMode = MemoryPolicyMode;
 
 // mbind / move_pages flags (linux/mempolicy.h values).
 inline constexpr unsigned mf_strict = 1u << 0;

@@ -104,10 +104,10 @@ std::string Call::to_string() const {
     std::string args;
     switch (kind) {
     case CallKind::mbind:
-        args = hex(addr) + ", " + std::to_string(len) + ", " + os::to_string(mode) + ", " +
+        args = hex(addr) + ", " + std::to_string(len) + ", " + numaware::to_string(mode) + ", " +
                nodes_string(nodes) + ", " + flags_string(flags);
         break;
-    case CallKind::set_mempolicy: args = os::to_string(mode) + ", " + nodes_string(nodes); break;
+    case CallKind::set_mempolicy: args = numaware::to_string(mode) + ", " + nodes_string(nodes); break;
     case CallKind::get_mempolicy: args = addr == 0 ? "thread" : hex(addr); break;
     case CallKind::move_pages: {
         std::string pg;

@@ -235,10 +235,7 @@ std::vector<std::size_t> failed_pages(const PlacementPlan& plan, const std::vect
 }
 
 std::string mode_text(MemoryPolicyMode m, const NodeSet& nodes) {
-    static const char* names[] = {"default", "preferred", "bind", "interleave",
-                                  "local", "preferred_many", "weighted_interleave"};
-    const int i = static_cast<int>(m);
-    std::string out = (i >= 0 && i < 7) ? names[i] : "mode " + std::to_string(i);
+    std::string out = to_string(m);
     if (!nodes.empty()) out += ", " + nodes.to_string();
     return out;
 }
@@ -397,7 +394,7 @@ PlacementResult apply(void* addr, std::size_t bytes, const PlacementPlan& plan, 
             }
         }
         const unsigned flags = plan.mode == MemoryPolicyMode::default_ ? 0u : move_strict;
-        if (int err = os.mbind(addr, range_len(r), static_cast<os::PolicyMode>(plan.mode), plan.mode_nodes, flags))
+        if (int err = os.mbind(addr, range_len(r), plan.mode, plan.mode_nodes, flags))
             fail(os, r, plan, snap, "mbind(" + mode_text(plan.mode, plan.mode_nodes) + ")", err, 0, all);
         break;
     }
@@ -517,7 +514,7 @@ void apply_process_policy(const PlacementPolicy& policy, const Machine& machine,
             }
         }
     }
-    if (int err = os.set_mempolicy(static_cast<os::PolicyMode>(p.mode), p.mode_nodes)) {
+    if (int err = os.set_mempolicy(p.mode, p.mode_nodes)) {
         undo_weights();
         throw Error(field, "set_mempolicy(" + mode_text(p.mode, p.mode_nodes) + ") failed: " + errno_name(err), err);
     }

@@ -303,21 +303,9 @@ PlacementPlan plan(const PlacementPolicy& policy, const void* addr, std::size_t 
 }
 
 std::string PlacementPlan::realisation_text() const {
-    auto mode_name = [](MemoryPolicyMode m) -> std::string {
-        switch (m) {
-        case MemoryPolicyMode::default_: return "default";
-        case MemoryPolicyMode::preferred: return "preferred";
-        case MemoryPolicyMode::bind: return "bind";
-        case MemoryPolicyMode::interleave: return "interleave";
-        case MemoryPolicyMode::local: return "local";
-        case MemoryPolicyMode::preferred_many: return "preferred_many";
-        case MemoryPolicyMode::weighted_interleave: return "weighted_interleave";
-        }
-        return "?";
-    };
     switch (realisation) {
     case Realisation::range_policy:
-        return "mbind(" + mode_name(mode) + (mode_nodes.empty() ? "" : ", " + mode_nodes.to_string()) +
+        return "mbind(" + to_string(mode) + (mode_nodes.empty() ? "" : ", " + mode_nodes.to_string()) +
                ") over the range";
     case Realisation::per_run_mbind:
         return "mbind(bind) per run, " + std::to_string(runs.size()) + " runs";
