@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "support.hpp"
 #include "numaware/error.hpp"
 #include "numaware/machine.hpp"
 
@@ -15,19 +16,8 @@ namespace {
 const char* four_nodes =
     "nodes=4 cpus-per-node=2 mem-per-node=512M distances=10,21,31,31/21,10,21,31/31,21,10,21/31,31,21,10";
 
-// Runs `fn`, expects an Error, and returns it so the test can check its text.
-template <class Fn>
-Error expect_error(Fn fn) {
-    try {
-        fn();
-    } catch (const Error& e) {
-        return e;
-    }
-    ADD_FAILURE() << "no numaware::Error thrown";
-    return Error("", "none");
-}
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using numaware::test::contains;
+using numaware::test::expect_error;
 
 }  // namespace
 

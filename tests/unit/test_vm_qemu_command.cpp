@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include "support.hpp"
 #include "numaware/error.hpp"
 #include "numaware/machine.hpp"
 #include "tools/vm/guest_init.hpp"
@@ -48,18 +49,8 @@ Machine four_nodes() {
     return m;
 }
 
-template <class Fn>
-Error expect_error(Fn fn) {
-    try {
-        fn();
-    } catch (const Error& e) {
-        return e;
-    }
-    ADD_FAILURE() << "no numaware::Error thrown";
-    return Error("", "none");
-}
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using numaware::test::contains;
+using numaware::test::expect_error;
 
 std::vector<std::string> values_of(const std::vector<std::string>& argv, const std::string& flag) {
     std::vector<std::string> out;
