@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <filesystem>
 #include <thread>
 #include <set>
@@ -29,12 +30,33 @@ std::size_t live_thread_count() {
     return n;
 }
 
+// The count once exited threads are gone. pthread_join returns when the
+// kernel clears the thread's tid, a moment before the task leaves
+// /proc/self/task, so poll (for at most two seconds) until the count is
+// `expected`; a thread really left running keeps it above for good.
+std::size_t thread_count_settled_to(std::size_t expected) {
+    std::size_t n = live_thread_count();
+    for (int i = 0; i < 200 && n != expected; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        n = live_thread_count();
+    }
+    return n;
+}
+
 // The count to compare against. ThreadSanitizer starts a background thread
 // of its own when the process first creates one, so create and join one
 // thread before counting; otherwise that runtime thread looks like a leak.
 std::size_t thread_baseline() {
     std::thread([] {}).join();
-    return live_thread_count();
+    // Let the joined thread leave /proc/self/task before counting.
+    std::size_t n = live_thread_count();
+    for (int i = 0; i < 200; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        const std::size_t again = live_thread_count();
+        if (again == n) break;
+        n = again;
+    }
+    return n;
 }
 
 // A one-node machine made of the CPUs this process may run on, so the
@@ -222,7 +244,7 @@ TEST(Team, FailedPinThrowsNamingTheCpuAndLeavesNoThreads) {
         EXPECT_NE(std::string(e.what()).find("cannot pin rank 0 to CPU 0 (node 0)"), std::string::npos)
             << e.what();
     }
-    EXPECT_EQ(live_thread_count(), before) << "threads left behind by a failed constructor";
+    EXPECT_EQ(thread_count_settled_to(before), before) << "threads left behind by a failed constructor";
 
     // Only the third pin fails: the error names that rank's CPU.
     fake.clear_failures();
@@ -234,7 +256,7 @@ TEST(Team, FailedPinThrowsNamingTheCpuAndLeavesNoThreads) {
         EXPECT_EQ(e.code(), EPERM);
         EXPECT_EQ(e.field().rfind("cpu ", 0), 0u) << e.field();
     }
-    EXPECT_EQ(live_thread_count(), before);
+    EXPECT_EQ(thread_count_settled_to(before), before);
 }
 
 TEST(Team, DestructorJoinsEveryThread) {
@@ -242,9 +264,9 @@ TEST(Team, DestructorJoinsEveryThread) {
     const std::size_t before = thread_baseline();
     for (int i = 0; i < 10; ++i) {
         Team team(m, {.threads = static_cast<unsigned>(m.cpu_count())});
-        EXPECT_EQ(live_thread_count(), before + team.size());
+        EXPECT_EQ(thread_count_settled_to(before + team.size()), before + team.size());
     }
-    EXPECT_EQ(live_thread_count(), before);
+    EXPECT_EQ(thread_count_settled_to(before), before);
 }
 
 TEST(Team, RealPinningOnThisHost) {
