@@ -5,6 +5,7 @@
 // ("0-3,6") and "all" only where a Machine is given to resolve it.
 #pragma once
 
+#include <array>
 #include <bitset>
 #include <cstddef>
 #include <string>
@@ -42,7 +43,10 @@ public:
     std::vector<unsigned> to_vector() const;    // ascending
     std::string to_string() const;              // "0-3,6"
     // The kernel's nodemask layout: unsigned long words, bit n = node n.
-    std::vector<unsigned long> to_mask() const;
+    static constexpr std::size_t mask_words = max_nodes / (8 * sizeof(unsigned long));
+    using Mask = std::array<unsigned long, mask_words>;
+    // By value, with no allocation: the malloc shim binds memory with it.
+    Mask to_mask() const noexcept;
     static constexpr unsigned long mask_bits = max_nodes;
 
     bool operator==(const NodeSet&) const = default;

@@ -12,5 +12,6 @@
 #include "numaware/c/placement.h"
 #include "numaware/c/balancing.h"
 #include "numaware/c/team.h"
+#include "numaware/c/heap.h"
 
 #endif

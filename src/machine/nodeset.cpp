@@ -102,9 +102,9 @@ std::vector<unsigned> NodeSet::to_vector() const {
 
 std::string NodeSet::to_string() const { return format_index_list(to_vector()); }
 
-std::vector<unsigned long> NodeSet::to_mask() const {
+NodeSet::Mask NodeSet::to_mask() const noexcept {
     constexpr unsigned word_bits = sizeof(unsigned long) * 8;
-    std::vector<unsigned long> mask(max_nodes / word_bits, 0UL);
+    Mask mask{};
     for (unsigned n = 0; n < max_nodes; ++n)
         if (bits_.test(n)) mask[n / word_bits] |= 1UL << (n % word_bits);
     return mask;

@@ -35,7 +35,10 @@ std::uint64_t suffix_multiplier(std::string_view suffix) {
 
 std::uint64_t parse_size(std::string_view text, std::string_view field) {
     const std::string f(field);
-    const std::string quoted = "'" + std::string(text) + "'";
+    // Built with append: GCC 12 at -O3 reports a false -Wrestrict on the
+    // operator+ chain of a literal and a temporary.
+    std::string quoted = "'";
+    quoted.append(text).append("'");
     std::size_t digits_end = 0;
     bool seen_dot = false;
     while (digits_end < text.size() &&

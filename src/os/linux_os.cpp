@@ -105,11 +105,11 @@ public:
 
     int mbind(void* addr, std::size_t len, PolicyMode mode, const NodeSet& nodes,
               unsigned flags) override {
-        std::vector<unsigned long> mask;
+        // On the stack: the malloc shim binds its chunks through here.
+        const NodeSet::Mask mask = nodes.to_mask();
         const unsigned long* mask_ptr = nullptr;
         unsigned long maxnode = 0;
         if (!nodes.empty()) {
-            mask = nodes.to_mask();
             mask_ptr = mask.data();
             maxnode = kMaxNode;
         }
@@ -119,11 +119,11 @@ public:
     }
 
     int set_mempolicy(PolicyMode mode, const NodeSet& nodes) override {
-        std::vector<unsigned long> mask;
+        // On the stack: the malloc shim binds its chunks through here.
+        const NodeSet::Mask mask = nodes.to_mask();
         const unsigned long* mask_ptr = nullptr;
         unsigned long maxnode = 0;
         if (!nodes.empty()) {
-            mask = nodes.to_mask();
             mask_ptr = mask.data();
             maxnode = kMaxNode;
         }

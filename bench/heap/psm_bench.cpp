@@ -1,0 +1,187 @@
+// bench/heap/psm_bench.cpp — numaware's own API measured against malloc in
+// the same process: psm_alloc placement versus first-touch placement, and
+// the fragmentation pattern through psm_alloc (one arena per owner rank).
+//
+//   psm_bench place [--threads T] [--blocks N] [--rounds R]
+//       T threads pinned one per CPU, each places N x 1 MiB on its own node,
+//       both ways, alternating, round after round:
+//         first-touch  malloc + write (the kernel puts a page where it is
+//                      first written, i.e. on the writer's node)
+//         psm_alloc    psm_alloc(HeapOwner::node(my node)) + write
+//       then frees them. Round 0 of each way is cold (fresh pages); the
+//       others reuse what the allocator kept. Prints, per way, the cold
+//       round and the median warm round (wall seconds, all threads).
+//   psm_bench frag --size BYTES [--mib M] [--owners N]
+//       the pattern of frag_pattern.hpp with owners = team ranks registered
+//       with psm_register_team, each with its own arena.
+#include <algorithm>
+#include <barrier>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "frag_pattern.hpp"
+#include "numaware/error.hpp"
+#include "numaware/heap.hpp"
+#include "numaware/machine.hpp"
+#include "numaware/team.hpp"
+#include "os/os.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+    std::string mode;
+    unsigned threads = 0;   // 0: one per CPU
+    unsigned blocks = 64;
+    unsigned rounds = 5;
+    std::size_t size = 0;
+    std::size_t mib = 32;
+    unsigned owners = 2;
+};
+
+[[noreturn]] void usage_error(const std::string& what) {
+    std::fprintf(stderr, "psm_bench: %s\n", what.c_str());
+    std::fprintf(stderr,
+                 "usage: psm_bench place [--threads T] [--blocks N] [--rounds R]\n"
+                 "       psm_bench frag --size BYTES [--mib M] [--owners N]\n"
+                 "example: psm_bench place --threads 2 --blocks 64 --rounds 5\n");
+    std::exit(2);
+}
+
+std::size_t parse_count(std::string_view flag, const char* text, std::size_t max) {
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(text, &end, 10);
+    if (end == text || *end != '\0' || v == 0 || v > max)
+        usage_error(std::string(flag) + " must be an integer in 1.." + std::to_string(max) + ", got '" + text + "'");
+    return static_cast<std::size_t>(v);
+}
+
+Options parse(int argc, char** argv) {
+    if (argc < 2) usage_error("missing mode");
+    Options o;
+    o.mode = argv[1];
+    if (o.mode != "place" && o.mode != "frag") usage_error("unknown mode '" + o.mode + "'");
+    for (int i = 2; i < argc; ++i) {
+        const std::string_view a = argv[i];
+        auto value = [&]() -> const char* {
+            if (i + 1 >= argc) usage_error(std::string(a) + " needs a value");
+            return argv[++i];
+        };
+        if (a == "--threads") o.threads = static_cast<unsigned>(parse_count(a, value(), 1024));
+        else if (a == "--blocks") o.blocks = static_cast<unsigned>(parse_count(a, value(), 4096));
+        else if (a == "--rounds") o.rounds = static_cast<unsigned>(parse_count(a, value(), 1000));
+        else if (a == "--size") o.size = parse_count(a, value(), std::size_t{1} << 30);
+        else if (a == "--mib") o.mib = parse_count(a, value(), 4096);
+        else if (a == "--owners") o.owners = static_cast<unsigned>(parse_count(a, value(), 64));
+        else usage_error("unknown argument '" + std::string(a) + "'");
+    }
+    if (o.mode == "frag" && o.size == 0) usage_error("frag needs --size BYTES");
+    return o;
+}
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void run_place(const Options& o) {
+    const numaware::Machine m = numaware::Machine::from_live();
+    const auto cpus = static_cast<unsigned>(m.cpu_count());
+    const unsigned threads = o.threads == 0 ? cpus : o.threads;
+    // One rank per CPU, spread over the nodes: plan_team refuses to put two
+    // threads on one CPU.
+    const numaware::TeamLayout layout =
+        numaware::plan_team(m, {.threads = threads, .kind = numaware::MappingKind::scatter});
+    constexpr std::size_t block = std::size_t{1} << 20;
+    enum Way { first_touch = 0, psm = 1 };
+    std::vector<double> seconds[2];   // per way, per round
+    std::barrier sync(static_cast<std::ptrdiff_t>(threads));
+    Clock::time_point start;
+    std::vector<std::string> errors(threads);
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t) {
+        pool.emplace_back([&, t] {
+            const numaware::RankPlace place = layout.ranks[t];
+            if (int rc = numaware::os::linux_os().set_affinity(0, {place.cpu}); rc != 0)
+                errors[t] = "cannot pin to CPU " + std::to_string(place.cpu) + ": " + std::strerror(rc);
+            std::vector<void*> mine(o.blocks, nullptr);
+            for (unsigned round = 0; round < o.rounds; ++round) {
+                for (Way way : {first_touch, psm}) {
+                    sync.arrive_and_wait();
+                    if (t == 0) start = Clock::now();
+                    sync.arrive_and_wait();
+                    for (auto& p : mine) {
+                        try {
+                            p = way == psm ? numaware::psm_alloc(block, numaware::HeapOwner::node(place.node))
+                                           : std::malloc(block);
+                        } catch (const std::exception& e) {
+                            errors[t] = e.what();
+                        }
+                        if (p == nullptr) {
+                            if (errors[t].empty()) errors[t] = "malloc(1 MiB) failed";
+                            std::fprintf(stderr, "psm_bench: thread %u: %s\n", t, errors[t].c_str());
+                            std::exit(1);
+                        }
+                        std::memset(p, static_cast<int>(round + 1), block);
+                    }
+                    sync.arrive_and_wait();
+                    if (t == 0) seconds[way].push_back(std::chrono::duration<double>(Clock::now() - start).count());
+                    for (auto& p : mine) {
+                        if (way == psm) numaware::psm_free(p);
+                        else std::free(p);
+                        p = nullptr;
+                    }
+                }
+            }
+        });
+    }
+    for (auto& th : pool) th.join();
+    for (unsigned t = 0; t < threads; ++t)
+        if (!errors[t].empty()) throw numaware::Error("thread " + std::to_string(t), errors[t]);
+    for (Way way : {first_touch, psm}) {
+        const std::vector<double>& s = seconds[way];
+        const std::vector<double> warm(s.begin() + 1, s.end());
+        std::printf("bench allocator=numaware pattern=place way=%s threads=%u blocks=%u cold_seconds=%.6f warm_seconds=%.6f\n",
+                    way == psm ? "psm_alloc" : "first-touch", threads, o.blocks, s.front(), median(warm));
+    }
+}
+
+void run_frag(const Options& o) {
+    // Every owner is a team rank with its own arena, as JArena patches are.
+    const numaware::Machine m = numaware::Machine::from_live();
+    numaware::TeamLayout layout;
+    for (unsigned r = 0; r < o.owners; ++r) {
+        const numaware::Node& n = m.nodes[r % m.nodes.size()];
+        layout.ranks.push_back({.rank = r, .cpu = n.cpus.empty() ? 0 : n.cpus.front(), .node = n.os_index});
+    }
+    numaware::psm_register_team(layout);
+    const auto r = numaware::bench::run_frag_pattern(
+        o.size, o.mib, o.owners,
+        [](unsigned owner, std::size_t n) { return numaware::psm_alloc(n, numaware::HeapOwner::rank(owner)); },
+        [](void* p) { numaware::psm_free(p); });
+    std::printf("bench allocator=numaware-psm pattern=frag size=%zu owners=%u requested_bytes=%.0f peak_rss_growth_bytes=%.0f ratio=%.3f\n",
+                o.size, o.owners, r.requested_bytes, r.peak_rss_growth_bytes, r.ratio());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const Options o = parse(argc, argv);
+    try {
+        if (o.mode == "place") run_place(o);
+        else run_frag(o);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "psm_bench: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,222 @@
+// heap/engine.cpp — the process-wide engine: start-up, arenas, statistics
+// and fork safety.
+//
+// Start-up happens on the first slow-path call. It reads the node lists from
+// sysfs with open/read, creates one arena per node with memory (metadata
+// from mmap), registers the thread-exit key and the fork handlers. A call
+// that reenters while start-up runs (pthread_atfork may allocate) is served
+// from a static bootstrap region whose blocks are never reused.
+#include <sys/mman.h>
+#include <sys/rseq.h>
+
+#include <cerrno>
+#include <new>
+#include <sched.h>
+
+#include "heap/internal.hpp"
+#include "os/os.hpp"
+
+namespace numaware::heap {
+
+namespace detail {
+
+Engine g_engine;
+void register_thread_exit_key() noexcept;
+
+namespace {
+
+thread_local bool tl_initialising __attribute__((tls_model("initial-exec"))) = false;
+
+constexpr std::size_t kBootstrapBytes = std::size_t{1} << 20;
+alignas(64) char g_bootstrap[kBootstrapBytes];
+std::atomic<std::size_t> g_bootstrap_used{0};
+
+Arena* new_arena(ArenaId id, unsigned node, std::uint32_t owner_tag) noexcept {
+    const std::size_t bytes = (sizeof(Arena) + kOsPage - 1) & ~(kOsPage - 1);
+    void* m = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) return nullptr;
+    Arena* a = new (m) Arena{};
+    a->id = id;
+    a->node = node;
+    a->owner_tag = owner_tag;
+    return a;
+}
+
+// Every lock, in one fixed order, so the forking thread holds them all and
+// the child gets consistent lists.
+void fork_prepare() noexcept {
+    g_engine.arena_lock.lock();
+    const unsigned n = g_engine.arena_count.load(std::memory_order_acquire);
+    for (unsigned i = 0; i < n; ++i) {
+        Arena* a = g_engine.arenas[i].load(std::memory_order_acquire);
+        if (a == nullptr) continue;
+        for (unsigned c = 1; c < kClassCount; ++c) a->central[c].lock.lock();
+        a->heap_lock.lock();
+    }
+    g_engine.meta_lock.lock();
+    g_engine.registry_lock.lock();
+}
+
+void fork_release() noexcept {
+    g_engine.registry_lock.unlock();
+    g_engine.meta_lock.unlock();
+    const unsigned n = g_engine.arena_count.load(std::memory_order_acquire);
+    for (unsigned i = n; i-- > 0;) {
+        Arena* a = g_engine.arenas[i].load(std::memory_order_acquire);
+        if (a == nullptr) continue;
+        a->heap_lock.unlock();
+        for (unsigned c = kClassCount; c-- > 1;) a->central[c].lock.unlock();
+    }
+    g_engine.arena_lock.unlock();
+}
+
+void fork_child() noexcept {
+    registry_after_fork_child();
+    fork_release();
+}
+
+NW_NOINLINE bool init_slow() noexcept {
+    int expected = 0;
+    if (!g_engine.state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) {
+        if (tl_initialising) return false;
+        while (g_engine.state.load(std::memory_order_acquire) != 2) sched_yield();
+        return true;
+    }
+    tl_initialising = true;
+    g_engine.os = &os::linux_os();
+    (void)g_engine.os->page_size();   // its function-local static, outside any lock
+    std::uint64_t possible = 0;
+    g_engine.nodes = read_node_list("/sys/devices/system/node/possible", possible);
+    if (g_engine.nodes == 0) {
+        g_engine.nodes = 1;
+        possible = 1;
+    }
+    std::uint64_t mem = 0;
+    if (read_node_list("/sys/devices/system/node/has_memory", mem) == 0 || mem == 0) mem = possible;
+    g_engine.memory_nodes = mem;
+    g_engine.fallback_node = static_cast<unsigned>(__builtin_ctzll(mem));
+    for (unsigned n = 0; n < g_engine.nodes; ++n)
+        g_engine.home[n] = static_cast<std::uint8_t>(
+            ((mem >> n) & 1u) ? n : nearest_memory_node(n, mem, g_engine.fallback_node));
+    g_engine.rseq = __rseq_size > 0 && static_cast<int>(
+        reinterpret_cast<struct rseq*>(static_cast<char*>(__builtin_thread_pointer()) + __rseq_offset)->cpu_id) >= 0;
+    // Arena id n is node n's arena; nodes without memory have none.
+    for (unsigned n = 0; n < g_engine.nodes; ++n)
+        if ((mem >> n) & 1u) g_engine.arenas[n].store(new_arena(static_cast<ArenaId>(n), n, n), std::memory_order_release);
+    g_engine.arena_count.store(g_engine.nodes, std::memory_order_release);
+    register_thread_exit_key();
+    pthread_atfork(fork_prepare, fork_release, fork_child);
+    tl_initialising = false;
+    g_engine.state.store(2, std::memory_order_release);
+    return true;
+}
+
+}  // namespace
+
+bool ensure_init() noexcept {
+    if (NW_LIKELY(g_engine.state.load(std::memory_order_acquire) == 2)) return true;
+    return init_slow();
+}
+
+void* bootstrap_allocate(std::size_t bytes) noexcept {
+    // 16-byte header with the size, for realloc of such a block.
+    const std::size_t need = ((bytes + 15) & ~std::size_t{15}) + 16;
+    const std::size_t at = g_bootstrap_used.fetch_add(need, std::memory_order_relaxed);
+    if (at + need > kBootstrapBytes) {
+        errno = ENOMEM;
+        return nullptr;
+    }
+    *reinterpret_cast<std::size_t*>(g_bootstrap + at) = bytes;
+    return g_bootstrap + at + 16;
+}
+
+bool is_bootstrap(const void* p) noexcept {
+    const char* c = static_cast<const char*>(p);
+    return c >= g_bootstrap && c < g_bootstrap + kBootstrapBytes;
+}
+
+std::size_t bootstrap_size(const void* p) noexcept {
+    return *reinterpret_cast<const std::size_t*>(static_cast<const char*>(p) - 16);
+}
+
+Arena* arena_of(ArenaId id) noexcept {
+    if (id >= max_arenas) return nullptr;
+    return g_engine.arenas[id].load(std::memory_order_acquire);
+}
+
+ArenaId arena_for_node(unsigned node) noexcept {
+    // A node without memory is served by its nearest node with memory; an
+    // unknown one by the first node with memory.
+    if (node >= g_engine.nodes) return static_cast<ArenaId>(g_engine.fallback_node);
+    return static_cast<ArenaId>(g_engine.home[node]);
+}
+
+}  // namespace detail
+
+using namespace detail;
+
+unsigned node_count() noexcept {
+    ensure_init();
+    return g_engine.nodes;
+}
+
+ArenaId node_arena(unsigned node) noexcept {
+    if (!ensure_init()) return no_arena;
+    if (node >= g_engine.nodes || !((g_engine.memory_nodes >> node) & 1u)) {
+        errno = EINVAL;
+        return no_arena;
+    }
+    return static_cast<ArenaId>(node);
+}
+
+ArenaId create_arena(unsigned node, std::uint32_t owner_tag) noexcept {
+    if (!ensure_init()) return no_arena;
+    if (node >= g_engine.nodes || !((g_engine.memory_nodes >> node) & 1u)) {
+        errno = EINVAL;
+        return no_arena;
+    }
+    LockGuard g(g_engine.arena_lock);
+    const unsigned id = g_engine.arena_count.load(std::memory_order_relaxed);
+    if (id >= max_arenas) {
+        errno = ENOSPC;
+        return no_arena;
+    }
+    Arena* a = new_arena(static_cast<ArenaId>(id), node, owner_tag);
+    if (a == nullptr) {
+        errno = ENOMEM;
+        return no_arena;
+    }
+    g_engine.arenas[id].store(a, std::memory_order_release);
+    g_engine.arena_count.store(id + 1, std::memory_order_release);
+    return static_cast<ArenaId>(id);
+}
+
+bool node_stats(unsigned node, NodeStats& out) noexcept {
+    if (!ensure_init() || node >= g_engine.nodes) {
+        errno = EINVAL;
+        return false;
+    }
+    std::int64_t in_use = 0;
+    std::int64_t mapped = 0;
+    const unsigned n = g_engine.arena_count.load(std::memory_order_acquire);
+    LockGuard g(g_engine.registry_lock);
+    for (unsigned i = 0; i < n; ++i) {
+        const Arena* a = arena_of(static_cast<ArenaId>(i));
+        if (a == nullptr || a->node != node) continue;
+        // Blocks out of the central lists, minus those parked in caches.
+        in_use += a->out_bytes.load(std::memory_order_relaxed) -
+                  static_cast<std::int64_t>(cached_bytes_of_arena(a->id)) +
+                  a->large_bytes.load(std::memory_order_relaxed);
+        mapped += a->mapped_bytes.load(std::memory_order_relaxed);
+    }
+    if (in_use < 0) in_use = 0;
+    out.bytes_in_use = static_cast<std::uint64_t>(in_use);
+    out.bytes_cached = mapped > in_use ? static_cast<std::uint64_t>(mapped - in_use) : 0;
+    out.pages_mapped = static_cast<std::uint64_t>(mapped) / kOsPage;
+    out.fragmentation = in_use > 0 ? static_cast<double>(mapped) / static_cast<double>(in_use) : 0.0;
+    return true;
+}
+
+void set_foreign_free(void (*hook)(void*)) noexcept { g_engine.foreign_free = hook; }
+
+}  // namespace numaware::heap

@@ -1,0 +1,88 @@
+// heap/engine.hpp — the allocator engine of the partitioned heap.
+//
+// One engine per process. Memory is partitioned into arenas; every arena is
+// bound to one NUMA node and no page ever holds blocks of two arenas, so no
+// page is shared across nodes. Arena ids 0..node_count()-1 are the node
+// arenas (owner = that node); further arenas are created for other owners
+// (a team rank), each bound to its rank's node.
+//
+// Everything here is noexcept and never calls malloc, so the LD_PRELOAD
+// malloc shim can be built on it.
+//
+// The numbers (details in the file named):
+//  - 96 size classes: 16 B steps to 256 B, then 12.5% steps to 256 KiB
+//    (size_classes.hpp); blocks above 256 KiB are large: a dedicated mapping
+//    rounded up to 64 KiB, bound and verified (page_heap.cpp).
+//  - Thread caches hold blocks of the thread's node arena only, at most two
+//    batches per class (batch = 16 KiB / size, 1..64 blocks).
+//  - Page heaps grow by 8 MiB chunks, each bound (mbind MPOL_BIND) to the
+//    arena's node and verified before use; spans are runs of 64 KiB pages.
+//  - Release: beyond 16 MiB of touched free spans per arena, freed spans
+//    go back with MADV_DONTNEED (their range stays bound).
+//  - The page map is a 2-level radix tree over 48-bit addresses. The public C++/C API (numaware/heap.hpp,
+// numaware/c/heap.h) wraps it and adds errors that name their input.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace numaware::heap {
+
+using ArenaId = std::uint16_t;
+inline constexpr ArenaId no_arena = 0xffff;
+inline constexpr unsigned max_nodes = 64;      // nodes the engine can serve
+inline constexpr unsigned max_arenas = 1024;   // node arenas + owner arenas
+
+// Node count as the kernel reports it (/sys/devices/system/node/possible).
+unsigned node_count() noexcept;
+
+// The arena that owns node `node`'s memory; no_arena (errno EINVAL) if the
+// node does not exist or has no memory.
+ArenaId node_arena(unsigned node) noexcept;
+// A new arena for owner `owner_tag` (e.g. a team rank), bound to `node`.
+// no_arena with errno EINVAL/ENOSPC on failure.
+ArenaId create_arena(unsigned node, std::uint32_t owner_tag) noexcept;
+
+// nullptr with errno ENOMEM (or EINVAL for a bad arena/alignment) on failure.
+void* allocate(std::size_t bytes, ArenaId arena) noexcept;
+void* allocate_aligned(std::size_t bytes, std::size_t alignment, ArenaId arena) noexcept;
+// The arena of the calling thread's current node (what malloc uses).
+void* allocate_local(std::size_t bytes) noexcept;
+void deallocate(void* p) noexcept;                  // p may be nullptr
+void* reallocate(void* p, std::size_t bytes) noexcept;   // keeps p's arena
+std::size_t usable_size(const void* p) noexcept;    // 0 for a pointer not from the engine
+
+struct BlockInfo {
+    ArenaId arena = no_arena;
+    unsigned node = 0;
+    std::uint32_t owner_tag = 0;   // the node for node arenas
+    bool large = false;            // served by a dedicated mapping
+    std::size_t usable = 0;
+};
+// false if p is not a live block of the engine.
+bool block_info(const void* p, BlockInfo& out) noexcept;
+
+struct NodeStats {
+    std::uint64_t bytes_in_use = 0;    // usable bytes of live blocks
+    std::uint64_t bytes_cached = 0;    // free bytes held in thread caches, central lists and page heap
+    std::uint64_t pages_mapped = 0;    // OS pages mapped for this node
+    double fragmentation = 0;          // bytes mapped / bytes in use (1.0 = none); 0 when nothing is in use
+};
+bool node_stats(unsigned node, NodeStats& out) noexcept;
+
+// Returns the calling thread's cached blocks to their central lists.
+void flush_thread_cache() noexcept;
+
+
+// Additions for the malloc shim and callers that want the local arena.
+// The arena of the calling thread's current node (no_arena while the
+// engine starts up).
+ArenaId local_arena() noexcept;
+// allocate_aligned in the local arena, through the thread cache when the
+// alignment is served by a size class (<= 64 KiB).
+void* allocate_local_aligned(std::size_t bytes, std::size_t alignment) noexcept;
+// What deallocate does with a pointer the engine does not own (default:
+// nothing). The malloc shim hands such pointers to glibc.
+void set_foreign_free(void (*hook)(void*)) noexcept;
+
+}  // namespace numaware::heap

@@ -1,0 +1,227 @@
+// heap/internal.hpp — the engine's shared internals: spans, arenas, thread
+// caches, the page map and the few process-wide globals.
+//
+// Where things live: size classes (size_classes.hpp), OS memory and node
+// queries (system.cpp), span metadata and the page map (page_map.cpp), the
+// per-arena page heap and large mappings (page_heap.cpp), central free lists
+// (central.cpp), thread caches (thread_cache.cpp), the allocation path
+// (alloc.cpp), the free path (free.cpp), arenas, statistics and fork
+// (engine.cpp).
+#pragma once
+
+#include <pthread.h>
+#include <sched.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "heap/engine.hpp"
+#include "heap/size_classes.hpp"
+
+namespace numaware::os {
+class Os;
+}
+
+namespace numaware::heap::detail {
+
+#if defined(NDEBUG)
+#define NW_HEAP_ASSERT(c) ((void)0)
+#else
+#define NW_HEAP_ASSERT(c) ((c) ? (void)0 : __builtin_trap())
+#endif
+#define NW_LIKELY(x) __builtin_expect(!!(x), 1)
+#define NW_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define NW_NOINLINE __attribute__((noinline))
+
+struct FreeBlock {
+    FreeBlock* next;
+};
+
+// A spin lock that yields the CPU when spinning does not help. Not a
+// pthread mutex: fork_prepare holds every engine lock at once (one per
+// arena and size class), more than a sanitizer's lock tracker accepts, and
+// critical sections here are short. Acquire/release atomics make it visible
+// to TSan as synchronisation.
+struct Lock {
+    std::atomic<bool> held{false};
+    void lock() noexcept {
+        if (NW_LIKELY(!held.exchange(true, std::memory_order_acquire))) return;
+        lock_contended();
+    }
+    void unlock() noexcept { held.store(false, std::memory_order_release); }
+    NW_NOINLINE void lock_contended() noexcept {
+        for (unsigned spins = 0;; ++spins) {
+            if (!held.load(std::memory_order_relaxed) && !held.exchange(true, std::memory_order_acquire)) return;
+            if (spins < 100) __builtin_ia32_pause();
+            else sched_yield();
+        }
+    }
+};
+struct LockGuard {
+    Lock& l;
+    explicit LockGuard(Lock& lock) noexcept : l(lock) { l.lock(); }
+    ~LockGuard() { l.unlock(); }
+    LockGuard(const LockGuard&) = delete;
+    LockGuard& operator=(const LockGuard&) = delete;
+};
+
+// cache_key of spans that are not small spans in use, and of thread caches
+// that have no arena: the two never compare equal, so the free fast path
+// needs one comparison.
+inline constexpr std::uint32_t kSpanNoKey = 0xffffffffu;
+inline constexpr std::uint32_t kCacheNoKey = 0xfffffffeu;
+
+inline constexpr std::size_t kChunkBytes = std::size_t{8} << 20;   // page heap growth step
+inline constexpr unsigned kChunkPages = static_cast<unsigned>(kChunkBytes / kPageBytes);
+inline constexpr std::size_t kRetainBytes = std::size_t{16} << 20; // free spans kept per arena
+inline constexpr std::size_t kOsPage = 4096;
+
+// A run of engine pages: a small-block span of one class, a free span in
+// the page heap, or a large block's dedicated mapping.
+struct Span {
+    std::uint32_t cache_key = kSpanNoKey;   // the arena id while a small span is in use
+    std::uint8_t cls = 0;                   // 0: large or free
+    bool large = false;
+    bool released = false;                  // page heap: pages not counted as mapped
+    bool in_list = false;                   // on a central non-full list
+    ArenaId arena = no_arena;
+    char* start = nullptr;
+    std::size_t bytes = 0;                  // span or mapping bytes
+    // Small spans, guarded by the central list's lock.
+    FreeBlock* free = nullptr;
+    char* bump = nullptr;                   // never-used part starts here
+    std::uint32_t live = 0;
+    std::uint32_t capacity = 0;
+    Span* next = nullptr;
+    Span* prev = nullptr;
+};
+
+struct CentralList {
+    Lock lock;
+    Span* nonfull = nullptr;   // spans with a free block, doubly linked
+};
+
+struct Arena {
+    ArenaId id = no_arena;
+    unsigned node = 0;
+    std::uint32_t owner_tag = 0;
+    CentralList central[kClassCount];
+    // Page heap.
+    Lock heap_lock;
+    Span* free_spans[kChunkPages + 1] = {};   // by engine pages, singly linked via next
+    char* chunk_bump = nullptr;
+    char* chunk_end = nullptr;
+    std::size_t free_touched_bytes = 0;       // free spans not released
+    // Statistics (relaxed atomics: written under different locks).
+    std::atomic<std::int64_t> out_bytes{0};    // small blocks out of central lists
+    std::atomic<std::int64_t> large_bytes{0};  // usable bytes of large blocks
+    std::atomic<std::int64_t> mapped_bytes{0}; // carved spans + large mappings - released
+};
+
+// One per thread, initial-exec TLS, zero/constant-initialised so reaching
+// it is one %fs-relative access with no init wrapper.
+struct Bin {
+    FreeBlock* head;
+    std::uint32_t count;   // written with relaxed atomic stores: stats read it from other threads
+    std::uint32_t unused;
+};
+struct ThreadCache {
+    Bin bins[kClassCount];
+    const volatile std::uint32_t* cpu_word;   // rseq cpu_id, or a constant
+    std::uint32_t cpu;                        // the CPU the arena was chosen on
+    std::uint32_t key;                        // arena id, or kCacheNoKey
+    std::uint8_t state;                       // 0 new, 1 live, 2 after thread exit
+    ThreadCache* next;
+    ThreadCache* prev;
+};
+
+extern const std::uint32_t g_no_cpu_word;   // a word no CPU id equals before the cache starts
+extern constinit thread_local ThreadCache tl_cache __attribute__((tls_model("initial-exec")));
+// Set while this thread is inside an OS call the engine makes under its
+// locks; allocations reentering then come from the bootstrap region.
+extern constinit thread_local bool tl_busy __attribute__((tls_model("initial-exec")));
+
+struct Engine {
+    std::atomic<int> state{0};   // 0 new, 1 initialising, 2 ready
+    unsigned nodes = 1;
+    std::uint64_t memory_nodes = 1;   // nodes with memory (bit n)
+    unsigned fallback_node = 0;       // first node with memory
+    std::uint8_t home[max_nodes] = {};   // node -> node whose arena serves it (nearest with memory)
+    bool rseq = false;
+    os::Os* os = nullptr;
+    std::atomic<Arena*> arenas[max_arenas] = {};
+    std::atomic<unsigned> arena_count{0};
+    Lock arena_lock;
+    Lock meta_lock;
+    Lock registry_lock;
+    ThreadCache* registry = nullptr;
+    pthread_key_t key{};
+    void (*foreign_free)(void*) = nullptr;   // free of a pointer the engine does not own
+};
+extern Engine g_engine;
+
+// ---- engine.cpp ----
+bool ensure_init() noexcept;                // false while initialising (reentrant call)
+void* bootstrap_allocate(std::size_t bytes) noexcept;
+bool is_bootstrap(const void* p) noexcept;
+std::size_t bootstrap_size(const void* p) noexcept;
+Arena* arena_of(ArenaId id) noexcept;
+ArenaId arena_for_node(unsigned node) noexcept;   // fallback node for memoryless nodes
+
+// ---- system.cpp ----
+unsigned read_node_list(const char* path, std::uint64_t& mask) noexcept;   // max+1, 0 on failure
+// The nearest node with memory to `node` by SLIT distance (ties: lower index).
+unsigned nearest_memory_node(unsigned node, std::uint64_t memory_nodes, unsigned fallback) noexcept;
+void* map_aligned(std::size_t bytes, std::size_t alignment) noexcept;
+void unmap(void* p, std::size_t bytes) noexcept;
+unsigned current_node(unsigned* cpu) noexcept;
+int bind_to_node(void* p, std::size_t bytes, unsigned node) noexcept;   // 0 or errno
+
+// ---- page_map.cpp: address -> span in O(1), and span metadata ----
+inline constexpr unsigned kLeafBits = 16;
+inline constexpr std::size_t kLeafEntries = std::size_t{1} << kLeafBits;
+inline constexpr std::size_t kRootEntries = std::size_t{1} << (48 - kPageShift - kLeafBits);
+extern Span** g_page_root[kRootEntries];
+
+// Two dependent loads; relaxed/acquire loads are plain moves on x86.
+inline Span* span_of(const void* p) noexcept {
+    const std::uintptr_t page = reinterpret_cast<std::uintptr_t>(p) >> kPageShift;
+    if (NW_UNLIKELY(page >= kRootEntries * kLeafEntries)) return nullptr;
+    Span** leaf = __atomic_load_n(&g_page_root[page >> kLeafBits], __ATOMIC_ACQUIRE);
+    if (NW_UNLIKELY(leaf == nullptr)) return nullptr;
+    return __atomic_load_n(&leaf[page & (kLeafEntries - 1)], __ATOMIC_ACQUIRE);
+}
+bool page_map_set(const void* start, std::size_t bytes, Span* s) noexcept;
+Span* span_new() noexcept;
+void span_delete(Span* s) noexcept;
+
+// ---- page_heap.cpp ----
+Span* page_heap_take(Arena& a, unsigned pages) noexcept;
+void page_heap_give(Arena& a, Span* s) noexcept;
+void* large_allocate(Arena& a, std::size_t bytes, std::size_t alignment) noexcept;
+void large_free(Span* s) noexcept;
+
+// ---- central.cpp ----
+// Takes up to `want` blocks of class cls; returns how many (0: out of memory).
+unsigned central_fetch(Arena& a, unsigned cls, unsigned want, FreeBlock** head) noexcept;
+// Returns a null-terminated list of n blocks of class cls, all from arena a.
+void central_return(Arena& a, unsigned cls, FreeBlock* list, unsigned n) noexcept;
+
+// ---- thread_cache.cpp ----
+void* local_slow(unsigned cls) noexcept;
+bool cache_check_node(ThreadCache& tc) noexcept;   // starts the cache or follows the thread's node
+void* cache_refill(ThreadCache& tc, unsigned cls) noexcept;
+void cache_release(ThreadCache& tc, unsigned cls) noexcept;
+void cache_flush(ThreadCache& tc) noexcept;
+std::uint64_t cached_bytes_of_arena(ArenaId id) noexcept;   // caller holds registry_lock
+void registry_after_fork_child() noexcept;
+
+// ---- alloc.cpp / free.cpp ----
+void* allocate_class(ArenaId arena, unsigned cls) noexcept;
+void free_slow(void* p, Span* s) noexcept;
+
+inline std::uint32_t cache_limit(unsigned cls) noexcept { return 2 * kClasses.batch[cls]; }
+inline void set_count(Bin& b, std::uint32_t v) noexcept { __atomic_store_n(&b.count, v, __ATOMIC_RELAXED); }
+
+}  // namespace numaware::heap::detail

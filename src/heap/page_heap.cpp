@@ -1,0 +1,178 @@
+// heap/page_heap.cpp — per-arena page heap and large blocks.
+//
+// An arena gets memory in 8 MiB chunks (kChunkBytes), each bound to the
+// arena's node and verified (placement's bind_range_to_node) before any
+// block is carved from it. Spans are carved from the current chunk in
+// 64 KiB engine pages; free spans wait in lists by page count and are reused
+// whole or split. There is no coalescing: span sizes come from a small set
+// (size_classes.hpp), so exact and split reuse covers the common cases.
+//
+// Release policy: an arena keeps up to kRetainBytes (16 MiB) of free spans
+// whose pages are touched; every span freed beyond that is handed back with
+// madvise(MADV_DONTNEED). The range keeps its bind policy, so a later reuse
+// refaults its pages on the same node.
+//
+// Large blocks (above kMaxSmall = 256 KiB) get a dedicated mapping, rounded
+// up to 64 KiB so no engine page is shared with another span, bound and
+// verified the same way, and unmapped when freed.
+#include <sys/mman.h>
+
+#include <cerrno>
+
+#include "heap/internal.hpp"
+#include "os/os.hpp"
+
+namespace numaware::heap::detail {
+
+namespace {
+
+Span* make_span(Arena& a, char* start, unsigned pages, bool released) noexcept {
+    Span* s = span_new();
+    if (s == nullptr) return nullptr;
+    s->arena = a.id;
+    s->start = start;
+    s->bytes = std::size_t{pages} * kPageBytes;
+    s->released = released;
+    if (!page_map_set(start, s->bytes, s)) {
+        span_delete(s);
+        return nullptr;
+    }
+    return s;
+}
+
+void push_free(Arena& a, Span* s) noexcept {
+    const unsigned pages = static_cast<unsigned>(s->bytes / kPageBytes);
+    s->next = a.free_spans[pages];
+    a.free_spans[pages] = s;
+}
+
+// A free span leaves the page heap: account for pages that come back.
+Span* reuse(Arena& a, Span* s) noexcept {
+    if (s->released) a.mapped_bytes.fetch_add(static_cast<std::int64_t>(s->bytes), std::memory_order_relaxed);
+    else a.free_touched_bytes -= s->bytes;
+    s->released = false;
+    return s;
+}
+
+NW_NOINLINE bool grow(Arena& a) noexcept {
+    // The tail of the old chunk was never touched: a released free span.
+    if (a.chunk_bump != nullptr && a.chunk_end > a.chunk_bump) {
+        const unsigned tail = static_cast<unsigned>((a.chunk_end - a.chunk_bump) / static_cast<std::ptrdiff_t>(kPageBytes));
+        if (Span* t = make_span(a, a.chunk_bump, tail, true)) push_free(a, t);
+    }
+    a.chunk_bump = a.chunk_end = nullptr;
+    // Aligned to 2 MiB so transparent huge pages can back whole chunks.
+    void* m = map_aligned(kChunkBytes, std::size_t{2} << 20);
+    if (m == nullptr) return false;
+    if (bind_to_node(m, kChunkBytes, a.node) != 0) {
+        unmap(m, kChunkBytes);
+        return false;
+    }
+    a.chunk_bump = static_cast<char*>(m);
+    a.chunk_end = a.chunk_bump + kChunkBytes;
+    return true;
+}
+
+}  // namespace
+
+Span* page_heap_take(Arena& a, unsigned pages) noexcept {
+    NW_HEAP_ASSERT(pages >= 1 && pages <= kChunkPages);
+    LockGuard g(a.heap_lock);
+    if (Span* s = a.free_spans[pages]) {
+        a.free_spans[pages] = s->next;
+        return reuse(a, s);
+    }
+    const std::size_t want = std::size_t{pages} * kPageBytes;
+    if (a.chunk_bump == nullptr || static_cast<std::size_t>(a.chunk_end - a.chunk_bump) < want) {
+        // Split a larger free span before mapping more.
+        for (unsigned m = pages + 1; m <= kChunkPages; ++m) {
+            Span* big = a.free_spans[m];
+            if (big == nullptr) continue;
+            Span* rest = make_span(a, big->start + want, m - pages, big->released);
+            if (rest == nullptr) return nullptr;
+            a.free_spans[m] = big->next;
+            if (!big->released) {
+                // Only the taken part leaves the touched pool.
+                a.free_touched_bytes -= want;
+                big->bytes = want;
+                push_free(a, rest);
+                return big;
+            }
+            big->bytes = want;
+            push_free(a, rest);
+            return reuse(a, big);
+        }
+        if (!grow(a)) return nullptr;
+    }
+    Span* s = make_span(a, a.chunk_bump, pages, false);
+    if (s == nullptr) return nullptr;
+    a.chunk_bump += want;
+    a.mapped_bytes.fetch_add(static_cast<std::int64_t>(want), std::memory_order_relaxed);
+    return s;
+}
+
+void page_heap_give(Arena& a, Span* s) noexcept {
+    __atomic_store_n(&s->cache_key, kSpanNoKey, __ATOMIC_RELAXED);
+    s->cls = 0;
+    s->free = nullptr;
+    s->bump = nullptr;
+    s->live = s->capacity = 0;
+    s->in_list = false;
+    s->prev = nullptr;
+    LockGuard g(a.heap_lock);
+    if (a.free_touched_bytes + s->bytes > kRetainBytes &&
+        g_engine.os->madvise(s->start, s->bytes, MADV_DONTNEED) == 0) {
+        s->released = true;
+        a.mapped_bytes.fetch_sub(static_cast<std::int64_t>(s->bytes), std::memory_order_relaxed);
+    } else {
+        s->released = false;
+        a.free_touched_bytes += s->bytes;
+    }
+    push_free(a, s);
+}
+
+void* large_allocate(Arena& a, std::size_t bytes, std::size_t alignment) noexcept {
+    if (bytes > (std::size_t{1} << 46)) {
+        errno = ENOMEM;
+        return nullptr;
+    }
+    const std::size_t size = (bytes + kPageBytes - 1) & ~(kPageBytes - 1);
+    void* m = map_aligned(size, alignment > kPageBytes ? alignment : kPageBytes);
+    if (m == nullptr) {
+        errno = ENOMEM;
+        return nullptr;
+    }
+    Span* s = nullptr;
+    if (bind_to_node(m, size, a.node) != 0 || (s = span_new()) == nullptr) {
+        unmap(m, size);
+        errno = ENOMEM;
+        return nullptr;
+    }
+    s->arena = a.id;
+    s->start = static_cast<char*>(m);
+    s->bytes = size;
+    s->large = true;
+    if (!page_map_set(m, size, s)) {
+        page_map_set(m, size, nullptr);
+        span_delete(s);
+        unmap(m, size);
+        errno = ENOMEM;
+        return nullptr;
+    }
+    a.large_bytes.fetch_add(static_cast<std::int64_t>(size), std::memory_order_relaxed);
+    a.mapped_bytes.fetch_add(static_cast<std::int64_t>(size), std::memory_order_relaxed);
+    return m;
+}
+
+void large_free(Span* s) noexcept {
+    Arena* a = arena_of(s->arena);
+    const std::size_t size = s->bytes;
+    char* start = s->start;
+    page_map_set(start, size, nullptr);
+    a->large_bytes.fetch_sub(static_cast<std::int64_t>(size), std::memory_order_relaxed);
+    a->mapped_bytes.fetch_sub(static_cast<std::int64_t>(size), std::memory_order_relaxed);
+    span_delete(s);
+    unmap(start, size);
+}
+
+}  // namespace numaware::heap::detail
