@@ -33,6 +33,8 @@
 
 #include "frag_pattern.hpp"
 
+#include "bench_args.hpp"
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -56,12 +58,7 @@ struct Options {
 }
 
 std::size_t parse_size(std::string_view flag, const char* text, std::size_t max) {
-    char* end = nullptr;
-    errno = 0;
-    const unsigned long long v = std::strtoull(text, &end, 10);
-    if (errno != 0 || end == text || *end != '\0' || v == 0 || v > max)
-        usage_error(std::string(flag) + " must be an integer in 1.." + std::to_string(max) + ", got '" + text + "'");
-    return static_cast<std::size_t>(v);
+    return static_cast<std::size_t>(bench::parse_positive(flag, text, max, usage_error));
 }
 
 Options parse(int argc, char** argv) {

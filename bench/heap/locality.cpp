@@ -36,6 +36,8 @@
 #include "numaware/machine.hpp"
 #include "os/os.hpp"
 
+#include "bench_args.hpp"
+
 namespace {
 
 struct Options {
@@ -62,13 +64,7 @@ struct Options {
 }
 
 unsigned parse_count(std::string_view flag, const char* text, unsigned long max) {
-    char* end = nullptr;
-    errno = 0;
-    const unsigned long v = std::strtoul(text, &end, 10);
-    if (errno != 0 || end == text || *end != '\0' || v == 0 || v > max)
-        usage_error(std::string(flag) + " must be an integer in 1.." + std::to_string(max) +
-                    ", got '" + text + "'");
-    return static_cast<unsigned>(v);
+    return static_cast<unsigned>(bench::parse_positive(flag, text, max, usage_error));
 }
 
 Options parse(int argc, char** argv) {

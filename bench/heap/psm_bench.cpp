@@ -32,6 +32,8 @@
 #include "numaware/team.hpp"
 #include "os/os.hpp"
 
+#include "bench_args.hpp"
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -56,11 +58,7 @@ struct Options {
 }
 
 std::size_t parse_count(std::string_view flag, const char* text, std::size_t max) {
-    char* end = nullptr;
-    const unsigned long long v = std::strtoull(text, &end, 10);
-    if (end == text || *end != '\0' || v == 0 || v > max)
-        usage_error(std::string(flag) + " must be an integer in 1.." + std::to_string(max) + ", got '" + text + "'");
-    return static_cast<std::size_t>(v);
+    return static_cast<std::size_t>(bench::parse_positive(flag, text, max, usage_error));
 }
 
 Options parse(int argc, char** argv) {

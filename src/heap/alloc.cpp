@@ -50,12 +50,7 @@ void* detail::allocate_class(ArenaId arena, unsigned cls) noexcept {
     }
     ThreadCache& tc = tl_cache;
     if (tc.key == arena && !tl_busy) {
-        Bin& b = tc.bins[cls];
-        if (FreeBlock* f = b.head) {
-            b.head = f->next;
-            set_count(b, b.count - 1);
-            return f;
-        }
+        if (FreeBlock* f = bin_pop(tc.bins[cls])) return f;
         return cache_refill(tc, cls);
     }
     // Another arena than the cache's: one block straight from its central list.

@@ -17,11 +17,8 @@ inline void* fast_allocate_local(std::size_t bytes) noexcept {
     // Moved to another CPU, or no cache yet (cpu_word then points to a
     // word no CPU id equals): let the slow path pick the arena.
     if (NW_UNLIKELY(*tc.cpu_word != tc.cpu)) return local_slow(cls);
-    Bin& b = tc.bins[cls];
-    FreeBlock* f = b.head;
+    FreeBlock* f = bin_pop(tc.bins[cls]);
     if (NW_UNLIKELY(f == nullptr)) return local_slow(cls);
-    b.head = f->next;
-    set_count(b, b.count - 1);
     return f;
 }
 

@@ -223,5 +223,14 @@ void free_slow(void* p, Span* s) noexcept;
 
 inline std::uint32_t cache_limit(unsigned cls) noexcept { return 2 * kClasses.batch[cls]; }
 inline void set_count(Bin& b, std::uint32_t v) noexcept { __atomic_store_n(&b.count, v, __ATOMIC_RELAXED); }
+// The one way to take a block from a thread-cache bin; nullptr when empty.
+inline FreeBlock* bin_pop(Bin& b) noexcept {
+    FreeBlock* f = b.head;
+    if (NW_LIKELY(f != nullptr)) {
+        b.head = f->next;
+        set_count(b, b.count - 1);
+    }
+    return f;
+}
 
 }  // namespace numaware::heap::detail

@@ -98,12 +98,7 @@ void* local_slow(unsigned cls) noexcept {
         unsigned cpu = 0;
         return allocate_class(arena_for_node(current_node(&cpu)), cls);
     }
-    Bin& b = tc.bins[cls];
-    if (FreeBlock* f = b.head) {
-        b.head = f->next;
-        set_count(b, b.count - 1);
-        return f;
-    }
+    if (FreeBlock* f = bin_pop(tc.bins[cls])) return f;
     return cache_refill(tc, cls);
 }
 
