@@ -252,6 +252,11 @@ PlacementResult verify(const void* addr, std::size_t bytes, const PlacementPlan&
 // move_pages), so a page-granular plan on a range already backed by huge
 // pages fails for the small pages that cannot follow their neighbours;
 // map such ranges with MADV_NOHUGEPAGE before first touch.
+// Because the range's policy is unchanged, pages under the default policy
+// stay subject to automatic NUMA balancing, which may move them back to the
+// threads that touch them (seen in our 4-node guests within milliseconds).
+// To keep pages where they are, apply() a plan (it binds), or switch
+// balancing off for the run (BalancingGuard, numaware/balancing.hpp).
 PlacementResult migrate(void* addr, std::size_t bytes, const PlacementPlan& plan,
                         os::Os& os = os::linux_os());
 

@@ -19,6 +19,7 @@
 
 #include <gtest/gtest.h>
 
+#include "numaware/balancing.hpp"
 #include "numaware/error.hpp"
 #include "numaware/machine.hpp"
 #include "numaware/placement.hpp"
@@ -247,6 +248,10 @@ TEST_F(GuestPlacement, BlockAndCyclicMaps) {
 }
 
 TEST_F(GuestPlacement, MigrateAnExistingRange) {
+    // migrate() leaves the default policy in place, so automatic NUMA
+    // balancing (on by default in multi-node guests) may pull the pages
+    // back between our moves and our checks; this test is about the moves.
+    const BalancingGuard balancing_off;
     Mapping map(bytes_per_policy());
     // Small pages, so a page-granular plan can move each one on its own.
     ASSERT_EQ(::madvise(map.addr(), map.bytes(), MADV_NOHUGEPAGE), 0);
@@ -268,6 +273,7 @@ TEST_F(GuestPlacement, MigrateAnExistingRange) {
 }
 
 TEST_F(GuestPlacement, MigrateARangeBackedByHugePages) {
+    const BalancingGuard balancing_off;   // as in MigrateAnExistingRange
     // Huge pages move whole; to a single node that is exactly the plan.
     Mapping map(bytes_per_policy());
     ::madvise(map.addr(), map.bytes(), MADV_HUGEPAGE);
