@@ -96,6 +96,20 @@ std::string proc_dir(pid_t pid) { return pid == 0 ? "/proc/self" : "/proc/" + st
 const std::string kBalancingPath = "/proc/sys/kernel/numa_balancing";
 const std::string kWeightDir = "/sys/kernel/mm/mempolicy/weighted_interleave";
 
+// A node set as mbind/set_mempolicy take it: the mask and its bit count,
+// or (nullptr, 0) for an empty set. On the stack: the malloc shim binds its
+// chunks through here and must not allocate.
+class KernelNodemask {
+public:
+    explicit KernelNodemask(const NodeSet& nodes) noexcept : mask_(nodes.to_mask()), empty_(nodes.empty()) {}
+    const unsigned long* ptr() const noexcept { return empty_ ? nullptr : mask_.data(); }
+    unsigned long maxnode() const noexcept { return empty_ ? 0 : kMaxNode; }
+
+private:
+    NodeSet::Mask mask_;
+    bool empty_;
+};
+
 class LinuxOs final : public Os {
 public:
     std::size_t page_size() const override {
@@ -105,29 +119,14 @@ public:
 
     int mbind(void* addr, std::size_t len, PolicyMode mode, const NodeSet& nodes,
               unsigned flags) override {
-        // On the stack: the malloc shim binds its chunks through here.
-        const NodeSet::Mask mask = nodes.to_mask();
-        const unsigned long* mask_ptr = nullptr;
-        unsigned long maxnode = 0;
-        if (!nodes.empty()) {
-            mask_ptr = mask.data();
-            maxnode = kMaxNode;
-        }
-        long rc = ::syscall(SYS_mbind, addr, len, static_cast<unsigned long>(mode), mask_ptr, maxnode,
-                            flags);
+        const KernelNodemask m(nodes);
+        long rc = ::syscall(SYS_mbind, addr, len, static_cast<unsigned long>(mode), m.ptr(), m.maxnode(), flags);
         return rc == 0 ? 0 : last_errno();
     }
 
     int set_mempolicy(PolicyMode mode, const NodeSet& nodes) override {
-        // On the stack: the malloc shim binds its chunks through here.
-        const NodeSet::Mask mask = nodes.to_mask();
-        const unsigned long* mask_ptr = nullptr;
-        unsigned long maxnode = 0;
-        if (!nodes.empty()) {
-            mask_ptr = mask.data();
-            maxnode = kMaxNode;
-        }
-        long rc = ::syscall(SYS_set_mempolicy, static_cast<int>(mode), mask_ptr, maxnode);
+        const KernelNodemask m(nodes);
+        long rc = ::syscall(SYS_set_mempolicy, static_cast<int>(mode), m.ptr(), m.maxnode());
         return rc == 0 ? 0 : last_errno();
     }
 

@@ -12,35 +12,25 @@ namespace numaware {
 
 using Kind = PlacementPolicy::Kind;
 
+namespace {
+// A policy of `kind` over a node set.
+PlacementPolicy over(Kind kind, NodeSet set) {
+    PlacementPolicy p;
+    p.kind = kind;
+    p.nodes = std::move(set);
+    return p;
+}
+}  // namespace
+
 PlacementPolicy PlacementPolicy::first_touch() { return PlacementPolicy{}; }
 
-PlacementPolicy PlacementPolicy::bind(NodeSet set) {
-    PlacementPolicy p;
-    p.kind = Kind::bind;
-    p.nodes = std::move(set);
-    return p;
-}
+PlacementPolicy PlacementPolicy::bind(NodeSet set) { return over(Kind::bind, std::move(set)); }
 
-PlacementPolicy PlacementPolicy::preferred(unsigned node) {
-    PlacementPolicy p;
-    p.kind = Kind::preferred;
-    p.nodes.add(node);
-    return p;
-}
+PlacementPolicy PlacementPolicy::preferred(unsigned node) { return over(Kind::preferred, NodeSet{node}); }
 
-PlacementPolicy PlacementPolicy::preferred_many(NodeSet set) {
-    PlacementPolicy p;
-    p.kind = Kind::preferred_many;
-    p.nodes = std::move(set);
-    return p;
-}
+PlacementPolicy PlacementPolicy::preferred_many(NodeSet set) { return over(Kind::preferred_many, std::move(set)); }
 
-PlacementPolicy PlacementPolicy::interleave(NodeSet set) {
-    PlacementPolicy p;
-    p.kind = Kind::interleave;
-    p.nodes = std::move(set);
-    return p;
-}
+PlacementPolicy PlacementPolicy::interleave(NodeSet set) { return over(Kind::interleave, std::move(set)); }
 
 PlacementPolicy PlacementPolicy::weighted_interleave(std::map<unsigned, unsigned> node_weights) {
     PlacementPolicy p;
