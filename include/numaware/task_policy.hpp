@@ -1,0 +1,176 @@
+// numaware/task_policy.hpp — scheduler policies of the `tasks` layer.
+//
+// A policy decides two things and nothing else:
+//   * where a ready task goes: a worker's queue or a node's queue (place());
+//   * which queues a worker looks at, in order, when it wants work
+//     (steal_order()).
+// It never creates threads, never reads a clock and never touches memory
+// outside its own state, so the same object drives the real executor
+// (numaware/tasks.hpp) and the task-level simulator. Everything it is told
+// comes in through TaskView; everything random comes from the seed in
+// PolicyContext, mixed with task ids, so a run can be reproduced.
+//
+// Threading contract (what the executor guarantees):
+//   * attach(), on_submit(), place(), take_job(), finish_job() and flush()
+//     are called one at a time, under the executor's scheduler lock;
+//     on_submit() is called in task-creation order;
+//   * steal_order() is const and may be called from any worker at any time,
+//     concurrently with everything else: it reads only what attach() set;
+//   * PartitionJob::run() runs on a background thread, concurrently with
+//     the calls above: it must touch only the job's own data.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "numaware/machine.hpp"
+
+namespace numaware::tasks {
+
+using TaskId = std::uint64_t;   // creation order within one runtime: 0, 1, 2, ...
+
+// The home of memory that no page of has been touched yet: DEP's
+// "virtual socket". A task that writes it first places it by first touch.
+inline constexpr int unallocated = -1;
+
+enum class Access : std::uint8_t { in, out, inout };
+
+// One dependency of a task, as a policy sees it.
+struct DepInfo {
+    std::uint64_t region = 0;   // the region's id (its start address), stable for the runtime's life
+    std::uint64_t bytes = 0;
+    Access access = Access::in;
+    int home = unallocated;     // node OS index holding the region, or `unallocated`
+};
+
+// A true, anti or output dependency on an earlier task, with the bytes of
+// the region they share: the edge weight of the task dependency graph.
+struct Edge {
+    TaskId from = 0;
+    std::uint64_t bytes = 0;
+};
+
+struct TaskView {
+    TaskId id = 0;
+    std::span<const DepInfo> deps{};
+    std::span<const Edge> preds{};   // set at submission; empty in place() views
+    int hint = -1;                   // node OS index from spawn_on(), or -1
+};
+
+// Where a ready task goes.
+struct Placement {
+    enum class Kind : std::uint8_t {
+        worker,   // the queue of worker `index`
+        node,     // the queue of node `index` (OS index): any worker there may run it
+        hold,     // the policy keeps it; it comes back later from finish_job() or flush()
+    };
+    Kind kind = Kind::node;
+    unsigned index = 0;
+
+    static constexpr Placement to_worker(unsigned w) { return {Kind::worker, w}; }
+    static constexpr Placement to_node(unsigned n) { return {Kind::node, n}; }
+    static constexpr Placement held() { return {Kind::hold, 0}; }
+    bool operator==(const Placement&) const = default;
+};
+
+// A queue a worker may take work from.
+struct QueueRef {
+    enum class Kind : std::uint8_t { worker, node };
+    Kind kind = Kind::worker;
+    unsigned index = 0;   // worker id, or node OS index
+    bool operator==(const QueueRef&) const = default;
+};
+
+// A held task the policy lets go, and where it goes.
+struct Released {
+    TaskId id = 0;
+    Placement where{};
+    bool operator==(const Released&) const = default;
+};
+
+// What the executor (or the simulator) tells a policy once, before any task.
+struct PolicyContext {
+    const Machine* machine = nullptr;     // outlives the policy's use of it
+    std::vector<unsigned> worker_node;    // node OS index of each worker
+    std::vector<unsigned> nodes;          // nodes with at least one worker, ascending
+    std::uint64_t seed = 1;
+};
+
+// Work a policy wants done off the critical path (graph partitioning).
+// run() is pure computation on the job's own data; the executor runs it on
+// a background thread while tasks execute, the simulator charges its time.
+class PartitionJob {
+public:
+    virtual ~PartitionJob() = default;
+    virtual void run() = 0;
+    virtual std::size_t tasks() const = 0;   // size of the window it partitions
+};
+
+class Policy {
+public:
+    virtual ~Policy() = default;
+
+    virtual std::string_view name() const = 0;
+
+    // Once, before any other call. Throws Error for a context the policy
+    // cannot work with (no workers, a machine without a distance matrix).
+    virtual void attach(const PolicyContext& ctx) = 0;
+
+    // Every task, in creation order, when it is spawned, with its
+    // dependencies and predecessor edges. Default: nothing.
+    virtual void on_submit(const TaskView& /*task*/) {}
+
+    // A task whose predecessors have all finished. `task.deps[i].home` is
+    // the region's current home as the executor knows it.
+    virtual Placement place(const TaskView& task) = 0;
+
+    // The queues worker `worker` tries, in order, on its `round`-th search
+    // for work since it last found some (round 0 first). Must start with the
+    // worker's own queue(s). Thread-safe and const (see the contract above).
+    virtual void steal_order(unsigned worker, std::uint64_t round,
+                             std::vector<QueueRef>& order) const = 0;
+
+    // A job to run in the background, or nullptr. The executor asks after
+    // every on_submit() and runs at most one job at a time.
+    virtual std::unique_ptr<PartitionJob> take_job() { return nullptr; }
+
+    // A job from take_job() has run; held tasks it settles are appended to
+    // `released`.
+    virtual void finish_job(std::unique_ptr<PartitionJob> /*job*/, std::vector<Released>& /*released*/) {}
+
+    // No more submissions for now (a taskwait or barrier is waiting): the
+    // policy must release every held task without waiting for a window to
+    // fill, either by taking a job for the partial window (return true) or
+    // by appending the tasks to `released` (return false).
+    virtual bool flush(std::vector<Released>& /*released*/) { return false; }
+};
+
+// Settings of the built-in policies.
+struct PolicyOptions {
+    std::uint64_t seed = 1;
+    // RIP-DEP and RIP-MW: tasks per partitioned window (>= 1), extra tasks
+    // added to the first window, and (RIP-MW) tasks of the previous window
+    // kept in the next one as fixed vertices (< window).
+    std::size_t window = 256;
+    std::size_t initial_extra = 0;
+    std::size_t intersection = 32;
+    // Allowed load imbalance of a partition, as a fraction (Scotch's
+    // balance ratio). In [0, 1).
+    double imbalance = 0.05;
+};
+
+// The built-in policies by name: "dfifo", "lq", "dep", "sa", "rip-dep",
+// "rip-mw". Throws Error("policy", ...) naming the accepted names for any
+// other, and Error("window"|"intersection"|"imbalance", ...) for settings
+// out of range.
+std::unique_ptr<Policy> make_policy(std::string_view name, const PolicyOptions& options = {});
+
+// The names make_policy() accepts, in the order above.
+std::span<const std::string_view> policy_names();
+
+}  // namespace numaware::tasks

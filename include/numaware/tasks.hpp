@@ -1,0 +1,268 @@
+// numaware/tasks.hpp — the task runtime (the `tasks` layer).
+//
+// Tasks declare the memory they read and write; the runtime orders them by
+// those dependencies (read-after-write, write-after-read, write-after-write),
+// and a scheduler policy (numaware/task_policy.hpp) decides where each
+// ready task runs. The team's pinned threads are the workers.
+//
+//     numaware::Team team{machine, {.threads = 8, .kind = numaware::MappingKind::scatter}};
+//     numaware::tasks::Runtime rt{team, "rip-dep"};
+//     for (int b = 0; b < blocks; ++b)
+//         rt.spawn([=] { sweep(b); }, {in(a + b * n, n * 8), out(c + b * n, n * 8)});
+//     rt.taskwait();
+//     fmt::print("{}\n", rt.report().to_json());
+//
+// Regions: a dependency is an address range. Two ranges that tasks name
+// must be identical or disjoint; a range that partially overlaps a range
+// already in use is rejected (Error naming "deps[i]").
+//
+// Homes: the node that holds a region is found once and cached: from
+// register_region(), from the partitioned heap (psm_owner_of) for its
+// blocks, otherwise from the kernel (move_pages) for the region's pages.
+// A region with no page touched yet is `unallocated`; a task that writes it
+// first touches it, and its home becomes what the kernel then reports.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "numaware/task_policy.hpp"
+#include "numaware/team.hpp"
+
+namespace numaware::tasks {
+
+// A dependency as the application names it.
+struct Dep {
+    const void* addr = nullptr;
+    std::size_t bytes = 0;
+    Access access = Access::in;
+};
+inline Dep in(const void* addr, std::size_t bytes) { return {addr, bytes, Access::in}; }
+inline Dep out(void* addr, std::size_t bytes) { return {addr, bytes, Access::out}; }
+inline Dep inout(void* addr, std::size_t bytes) { return {addr, bytes, Access::inout}; }
+
+struct RuntimeOptions {
+    // Ask the kernel (move_pages) for the home of regions nobody registered.
+    // Off: such regions count as `unallocated` until a task writes them and
+    // then belong to the writer's node.
+    bool kernel_homes = true;
+    // Keep the task graph (tasks, dependencies, bytes, measured durations)
+    // for replay; see Runtime::graph().
+    bool record_graph = false;
+};
+
+// Metrics of the tasks run since construction or the last reset_metrics().
+struct RunReport {
+    std::string policy;
+    std::uint64_t tasks = 0;
+    double makespan_s = 0;                 // first spawn to last completion
+    std::uint64_t dep_bytes = 0;           // bytes of all dependencies of all tasks
+    std::uint64_t cross_node_bytes = 0;    // of which homed on a node other than the runner's
+    std::vector<unsigned> nodes;           // nodes with workers, ascending
+    std::vector<std::uint64_t> tasks_per_node;   // parallel to `nodes`
+    double load_balance_pct = 0;           // sum(useful) / (max(useful) * workers) * 100
+    double runtime_overhead_pct = 0;       // worker time in the runtime / (workers * makespan) * 100
+    double partition_overhead_pct = 0;     // partitioning time / (workers * makespan) * 100
+
+    std::string to_json() const;
+};
+
+// A recorded task graph (RuntimeOptions::record_graph).
+struct RecordedDep {
+    std::uint64_t region = 0;
+    std::uint64_t bytes = 0;
+    Access access = Access::in;
+};
+struct RecordedTask {
+    TaskId id = 0;
+    int hint = -1;
+    std::vector<RecordedDep> deps;
+    std::vector<Edge> preds;
+    double seconds = 0;      // measured duration of the body
+    unsigned worker = 0;     // who ran it
+};
+struct TaskGraph {
+    std::vector<RecordedTask> tasks;
+    std::string to_json() const;
+    static TaskGraph from_json(std::string_view text);   // throws Error naming the field
+};
+
+namespace detail {
+// A move-only callable with room for small captures inline, so spawning a
+// task with a few captured values allocates nothing beyond the task itself.
+class TaskFn {
+public:
+    static constexpr std::size_t inline_bytes = 48;
+    TaskFn() = default;
+    template <class F, class D = std::decay_t<F>,
+              class = std::enable_if_t<!std::is_same_v<D, TaskFn> && std::is_invocable_v<D&>>>
+    TaskFn(F&& f) {   // NOLINT: implicit by design
+        if constexpr (sizeof(D) <= inline_bytes && alignof(D) <= alignof(std::max_align_t) &&
+                      std::is_nothrow_move_constructible_v<D>) {
+            ::new (static_cast<void*>(buf_)) D(std::forward<F>(f));
+            ops_ = &inline_ops<D>;
+        } else {
+            *reinterpret_cast<D**>(buf_) = new D(std::forward<F>(f));
+            ops_ = &heap_ops<D>;
+        }
+    }
+    TaskFn(TaskFn&& o) noexcept : ops_(o.ops_) {
+        if (ops_) ops_->move(o.buf_, buf_);
+        o.ops_ = nullptr;
+    }
+    TaskFn& operator=(TaskFn&& o) noexcept {
+        if (this != &o) {
+            reset();
+            ops_ = o.ops_;
+            if (ops_) ops_->move(o.buf_, buf_);
+            o.ops_ = nullptr;
+        }
+        return *this;
+    }
+    TaskFn(const TaskFn&) = delete;
+    TaskFn& operator=(const TaskFn&) = delete;
+    ~TaskFn() { reset(); }
+
+    explicit operator bool() const { return ops_ != nullptr; }
+    void operator()() { ops_->call(buf_); }
+    void reset() {
+        if (ops_) ops_->destroy(buf_);
+        ops_ = nullptr;
+    }
+
+private:
+    struct Ops {
+        void (*call)(void*);
+        void (*move)(void* from, void* to);
+        void (*destroy)(void*);
+    };
+    template <class D>
+    static constexpr Ops inline_ops{
+        [](void* p) { (*static_cast<D*>(p))(); },
+        [](void* from, void* to) {
+            ::new (to) D(std::move(*static_cast<D*>(from)));
+            static_cast<D*>(from)->~D();
+        },
+        [](void* p) { static_cast<D*>(p)->~D(); }};
+    template <class D>
+    static constexpr Ops heap_ops{
+        [](void* p) { (**static_cast<D**>(p))(); },
+        [](void* from, void* to) { *static_cast<D**>(to) = *static_cast<D**>(from); },
+        [](void* p) { delete *static_cast<D**>(p); }};
+
+    alignas(std::max_align_t) unsigned char buf_[inline_bytes];
+    const Ops* ops_ = nullptr;
+};
+}  // namespace detail
+
+class Runtime {
+public:
+    // Starts the team's threads as workers; `policy` is attached to the
+    // team's layout. Throws Error("policy", ...) for a null policy and
+    // whatever Policy::attach() throws.
+    Runtime(Team& team, std::unique_ptr<Policy> policy, RuntimeOptions options = {});
+    // The same with a built-in policy by name (make_policy()).
+    Runtime(Team& team, std::string_view policy, const PolicyOptions& policy_options = {},
+            RuntimeOptions options = {});
+    // Waits for every task, then stops the workers. Exceptions still
+    // pending from tasks are dropped here; call barrier() to see them.
+    ~Runtime();
+
+    Runtime(const Runtime&) = delete;
+    Runtime& operator=(const Runtime&) = delete;
+
+    // Creates a task that runs fn() once every earlier task it depends on
+    // has finished. Callable from any thread, including from inside a task
+    // (which makes the new task its child). Throws Error, leaving the
+    // runtime unchanged, for: a dependency with a null address or zero
+    // bytes, a range that partially overlaps a range in use ("deps[i]"),
+    // the same range named twice with different access in one task.
+    template <class F>
+    TaskId spawn(F&& fn, std::initializer_list<Dep> deps = {}) {
+        return submit(detail::TaskFn(std::forward<F>(fn)), std::span<const Dep>(deps.begin(), deps.size()), -1);
+    }
+    template <class F>
+    TaskId spawn(F&& fn, std::span<const Dep> deps) {
+        return submit(detail::TaskFn(std::forward<F>(fn)), deps, -1);
+    }
+    // The same with a node hint for the SA policy (other policies may
+    // ignore it). Throws Error("node", ...) for a node without workers.
+    template <class F>
+    TaskId spawn_on(unsigned node, F&& fn, std::initializer_list<Dep> deps = {}) {
+        return submit(detail::TaskFn(std::forward<F>(fn)), std::span<const Dep>(deps.begin(), deps.size()),
+                      checked_node(node));
+    }
+    template <class F>
+    TaskId spawn_on(unsigned node, F&& fn, std::span<const Dep> deps) {
+        return submit(detail::TaskFn(std::forward<F>(fn)), deps, checked_node(node));
+    }
+
+    // Inside a task: waits for the task's children (running other tasks
+    // meanwhile). Outside any task: waits for every task spawned from
+    // outside, and their descendants. Rethrows the first exception a waited
+    // task threw.
+    void taskwait();
+    // Waits for every task of the runtime, from anywhere outside a task.
+    // Throws Error("barrier", ...) when called from inside a task.
+    void barrier();
+
+    // Tells the runtime where a region lives (the heap and the placement
+    // layer know). Throws Error for a null range or a node without memory.
+    void register_region(const void* addr, std::size_t bytes, unsigned node);
+
+    RunReport report() const;   // call after barrier() for complete figures
+    void reset_metrics();       // only while no task is in flight
+    const TaskGraph& graph() const;   // the recording; empty unless record_graph
+
+    std::size_t workers() const;
+    std::string_view policy_name() const;
+    // Inside a task: the worker running it (0..workers()-1); -1 outside.
+    static int current_worker();
+
+    // Waits for the tasks created before it in this group only.
+    class Group;
+
+private:
+    TaskId submit(detail::TaskFn fn, std::span<const Dep> deps, int hint, Group* group = nullptr);
+    int checked_node(unsigned node) const;
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// A set of tasks to wait for together, like tbb::task_group.
+class Runtime::Group {
+public:
+    explicit Group(Runtime& rt);
+    ~Group();   // waits
+
+    template <class F>
+    TaskId spawn(F&& fn, std::initializer_list<Dep> deps = {}) {
+        return rt_.submit(detail::TaskFn(std::forward<F>(fn)), std::span<const Dep>(deps.begin(), deps.size()), -1,
+                          this);
+    }
+    template <class F>
+    TaskId spawn(F&& fn, std::span<const Dep> deps) {
+        return rt_.submit(detail::TaskFn(std::forward<F>(fn)), deps, -1, this);
+    }
+    void wait();   // rethrows the first exception of the group's tasks
+
+    struct State;
+    State& state() { return *state_; }
+
+private:
+    Runtime& rt_;
+    std::unique_ptr<State> state_;
+};
+
+using TaskGroup = Runtime::Group;
+
+}  // namespace numaware::tasks
