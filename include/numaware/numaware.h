@@ -13,5 +13,6 @@
 #include "numaware/c/balancing.h"
 #include "numaware/c/team.h"
 #include "numaware/c/heap.h"
+#include "numaware/c/tasks.h"
 
 #endif

@@ -224,6 +224,9 @@ public:
     const TaskGraph& graph() const;   // the recording; empty unless record_graph
 
     std::size_t workers() const;
+    // Nodes with at least one worker, ascending (the node queues; valid
+    // spawn_on() targets).
+    const std::vector<unsigned>& nodes() const;
     std::string_view policy_name() const;
     // Inside a task: the worker running it (0..workers()-1); -1 outside.
     static int current_worker();

@@ -141,6 +141,7 @@ public:
 
     std::size_t size() const;
     const TeamLayout& layout() const;
+    const Machine& machine() const;   // the machine the team was planned on
 
 private:
     struct Impl;

@@ -5,6 +5,7 @@
 
 #include "capi/capi_util.hpp"
 #include "capi/machine_handle.hpp"
+#include "capi/team_handle.hpp"
 #include "numaware/c/team.h"
 #include "numaware/team.hpp"
 
@@ -12,10 +13,7 @@ using numaware::Error;
 using numaware::capi::guarded;
 using numaware::capi::machine_of;
 using numaware::capi::require;
-
-struct nw_team {
-    numaware::Team team;
-};
+using numaware::capi::team_of;
 
 namespace {
 
@@ -35,11 +33,6 @@ numaware::TeamMapping mapping_from_c(const nw_team_mapping& m) {
         out.cpus.assign(m.cpus, m.cpus + m.cpu_count);
     }
     return out;
-}
-
-const nw_team& team_of(const nw_team_t* team) {
-    require(team, "team");
-    return *team;
 }
 
 }  // namespace
@@ -81,12 +74,12 @@ int nw_team_barrier(const struct nw_team_ctx* ctx) {
 }
 
 int nw_team_size(const nw_team_t* team) {
-    return guarded([&] { return static_cast<int>(team_of(team).team.size()); });
+    return guarded([&] { return static_cast<int>(team_of(team).size()); });
 }
 
 int nw_team_rank_place(const nw_team_t* team, unsigned rank, unsigned* cpu, unsigned* node) {
     return guarded([&] {
-        const numaware::TeamLayout& layout = team_of(team).team.layout();
+        const numaware::TeamLayout& layout = team_of(team).layout();
         if (rank >= layout.size())
             throw Error("rank", std::to_string(rank) + " is not a rank of this team (limit " +
                                     std::to_string(layout.size() - 1) + ")");

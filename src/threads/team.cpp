@@ -79,12 +79,13 @@ struct TeamContext::Sync {
 void TeamContext::barrier() const { sync_->wait(); }
 
 struct Team::Impl {
-    explicit Impl(TeamLayout planned)
-        : layout(std::move(planned)), sync(layout.size()), pin_status(layout.size(), 0) {}
+    Impl(const Machine& m, TeamLayout planned)
+        : machine(m), layout(std::move(planned)), sync(layout.size()), pin_status(layout.size(), 0) {}
 
     void worker(unsigned rank, os::Os& os);
     void stop_and_join();
 
+    const Machine machine;
     const TeamLayout layout;
     TeamContext::Sync sync;
 
@@ -164,7 +165,7 @@ Team::Team(const Machine& machine, const TeamMapping& mapping)
     : Team(machine, mapping, os::linux_os()) {}
 
 Team::Team(const Machine& machine, const TeamMapping& mapping, os::Os& os)
-    : impl_(std::make_unique<Impl>(plan_team(machine, mapping))) {
+    : impl_(std::make_unique<Impl>(machine, plan_team(machine, mapping))) {
     Impl& im = *impl_;
     const std::size_t n = im.layout.size();
     im.threads.reserve(n);
@@ -226,5 +227,6 @@ void Team::run(const std::function<void(TeamContext&)>& fn) {
 std::size_t Team::size() const { return impl_->layout.size(); }
 
 const TeamLayout& Team::layout() const { return impl_->layout; }
+const Machine& Team::machine() const { return impl_->machine; }
 
 }  // namespace numaware

@@ -1,0 +1,191 @@
+// bench/apps/app_common.hpp — small helpers shared by the applications.
+//
+//   PageArray<T>   page-aligned, untouched array over an anonymous mapping
+//   page_size(), is_page_multiple(), require_page_multiple()
+//   resolve()      AppSize with 0 fields replaced by an app's defaults
+//   block_range()  the b-th of `blocks` near-equal ranges of [0, total)
+//   checked_mul()  size_t product that throws Error(field) on overflow
+//   Stopwatch      wall time
+//   max_abs_diff() largest |a[i] - b[i]| (NaN counts as infinity)
+//   run_graph()    spawns a graph and waits; on a failed spawn it waits for
+//                  the tasks already spawned before unwinding, so they never
+//                  outlive the arrays they use
+#pragma once
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include "apps.hpp"
+#include "numaware/error.hpp"
+#include "numaware/tasks.hpp"
+
+namespace numaware::apps {
+
+inline std::size_t page_size() {
+    static const std::size_t size = [] {
+        const long p = ::sysconf(_SC_PAGESIZE);
+        return p > 0 ? static_cast<std::size_t>(p) : std::size_t{4096};
+    }();
+    return size;
+}
+
+inline bool is_page_multiple(std::size_t bytes) { return bytes != 0 && bytes % page_size() == 0; }
+
+// Throws Error(field, ...) unless `bytes` (the size of one dependency block,
+// described by `what`) is a positive whole number of pages.
+inline void require_page_multiple(std::size_t bytes, std::string_view field, std::string_view what) {
+    if (!is_page_multiple(bytes)) {
+        throw Error(std::string(field), std::string(what) + " is " + std::to_string(bytes) +
+                                            " bytes, must be a positive multiple of the page size " +
+                                            std::to_string(page_size()));
+    }
+}
+
+// a * b, or Error(field, ...) when it does not fit in size_t.
+inline std::size_t checked_mul(std::size_t a, std::size_t b, std::string_view field) {
+    if (a != 0 && b > std::numeric_limits<std::size_t>::max() / a) {
+        throw Error(std::string(field), "size overflows: " + std::to_string(a) + " * " + std::to_string(b));
+    }
+    return a * b;
+}
+
+// An array of `count` T in its own anonymous private mapping: page-aligned,
+// length rounded up to whole pages, and untouched until someone writes it,
+// so the first writer decides each page's node (first touch). Move-only;
+// unmaps on destruction. T must be trivial (no constructors run).
+template <class T>
+class PageArray {
+    static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_default_constructible_v<T>);
+
+public:
+    PageArray() = default;
+    // Throws Error(field, ...) for count == 0, an overflowing size or a
+    // failed mmap (code() is the kernel's errno).
+    explicit PageArray(std::size_t count, std::string_view field = "n") : count_(count) {
+        if (count == 0) throw Error(std::string(field), "array length must be at least 1, got 0");
+        const std::size_t bytes = checked_mul(count, sizeof(T), field);
+        if (bytes > std::numeric_limits<std::size_t>::max() - page_size()) {
+            throw Error(std::string(field), "size overflows: " + std::to_string(bytes) + " bytes");
+        }
+        mapped_ = (bytes + page_size() - 1) / page_size() * page_size();
+        void* p = ::mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) {
+            const int err = errno;
+            throw Error(std::string(field), "cannot map " + std::to_string(mapped_) + " bytes", err);
+        }
+        data_ = static_cast<T*>(p);
+    }
+    PageArray(PageArray&& o) noexcept
+        : data_(std::exchange(o.data_, nullptr)), count_(std::exchange(o.count_, 0)),
+          mapped_(std::exchange(o.mapped_, 0)) {}
+    PageArray& operator=(PageArray&& o) noexcept {
+        if (this != &o) {
+            release();
+            data_ = std::exchange(o.data_, nullptr);
+            count_ = std::exchange(o.count_, 0);
+            mapped_ = std::exchange(o.mapped_, 0);
+        }
+        return *this;
+    }
+    PageArray(const PageArray&) = delete;
+    PageArray& operator=(const PageArray&) = delete;
+    ~PageArray() { release(); }
+
+    T* data() { return data_; }
+    const T* data() const { return data_; }
+    std::size_t size() const { return count_; }
+    std::size_t bytes() const { return count_ * sizeof(T); }
+    std::size_t mapped_bytes() const { return mapped_; }
+    T& operator[](std::size_t i) { return data_[i]; }
+    const T& operator[](std::size_t i) const { return data_[i]; }
+    std::span<T> span() { return {data_, count_}; }
+    std::span<const T> span() const { return {data_, count_}; }
+
+private:
+    void release() {
+        if (data_) ::munmap(data_, mapped_);
+        data_ = nullptr;
+    }
+    T* data_ = nullptr;
+    std::size_t count_ = 0;
+    std::size_t mapped_ = 0;
+};
+
+// `given` with each 0 field replaced by the field of `defaults`.
+inline AppSize resolve(const AppSize& given, const AppSize& defaults) {
+    AppSize s = given;
+    if (s.n == 0) s.n = defaults.n;
+    if (s.block == 0) s.block = defaults.block;
+    if (s.iterations == 0) s.iterations = defaults.iterations;
+    return s;
+}
+
+// [begin, end) of the b-th of `blocks` ranges splitting [0, total) as
+// evenly as possible (the first total % blocks ranges are one longer).
+struct Range {
+    std::size_t begin = 0;
+    std::size_t end = 0;
+    std::size_t size() const { return end - begin; }
+};
+inline Range block_range(std::size_t total, std::size_t blocks, std::size_t b) {
+    const std::size_t base = total / blocks, extra = total % blocks;
+    const std::size_t begin = b * base + std::min(b, extra);
+    return {begin, begin + base + (b < extra ? 1 : 0)};
+}
+
+class Stopwatch {
+public:
+    Stopwatch() : start_(std::chrono::steady_clock::now()) {}
+    void restart() { start_ = std::chrono::steady_clock::now(); }
+    double seconds() const {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    }
+
+private:
+    std::chrono::steady_clock::time_point start_;
+};
+
+// Largest |a[i] - b[i]| over the common length; infinity when a NaN shows
+// up or the lengths differ.
+inline double max_abs_diff(std::span<const double> a, std::span<const double> b) {
+    if (a.size() != b.size()) return std::numeric_limits<double>::infinity();
+    double worst = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const double d = std::fabs(a[i] - b[i]);
+        if (std::isnan(d)) return std::numeric_limits<double>::infinity();
+        worst = std::max(worst, d);
+    }
+    return worst;
+}
+
+// Calls spawn_all() (which spawns tasks on rt), then rt.barrier(). If
+// spawn_all() throws (a rejected dependency, say), waits for the tasks it
+// did spawn, dropping their errors, and rethrows: the caller's arrays are
+// then safe to unmap during unwinding.
+template <class SpawnAll>
+void run_graph(tasks::Runtime& rt, SpawnAll&& spawn_all) {
+    try {
+        spawn_all();
+    } catch (...) {
+        try {
+            rt.barrier();
+        } catch (...) {   // NOLINT(bugprone-empty-catch): the spawn error is the one to report
+        }
+        throw;
+    }
+    rt.barrier();
+}
+
+}  // namespace numaware::apps

@@ -1,0 +1,230 @@
+// bench/apps/app_integral_histogram.cpp — integral histogram by a
+// cross-weave scan.
+//
+// An n x n image of 8-bit pixels, each falling into one of B bins
+// (bin = pixel * B / 256). The integral histogram holds, for every pixel
+// (y, x) and bin b, the number of pixels (y' <= y, x' <= x) in bin b.
+//
+// Decomposition: square tiles of `block` x `block` pixels. The image and
+// the histogram are tile-major, each tile contiguous in its own
+// page-aligned slot (a histogram tile is block * block * B 32-bit counts,
+// bins innermost). Tasks, per tile (ty, tx):
+//   init(ty, tx)        out image tile                     (first touch)
+//   horizontal(ty, tx)  in image tile, in hist(ty, tx-1); out hist(ty, tx)
+//                       prefix sums along each row, carried in from the
+//                       last column of the tile to the left
+//   vertical(ty, tx)    in hist(ty-1, tx); inout hist(ty, tx)
+//                       prefix sums down each column, carried in from the
+//                       last row of the tile above
+// Horizontal tasks chain along each tile row and vertical tasks down each
+// tile column, so the two scans weave across each other: a vertical task
+// can run as soon as its tile's row scan and the tile above are done,
+// while row scans further down are still running.
+//
+// Check: a serial integral histogram computed directly over the whole
+// image with I(y,x) = I(y-1,x) + I(y,x-1) - I(y-1,x-1) + [bin(y,x) == b];
+// counts are integers, so the tolerance is 0 (max_error is the largest
+// absolute difference of any count).
+//
+// Size: n = image side (1..8192), block = tile side (must divide n),
+// iterations = number of bins B (1..256; the app has no iterations).
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "app_b_common.hpp"
+#include "app_common.hpp"
+#include "apps.hpp"
+#include "numaware/error.hpp"
+
+namespace numaware::apps {
+namespace {
+
+using tasks::in;
+using tasks::inout;
+using tasks::out;
+
+constexpr std::size_t max_side = 8192;
+constexpr unsigned max_bins = 256;
+constexpr std::size_t max_hist_bytes = std::size_t{4} << 30;   // 4 GiB for the tasked histogram
+
+struct Layout {
+    std::size_t n = 0, tile = 0, tiles = 0, bins = 0;
+    std::size_t image_slot = 0;   // bytes per image tile slot
+    std::size_t hist_count = 0;   // counts per histogram tile
+    std::size_t hist_slot = 0;    // counts per histogram tile slot
+
+    std::size_t tile_index(std::size_t ty, std::size_t tx) const { return ty * tiles + tx; }
+};
+
+std::uint8_t pixel(std::size_t y, std::size_t x) {
+    const double u = detail_b::hashed_unit(y, x) + 0.5;   // [0, 1)
+    return static_cast<std::uint8_t>(std::min(255.0, u * 256.0));
+}
+
+std::size_t bin_of(std::uint8_t value, std::size_t bins) { return std::size_t{value} * bins / 256; }
+
+void init_tile(const Layout& l, std::uint8_t* image, std::size_t ty, std::size_t tx) {
+    std::uint8_t* t = image + l.tile_index(ty, tx) * l.image_slot;
+    for (std::size_t y = 0; y < l.tile; ++y) {
+        for (std::size_t x = 0; x < l.tile; ++x) t[y * l.tile + x] = pixel(ty * l.tile + y, tx * l.tile + x);
+    }
+}
+
+// Row prefix sums of tile (ty, tx), starting from the last column of the
+// tile to its left (already row-scanned) or from zero.
+void horizontal(const Layout& l, const std::uint8_t* image, std::uint32_t* hist, std::size_t ty, std::size_t tx) {
+    const std::size_t T = l.tile, B = l.bins;
+    const std::uint8_t* img = image + l.tile_index(ty, tx) * l.image_slot;
+    std::uint32_t* h = hist + l.tile_index(ty, tx) * l.hist_slot;
+    const std::uint32_t* left = tx > 0 ? hist + l.tile_index(ty, tx - 1) * l.hist_slot : nullptr;
+    for (std::size_t y = 0; y < T; ++y) {
+        std::uint32_t* row = h + y * T * B;
+        const std::uint32_t* carry = left ? left + (y * T + T - 1) * B : nullptr;
+        for (std::size_t x = 0; x < T; ++x) {
+            std::uint32_t* cell = row + x * B;
+            for (std::size_t b = 0; b < B; ++b) cell[b] = carry ? carry[b] : 0;
+            ++cell[bin_of(img[y * T + x], B)];
+            carry = cell;
+        }
+    }
+}
+
+// Column prefix sums of tile (ty, tx), starting from the last row of the
+// tile above (already fully scanned) or from zero.
+void vertical(const Layout& l, std::uint32_t* hist, std::size_t ty, std::size_t tx) {
+    const std::size_t T = l.tile, B = l.bins, row_len = T * B;
+    std::uint32_t* h = hist + l.tile_index(ty, tx) * l.hist_slot;
+    const std::uint32_t* above = ty > 0 ? hist + l.tile_index(ty - 1, tx) * l.hist_slot + (T - 1) * row_len : nullptr;
+    for (std::size_t y = 0; y < T; ++y) {
+        std::uint32_t* row = h + y * row_len;
+        if (above) {
+            for (std::size_t i = 0; i < row_len; ++i) row[i] += above[i];
+        }
+        above = row;
+    }
+}
+
+// Spawns the whole graph (no wait); returns the number of tasks.
+std::size_t spawn_graph(tasks::Runtime& rt, const Layout& l, std::uint8_t* image, std::uint32_t* hist) {
+    const std::size_t img_bytes = l.tile * l.tile;
+    const std::size_t hist_bytes = l.hist_count * sizeof(std::uint32_t);
+    auto img_tile = [&](std::size_t ty, std::size_t tx) { return image + l.tile_index(ty, tx) * l.image_slot; };
+    auto hist_tile = [&](std::size_t ty, std::size_t tx) { return hist + l.tile_index(ty, tx) * l.hist_slot; };
+    std::size_t spawned = 0;
+    for (std::size_t ty = 0; ty < l.tiles; ++ty) {
+        for (std::size_t tx = 0; tx < l.tiles; ++tx) {
+            rt.spawn([&l, image, ty, tx] { init_tile(l, image, ty, tx); }, {out(img_tile(ty, tx), img_bytes)});
+            ++spawned;
+        }
+    }
+    for (std::size_t ty = 0; ty < l.tiles; ++ty) {
+        for (std::size_t tx = 0; tx < l.tiles; ++tx) {
+            auto body = [&l, image, hist, ty, tx] { horizontal(l, image, hist, ty, tx); };
+            if (tx > 0) {
+                rt.spawn(body, {in(img_tile(ty, tx), img_bytes), in(hist_tile(ty, tx - 1), hist_bytes),
+                                out(hist_tile(ty, tx), hist_bytes)});
+            } else {
+                rt.spawn(body, {in(img_tile(ty, tx), img_bytes), out(hist_tile(ty, tx), hist_bytes)});
+            }
+            ++spawned;
+        }
+    }
+    for (std::size_t ty = 0; ty < l.tiles; ++ty) {
+        for (std::size_t tx = 0; tx < l.tiles; ++tx) {
+            auto body = [&l, hist, ty, tx] { vertical(l, hist, ty, tx); };
+            if (ty > 0) {
+                rt.spawn(body, {in(hist_tile(ty - 1, tx), hist_bytes), inout(hist_tile(ty, tx), hist_bytes)});
+            } else {
+                rt.spawn(body, {inout(hist_tile(ty, tx), hist_bytes)});
+            }
+            ++spawned;
+        }
+    }
+    return spawned;
+}
+
+AppRun run_histogram(tasks::Runtime& rt, const AppSize& given, const AppSize& defaults) {
+    const AppSize size = resolve(given, defaults);
+    if (size.n < 1 || size.n > max_side) {
+        throw Error("n", fmt::format("image side must be in [1, {}], got {}", max_side, size.n));
+    }
+    if (size.block < 1 || size.block > size.n || size.n % size.block != 0) {
+        throw Error("block", fmt::format("tile side must divide the image side {}, got {}", size.n, size.block));
+    }
+    if (size.iterations < 1 || size.iterations > max_bins) {
+        throw Error("iterations", fmt::format("number of bins must be in [1, {}], got {}", max_bins, size.iterations));
+    }
+    if (size.n * size.n * size.iterations * sizeof(std::uint32_t) > max_hist_bytes) {
+        throw Error("n", fmt::format("histogram of {0}x{0} pixels x {1} bins exceeds {2} GiB", size.n,
+                                     size.iterations, max_hist_bytes >> 30));
+    }
+    Layout l;
+    l.n = size.n;
+    l.tile = size.block;
+    l.tiles = size.n / size.block;
+    l.bins = size.iterations;
+    l.image_slot = detail_b::page_slot<std::uint8_t>(l.tile * l.tile);
+    l.hist_count = l.tile * l.tile * l.bins;
+    l.hist_slot = detail_b::page_slot<std::uint32_t>(l.hist_count);
+    const std::size_t ntiles = l.tiles * l.tiles;
+    PageArray<std::uint8_t> image(ntiles * l.image_slot);
+    PageArray<std::uint32_t> hist(ntiles * l.hist_slot);
+
+    AppRun run;
+    Stopwatch clock;
+    run.tasks = detail_b::spawn_and_wait(rt, [&] { return spawn_graph(rt, l, image.data(), hist.data()); });
+    run.seconds = clock.seconds();
+
+    // Serial reference over the whole image, row-major, bins innermost.
+    const std::size_t n = l.n, B = l.bins;
+    std::vector<std::uint32_t> ref(n * n * B);
+    for (std::size_t y = 0; y < n; ++y) {
+        for (std::size_t x = 0; x < n; ++x) {
+            std::uint32_t* cell = &ref[(y * n + x) * B];
+            const std::uint32_t* up = y > 0 ? &ref[((y - 1) * n + x) * B] : nullptr;
+            const std::uint32_t* left = x > 0 ? &ref[(y * n + x - 1) * B] : nullptr;
+            const std::uint32_t* diag = (y > 0 && x > 0) ? &ref[((y - 1) * n + x - 1) * B] : nullptr;
+            for (std::size_t b = 0; b < B; ++b) {
+                cell[b] = (up ? up[b] : 0) + (left ? left[b] : 0) - (diag ? diag[b] : 0);
+            }
+            ++cell[bin_of(pixel(y, x), B)];
+        }
+    }
+    std::uint64_t worst = 0;
+    for (std::size_t y = 0; y < n; ++y) {
+        for (std::size_t x = 0; x < n; ++x) {
+            const std::uint32_t* got = hist.data() + l.tile_index(y / l.tile, x / l.tile) * l.hist_slot +
+                                       ((y % l.tile) * l.tile + x % l.tile) * B;
+            const std::uint32_t* want = &ref[(y * n + x) * B];
+            for (std::size_t b = 0; b < B; ++b) {
+                const std::uint64_t d = got[b] > want[b] ? got[b] - want[b] : want[b] - got[b];
+                worst = std::max(worst, d);
+            }
+        }
+    }
+    run.max_error = static_cast<double>(worst);
+    run.matches = worst == 0;
+    run.detail = fmt::format("image {0}x{0}, {1} bins, {2}x{2} tiles of {3}x{3} pixels; exact (tolerance 0 counts)",
+                             n, B, l.tiles, l.tile);
+    return run;
+}
+
+}  // namespace
+
+App make_integral_histogram_app() {
+    App app;
+    app.name = "integral-histogram";
+    app.description = "integral histogram, cross-weave scan: row-prefix then column-prefix tasks per tile";
+    app.test_size = {.n = 128, .block = 32, .iterations = 8};
+    app.bench_size = {.n = 2048, .block = 64, .iterations = 16};
+    const AppSize defaults = app.test_size;
+    app.run = [defaults](tasks::Runtime& rt, const AppSize& size) { return run_histogram(rt, size, defaults); };
+    return app;
+}
+
+}  // namespace numaware::apps

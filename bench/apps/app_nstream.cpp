@@ -1,0 +1,129 @@
+// bench/apps/app_nstream.cpp — NStream: independent triads over blocks.
+//
+// Size: n = elements per array, block = elements per block, iterations =
+// repetitions. There are `streams` = 8 independent streams, each with three
+// arrays a, b, c of n doubles (the a arrays of all streams share one
+// mapping, as do the b and c arrays; stream s's array is the s-th run of n
+// elements). As in the Parallel Research Kernels' nstream, every repetition
+// does a[j] += b[j] + scalar * c[j] with scalar = 3.
+//
+// Decomposition: each array is cut into n / block blocks of `block`
+// elements; block * 8 must be a multiple of the page size (and n a
+// multiple of block), so each block is whole pages with one home.
+//   init(s, k):      out(a[s][k]), out(b[s][k]), out(c[s][k])   — first touch
+//   triad(s, k, t):  inout(a[s][k]), in(b[s][k]), in(c[s][k])
+// Blocks never interact: each (s, k) is a chain of `iterations` triads, so
+// locality is everything and there is plenty of parallelism. The
+// reference does the same per-element arithmetic serially: tolerance 0,
+// bit-exact.
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "app_common.hpp"
+#include "apps.hpp"
+
+namespace numaware::apps {
+namespace {
+
+constexpr AppSize test_defaults{16384, 2048, 4};
+constexpr AppSize bench_defaults{std::size_t{1} << 20, 65536, 20};
+constexpr std::size_t streams = 8;
+constexpr double scalar = 3.0;
+constexpr std::size_t max_elements = std::size_t{1} << 30;
+constexpr unsigned max_iterations = 100000;
+
+AppSize checked(const AppSize& given) {
+    const AppSize s = resolve(given, test_defaults);
+    if (s.n > max_elements)
+        throw Error("n", fmt::format("elements per array must be at most {}, got {}", max_elements, s.n));
+    if (s.block > s.n || s.n % s.block != 0)
+        throw Error("block", fmt::format("elements per block must divide the array length {}, got {}", s.n, s.block));
+    require_page_multiple(s.block * sizeof(double), "block", "a block of " + std::to_string(s.block) + " doubles");
+    if (s.iterations > max_iterations)
+        throw Error("iterations", fmt::format("must be at most {}, got {}", max_iterations, s.iterations));
+    return s;
+}
+
+inline double b_value(std::size_t j) { return 1.0 + static_cast<double>(j % 7) * 0.25; }
+inline double c_value(std::size_t j) { return 2.0 - static_cast<double>(j % 5) * 0.125; }
+inline double a_value(std::size_t j) { return static_cast<double>(j % 3); }
+
+// Initialises elements [begin, end) of one stream (j is the index inside the stream).
+void init_block(double* a, double* b, double* c, std::size_t begin, std::size_t end) {
+    for (std::size_t j = begin; j < end; ++j) {
+        a[j] = a_value(j);
+        b[j] = b_value(j);
+        c[j] = c_value(j);
+    }
+}
+
+void triad(double* a, const double* b, const double* c, std::size_t begin, std::size_t end) {
+    for (std::size_t j = begin; j < end; ++j) a[j] += b[j] + scalar * c[j];
+}
+
+AppRun run(tasks::Runtime& rt, const AppSize& given) {
+    const AppSize s = checked(given);
+    const std::size_t n = s.n, block = s.block, blocks = n / block, block_bytes = block * sizeof(double);
+    const std::size_t total = checked_mul(streams, n, "n");
+    PageArray<double> a_all(total), b_all(total), c_all(total);
+
+    AppRun out;
+    Stopwatch clock;
+    run_graph(rt, [&] {
+        for (std::size_t st = 0; st < streams; ++st) {
+            double* a = a_all.data() + st * n;
+            double* b = b_all.data() + st * n;
+            double* c = c_all.data() + st * n;
+            for (std::size_t k = 0; k < blocks; ++k) {
+                const std::size_t j0 = k * block;
+                rt.spawn([a, b, c, j0, block] { init_block(a, b, c, j0, j0 + block); },
+                         {tasks::out(a + j0, block_bytes), tasks::out(b + j0, block_bytes),
+                          tasks::out(c + j0, block_bytes)});
+                ++out.tasks;
+            }
+        }
+        for (unsigned t = 0; t < s.iterations; ++t)
+            for (std::size_t st = 0; st < streams; ++st) {
+                double* a = a_all.data() + st * n;
+                const double* b = b_all.data() + st * n;
+                const double* c = c_all.data() + st * n;
+                for (std::size_t k = 0; k < blocks; ++k) {
+                    const std::size_t j0 = k * block;
+                    rt.spawn([a, b, c, j0, block] { triad(a, b, c, j0, j0 + block); },
+                             {tasks::inout(a + j0, block_bytes), tasks::in(b + j0, block_bytes),
+                              tasks::in(c + j0, block_bytes)});
+                    ++out.tasks;
+                }
+            }
+    });
+    out.seconds = clock.seconds();
+
+    // Serial reference: the same per-element arithmetic, one stream at a time.
+    std::vector<double> ra(n), rb(n), rc(n);
+    init_block(ra.data(), rb.data(), rc.data(), 0, n);
+    for (unsigned t = 0; t < s.iterations; ++t) triad(ra.data(), rb.data(), rc.data(), 0, n);
+    double worst = 0;
+    for (std::size_t st = 0; st < streams; ++st) {
+        worst = std::max(worst, max_abs_diff(std::span<const double>(a_all.data() + st * n, n), ra));
+        worst = std::max(worst, max_abs_diff(std::span<const double>(b_all.data() + st * n, n), rb));
+        worst = std::max(worst, max_abs_diff(std::span<const double>(c_all.data() + st * n, n), rc));
+    }
+    out.max_error = worst;
+    out.matches = out.max_error == 0.0;
+    out.detail = fmt::format(
+        "n={0} doubles per array, {1} streams x 3 arrays ({2} KiB each), block={3} doubles ({4} blocks of {5} KiB "
+        "per array), iterations={6}, a += b + 3*c, tolerance 0 (bit-exact)",
+        n, streams, n * sizeof(double) / 1024, block, blocks, block_bytes / 1024, s.iterations);
+    return out;
+}
+
+}  // namespace
+
+App make_nstream_app() {
+    return App{"nstream", "8 independent streams of a += b + 3*c triads over page-aligned blocks", test_defaults,
+               bench_defaults, run};
+}
+
+}  // namespace numaware::apps

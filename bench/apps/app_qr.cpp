@@ -1,0 +1,187 @@
+// bench/apps/app_qr.cpp — tiled QR factorisation (PLASMA-style).
+//
+// A is n x n, cut into nt x nt tiles of b x b (column-major inside, each
+// tile contiguous and page-aligned). Each tile (m, k) has a T-factor tile
+// of ib x b (ib = min(b, 32)) in its own page-aligned slot. For k = 0..nt-1:
+//   GEQRT(k)      inout A(k,k); out T(k,k)            LAPACKE dgeqrt
+//   UNMQR(k,n)    in A(k,k), T(k,k); inout A(k,n)      LAPACKE dgemqrt (Q^T from the left)
+//   TSQRT(m,k)    inout A(k,k), A(m,k); out T(m,k)     LAPACKE dtpqrt, l = 0
+//   TSMQR(m,n,k)  in A(m,k), T(m,k); inout A(k,n), A(m,n)   LAPACKE dtpmqrt, l = 0
+// for n, m = k+1..nt-1. Initialisation tasks (out A(m,k)) first-touch the
+// matrix; T tiles are first touched by the GEQRT/TSQRT that writes them.
+//
+// Check: LAPACKE_dgeqrf of the same matrix (column-major, serial). The R
+// factor of a full-rank matrix is unique up to the sign of each row, so the
+// check compares absolute values on and above the diagonal:
+//   max | |R_tiled(i,j)| - |R_ref(i,j)| | / max |R_ref|  <=  1e-9.
+// The matrix has uniform entries in [-0.5, 0.5) (full rank with
+// probability 1; the observed error is ~1e-14 at n = 2048).
+//
+// Size: n = matrix order (1..8192), block = tile side b (must divide n);
+// iterations is unused.
+#include <lapacke.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "app_b_common.hpp"
+#include "app_common.hpp"
+#include "apps.hpp"
+#include "numaware/error.hpp"
+
+namespace numaware::apps {
+namespace {
+
+using detail_b::li;
+using detail_b::TileLayout;
+using tasks::in;
+using tasks::inout;
+using tasks::out;
+
+constexpr double tolerance = 1e-9;
+constexpr std::size_t max_order = 8192;
+constexpr std::size_t max_inner_block = 32;
+
+double entry(std::size_t i, std::size_t j) { return detail_b::hashed_unit(i, j); }
+
+void check_info(int info, const char* routine) {
+    if (info != 0) throw Error("qr", fmt::format("LAPACKE_{} failed with info {}", routine, info));
+}
+
+struct Qr {
+    TileLayout l;
+    std::size_t ib = 0;
+    std::size_t t_slot = 0;   // doubles per T tile slot
+    double* a = nullptr;
+    double* t = nullptr;
+
+    double* A(std::size_t m, std::size_t k) const { return a + l.offset(m, k); }
+    double* T(std::size_t m, std::size_t k) const { return t + (m * l.nt + k) * t_slot; }
+    std::size_t t_bytes() const { return ib * l.b * sizeof(double); }
+
+    void init(std::size_t m, std::size_t k) const {
+        double* tile = A(m, k);
+        for (std::size_t j = 0; j < l.b; ++j) {
+            for (std::size_t i = 0; i < l.b; ++i) tile[j * l.b + i] = entry(m * l.b + i, k * l.b + j);
+        }
+    }
+    void geqrt(std::size_t k) const {
+        const int b = li(l.b), nb = li(ib);
+        check_info(LAPACKE_dgeqrt_work(LAPACK_COL_MAJOR, b, b, nb, A(k, k), b, T(k, k), nb,
+                                       detail_b::scratch(ib * l.b)),
+                   "dgeqrt");
+    }
+    void unmqr(std::size_t k, std::size_t n) const {
+        const int b = li(l.b), nb = li(ib);
+        check_info(LAPACKE_dgemqrt_work(LAPACK_COL_MAJOR, 'L', 'T', b, b, b, nb, A(k, k), b, T(k, k), nb, A(k, n),
+                                        b, detail_b::scratch(ib * l.b)),
+                   "dgemqrt");
+    }
+    void tsqrt(std::size_t m, std::size_t k) const {
+        const int b = li(l.b), nb = li(ib);
+        check_info(LAPACKE_dtpqrt_work(LAPACK_COL_MAJOR, b, b, 0, nb, A(k, k), b, A(m, k), b, T(m, k), nb,
+                                       detail_b::scratch(ib * l.b)),
+                   "dtpqrt");
+    }
+    void tsmqr(std::size_t m, std::size_t n, std::size_t k) const {
+        const int b = li(l.b), nb = li(ib);
+        check_info(LAPACKE_dtpmqrt_work(LAPACK_COL_MAJOR, 'L', 'T', b, b, b, 0, nb, A(m, k), b, T(m, k), nb,
+                                        A(k, n), b, A(m, n), b, detail_b::scratch(ib * l.b)),
+                   "dtpmqrt");
+    }
+};
+
+// Spawns the whole graph (no wait); returns the number of tasks.
+std::size_t spawn_graph(tasks::Runtime& rt, const Qr& q) {
+    const std::size_t nt = q.l.nt, ab = q.l.tile_bytes(), tb = q.t_bytes();
+    std::size_t spawned = 0;
+    for (std::size_t m = 0; m < nt; ++m) {
+        for (std::size_t k = 0; k < nt; ++k) {
+            rt.spawn([&q, m, k] { q.init(m, k); }, {out(q.A(m, k), ab)});
+            ++spawned;
+        }
+    }
+    for (std::size_t k = 0; k < nt; ++k) {
+        rt.spawn([&q, k] { q.geqrt(k); }, {inout(q.A(k, k), ab), out(q.T(k, k), tb)});
+        ++spawned;
+        for (std::size_t n = k + 1; n < nt; ++n) {
+            rt.spawn([&q, k, n] { q.unmqr(k, n); }, {in(q.A(k, k), ab), in(q.T(k, k), tb), inout(q.A(k, n), ab)});
+            ++spawned;
+        }
+        for (std::size_t m = k + 1; m < nt; ++m) {
+            rt.spawn([&q, m, k] { q.tsqrt(m, k); },
+                     {inout(q.A(k, k), ab), inout(q.A(m, k), ab), out(q.T(m, k), tb)});
+            ++spawned;
+            for (std::size_t n = k + 1; n < nt; ++n) {
+                rt.spawn([&q, m, n, k] { q.tsmqr(m, n, k); },
+                         {in(q.A(m, k), ab), in(q.T(m, k), tb), inout(q.A(k, n), ab), inout(q.A(m, n), ab)});
+                ++spawned;
+            }
+        }
+    }
+    return spawned;
+}
+
+AppRun run_qr(tasks::Runtime& rt, const AppSize& given, const AppSize& defaults) {
+    const AppSize size = resolve(given, defaults);
+    detail_b::check_tiled_size(size, max_order);
+    detail_b::single_threaded_blas();
+
+    Qr q;
+    q.l = TileLayout(size.n, size.block);
+    q.ib = std::min(q.l.b, max_inner_block);
+    q.t_slot = detail_b::page_slot<double>(q.ib * q.l.b);
+    PageArray<double> a(q.l.total()), t(q.l.tiles() * q.t_slot);
+    q.a = a.data();
+    q.t = t.data();
+
+    AppRun run;
+    Stopwatch clock;
+    run.tasks = detail_b::spawn_and_wait(rt, [&] { return spawn_graph(rt, q); });
+    run.seconds = clock.seconds();
+
+    // Serial reference: LAPACKE_dgeqrf on the same matrix, column-major.
+    const std::size_t n = q.l.n;
+    std::vector<double> ref(n * n), tau(n);
+    for (std::size_t j = 0; j < n; ++j) {
+        for (std::size_t i = 0; i < n; ++i) ref[j * n + i] = entry(i, j);
+    }
+    check_info(LAPACKE_dgeqrf(LAPACK_COL_MAJOR, li(n), li(n), ref.data(), li(n), tau.data()), "dgeqrf");
+    double scale = 0, diff = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+        for (std::size_t i = 0; i <= j; ++i) {
+            const double want = std::fabs(ref[j * n + i]);
+            const double got = std::fabs(a[q.l.index(i, j)]);
+            scale = std::max(scale, want);
+            const double d = std::fabs(got - want);
+            diff = std::isnan(d) ? HUGE_VAL : std::max(diff, d);
+        }
+    }
+    run.max_error = scale > 0 ? diff / scale : diff;
+    run.matches = run.max_error <= tolerance;
+    run.detail = fmt::format(
+        "matrix {0}x{0}, {1}x{1} tiles of {2}x{2}, inner block {3}; "
+        "max ||R| - |R_dgeqrf|| / max|R_dgeqrf| tolerance {4:g}",
+        n, q.l.nt, q.l.b, q.ib, tolerance);
+    return run;
+}
+
+}  // namespace
+
+App make_qr_app() {
+    App app;
+    app.name = "qr";
+    app.description = "tiled QR factorisation (geqrt, tsqrt, unmqr, tsmqr tasks per tile)";
+    app.test_size = {.n = 128, .block = 32, .iterations = 1};
+    app.bench_size = {.n = 2048, .block = 128, .iterations = 1};
+    const AppSize defaults = app.test_size;
+    app.run = [defaults](tasks::Runtime& rt, const AppSize& size) { return run_qr(rt, size, defaults); };
+    return app;
+}
+
+}  // namespace numaware::apps

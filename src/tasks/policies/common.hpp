@@ -1,0 +1,108 @@
+// src/tasks/policies/common.hpp — helpers shared by the built-in policies.
+//
+// Everything here is pure: hashing for reproducible randomness, the
+// nearest-first order of nodes on a Machine, and the checks every policy
+// runs on its PolicyContext.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "numaware/machine.hpp"
+#include "numaware/task_policy.hpp"
+
+namespace numaware::tasks::policy_detail {
+
+// The splitmix64 finaliser: a bijective 64-bit mixer.
+constexpr std::uint64_t splitmix64(std::uint64_t x) {
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+// A hash of several words, order sensitive.
+constexpr std::uint64_t hash_words(std::initializer_list<std::uint64_t> words) {
+    std::uint64_t h = 0x6a09e667f3bcc908ULL;
+    for (std::uint64_t w : words) h = splitmix64(h ^ splitmix64(w));
+    return h;
+}
+
+// A small deterministic generator: the splitmix64 sequence from a state.
+class SplitMix {
+public:
+    explicit constexpr SplitMix(std::uint64_t state) : state_(state) {}
+    constexpr std::uint64_t next() {
+        state_ += 0x9e3779b97f4a7c15ULL;
+        std::uint64_t z = state_;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        return z ^ (z >> 31);
+    }
+    // Uniform in [0, n), n > 0 (rejection sampling: no modulo bias).
+    constexpr std::uint64_t below(std::uint64_t n) {
+        const std::uint64_t limit = ~std::uint64_t{0} - (~std::uint64_t{0} % n);
+        std::uint64_t v = next();
+        while (v >= limit) v = next();
+        return v % n;
+    }
+
+private:
+    std::uint64_t state_;
+};
+
+// What every policy derives from its PolicyContext in attach().
+struct Topology {
+    const Machine* machine = nullptr;
+    std::vector<unsigned> worker_node;   // node OS index per worker
+    std::vector<unsigned> nodes;         // worker nodes, ascending OS index
+    // For each worker node (parallel to `nodes`): all worker nodes,
+    // nearest first by machine distance, ties by OS index; the node itself first.
+    std::vector<std::vector<unsigned>> nearest;
+    // For each machine node position (Machine::nodes order): the worker node
+    // nearest to it (itself when it has workers), ties by OS index.
+    std::vector<unsigned> serving_node;
+    std::uint64_t seed = 1;
+
+    std::size_t node_slot(unsigned os_index) const;   // position in `nodes`; nodes.size() if absent
+    // The worker node that takes work whose data lives on `home`; -1 for
+    // `unallocated` or a home the machine does not have.
+    int serving(int home) const;
+};
+
+// Validates the context and builds the topology. `policy_seed` is the seed
+// from PolicyOptions; it is mixed with ctx.seed. Throws Error("machine"),
+// Error("workers"), Error("worker_node[i]") or Error("nodes").
+Topology make_topology(const PolicyContext& ctx, std::uint64_t policy_seed);
+
+// Writes the steal order of a node-queue policy: the worker's node queue,
+// then the other worker nodes nearest first.
+void node_steal_order(const Topology& topo, unsigned worker, std::vector<QueueRef>& order);
+
+// Bytes of a task's dependencies per worker node (parallel to topo.nodes),
+// homes on nodes without workers credited to the nearest worker node;
+// returns the bytes with no home (`unallocated` or not on the machine).
+std::uint64_t bytes_per_node(const Topology& topo, std::span<const DepInfo> deps,
+                             std::vector<std::uint64_t>& per_node);
+
+// Round-robin over the worker nodes by task id.
+inline Placement round_robin_node(const Topology& topo, TaskId id) {
+    return Placement::to_node(topo.nodes[id % topo.nodes.size()]);
+}
+
+// DEP's choice for one task (see dep in simple.cpp). `scratch` avoids
+// allocation per call.
+Placement dep_place(const Topology& topo, const TaskView& task, std::vector<std::uint64_t>& scratch);
+
+// Factories, one per source file.
+std::unique_ptr<Policy> make_dfifo(const PolicyOptions& options);
+std::unique_ptr<Policy> make_lq(const PolicyOptions& options);
+std::unique_ptr<Policy> make_dep(const PolicyOptions& options);
+std::unique_ptr<Policy> make_sa(const PolicyOptions& options);
+std::unique_ptr<Policy> make_rip(bool moving_window, const PolicyOptions& options);
+
+}  // namespace numaware::tasks::policy_detail

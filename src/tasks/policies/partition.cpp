@@ -1,0 +1,234 @@
+// src/tasks/policies/partition.cpp — task-graph partitioning with Scotch.
+//
+// Target architecture: a complete graph on the parts whose edge weights
+// are the SLIT distances between them, turned into a decomposition-defined
+// architecture by SCOTCH_archBuild2 (terminal domains are the target
+// vertices 0..parts-1, which the mapping returns). Scotch then maps the
+// window so that heavy edges are kept within a part, or else between near
+// parts. Strategy: SCOTCH_stratGraphMapBuild(SCOTCH_STRATDEFAULT, parts,
+// imbalance). Fixed vertices use SCOTCH_graphMapFixed.
+//
+// Reproducibility: every call makes its own SCOTCH_Context with one thread
+// (SCOTCH_contextThreadSpawn(ctx, 1)), a private random state
+// (SCOTCH_contextRandomClone) seeded from the problem's seed, and the
+// deterministic option set, and binds the graph to it. Scotch's
+// process-global random state is never used or reset, so concurrent calls
+// from different runtimes neither race nor perturb each other.
+//
+// Scotch numbers are 32-bit here; vertex and edge weights (bytes) are
+// divided by a common factor so that their sums, times the largest
+// distance, stay below 2^30. Each weight stays at least 1.
+#include "partition.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <numeric>
+#include <string>
+
+#include "numaware/error.hpp"
+
+// scotch.h needs the stdio and stdint types declared first.
+#include "scotch.h"
+
+namespace numaware::tasks::policy_detail {
+namespace {
+
+constexpr std::uint64_t weight_limit = std::uint64_t{1} << 30;
+
+[[noreturn]] void fail(const std::string& what) { throw Error("partition", "Scotch " + what + " failed"); }
+
+// RAII holders: every Scotch object is exited exactly once.
+struct GraphHolder {
+    SCOTCH_Graph g;
+    bool live = false;
+    GraphHolder() {
+        if (SCOTCH_graphInit(&g) != 0) fail("graphInit");
+        live = true;
+    }
+    ~GraphHolder() {
+        if (live) SCOTCH_graphExit(&g);
+    }
+    GraphHolder(const GraphHolder&) = delete;
+    GraphHolder& operator=(const GraphHolder&) = delete;
+};
+struct ArchHolder {
+    SCOTCH_Arch a;
+    ArchHolder() {
+        if (SCOTCH_archInit(&a) != 0) fail("archInit");
+    }
+    ~ArchHolder() { SCOTCH_archExit(&a); }
+    ArchHolder(const ArchHolder&) = delete;
+    ArchHolder& operator=(const ArchHolder&) = delete;
+};
+struct StratHolder {
+    SCOTCH_Strat s;
+    StratHolder() {
+        if (SCOTCH_stratInit(&s) != 0) fail("stratInit");
+    }
+    ~StratHolder() { SCOTCH_stratExit(&s); }
+    StratHolder(const StratHolder&) = delete;
+    StratHolder& operator=(const StratHolder&) = delete;
+};
+struct ContextHolder {
+    SCOTCH_Context c;
+    ContextHolder() {
+        if (SCOTCH_contextInit(&c) != 0) fail("contextInit");
+    }
+    ~ContextHolder() { SCOTCH_contextExit(&c); }
+    ContextHolder(const ContextHolder&) = delete;
+    ContextHolder& operator=(const ContextHolder&) = delete;
+};
+
+// A compressed sparse row graph in Scotch's types.
+struct Csr {
+    std::vector<SCOTCH_Num> verttab, velotab, edgetab, edlotab;
+};
+
+void build(GraphHolder& graph, Csr& csr) {
+    const auto n = static_cast<SCOTCH_Num>(csr.verttab.size() - 1);
+    const auto m = static_cast<SCOTCH_Num>(csr.edgetab.size());
+    if (SCOTCH_graphBuild(&graph.g, 0, n, csr.verttab.data(), nullptr,
+                          csr.velotab.empty() ? nullptr : csr.velotab.data(), nullptr, m,
+                          csr.edgetab.empty() ? nullptr : csr.edgetab.data(),
+                          csr.edlotab.empty() ? nullptr : csr.edlotab.data()) != 0)
+        fail("graphBuild");
+}
+
+SCOTCH_Num scaled(std::uint64_t w, std::uint64_t divisor) {
+    return static_cast<SCOTCH_Num>(std::max<std::uint64_t>(1, w / divisor));
+}
+
+}  // namespace
+
+std::vector<unsigned> partition_graph(const PartitionProblem& p) {
+    const std::size_t n = p.vertex_weight.size();
+    const std::size_t k = p.distance.size();
+    if (k == 0) throw Error("partition", "needs at least 1 part, got 0");
+    for (const auto& row : p.distance)
+        if (row.size() != k) throw Error("partition", "distance matrix must be " + std::to_string(k) + " x " + std::to_string(k));
+    if (n > static_cast<std::size_t>(std::numeric_limits<SCOTCH_Num>::max() / 4))
+        throw Error("partition", "window of " + std::to_string(n) + " tasks is too large for Scotch");
+    if (!p.fixed.empty() && p.fixed.size() != n)
+        throw Error("partition", "fixed must have one entry per vertex (" + std::to_string(n) + "), got " +
+                                     std::to_string(p.fixed.size()));
+    for (int f : p.fixed)
+        if (f < -1 || f >= static_cast<int>(k))
+            throw Error("partition", "fixed part " + std::to_string(f) + " is outside [-1, " + std::to_string(k) + ")");
+    for (const auto& e : p.edges)
+        if (e.a >= n || e.b >= n) throw Error("partition", "edge names vertex outside [0, " + std::to_string(n) + ")");
+
+    std::vector<unsigned> parts(n, 0);
+    if (n == 0) return parts;
+    if (k == 1) return parts;
+
+    unsigned max_distance = 1;
+    for (std::size_t i = 0; i < k; ++i)
+        for (std::size_t j = 0; j < k; ++j)
+            if (i != j) max_distance = std::max(max_distance, p.distance[i][j]);
+
+    // ---- source graph: symmetric arcs, summed, no self loops ----
+    struct Arc {
+        std::uint32_t from, to;
+        std::uint64_t bytes;
+    };
+    std::vector<Arc> arcs;
+    arcs.reserve(p.edges.size() * 2);
+    for (const auto& e : p.edges) {
+        if (e.a == e.b) continue;
+        arcs.push_back({e.a, e.b, e.bytes});
+        arcs.push_back({e.b, e.a, e.bytes});
+    }
+    std::sort(arcs.begin(), arcs.end(),
+              [](const Arc& x, const Arc& y) { return x.from != y.from ? x.from < y.from : x.to < y.to; });
+    std::vector<Arc> merged;
+    for (const Arc& a : arcs) {
+        if (!merged.empty() && merged.back().from == a.from && merged.back().to == a.to) {
+            const std::uint64_t sum = merged.back().bytes + a.bytes;
+            merged.back().bytes = sum < a.bytes ? std::numeric_limits<std::uint64_t>::max() : sum;
+        } else {
+            merged.push_back(a);
+        }
+    }
+    const std::uint64_t edge_budget = weight_limit / max_distance;
+    if (merged.size() >= edge_budget)
+        throw Error("partition", "window has " + std::to_string(merged.size() / 2) + " edges; at most " +
+                                     std::to_string(edge_budget / 2) + " fit Scotch's 32-bit weights");
+    long double edge_total = 0;
+    for (const Arc& a : merged) edge_total += static_cast<long double>(a.bytes);
+    // Leave room for the weights rounded up to 1.
+    const auto edge_room = static_cast<long double>(edge_budget - merged.size());
+    const auto edge_divisor = static_cast<std::uint64_t>(edge_total / edge_room) + 1;
+
+    long double vertex_total = 0;
+    for (std::uint64_t w : p.vertex_weight) vertex_total += static_cast<long double>(w);
+    const auto vertex_divisor = static_cast<std::uint64_t>(vertex_total / static_cast<long double>(weight_limit - n)) + 1;
+
+    Csr csr;
+    csr.verttab.assign(n + 1, 0);
+    csr.velotab.reserve(n);
+    for (std::uint64_t w : p.vertex_weight) csr.velotab.push_back(scaled(w, vertex_divisor));
+    for (const Arc& a : merged) {
+        ++csr.verttab[a.from + 1];
+        csr.edgetab.push_back(static_cast<SCOTCH_Num>(a.to));
+        csr.edlotab.push_back(scaled(a.bytes, edge_divisor));
+    }
+    for (std::size_t v = 0; v < n; ++v) csr.verttab[v + 1] += csr.verttab[v];
+
+    // ---- target: complete graph on the parts, weighted by distance ----
+    Csr target;
+    target.verttab.assign(k + 1, 0);
+    for (std::size_t i = 0; i < k; ++i) {
+        for (std::size_t j = 0; j < k; ++j) {
+            if (i == j) continue;
+            target.edgetab.push_back(static_cast<SCOTCH_Num>(j));
+            target.edlotab.push_back(static_cast<SCOTCH_Num>(std::max(1u, p.distance[i][j])));
+        }
+        target.verttab[i + 1] = static_cast<SCOTCH_Num>(target.edgetab.size());
+    }
+
+    ContextHolder context;
+    if (SCOTCH_contextThreadSpawn(&context.c, 1, nullptr) != 0) fail("contextThreadSpawn");
+    if (SCOTCH_contextRandomClone(&context.c) != 0) fail("contextRandomClone");
+    SCOTCH_contextRandomSeed(&context.c, static_cast<SCOTCH_Num>(p.seed & 0x3fffffffU));
+    if (SCOTCH_contextOptionSetNum(&context.c, SCOTCH_OPTIONNUMDETERMINISTIC, 1) != 0) fail("contextOptionSetNum");
+
+    GraphHolder target_graph;
+    build(target_graph, target);
+    ArchHolder arch;
+    std::vector<SCOTCH_Num> terminals(k);
+    std::iota(terminals.begin(), terminals.end(), SCOTCH_Num{0});
+    if (SCOTCH_archBuild2(&arch.a, &target_graph.g, static_cast<SCOTCH_Num>(k), terminals.data()) != 0)
+        fail("archBuild2");
+
+    GraphHolder source;
+    build(source, csr);
+    GraphHolder bound;
+    if (SCOTCH_contextBindGraph(&context.c, &source.g, &bound.g) != 0) fail("contextBindGraph");
+
+    StratHolder strat;
+    if (SCOTCH_stratGraphMapBuild(&strat.s, SCOTCH_STRATDEFAULT, static_cast<SCOTCH_Num>(k), p.imbalance) != 0)
+        fail("stratGraphMapBuild");
+
+    std::vector<SCOTCH_Num> map(n, -1);
+    const bool any_fixed = std::any_of(p.fixed.begin(), p.fixed.end(), [](int f) { return f >= 0; });
+    int rc = 0;
+    if (any_fixed) {
+        for (std::size_t v = 0; v < n; ++v) map[v] = p.fixed[v];
+        rc = SCOTCH_graphMapFixed(&bound.g, &arch.a, &strat.s, map.data());
+    } else {
+        rc = SCOTCH_graphMap(&bound.g, &arch.a, &strat.s, map.data());
+    }
+    if (rc != 0) fail(any_fixed ? "graphMapFixed" : "graphMap");
+    // The bound graph goes before its context (destruction order: bound, source, ..., context).
+    for (std::size_t v = 0; v < n; ++v) {
+        if (map[v] < 0 || map[v] >= static_cast<SCOTCH_Num>(k))
+            throw Error("partition", "Scotch returned part " + std::to_string(map[v]) + " outside [0, " +
+                                         std::to_string(k) + ")");
+        parts[v] = static_cast<unsigned>(map[v]);
+    }
+    return parts;
+}
+
+}  // namespace numaware::tasks::policy_detail

@@ -1,0 +1,110 @@
+// src/tasks/policies/simple.cpp — the policies without graph partitioning:
+// DFIFO, LQ, DEP and SA.
+//
+// DFIFO  per-worker queues; task t goes to worker t mod workers; a worker
+//        looks at its own queue, then every other worker's queue in a
+//        random permutation drawn from hash(seed, worker, round).
+//        Locality-unaware baseline.
+// LQ     locality queues: a task goes to the node queue of the node holding
+//        most of its dependency bytes (ties: lowest OS index); a task with
+//        no homed bytes goes round-robin over the nodes by task id.
+// DEP    weighs every node by the task's dependency bytes homed there, plus
+//        the "virtual socket" of unallocated bytes; the heaviest node wins;
+//        ties, or a winning virtual socket, are settled uniformly at random
+//        by a generator seeded from hash(seed, task id).
+// SA     user hints: spawn_on(node) puts the task on that node's queue;
+//        without a hint, round-robin over the nodes by task id.
+// The node-queue policies (LQ, DEP, SA) steal nearest first: own node,
+// then the other worker nodes by machine distance, ties by OS index.
+//
+// A home on a node without workers (e.g. a memory-only node) counts for
+// the worker node nearest to it; a home the machine does not have counts
+// as unallocated. A hint on a node without workers goes to the nearest
+// worker node.
+#include <algorithm>
+
+#include "common.hpp"
+
+namespace numaware::tasks::policy_detail {
+namespace {
+
+class Dfifo final : public Policy {
+public:
+    explicit Dfifo(std::uint64_t seed) : seed_(seed) {}
+    std::string_view name() const override { return "dfifo"; }
+    void attach(const PolicyContext& ctx) override { topo_ = make_topology(ctx, seed_); }
+    Placement place(const TaskView& task) override {
+        return Placement::to_worker(static_cast<unsigned>(task.id % topo_.worker_node.size()));
+    }
+    void steal_order(unsigned worker, std::uint64_t round, std::vector<QueueRef>& order) const override {
+        order.clear();
+        const std::size_t n = topo_.worker_node.size();
+        if (worker >= n) return;
+        order.push_back(QueueRef{QueueRef::Kind::worker, worker});
+        for (unsigned w = 0; w < n; ++w)
+            if (w != worker) order.push_back(QueueRef{QueueRef::Kind::worker, w});
+        // Fisher-Yates over the other workers.
+        SplitMix rng(hash_words({topo_.seed, worker, round}));
+        for (std::size_t i = order.size() - 1; i > 1; --i) {
+            const std::size_t j = 1 + static_cast<std::size_t>(rng.below(i));   // in [1, i]
+            std::swap(order[i], order[j]);
+        }
+    }
+
+private:
+    std::uint64_t seed_;
+    Topology topo_;
+};
+
+class NodePolicy : public Policy {
+public:
+    explicit NodePolicy(std::uint64_t seed) : seed_(seed) {}
+    void attach(const PolicyContext& ctx) override { topo_ = make_topology(ctx, seed_); }
+    void steal_order(unsigned worker, std::uint64_t /*round*/, std::vector<QueueRef>& order) const override {
+        node_steal_order(topo_, worker, order);
+    }
+
+protected:
+    std::uint64_t seed_;
+    Topology topo_;
+    std::vector<std::uint64_t> scratch_;
+};
+
+class Lq final : public NodePolicy {
+public:
+    using NodePolicy::NodePolicy;
+    std::string_view name() const override { return "lq"; }
+    Placement place(const TaskView& task) override {
+        bytes_per_node(topo_, task.deps, scratch_);
+        const auto best = std::max_element(scratch_.begin(), scratch_.end());   // first of ties: lowest OS index
+        if (*best == 0) return round_robin_node(topo_, task.id);
+        return Placement::to_node(topo_.nodes[static_cast<std::size_t>(best - scratch_.begin())]);
+    }
+};
+
+class Dep final : public NodePolicy {
+public:
+    using NodePolicy::NodePolicy;
+    std::string_view name() const override { return "dep"; }
+    Placement place(const TaskView& task) override { return dep_place(topo_, task, scratch_); }
+};
+
+class Sa final : public NodePolicy {
+public:
+    using NodePolicy::NodePolicy;
+    std::string_view name() const override { return "sa"; }
+    Placement place(const TaskView& task) override {
+        const int node = topo_.serving(task.hint);
+        if (node < 0) return round_robin_node(topo_, task.id);
+        return Placement::to_node(static_cast<unsigned>(node));
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<Policy> make_dfifo(const PolicyOptions& options) { return std::make_unique<Dfifo>(options.seed); }
+std::unique_ptr<Policy> make_lq(const PolicyOptions& options) { return std::make_unique<Lq>(options.seed); }
+std::unique_ptr<Policy> make_dep(const PolicyOptions& options) { return std::make_unique<Dep>(options.seed); }
+std::unique_ptr<Policy> make_sa(const PolicyOptions& options) { return std::make_unique<Sa>(options.seed); }
+
+}  // namespace numaware::tasks::policy_detail

@@ -1,0 +1,123 @@
+// tasks/sync.hpp — small synchronisation pieces of the executor: a
+// spinlock that yields under contention, a tick clock and a task queue.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
+
+namespace numaware::tasks::detail {
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+    _mm_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield" ::: "memory");
+#endif
+}
+
+// Test-and-test-and-set; yields the CPU after a short spin, because a team
+// may share its CPUs with the thread that spawns (no thread may spin on a
+// lock whose holder is preempted on the same CPU).
+class SpinLock {
+public:
+    void lock() noexcept {
+        if (!flag_.exchange(true, std::memory_order_acquire)) return;
+        for (unsigned spins = 0;;) {
+            while (flag_.load(std::memory_order_relaxed)) {
+                if (++spins < 8192)
+                    cpu_relax();
+                else
+                    std::this_thread::yield();
+            }
+            if (!flag_.exchange(true, std::memory_order_acquire)) return;
+        }
+    }
+    bool try_lock() noexcept {
+        return !flag_.load(std::memory_order_relaxed) && !flag_.exchange(true, std::memory_order_acquire);
+    }
+    void unlock() noexcept { flag_.store(false, std::memory_order_release); }
+
+private:
+    std::atomic<bool> flag_{false};
+};
+
+// Cheap timestamps: the TSC on x86 (calibrated once against steady_clock),
+// steady_clock nanoseconds elsewhere.
+struct Ticks {
+    static std::uint64_t now() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+        return __rdtsc();
+#else
+        return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                              std::chrono::steady_clock::now().time_since_epoch())
+                                              .count());
+#endif
+    }
+    static double seconds_per_tick();   // calibrated on first call
+};
+
+// A ring-buffer deque of pointers under a spinlock. The owner pops at the
+// back (newest first), everyone else at the front (oldest first). `size`
+// may be read without the lock to skip empty queues.
+template <class T>
+class alignas(64) TaskQueue {
+public:
+    TaskQueue() : ring_(64) {}
+    void push(T* t) {
+        lock_.lock();
+        if (count_ == ring_.size()) grow();
+        ring_[(head_ + count_) & (ring_.size() - 1)] = t;
+        ++count_;
+        size_.store(count_, std::memory_order_release);
+        lock_.unlock();
+    }
+    T* pop_front() {
+        if (size_.load(std::memory_order_acquire) == 0) return nullptr;
+        lock_.lock();
+        T* t = nullptr;
+        if (count_ > 0) {
+            t = ring_[head_];
+            head_ = (head_ + 1) & (ring_.size() - 1);
+            --count_;
+            size_.store(count_, std::memory_order_release);
+        }
+        lock_.unlock();
+        return t;
+    }
+    T* pop_back() {
+        if (size_.load(std::memory_order_acquire) == 0) return nullptr;
+        lock_.lock();
+        T* t = nullptr;
+        if (count_ > 0) {
+            --count_;
+            t = ring_[(head_ + count_) & (ring_.size() - 1)];
+            size_.store(count_, std::memory_order_release);
+        }
+        lock_.unlock();
+        return t;
+    }
+    bool empty() const { return size_.load(std::memory_order_acquire) == 0; }
+
+private:
+    void grow() {
+        std::vector<T*> bigger(ring_.size() * 2);
+        for (std::size_t i = 0; i < count_; ++i) bigger[i] = ring_[(head_ + i) & (ring_.size() - 1)];
+        ring_.swap(bigger);
+        head_ = 0;
+    }
+    SpinLock lock_;
+    std::atomic<std::size_t> size_{0};
+    std::vector<T*> ring_;   // capacity: a power of two
+    std::size_t head_ = 0;
+    std::size_t count_ = 0;
+};
+
+}  // namespace numaware::tasks::detail

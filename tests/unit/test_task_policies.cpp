@@ -1,0 +1,613 @@
+// tests/unit/test_task_policies.cpp — the built-in scheduler policies.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "numaware/machine.hpp"
+#include "numaware/task_policy.hpp"
+#include "support.hpp"
+
+namespace numaware::tasks {
+namespace {
+
+using test::contains;
+using test::expect_error;
+
+const char* const two_nodes = "nodes=2 cpus-per-node=1 mem-per-node=512M distances=10,21/21,10";
+const char* const four_nodes =
+    "nodes=4 cpus-per-node=2 mem-per-node=512M distances=10,21,31,31/21,10,31,31/31,31,10,21/31,31,21,10";
+
+struct Fixture {
+    Machine machine;
+    PolicyContext ctx;
+    explicit Fixture(const char* spec, unsigned workers_per_node = 1, std::uint64_t seed = 1)
+        : machine(Machine::from_spec(spec)) {
+        ctx.machine = &machine;
+        for (const Node& n : machine.nodes) {
+            if (!n.has_cpus()) continue;
+            for (unsigned i = 0; i < workers_per_node; ++i) ctx.worker_node.push_back(n.os_index);
+            ctx.nodes.push_back(n.os_index);
+        }
+        ctx.seed = seed;
+    }
+    std::unique_ptr<Policy> attach(std::string_view name, const PolicyOptions& o = {}) const {
+        auto p = make_policy(name, o);
+        p->attach(ctx);
+        return p;
+    }
+};
+
+Placement place(Policy& p, TaskId id, std::vector<DepInfo> deps = {}, int hint = -1) {
+    return p.place(TaskView{id, deps, {}, hint});
+}
+
+std::vector<unsigned> node_order(const Policy& p, unsigned worker, std::uint64_t round = 0) {
+    std::vector<QueueRef> order;
+    p.steal_order(worker, round, order);
+    std::vector<unsigned> out;
+    for (const QueueRef& q : order) {
+        EXPECT_EQ(q.kind, QueueRef::Kind::node);
+        out.push_back(q.index);
+    }
+    return out;
+}
+
+// ---- registry and validation ------------------------------------------
+
+TEST(TaskPolicies, NamesAndFactory) {
+    const auto names = policy_names();
+    const std::vector<std::string_view> expected{"dfifo", "lq", "dep", "sa", "rip-dep", "rip-mw"};
+    ASSERT_EQ(std::vector<std::string_view>(names.begin(), names.end()), expected);
+    for (auto n : names) EXPECT_EQ(make_policy(n)->name(), n);
+}
+
+TEST(TaskPolicies, BadOptionsNameFieldAndLimit) {
+    auto e = expect_error([] { make_policy("fifo"); });
+    EXPECT_EQ(e.field(), "policy");
+    EXPECT_TRUE(contains(e.what(), "unknown policy 'fifo'; expected one of dfifo, lq, dep, sa, rip-dep, rip-mw"))
+        << e.what();
+
+    PolicyOptions o;
+    o.window = 0;
+    e = expect_error([&] { make_policy("rip-dep", o); });
+    EXPECT_EQ(e.field(), "window");
+    EXPECT_TRUE(contains(e.what(), "must be at least 1, got 0")) << e.what();
+
+    o = {};
+    o.window = 8;
+    o.intersection = 8;
+    e = expect_error([&] { make_policy("rip-mw", o); });
+    EXPECT_EQ(e.field(), "intersection");
+    EXPECT_TRUE(contains(e.what(), "must be less than the window (8), got 8")) << e.what();
+    EXPECT_NO_THROW(make_policy("rip-dep", o));   // RIP-DEP has no intersection
+    o.intersection = 7;
+    EXPECT_NO_THROW(make_policy("rip-mw", o));
+
+    for (double bad : {-0.01, 1.0, 2.5, std::numeric_limits<double>::quiet_NaN()}) {
+        o = {};
+        o.imbalance = bad;
+        e = expect_error([&] { make_policy("rip-mw", o); });
+        EXPECT_EQ(e.field(), "imbalance");
+        EXPECT_TRUE(contains(e.what(), "must be in [0, 1)")) << e.what();
+    }
+    o = {};
+    o.imbalance = 0.0;
+    EXPECT_NO_THROW(make_policy("rip-mw", o));
+}
+
+TEST(TaskPolicies, AttachRejectsBadContext) {
+    Fixture f(two_nodes);
+    for (auto name : policy_names()) {
+        auto p = make_policy(name);
+        PolicyContext ctx = f.ctx;
+        ctx.worker_node.clear();
+        ctx.nodes.clear();
+        auto e = expect_error([&] { p->attach(ctx); });
+        EXPECT_EQ(e.field(), "workers") << name;
+        EXPECT_TRUE(contains(e.what(), "at least 1 worker")) << e.what();
+
+        ctx = f.ctx;
+        ctx.worker_node = {0, 5};
+        ctx.nodes = {0, 5};
+        e = expect_error([&] { p->attach(ctx); });
+        EXPECT_EQ(e.field(), "worker_node[1]") << name;
+        EXPECT_TRUE(contains(e.what(), "node 5 is not in the machine")) << e.what();
+
+        ctx = f.ctx;
+        ctx.machine = nullptr;
+        e = expect_error([&] { p->attach(ctx); });
+        EXPECT_EQ(e.field(), "machine") << name;
+
+        ctx = f.ctx;
+        ctx.nodes = {1};
+        e = expect_error([&] { p->attach(ctx); });
+        EXPECT_EQ(e.field(), "nodes") << name;
+    }
+}
+
+// ---- DFIFO ------------------------------------------------------------
+
+TEST(TaskPolicies, DfifoRoundRobinAndStealPermutations) {
+    Fixture f(four_nodes, 2);   // 8 workers
+    auto p = f.attach("dfifo");
+    for (TaskId id = 0; id < 40; ++id) EXPECT_EQ(place(*p, id), Placement::to_worker(static_cast<unsigned>(id % 8)));
+
+    std::set<std::vector<unsigned>> distinct;
+    for (unsigned w = 0; w < 8; ++w) {
+        for (std::uint64_t round = 0; round < 16; ++round) {
+            std::vector<QueueRef> order;
+            p->steal_order(w, round, order);
+            ASSERT_EQ(order.size(), 8u);
+            EXPECT_EQ(order.front(), (QueueRef{QueueRef::Kind::worker, w}));
+            std::vector<unsigned> idx;
+            for (const auto& q : order) {
+                EXPECT_EQ(q.kind, QueueRef::Kind::worker);
+                idx.push_back(q.index);
+            }
+            if (w == 3) distinct.insert(idx);
+            std::sort(idx.begin(), idx.end());
+            EXPECT_EQ(idx, (std::vector<unsigned>{0, 1, 2, 3, 4, 5, 6, 7}));
+            std::vector<QueueRef> again;
+            p->steal_order(w, round, again);
+            EXPECT_EQ(order, again);   // a function of (seed, worker, round)
+        }
+    }
+    EXPECT_GT(distinct.size(), 4u);   // rounds draw different permutations
+}
+
+// ---- node-queue steal order -------------------------------------------
+
+TEST(TaskPolicies, NodeQueuesStealNearestFirst) {
+    Fixture f(four_nodes);
+    for (auto name : {"lq", "dep", "sa", "rip-dep", "rip-mw"}) {
+        auto p = f.attach(name);
+        EXPECT_EQ(node_order(*p, 0), (std::vector<unsigned>{0, 1, 2, 3})) << name;
+        EXPECT_EQ(node_order(*p, 1), (std::vector<unsigned>{1, 0, 2, 3})) << name;
+        EXPECT_EQ(node_order(*p, 2, 5), (std::vector<unsigned>{2, 3, 0, 1})) << name;
+        EXPECT_EQ(node_order(*p, 3), (std::vector<unsigned>{3, 2, 0, 1})) << name;
+    }
+    Fixture g(two_nodes, 2);
+    auto p = g.attach("lq");
+    EXPECT_EQ(node_order(*p, 0), (std::vector<unsigned>{0, 1}));
+    EXPECT_EQ(node_order(*p, 3), (std::vector<unsigned>{1, 0}));
+}
+
+// ---- LQ ---------------------------------------------------------------
+
+TEST(TaskPolicies, LqPicksNodeWithMostBytes) {
+    Fixture f(four_nodes);
+    auto p = f.attach("lq");
+    EXPECT_EQ(place(*p, 7, {{1, 100, Access::in, 0}, {2, 300, Access::in, 2}, {3, 250, Access::out, 3}}),
+              Placement::to_node(2));
+    EXPECT_EQ(place(*p, 7, {{1, 100, Access::in, 1}, {2, 100, Access::in, 1}, {3, 150, Access::out, 3}}),
+              Placement::to_node(1));
+    // Unallocated bytes do not count while some are homed.
+    EXPECT_EQ(place(*p, 7, {{1, 1000, Access::out, unallocated}, {2, 10, Access::in, 3}}), Placement::to_node(3));
+    // No homed bytes: round-robin over the nodes by task id.
+    for (TaskId id = 0; id < 12; ++id) {
+        EXPECT_EQ(place(*p, id), Placement::to_node(static_cast<unsigned>(id % 4)));
+        EXPECT_EQ(place(*p, id, {{1, 64, Access::out, unallocated}}), Placement::to_node(static_cast<unsigned>(id % 4)));
+    }
+}
+
+TEST(TaskPolicies, HomesOnNodesWithoutWorkersGoToNearestWorkerNode) {
+    // Node 2 is memory-only, nearer to node 1 than to node 0.
+    Fixture f("nodes=3 cpus=1,1,0 mem-per-node=512M distances=10,21,30/21,10,15/30,15,10");
+    ASSERT_EQ(f.ctx.nodes, (std::vector<unsigned>{0, 1}));
+    auto p = f.attach("lq");
+    EXPECT_EQ(place(*p, 0, {{1, 100, Access::in, 2}, {2, 60, Access::in, 0}}), Placement::to_node(1));
+    auto sa = f.attach("sa");
+    EXPECT_EQ(place(*sa, 0, {}, 2), Placement::to_node(1));
+}
+
+// ---- DEP --------------------------------------------------------------
+
+TEST(TaskPolicies, DepPicksHeaviestNode) {
+    Fixture f(four_nodes);
+    auto p = f.attach("dep");
+    EXPECT_EQ(place(*p, 3, {{1, 100, Access::in, 0}, {2, 300, Access::in, 2}, {3, 250, Access::out, unallocated}}),
+              Placement::to_node(2));
+    EXPECT_EQ(place(*p, 4, {{1, 500, Access::in, 3}, {2, 300, Access::in, 2}}), Placement::to_node(3));
+}
+
+TEST(TaskPolicies, DepTiesAndVirtualSocketAreSeededPerTask) {
+    Fixture f(four_nodes);
+    PolicyOptions seed7;
+    seed7.seed = 7;
+    auto a = f.attach("dep", seed7);
+    auto b = f.attach("dep", seed7);
+    PolicyOptions seed8;
+    seed8.seed = 8;
+    auto c = f.attach("dep", seed8);
+
+    const std::vector<DepInfo> virtual_wins{{1, 4096, Access::out, unallocated}, {2, 100, Access::in, 1}};
+    const std::vector<DepInfo> tie13{{1, 200, Access::in, 1}, {2, 200, Access::in, 3}, {3, 50, Access::in, 0}};
+    std::map<unsigned, int> virtual_count, tie_count;
+    int differ = 0;
+    // Reverse order in b: the choice depends on (seed, id) only.
+    std::vector<Placement> from_a, from_b(200);
+    for (TaskId id = 0; id < 200; ++id) from_a.push_back(place(*a, id, virtual_wins));
+    for (TaskId id = 200; id-- > 0;) from_b[id] = place(*b, id, virtual_wins);
+    EXPECT_EQ(from_a, from_b);
+    for (TaskId id = 0; id < 200; ++id) {
+        ++virtual_count[from_a[id].index];
+        differ += place(*c, id, virtual_wins) == from_a[id] ? 0 : 1;
+        const Placement t = place(*a, id, tie13);
+        EXPECT_EQ(t, place(*b, id, tie13));
+        ++tie_count[t.index];
+    }
+    EXPECT_EQ(virtual_count.size(), 4u);   // every node gets some
+    for (auto [node, n] : virtual_count) EXPECT_GT(n, 20) << node;
+    EXPECT_EQ(tie_count.size(), 2u);   // only the tied nodes
+    EXPECT_GT(tie_count[1], 50);
+    EXPECT_GT(tie_count[3], 50);
+    EXPECT_GT(differ, 50);   // another seed, another draw
+
+    // No dependencies at all: the virtual socket ties with every node.
+    std::set<unsigned> none;
+    for (TaskId id = 0; id < 64; ++id) none.insert(place(*a, id).index);
+    EXPECT_EQ(none.size(), 4u);
+}
+
+// ---- SA ---------------------------------------------------------------
+
+TEST(TaskPolicies, SaHonoursHints) {
+    Fixture f(four_nodes);
+    auto p = f.attach("sa");
+    for (TaskId id = 0; id < 8; ++id) {
+        EXPECT_EQ(place(*p, id, {{1, 1 << 20, Access::in, 0}}, 2), Placement::to_node(2));
+        EXPECT_EQ(place(*p, id, {}, 3), Placement::to_node(3));
+        EXPECT_EQ(place(*p, id, {{1, 1 << 20, Access::in, 0}}), Placement::to_node(static_cast<unsigned>(id % 4)));
+    }
+}
+
+// ---- RIP --------------------------------------------------------------
+
+// Task id = step * chains + chain; each task depends (inout) on its chain's
+// region and on the previous task of the chain.
+struct ChainGraph {
+    unsigned chains, length;
+    std::uint64_t bytes = 1 << 20;
+    std::vector<std::vector<DepInfo>> deps;
+    std::vector<std::vector<Edge>> preds;
+    ChainGraph(unsigned c, unsigned l) : chains(c), length(l) {
+        for (unsigned s = 0; s < l; ++s)
+            for (unsigned k = 0; k < c; ++k) {
+                deps.push_back({DepInfo{1000 + k, bytes, Access::inout, unallocated}});
+                preds.push_back({});
+                if (s > 0) preds.back().push_back(Edge{TaskId{(s - 1) * c + k}, bytes});
+            }
+    }
+    std::size_t size() const { return deps.size(); }
+    unsigned chain(TaskId id) const { return static_cast<unsigned>(id % chains); }
+    TaskView view(TaskId id) const { return TaskView{id, deps[id], preds[id], -1}; }
+};
+
+// Runs any job the policy offers to completion, collecting releases.
+bool run_jobs(Policy& p, std::vector<Released>& released) {
+    bool ran = false;
+    while (auto job = p.take_job()) {
+        EXPECT_GT(job->tasks(), 0u);
+        job->run();
+        p.finish_job(std::move(job), released);
+        ran = true;
+    }
+    return ran;
+}
+
+// Submits the whole graph (running jobs as the executor would), placing
+// the first task of each chain as soon as it is submitted; returns the
+// node of every task.
+std::vector<unsigned> schedule(Policy& p, const ChainGraph& g) {
+    std::vector<int> node(g.size(), -1);
+    std::vector<Released> released;
+    for (TaskId id = 0; id < g.size(); ++id) {
+        p.on_submit(g.view(id));
+        if (id < g.chains) {
+            const Placement where = p.place(TaskView{id, g.deps[id], {}, -1});
+            EXPECT_EQ(where, Placement::held()) << id;   // its window is not full yet
+        }
+        run_jobs(p, released);
+    }
+    if (p.flush(released)) run_jobs(p, released);
+    for (const Released& r : released) {
+        EXPECT_EQ(r.where.kind, Placement::Kind::node);
+        node[r.id] = static_cast<int>(r.where.index);
+    }
+    for (TaskId id = g.chains; id < g.size(); ++id) {
+        const Placement where = p.place(TaskView{id, g.deps[id], {}, -1});
+        EXPECT_EQ(where.kind, Placement::Kind::node) << id;
+        node[id] = static_cast<int>(where.index);
+    }
+    std::vector<unsigned> out;
+    for (int n : node) {
+        EXPECT_GE(n, 0);
+        out.push_back(static_cast<unsigned>(n));
+    }
+    return out;
+}
+
+void expect_one_node_per_chain(const ChainGraph& g, const std::vector<unsigned>& node) {
+    std::vector<std::set<unsigned>> per_chain(g.chains);
+    for (TaskId id = 0; id < node.size(); ++id) per_chain[g.chain(id)].insert(node[id]);
+    std::set<unsigned> used;
+    for (unsigned c = 0; c < g.chains; ++c) {
+        EXPECT_EQ(per_chain[c].size(), 1u) << "chain " << c;
+        used.insert(*per_chain[c].begin());
+    }
+    EXPECT_EQ(used.size(), g.chains);
+}
+
+TEST(TaskPolicies, RipDepPartitionsChainsOntoDistinctNodes) {
+    Fixture f(four_nodes);
+    const ChainGraph g(4, 16);
+    PolicyOptions o;
+    o.window = g.size();
+    auto p = f.attach("rip-dep", o);
+    const auto node = schedule(*p, g);
+    expect_one_node_per_chain(g, node);
+    // The same run again reproduces the partition.
+    auto q = f.attach("rip-dep", o);
+    EXPECT_EQ(schedule(*q, g), node);
+}
+
+TEST(TaskPolicies, RipDepUsesDepAfterFirstWindow) {
+    Fixture f(four_nodes);
+    PolicyOptions o;
+    o.window = 6;
+    o.initial_extra = 2;   // window 0 holds 8 tasks
+    auto p = f.attach("rip-dep", o);
+    std::vector<Released> released;
+    for (TaskId id = 0; id < 8; ++id) {
+        p->on_submit(TaskView{id, {}, {}, -1});
+        if (id < 7) {
+            EXPECT_EQ(p->take_job(), nullptr) << id;
+        }
+    }
+    auto job = p->take_job();
+    ASSERT_NE(job, nullptr);
+    EXPECT_EQ(job->tasks(), 8u);
+    // Later tasks are never held, not even while the job runs.
+    const std::vector<DepInfo> on2{{1, 4096, Access::in, 2}, {2, 100, Access::in, 0}};
+    p->on_submit(TaskView{8, on2, {}, -1});
+    EXPECT_EQ(p->take_job(), nullptr);   // one job at a time, and none for later windows
+    EXPECT_EQ(place(*p, 8, on2), Placement::to_node(2));
+    job->run();
+    p->finish_job(std::move(job), released);
+    EXPECT_TRUE(released.empty());
+    for (TaskId id = 9; id < 40; ++id) {
+        const std::vector<DepInfo> on3{{1, 4096, Access::inout, 3}};
+        p->on_submit(TaskView{id, on3, {}, -1});
+        EXPECT_EQ(p->take_job(), nullptr);
+        EXPECT_EQ(place(*p, id, on3), Placement::to_node(3));
+    }
+    EXPECT_FALSE(p->flush(released));
+}
+
+TEST(TaskPolicies, RipHeldTasksComeBackFromFinishJob) {
+    Fixture f(two_nodes);
+    PolicyOptions o;
+    o.window = 4;
+    o.intersection = 1;
+    for (auto name : {"rip-dep", "rip-mw"}) {
+        auto p = f.attach(name, o);
+        std::vector<Released> released;
+        p->on_submit(TaskView{0, {}, {}, -1});
+        p->on_submit(TaskView{1, {}, {}, -1});
+        EXPECT_EQ(place(*p, 0), Placement::held()) << name;
+        EXPECT_EQ(place(*p, 1), Placement::held()) << name;
+        EXPECT_EQ(p->take_job(), nullptr);
+        p->on_submit(TaskView{2, {}, {}, -1});
+        p->on_submit(TaskView{3, {}, {}, -1});
+        auto job = p->take_job();
+        ASSERT_NE(job, nullptr) << name;
+        EXPECT_EQ(job->tasks(), 4u);
+        EXPECT_TRUE(p->flush(released));   // a job is in flight
+        EXPECT_EQ(p->take_job(), nullptr);
+        job->run();
+        p->finish_job(std::move(job), released);
+        ASSERT_EQ(released.size(), 2u) << name;
+        std::set<TaskId> ids;
+        for (const auto& r : released) {
+            ids.insert(r.id);
+            EXPECT_EQ(r.where.kind, Placement::Kind::node);
+            EXPECT_LT(r.where.index, 2u);
+        }
+        EXPECT_EQ(ids, (std::set<TaskId>{0, 1}));
+        EXPECT_EQ(place(*p, 2).kind, Placement::Kind::node) << name;
+        EXPECT_EQ(place(*p, 3).kind, Placement::Kind::node) << name;
+        EXPECT_FALSE(p->flush(released)) << name;   // nothing held, nothing pending
+    }
+}
+
+TEST(TaskPolicies, RipFlushPartitionsPartialWindow) {
+    Fixture f(four_nodes);
+    PolicyOptions o;
+    o.window = 100;
+    o.intersection = 10;
+    for (auto name : {"rip-dep", "rip-mw"}) {
+        auto p = f.attach(name, o);
+        std::vector<Released> released;
+        EXPECT_FALSE(p->flush(released)) << name;   // empty window: nothing to do
+        EXPECT_TRUE(released.empty());
+        for (TaskId id = 0; id < 10; ++id) p->on_submit(TaskView{id, {}, {}, -1});
+        EXPECT_EQ(place(*p, 4), Placement::held());
+        EXPECT_EQ(place(*p, 7), Placement::held());
+        EXPECT_EQ(p->take_job(), nullptr);
+        EXPECT_TRUE(p->flush(released)) << name;
+        EXPECT_TRUE(released.empty());
+        auto job = p->take_job();
+        ASSERT_NE(job, nullptr) << name;
+        EXPECT_EQ(job->tasks(), 10u);
+        job->run();
+        p->finish_job(std::move(job), released);
+        ASSERT_EQ(released.size(), 2u);
+        EXPECT_EQ(std::min(released[0].id, released[1].id), 4u);
+        EXPECT_EQ(std::max(released[0].id, released[1].id), 7u);
+        EXPECT_EQ(place(*p, 0).kind, Placement::Kind::node);
+        EXPECT_FALSE(p->flush(released)) << name;
+    }
+    // In flight while a partial window holds a task: true without a new
+    // job now, the partial window's job after the running one.
+    o.window = 4;
+    o.intersection = 2;
+    auto p = f.attach("rip-mw", o);
+    std::vector<Released> released;
+    for (TaskId id = 0; id < 4; ++id) p->on_submit(TaskView{id, {}, {}, -1});
+    auto first = p->take_job();
+    ASSERT_NE(first, nullptr);
+    p->on_submit(TaskView{4, {}, {}, -1});
+    p->on_submit(TaskView{5, {}, {}, -1});
+    EXPECT_EQ(place(*p, 5), Placement::held());
+    EXPECT_TRUE(p->flush(released));
+    EXPECT_EQ(p->take_job(), nullptr);
+    first->run();
+    p->finish_job(std::move(first), released);
+    EXPECT_TRUE(released.empty());
+    auto second = p->take_job();
+    ASSERT_NE(second, nullptr);
+    EXPECT_EQ(second->tasks(), 2u);
+    second->run();
+    p->finish_job(std::move(second), released);
+    ASSERT_EQ(released.size(), 1u);
+    EXPECT_EQ(released[0].id, 5u);
+}
+
+TEST(TaskPolicies, RipMwKeepsChainsAcrossWindowsWithFixedVertices) {
+    Fixture f(four_nodes);
+    const ChainGraph g(4, 32);   // 128 tasks, 4 windows of 8 steps
+    PolicyOptions o;
+    o.window = 32;
+    o.intersection = 8;   // the last 2 steps of each chain stay fixed
+    auto p = f.attach("rip-mw", o);
+    const auto node = schedule(*p, g);
+    expect_one_node_per_chain(g, node);
+}
+
+TEST(TaskPolicies, RipMwWindowsAreIndependentWithoutIntersection) {
+    // Without fixed vertices each window is mapped on its own; chains still
+    // stay whole inside a window, which checks every window is partitioned.
+    Fixture f(four_nodes);
+    const ChainGraph g(4, 32);
+    PolicyOptions o;
+    o.window = 32;
+    o.intersection = 0;
+    auto p = f.attach("rip-mw", o);
+    const auto node = schedule(*p, g);
+    for (std::size_t w = 0; w < 4; ++w) {
+        std::vector<std::set<unsigned>> per_chain(4);
+        for (TaskId id = w * 32; id < (w + 1) * 32; ++id) per_chain[g.chain(id)].insert(node[id]);
+        std::set<unsigned> used;
+        for (const auto& s : per_chain) {
+            EXPECT_EQ(s.size(), 1u) << "window " << w;
+            used.insert(*s.begin());
+        }
+        EXPECT_EQ(used.size(), 4u) << "window " << w;
+    }
+}
+
+TEST(TaskPolicies, RipOnOneNodeNeedsNoScotch) {
+    Fixture f("nodes=1 cpus-per-node=2 mem-per-node=512M", 2);
+    PolicyOptions o;
+    o.window = 3;
+    o.intersection = 1;
+    auto p = f.attach("rip-mw", o);
+    const ChainGraph g(1, 9);
+    for (unsigned n : schedule(*p, g)) EXPECT_EQ(n, 0u);
+}
+
+TEST(TaskPolicies, RipRejectsForeignJob) {
+    struct Foreign final : PartitionJob {
+        void run() override {}
+        std::size_t tasks() const override { return 0; }
+    };
+    Fixture f(two_nodes);
+    auto p = f.attach("rip-mw");
+    std::vector<Released> released;
+    const auto e = expect_error([&] { p->finish_job(std::make_unique<Foreign>(), released); });
+    EXPECT_EQ(e.field(), "job");
+    EXPECT_TRUE(contains(e.what(), "is not a job of this policy")) << e.what();
+    EXPECT_TRUE(released.empty());
+}
+
+TEST(TaskPolicies, DfifoStealOrderDependsOnSeed) {
+    Fixture f(four_nodes, 2);
+    PolicyOptions o;
+    o.seed = 1;
+    auto a = f.attach("dfifo", o);
+    o.seed = 2;
+    auto b = f.attach("dfifo", o);
+    int differ = 0;
+    for (std::uint64_t round = 0; round < 20; ++round) {
+        std::vector<QueueRef> x, y;
+        a->steal_order(5, round, x);
+        b->steal_order(5, round, y);
+        differ += x == y ? 0 : 1;
+    }
+    EXPECT_GT(differ, 10);
+}
+
+// The threading contract: a job runs on another thread while the policy
+// takes calls and workers read steal orders; jobs of two policies run at
+// once and agree (no shared Scotch state). Meaningful under TSan.
+TEST(TaskPolicies, RipJobsRunConcurrentlyWithPolicyCalls) {
+    Fixture f(four_nodes);
+    const ChainGraph g(4, 32);
+    PolicyOptions o;
+    o.window = 64;
+    o.intersection = 8;
+    auto a = f.attach("rip-mw", o);
+    auto b = f.attach("rip-mw", o);
+    for (TaskId id = 0; id < 64; ++id) {
+        a->on_submit(g.view(id));
+        b->on_submit(g.view(id));
+    }
+    EXPECT_EQ(a->place(TaskView{0, g.deps[0], {}, -1}), Placement::held());
+    auto ja = a->take_job();
+    auto jb = b->take_job();
+    ASSERT_NE(ja, nullptr);
+    ASSERT_NE(jb, nullptr);
+    std::atomic<bool> done{false};
+    std::thread ta([&] { ja->run(); });
+    std::thread tb([&] { jb->run(); });
+    std::thread thief([&] {
+        std::vector<QueueRef> order;
+        std::size_t seen = 0;
+        for (std::uint64_t round = 0; !done.load() || round < 100; ++round) {
+            a->steal_order(static_cast<unsigned>(round % 4), round, order);
+            seen += order.size();
+        }
+        EXPECT_GT(seen, 0u);
+    });
+    for (TaskId id = 64; id < 128; ++id) {
+        a->on_submit(g.view(id));
+        EXPECT_EQ(a->take_job(), nullptr);   // one job at a time
+    }
+    EXPECT_EQ(a->place(TaskView{64, g.deps[64], {}, -1}), Placement::held());
+    ta.join();
+    tb.join();
+    done = true;
+    thief.join();
+    std::vector<Released> ra, rb;
+    a->finish_job(std::move(ja), ra);
+    b->finish_job(std::move(jb), rb);
+    ASSERT_EQ(ra.size(), 1u);
+    EXPECT_EQ(ra[0].id, 0u);
+    EXPECT_TRUE(rb.empty());
+    for (TaskId id = 1; id < 64; ++id)
+        EXPECT_EQ(a->place(TaskView{id, g.deps[id], {}, -1}), b->place(TaskView{id, g.deps[id], {}, -1})) << id;
+    EXPECT_TRUE(run_jobs(*a, ra));
+    ASSERT_EQ(ra.size(), 2u);
+    EXPECT_EQ(ra[1].id, 64u);
+    EXPECT_EQ(ra[1].where, ra[0].where);   // same chain, kept by the fixed vertices
+}
+
+}  // namespace
+}  // namespace numaware::tasks

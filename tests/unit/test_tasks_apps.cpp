@@ -1,0 +1,270 @@
+// tests/unit/test_tasks_apps.cpp — the task-runtime applications
+// (bench/apps) against their serial references, under every policy, on a
+// 2-node synthetic team; plus their size checks and shared helpers.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "app_common.hpp"
+#include "apps.hpp"
+#include "kernels.hpp"
+#include "numaware/machine.hpp"
+#include "numaware/team.hpp"
+#include "support.hpp"
+
+namespace numaware::apps {
+namespace {
+
+using numaware::test::contains;
+using numaware::test::expect_error;
+
+// Rank 0 on CPU 0 (node 0), rank 1 on CPU 1 (node 1): works on any host
+// with two CPUs, and the policies see two nodes.
+const Machine& two_nodes() {
+    static const Machine m = Machine::from_spec("nodes=2 cpus-per-node=1 mem-per-node=512M distances=10,21/21,10");
+    return m;
+}
+
+std::unique_ptr<Team> two_node_team() {
+    return std::make_unique<Team>(two_nodes(), TeamMapping{.threads = 2, .kind = MappingKind::scatter});
+}
+
+std::unique_ptr<tasks::Runtime> runtime(Team& team, std::string_view policy) {
+    // Homes follow the writer's synthetic node, not this host's one node.
+    return std::make_unique<tasks::Runtime>(team, policy, tasks::PolicyOptions{.seed = 7},
+                                            tasks::RuntimeOptions{.kernel_homes = false});
+}
+
+// ---- every app x every policy ------------------------------------------
+
+struct Case {
+    std::string app;
+    std::string policy;
+};
+
+std::vector<Case> all_cases() {
+    std::vector<Case> cases;
+    for (const App& app : all_apps())
+        for (std::string_view policy : tasks::policy_names())
+            cases.push_back({std::string(app.name), std::string(policy)});
+    return cases;
+}
+
+class AppUnderPolicy : public ::testing::TestWithParam<Case> {};
+
+TEST_P(AppUnderPolicy, MatchesSerialReference) {
+    const App& app = find_app(GetParam().app);
+    auto team = two_node_team();
+    auto rt = runtime(*team, GetParam().policy);
+    const AppRun run = app.run(*rt, app.test_size);
+    EXPECT_TRUE(run.matches) << app.name << " under " << GetParam().policy << ": max_error " << run.max_error
+                             << " (" << run.detail << ")";
+    EXPECT_GT(run.tasks, 0u);
+    EXPECT_FALSE(run.detail.empty());
+    EXPECT_GE(run.seconds, 0.0);
+    const tasks::RunReport report = rt->report();
+    EXPECT_EQ(report.tasks, run.tasks);
+    EXPECT_GT(report.dep_bytes, 0u);
+    EXPECT_EQ(report.nodes, (std::vector<unsigned>{0, 1}));
+}
+
+INSTANTIATE_TEST_SUITE_P(AllApps, AppUnderPolicy, ::testing::ValuesIn(all_cases()),
+                         [](const ::testing::TestParamInfo<Case>& param_info) {
+                             std::string name = param_info.param.app + "_" + param_info.param.policy;
+                             for (char& c : name)
+                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                             return name;
+                         });
+
+// ---- registry ------------------------------------------------------------
+
+TEST(TasksApps, RegistryListsEveryAppOnceInOrder) {
+    const std::vector<std::string> expected{"jacobi", "gauss-seidel", "red-black", "nstream",
+                                            "cg",     "integral-histogram", "qr", "inversion"};
+    ASSERT_EQ(all_apps().size(), expected.size());
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        EXPECT_EQ(all_apps()[i].name, expected[i]);
+        EXPECT_EQ(&find_app(expected[i]), &all_apps()[i]);
+        EXPECT_FALSE(all_apps()[i].description.empty());
+        EXPECT_TRUE(static_cast<bool>(all_apps()[i].run));
+    }
+}
+
+TEST(TasksApps, UnknownAppNamesTheKnownOnes) {
+    const Error e = expect_error([] { (void)find_app("jacobi3d"); });
+    EXPECT_EQ(e.field(), "app");
+    EXPECT_TRUE(contains(e.what(), "jacobi3d"));
+    EXPECT_TRUE(contains(e.what(), "gauss-seidel"));
+    EXPECT_TRUE(contains(e.what(), "nstream"));
+}
+
+// ---- bad sizes: Error naming the field, nothing spawned -------------------
+
+struct BadSize {
+    std::string app;
+    AppSize size;
+    std::string field;
+};
+
+TEST(TasksApps, BadSizesThrowNamingTheFieldAndSpawnNothing) {
+    const std::size_t doubles_per_page = page_size() / sizeof(double);
+    const std::vector<BadSize> bad{
+        {"jacobi", {2, 1, 1}, "n"},
+        {"jacobi", {256, 24, 1}, "block"},     // does not divide 256
+        {"jacobi", {256, 1, 1}, "block"},      // one row of 2 KiB: not whole pages
+        {"jacobi", {256, 32, 200000}, "iterations"},
+        {"gauss-seidel", {256, 16, 1}, "block"},   // 16x16 tile = 2 KiB
+        {"gauss-seidel", {200, 40, 1}, "block"},   // 40x40x8 = 12800 bytes: not whole pages
+        {"gauss-seidel", {100000, 0, 1}, "n"},
+        {"red-black", {255, 0, 1}, "n"},            // odd
+        {"red-black", {256, 2, 1}, "block"},        // 2 rows x 128 x 8 = 2 KiB
+        {"red-black", {256, 48, 1}, "block"},
+        {"nstream", {16384, 100, 1}, "block"},
+        {"nstream", {doubles_per_page * 3, doubles_per_page * 2, 1}, "block"},   // does not divide n
+        {"nstream", {std::size_t{1} << 31, 0, 1}, "n"},
+    };
+    auto team = two_node_team();
+    auto rt = runtime(*team, "dfifo");
+    for (const BadSize& b : bad) {
+        const App& app = find_app(b.app);
+        const Error e = expect_error([&] { (void)app.run(*rt, b.size); });
+        EXPECT_EQ(e.field(), b.field) << b.app << " n=" << b.size.n << " block=" << b.size.block << ": " << e.what();
+    }
+    rt->barrier();
+    EXPECT_EQ(rt->report().tasks, 0u);
+}
+
+TEST(TasksApps, ZeroFieldsMeanTheTestDefaults) {
+    auto team = two_node_team();
+    auto rt = runtime(*team, "lq");
+    const App& app = find_app("jacobi");
+    const AppRun a = app.run(*rt, AppSize{});
+    const AppRun b = app.run(*rt, app.test_size);
+    EXPECT_TRUE(a.matches);
+    EXPECT_EQ(a.tasks, b.tasks);
+    EXPECT_EQ(a.detail, b.detail);
+}
+
+TEST(TasksApps, ReportedErrorIsExactForStencils) {
+    // Non-default sizes: odd tile counts, a single block, one iteration.
+    // A fresh runtime per app: the runtime remembers regions past a
+    // barrier, and a new app's blocks may reuse the old mappings' addresses
+    // with other lengths.
+    auto team = two_node_team();
+    const std::size_t d = page_size() / sizeof(double);   // doubles per page
+    auto run_fresh = [&](std::string_view name, const AppSize& size) {
+        auto rt = runtime(*team, "dep");
+        return find_app(name).run(*rt, size);
+    };
+    const AppRun j = run_fresh("jacobi", {d, 8, 3});            // 8 one-page rows per block
+    const AppRun g = run_fresh("gauss-seidel", {3 * 32, 32, 2});   // 3x3 tiles
+    const AppRun r = run_fresh("red-black", {2 * d, 2 * d, 1});    // one block
+    const AppRun s = run_fresh("nstream", {d, d, 1});
+    for (const AppRun* run : {&j, &g, &r, &s}) {
+        EXPECT_TRUE(run->matches) << run->detail;
+        EXPECT_EQ(run->max_error, 0.0) << run->detail;
+    }
+    EXPECT_EQ(j.tasks, d / 8 + 3 * (d / 8));
+    EXPECT_EQ(g.tasks, 9u + 2 * 9u);
+    EXPECT_EQ(r.tasks, 1u + 2u);
+    EXPECT_EQ(s.tasks, 8u + 8u);
+}
+
+// ---- kernels and helpers ---------------------------------------------------
+
+TEST(TasksApps, GaussSeidelTileOrderEqualsNaturalOrder) {
+    const std::size_t tile = 4, tps = 3, n = tile * tps;
+    std::vector<double> tiled(n * n), plain(n * n);
+    for (std::size_t i = 0; i < tps; ++i)
+        for (std::size_t j = 0; j < tps; ++j) kernels::gs_init_tile(tiled.data(), tps, tile, i, j);
+    for (std::size_t r = 0; r < n; ++r)
+        for (std::size_t c = 0; c < n; ++c) plain[r * n + c] = kernels::initial_value(r, c, n);
+    for (int sweep = 0; sweep < 2; ++sweep) {
+        for (std::size_t i = 0; i < tps; ++i)
+            for (std::size_t j = 0; j < tps; ++j) kernels::gs_tile(tiled.data(), tps, tile, i, j);
+        for (std::size_t r = 1; r + 1 < n; ++r)
+            for (std::size_t c = 1; c + 1 < n; ++c)
+                plain[r * n + c] = 0.25 * (((plain[(r - 1) * n + c] + plain[(r + 1) * n + c]) + plain[r * n + c - 1]) +
+                                           plain[r * n + c + 1]);
+    }
+    for (std::size_t r = 0; r < n; ++r)
+        for (std::size_t c = 0; c < n; ++c)
+            ASSERT_EQ(tiled[kernels::gs_index(tps, tile, r, c)], plain[r * n + c]) << r << "," << c;
+    // A sweep changed something (the test would pass vacuously otherwise).
+    EXPECT_NE(plain[n + 1], kernels::initial_value(1, 1, n));
+}
+
+TEST(TasksApps, JacobiRowsKeepsBoundaryAndAverages) {
+    const std::size_t n = 5;
+    std::vector<double> src(n * n), dst(n * n, -1.0);
+    for (std::size_t i = 0; i < n * n; ++i) src[i] = static_cast<double>(i);
+    kernels::jacobi_rows(src.data(), dst.data(), n, n, 0, 2);   // rows 0 and 1 only
+    for (std::size_t c = 0; c < n; ++c) EXPECT_EQ(dst[c], src[c]);
+    EXPECT_EQ(dst[5], 5.0);
+    EXPECT_EQ(dst[6], 0.25 * (((1.0 + 11.0) + 5.0) + 7.0));
+    EXPECT_EQ(dst[9], 9.0);
+    EXPECT_EQ(dst[10], -1.0);   // row 2 untouched
+}
+
+TEST(TasksApps, PageArrayIsAlignedRoundedAndZeroed) {
+    PageArray<double> a(1000);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(a.data()) % page_size(), 0u);
+    EXPECT_EQ(a.size(), 1000u);
+    EXPECT_EQ(a.bytes(), 8000u);
+    EXPECT_EQ(a.mapped_bytes() % page_size(), 0u);
+    EXPECT_GE(a.mapped_bytes(), 8000u);
+    EXPECT_LT(a.mapped_bytes(), 8000u + page_size());
+    EXPECT_EQ(a[999], 0.0);
+    PageArray<double> b = std::move(a);
+    EXPECT_EQ(a.data(), nullptr);
+    EXPECT_EQ(b.size(), 1000u);
+    EXPECT_EQ(expect_error([] { PageArray<double> z(0, "length"); }).field(), "length");
+    EXPECT_EQ(expect_error([] { PageArray<double> z(SIZE_MAX / 4, "length"); }).field(), "length");
+}
+
+TEST(TasksApps, RunGraphWaitsForSpawnedTasksWhenSpawningFails) {
+    auto team = two_node_team();
+    auto rt = runtime(*team, "dfifo");
+    PageArray<double> a(page_size() / sizeof(double));
+    std::atomic<bool> done{false};
+    const Error e = expect_error([&] {
+        run_graph(*rt, [&] {
+            double* p = a.data();
+            rt->spawn([p, &done] {
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                p[0] = 1.0;
+                done = true;
+            },
+                      {tasks::out(p, a.bytes())});
+            // A dependency with a null address: always rejected.
+            rt->spawn([] {}, {tasks::in(nullptr, 8)});
+        });
+    });
+    EXPECT_TRUE(contains(e.what(), "null")) << e.what();
+    EXPECT_TRUE(done);   // the first task finished before run_graph unwound
+    EXPECT_EQ(a[0], 1.0);
+}
+
+TEST(TasksApps, BlockRangesCoverEvenly) {
+    std::size_t next = 0;
+    for (std::size_t b = 0; b < 4; ++b) {
+        const Range r = block_range(10, 4, b);
+        EXPECT_EQ(r.begin, next);
+        EXPECT_EQ(r.size(), b < 2 ? 3u : 2u);
+        next = r.end;
+    }
+    EXPECT_EQ(next, 10u);
+    EXPECT_EQ(max_abs_diff(std::vector<double>{1, 2}, std::vector<double>{1, 2.5}), 0.5);
+    EXPECT_TRUE(std::isinf(max_abs_diff(std::vector<double>{1}, std::vector<double>{1, 2})));
+}
+
+}  // namespace
+}  // namespace numaware::apps

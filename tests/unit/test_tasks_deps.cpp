@@ -1,0 +1,182 @@
+// Unit tests of the task runtime's dependency tracker (src/tasks/deps.hpp).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "support.hpp"
+#include "tasks/deps.hpp"
+
+namespace numaware::tasks::detail {
+namespace {
+
+using numaware::test::contains;
+using numaware::test::expect_error;
+
+// Fake addresses: never dereferenced.
+const void* at(std::uintptr_t a) { return reinterpret_cast<const void*>(a); }
+void* mut(std::uintptr_t a) { return reinterpret_cast<void*>(a); }
+
+struct Harness {
+    DepTracker tracker;
+    std::vector<std::unique_ptr<DepNode>> nodes;
+
+    // Adds task nodes.size() with `deps`; returns whether it is ready.
+    bool add(std::initializer_list<Dep> deps) {
+        auto n = std::make_unique<DepNode>();
+        n->id = nodes.size();
+        tracker.prepare(std::span<const Dep>(deps.begin(), deps.size()), n->deps);
+        const bool ready = tracker.add(*n);
+        nodes.push_back(std::move(n));
+        return ready;
+    }
+    std::vector<TaskId> complete(TaskId id) {
+        std::vector<DepNode*> ready;
+        tracker.complete(*nodes[id], ready);
+        std::vector<TaskId> ids;
+        for (DepNode* n : ready) ids.push_back(n->id);
+        return ids;
+    }
+    const std::vector<Edge>& preds(TaskId id) const { return nodes[id]->preds; }
+};
+
+bool has_edge(const std::vector<Edge>& preds, TaskId from, std::uint64_t bytes) {
+    for (const Edge& e : preds)
+        if (e.from == from && e.bytes == bytes) return true;
+    return false;
+}
+
+TEST(TasksDeps, ReadAfterWriteEdgeCarriesRegionBytes) {
+    Harness h;
+    EXPECT_TRUE(h.add({out(mut(0x1000), 64)}));
+    EXPECT_FALSE(h.add({in(at(0x1000), 64)}));
+    ASSERT_EQ(h.preds(1).size(), 1u);
+    EXPECT_TRUE(has_edge(h.preds(1), 0, 64));
+    EXPECT_EQ(h.complete(0), std::vector<TaskId>{1});
+    EXPECT_TRUE(h.complete(1).empty());
+}
+
+TEST(TasksDeps, ReadersRunTogetherAndWriterWaitsForAllOfThem) {
+    Harness h;
+    h.add({out(mut(0x1000), 64)});                 // 0
+    EXPECT_FALSE(h.add({in(at(0x1000), 64)}));     // 1: RAW on 0
+    EXPECT_FALSE(h.add({in(at(0x1000), 64)}));     // 2: RAW on 0
+    EXPECT_FALSE(h.add({inout(mut(0x1000), 64)})); // 3: WAR on 1 and 2
+    EXPECT_EQ(h.preds(3).size(), 2u);
+    EXPECT_TRUE(has_edge(h.preds(3), 1, 64));
+    EXPECT_TRUE(has_edge(h.preds(3), 2, 64));
+    const auto r = h.complete(0);
+    EXPECT_EQ(r.size(), 2u);
+    EXPECT_TRUE(h.complete(1).empty());
+    EXPECT_EQ(h.complete(2), std::vector<TaskId>{3});
+}
+
+TEST(TasksDeps, WriteAfterWriteAndByteSumsPerPredecessor) {
+    Harness h;
+    h.add({out(mut(0x1000), 64), out(mut(0x2000), 32)});   // 0
+    EXPECT_FALSE(h.add({out(mut(0x1000), 64), in(at(0x2000), 32)}));
+    ASSERT_EQ(h.preds(1).size(), 1u);   // one edge per predecessor, bytes summed
+    EXPECT_TRUE(has_edge(h.preds(1), 0, 96));
+    EXPECT_EQ(h.nodes[1]->pending, 1u);
+}
+
+TEST(TasksDeps, FinishedTasksAreNotPredecessors) {
+    Harness h;
+    h.add({out(mut(0x1000), 64)});
+    EXPECT_TRUE(h.complete(0).empty());
+    EXPECT_TRUE(h.add({in(at(0x1000), 64)}));
+    EXPECT_TRUE(h.preds(1).empty());
+}
+
+TEST(TasksDeps, IdenticalDuplicateIsMergedDifferentAccessIsRejected) {
+    Harness h;
+    h.add({in(at(0x1000), 64), in(at(0x1000), 64)});
+    EXPECT_EQ(h.nodes[0]->deps.size(), 1u);
+    std::vector<TrackedDep> out_deps;
+    const Dep bad[] = {in(at(0x3000), 8), out(mut(0x3000), 8)};
+    const Error e = expect_error([&] { h.tracker.prepare(bad, out_deps); });
+    EXPECT_EQ(e.field(), "deps[1]");
+    EXPECT_TRUE(contains(e.what(), "named twice")) << e.what();
+}
+
+TEST(TasksDeps, PartialOverlapIsRejectedWithBothRanges) {
+    Harness h;
+    h.add({out(mut(0x1000), 0x100)});
+    std::vector<TrackedDep> out_deps;
+    const Dep later[] = {in(at(0x5000), 8), in(at(0x1080), 0x100)};
+    const Error e = expect_error([&] { h.tracker.prepare(later, out_deps); });
+    EXPECT_EQ(e.field(), "deps[1]");
+    EXPECT_TRUE(contains(e.what(), "[0x1080, 0x1180) partially overlaps range [0x1000, 0x1100) already in use"))
+        << e.what();
+    const Dep same_start[] = {in(at(0x1000), 0x80)};
+    EXPECT_EQ(expect_error([&] { h.tracker.prepare(same_start, out_deps); }).field(), "deps[0]");
+    const Dep before[] = {in(at(0x0f80), 0x100)};
+    EXPECT_EQ(expect_error([&] { h.tracker.prepare(before, out_deps); }).field(), "deps[0]");
+    const Dep within_task[] = {in(at(0x9000), 0x100), in(at(0x9010), 0x10)};
+    const Error w = expect_error([&] { h.tracker.prepare(within_task, out_deps); });
+    EXPECT_TRUE(contains(w.what(), "same task")) << w.what();
+    // Adjacent is fine.
+    const Dep adjacent[] = {in(at(0x1100), 0x100), in(at(0x0f00), 0x100)};
+    h.tracker.prepare(adjacent, out_deps);
+    EXPECT_EQ(out_deps.size(), 2u);
+}
+
+TEST(TasksDeps, BadInputLeavesStateUnchanged) {
+    Harness h;
+    h.add({out(mut(0x1000), 64)});
+    const std::size_t regions = h.tracker.regions();
+    std::vector<TrackedDep> out_deps;
+    const Dep null_addr[] = {out(mut(0x2000), 8), in(nullptr, 8)};
+    const Error e1 = expect_error([&] { h.tracker.prepare(null_addr, out_deps); });
+    EXPECT_EQ(e1.field(), "deps[1]");
+    const Dep zero[] = {in(at(0x2000), 0)};
+    const Error e2 = expect_error([&] { h.tracker.prepare(zero, out_deps); });
+    EXPECT_TRUE(contains(e2.what(), "0 bytes")) << e2.what();
+    const Dep wrap[] = {in(at(UINTPTR_MAX - 4), 16)};
+    EXPECT_EQ(expect_error([&] { h.tracker.prepare(wrap, out_deps); }).field(), "deps[0]");
+    EXPECT_EQ(h.tracker.regions(), regions);
+    // The next task still sees task 0 as the writer.
+    EXPECT_FALSE(h.add({in(at(0x1000), 64)}));
+    EXPECT_TRUE(has_edge(h.preds(1), 0, 64));
+}
+
+TEST(TasksDeps, IdleRegionsAreForgotten) {
+    Harness h;
+    for (std::uintptr_t i = 0; i < 100; ++i) {
+        h.add({out(mut(0x100000 + i * 64), 64)});
+        h.complete(i);
+    }
+    EXPECT_EQ(h.tracker.idle_regions(), 100u);
+    h.tracker.forget_idle();
+    EXPECT_EQ(h.tracker.regions(), 0u);
+    // Once forgotten, a range may be named with another size.
+    EXPECT_TRUE(h.add({in(at(0x100000), 128)}));
+}
+
+TEST(TasksDeps, ManyRegionsDoNotGrowWithoutBound) {
+    Harness h;
+    for (std::uintptr_t i = 0; i < 20000; ++i) {
+        h.add({inout(mut(0x100000 + i * 64), 64)});
+        h.complete(i);
+    }
+    EXPECT_LT(h.tracker.regions(), 10000u);
+}
+
+TEST(TasksDeps, ReaderRemovalKeepsOtherReadersTracked) {
+    Harness h;
+    h.add({out(mut(0x1000), 8)});   // 0
+    h.add({in(at(0x1000), 8)});     // 1
+    h.add({in(at(0x1000), 8)});     // 2
+    h.add({in(at(0x1000), 8)});     // 3
+    h.complete(0);
+    h.complete(1);   // swap-remove: 3 moves into 1's slot
+    h.complete(3);
+    EXPECT_FALSE(h.add({out(mut(0x1000), 8)}));   // 4: WAR on 2 only
+    ASSERT_EQ(h.preds(4).size(), 1u);
+    EXPECT_EQ(h.preds(4)[0].from, 2u);
+    EXPECT_EQ(h.complete(2), std::vector<TaskId>{4});
+}
+
+}  // namespace
+}  // namespace numaware::tasks::detail

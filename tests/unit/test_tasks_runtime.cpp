@@ -1,0 +1,394 @@
+// Unit tests of the task executor (numaware/tasks.hpp), run for every
+// built-in policy on a 2-node synthetic team (rank 0 on CPU 0 / node 0,
+// rank 1 on CPU 1 / node 1).
+#include <gtest/gtest.h>
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "numaware/machine.hpp"
+#include "numaware/task_policy.hpp"
+#include "numaware/tasks.hpp"
+#include "numaware/team.hpp"
+#include "support.hpp"
+
+namespace numaware::tasks {
+namespace {
+
+using numaware::test::contains;
+using numaware::test::expect_error;
+
+Machine two_nodes() { return Machine::from_spec("nodes=2 cpus-per-node=1 mem-per-node=512M distances=10,21/21,10"); }
+
+std::vector<std::string> all_policies() {
+    std::vector<std::string> names;
+    for (std::string_view n : policy_names()) names.emplace_back(n);
+    return names;
+}
+
+class TasksRuntime : public ::testing::TestWithParam<std::string> {
+protected:
+    Machine machine = two_nodes();
+    Team team{machine, TeamMapping{.threads = 2, .kind = MappingKind::scatter}};
+    PolicyOptions small_windows() const {
+        PolicyOptions o;
+        o.window = 16;
+        o.intersection = 4;
+        return o;
+    }
+};
+
+TEST_P(TasksRuntime, ChainRunsInOrder) {
+    Runtime rt{team, GetParam(), small_windows()};
+    std::vector<int> seen;
+    int token = 0;
+    for (int i = 0; i < 200; ++i) rt.spawn([&seen, i] { seen.push_back(i); }, {inout(&token, sizeof token)});
+    rt.taskwait();
+    ASSERT_EQ(seen.size(), 200u);
+    for (int i = 0; i < 200; ++i) EXPECT_EQ(seen[static_cast<std::size_t>(i)], i);
+    EXPECT_EQ(rt.report().tasks, 200u);
+}
+
+TEST_P(TasksRuntime, DiamondSeesBothBranches) {
+    Runtime rt{team, GetParam(), small_windows()};
+    for (int round = 0; round < 20; ++round) {
+        long x = 0, y = 0, z = 0, w = 0;
+        rt.spawn([&] { x = 3; }, {out(&x, sizeof x)});
+        rt.spawn([&] { y = x * 2; }, {in(&x, sizeof x), out(&y, sizeof y)});
+        rt.spawn([&] { z = x + 10; }, {in(&x, sizeof x), out(&z, sizeof z)});
+        rt.spawn([&] { w = y * 100 + z; }, {in(&y, sizeof y), in(&z, sizeof z), out(&w, sizeof w)});
+        rt.taskwait();
+        EXPECT_EQ(w, 613);
+    }
+}
+
+TEST_P(TasksRuntime, IndependentTasksRunExactlyOnce) {
+    Runtime rt{team, GetParam()};
+    constexpr int n = 5000;
+    std::vector<std::atomic<int>> hits(n);
+    for (int i = 0; i < n; ++i) rt.spawn([&hits, i] { hits[static_cast<std::size_t>(i)].fetch_add(1); });
+    rt.barrier();
+    for (int i = 0; i < n; ++i) ASSERT_EQ(hits[static_cast<std::size_t>(i)].load(), 1) << "task " << i;
+    const RunReport r = rt.report();
+    EXPECT_EQ(r.tasks, static_cast<std::uint64_t>(n));
+    ASSERT_EQ(r.nodes, (std::vector<unsigned>{0, 1}));
+    EXPECT_EQ(r.tasks_per_node[0] + r.tasks_per_node[1], static_cast<std::uint64_t>(n));
+    EXPECT_GT(r.makespan_s, 0.0);
+    EXPECT_GE(r.load_balance_pct, 0.0);
+    EXPECT_LE(r.load_balance_pct, 100.0 + 1e-9);
+    EXPECT_EQ(r.policy, GetParam());
+}
+
+TEST_P(TasksRuntime, WavefrontComputesBinomials) {
+    Runtime rt{team, GetParam(), small_windows()};
+    constexpr int n = 24;
+    std::vector<std::uint64_t> cell(n * n, 0);
+    auto at = [&](int i, int j) -> std::uint64_t& { return cell[static_cast<std::size_t>(i * n + j)]; };
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) {
+            std::uint64_t* c = &at(i, j);
+            const std::uint64_t* up = i > 0 ? &at(i - 1, j) : nullptr;
+            const std::uint64_t* left = j > 0 ? &at(i, j - 1) : nullptr;
+            auto body = [c, up, left] { *c = (up || left) ? (up ? *up : 0) + (left ? *left : 0) : 1; };
+            if (up && left)
+                rt.spawn(body, {in(up, 8), in(left, 8), out(c, 8)});
+            else if (up)
+                rt.spawn(body, {in(up, 8), out(c, 8)});
+            else if (left)
+                rt.spawn(body, {in(left, 8), out(c, 8)});
+            else
+                rt.spawn(body, {out(c, 8)});
+        }
+    rt.taskwait();
+    // cell(i, j) = C(i + j, i)
+    std::vector<std::uint64_t> expect(n * n, 1);
+    for (int i = 1; i < n; ++i)
+        for (int j = 1; j < n; ++j)
+            expect[static_cast<std::size_t>(i * n + j)] =
+                expect[static_cast<std::size_t>((i - 1) * n + j)] + expect[static_cast<std::size_t>(i * n + j - 1)];
+    EXPECT_EQ(cell, expect);
+    EXPECT_EQ(rt.report().dep_bytes, static_cast<std::uint64_t>((3 * (n - 1) * (n - 1) + 2 * 2 * (n - 1) + 1) * 8));
+}
+
+int fib(Runtime& rt, int k) {
+    if (k < 2) return k;
+    int a = 0, b = 0;
+    rt.spawn([&] { a = fib(rt, k - 1); });
+    rt.spawn([&] { b = fib(rt, k - 2); });
+    rt.taskwait();
+    return a + b;
+}
+
+TEST_P(TasksRuntime, NestedSpawnAndTaskwaitInsideTasks) {
+    Runtime rt{team, GetParam(), small_windows()};
+    int result = -1;
+    rt.spawn([&] { result = fib(rt, 13); });
+    rt.taskwait();
+    EXPECT_EQ(result, 233);
+
+    // Children with dependencies between them, waited for by their parent.
+    std::vector<int> order;
+    bool saw_all = false;
+    rt.spawn([&] {
+        int token = 0;
+        for (int i = 0; i < 30; ++i) rt.spawn([&order, i] { order.push_back(i); }, {inout(&token, sizeof token)});
+        rt.taskwait();
+        saw_all = order.size() == 30;
+    });
+    rt.taskwait();
+    EXPECT_TRUE(saw_all);
+    for (int i = 0; i < 30; ++i) EXPECT_EQ(order[static_cast<std::size_t>(i)], i);
+}
+
+TEST_P(TasksRuntime, GroupsWaitForTheirOwnTasks) {
+    Runtime rt{team, GetParam(), small_windows()};
+    std::atomic<int> in_group{0};
+    {
+        TaskGroup g{rt};
+        for (int i = 0; i < 100; ++i) g.spawn([&] { in_group.fetch_add(1); });
+        g.wait();
+        EXPECT_EQ(in_group.load(), 100);
+    }
+    // A group used inside a task.
+    std::atomic<int> inner{0};
+    int seen = -1;
+    rt.spawn([&] {
+        TaskGroup g{rt};
+        for (int i = 0; i < 20; ++i) g.spawn([&] { inner.fetch_add(1); });
+        g.wait();
+        seen = inner.load();
+    });
+    rt.taskwait();
+    EXPECT_EQ(seen, 20);
+}
+
+TEST_P(TasksRuntime, ExceptionsPropagateToTheWaiter) {
+    Runtime rt{team, GetParam(), small_windows()};
+    std::atomic<int> ran{0};
+    for (int i = 0; i < 10; ++i)
+        rt.spawn([&, i] {
+            ran.fetch_add(1);
+            if (i == 4) throw std::runtime_error("task four failed");
+        });
+    try {
+        rt.taskwait();
+        ADD_FAILURE() << "taskwait did not rethrow";
+    } catch (const std::runtime_error& e) {
+        EXPECT_STREQ(e.what(), "task four failed");
+    }
+    EXPECT_EQ(ran.load(), 10);
+    rt.taskwait();   // reported once
+
+    // Inside a task, the parent's taskwait sees its child's exception.
+    std::string caught;
+    rt.spawn([&] {
+        rt.spawn([] { throw std::logic_error("child"); });
+        try {
+            rt.taskwait();
+        } catch (const std::logic_error& e) {
+            caught = e.what();
+        }
+    });
+    rt.barrier();
+    EXPECT_EQ(caught, "child");
+
+    TaskGroup g{rt};
+    g.spawn([] { throw std::runtime_error("in group"); });
+    EXPECT_THROW(g.wait(), std::runtime_error);
+    rt.barrier();   // the group's exception is not the runtime's
+}
+
+TEST_P(TasksRuntime, BadInputIsRejectedAndTheRuntimeStillWorks) {
+    Runtime rt{team, GetParam()};
+    EXPECT_EQ(expect_error([&] { rt.spawn_on(7, [] {}); }).field(), "node");
+    long a[4] = {};
+    const Error e = expect_error([&] { rt.spawn([] {}, {in(&a[0], 16), in(&a[1], 16)}); });
+    EXPECT_EQ(e.field(), "deps[1]");
+    rt.spawn([] {}, {out(&a[0], 16)});
+    const Error e2 = expect_error([&] { rt.spawn([] {}, {in(&a[1], 16)}); });
+    EXPECT_TRUE(contains(e2.what(), "partially overlaps")) << e2.what();
+    EXPECT_EQ(expect_error([&] { rt.spawn([] {}, {in(nullptr, 8)}); }).field(), "deps[0]");
+    EXPECT_EQ(expect_error([&] { rt.spawn([] {}, {in(&a[2], 0)}); }).field(), "deps[0]");
+    std::atomic<int> ran{0};
+    rt.spawn([&] { ran.fetch_add(1); }, {in(&a[0], 16)});
+    rt.spawn_on(1, [&] { ran.fetch_add(1); }, {inout(&a[2], 16)});
+    rt.barrier();
+    EXPECT_EQ(ran.load(), 2);
+    EXPECT_EQ(rt.report().tasks, 3u);
+}
+
+TEST_P(TasksRuntime, BarrierInsideATaskIsAnError) {
+    Runtime rt{team, GetParam()};
+    std::string field;
+    int worker = -2;
+    rt.spawn([&] {
+        worker = Runtime::current_worker();
+        try {
+            rt.barrier();
+        } catch (const Error& e) {
+            field = e.field();
+        }
+    });
+    rt.barrier();
+    EXPECT_EQ(field, "barrier");
+    EXPECT_TRUE(worker == 0 || worker == 1) << worker;
+    EXPECT_EQ(Runtime::current_worker(), -1);
+    EXPECT_EQ(rt.workers(), 2u);
+    EXPECT_EQ(rt.policy_name(), GetParam());
+}
+
+TEST_P(TasksRuntime, CrossNodeBytesFollowHomes) {
+    Runtime rt{team, GetParam(), small_windows(), RuntimeOptions{.kernel_homes = false}};
+    static std::array<char, 4096> shared{};
+    rt.register_region(shared.data(), shared.size(), 0);
+    constexpr int n = 40;
+    std::vector<std::array<char, 64>> own(n);
+    std::vector<int> runner(n, -1);
+    for (int i = 0; i < n; ++i)
+        rt.spawn([&runner, i] { runner[static_cast<std::size_t>(i)] = Runtime::current_worker(); },
+                 {in(shared.data(), shared.size()), out(own[static_cast<std::size_t>(i)].data(), 64)});
+    rt.barrier();
+    // Worker w is on node w. Reads of `shared` from node 1 cross; the
+    // first writes of the unallocated `own` regions never do.
+    std::uint64_t on_node1 = 0;
+    for (int r : runner) {
+        ASSERT_TRUE(r == 0 || r == 1);
+        on_node1 += r == 1 ? 1 : 0;
+    }
+    RunReport rep = rt.report();
+    EXPECT_EQ(rep.dep_bytes, n * (4096u + 64u));
+    EXPECT_EQ(rep.cross_node_bytes, on_node1 * 4096u);
+    EXPECT_EQ(rep.tasks_per_node[1], on_node1);
+
+    // After the first write, an `own` region lives on its writer's node.
+    rt.reset_metrics();
+    std::vector<int> reader(n, -1);
+    for (int i = 0; i < n; ++i)
+        rt.spawn([&reader, i] { reader[static_cast<std::size_t>(i)] = Runtime::current_worker(); },
+                 {in(own[static_cast<std::size_t>(i)].data(), 64)});
+    rt.barrier();
+    std::uint64_t expect_cross = 0;
+    for (int i = 0; i < n; ++i) expect_cross += reader[static_cast<std::size_t>(i)] != runner[static_cast<std::size_t>(i)] ? 64 : 0;
+    rep = rt.report();
+    EXPECT_EQ(rep.tasks, static_cast<std::uint64_t>(n));
+    EXPECT_EQ(rep.dep_bytes, n * 64u);
+    EXPECT_EQ(rep.cross_node_bytes, expect_cross);
+
+    EXPECT_EQ(expect_error([&] { rt.register_region(shared.data(), 64, 5); }).field(), "node");
+    EXPECT_EQ(expect_error([&] { rt.register_region(nullptr, 64, 0); }).field(), "addr");
+    EXPECT_EQ(expect_error([&] { rt.register_region(shared.data(), 0, 0); }).field(), "bytes");
+}
+
+INSTANTIATE_TEST_SUITE_P(AllPolicies, TasksRuntime, ::testing::ValuesIn(all_policies()),
+                         [](const ::testing::TestParamInfo<std::string>& param_info) {
+                             std::string s = param_info.param;
+                             for (char& c : s)
+                                 if (c == '-') c = '_';
+                             return s;
+                         });
+
+// ---- not per policy -----------------------------------------------------------
+
+TEST(TasksRuntimeSetup, NullOrUnknownPolicyIsRejected) {
+    Machine machine = two_nodes();
+    Team team{machine, TeamMapping{.threads = 2, .kind = MappingKind::scatter}};
+    EXPECT_EQ(expect_error([&] { Runtime rt(team, std::unique_ptr<Policy>{}); }).field(), "policy");
+    EXPECT_EQ(expect_error([&] { Runtime rt(team, "no-such-policy"); }).field(), "policy");
+    Runtime ok{team, "dfifo"};
+    int x = 0;
+    ok.spawn([&] { x = 1; });
+    ok.taskwait();
+    EXPECT_EQ(x, 1);
+}
+
+TEST(TasksRuntimeSetup, RecordedGraphHasEdgesAndRoundTrips) {
+    Machine machine = two_nodes();
+    Team team{machine, TeamMapping{.threads = 2, .kind = MappingKind::scatter}};
+    Runtime rt{team, "dep", {}, RuntimeOptions{.kernel_homes = false, .record_graph = true}};
+    double a = 0, b = 0;
+    rt.spawn([&] { a = 1; }, {out(&a, sizeof a)});
+    rt.spawn([&] { b = a + 1; }, {in(&a, sizeof a), out(&b, sizeof b)});
+    rt.spawn_on(1, [&] { a = b; }, {out(&a, sizeof a), in(&b, sizeof b)});
+    rt.barrier();
+    const TaskGraph& g = rt.graph();
+    ASSERT_EQ(g.tasks.size(), 3u);
+    EXPECT_EQ(g.tasks[2].hint, 1);
+    EXPECT_EQ(g.tasks[2].deps.size(), 2u);
+    // Task 1 reads a (written by 0); task 2 writes a (read by 1) and reads b (written by 1).
+    // Edges go only to tasks unfinished at spawn time, so check what they carry when present.
+    for (const RecordedTask& t : g.tasks) {
+        EXPECT_LE(t.worker, 1u);
+        EXPECT_GE(t.seconds, 0.0);
+        for (const Edge& e : t.preds) EXPECT_LT(e.from, t.id);
+    }
+    const TaskGraph back = TaskGraph::from_json(g.to_json());
+    ASSERT_EQ(back.tasks.size(), 3u);
+    EXPECT_EQ(back.tasks[1].deps[0].region, g.tasks[1].deps[0].region);
+    EXPECT_EQ(back.tasks[2].preds.size(), g.tasks[2].preds.size());
+    EXPECT_EQ(back.to_json(), g.to_json());
+    EXPECT_EQ(expect_error([] { TaskGraph::from_json(R"({"tasks":[{"id":0,"deps":[{"region":1,"bytes":8,"access":"up"}],"preds":[]}]})"); }).field(),
+              "tasks[0].deps[0].access");
+    EXPECT_EQ(expect_error([] { TaskGraph::from_json("[1"); }).field(), "json");
+
+    const std::string j = rt.report().to_json();
+    EXPECT_TRUE(contains(j, "\"policy\":\"dep\"")) << j;
+    EXPECT_TRUE(contains(j, "\"tasks\":3")) << j;
+}
+
+// A test-local policy that holds every task until flush(): waits must flush.
+class HoldAll final : public Policy {
+public:
+    std::string_view name() const override { return "hold-all"; }
+    void attach(const PolicyContext& ctx) override { workers_ = ctx.worker_node.size(); }
+    Placement place(const TaskView& t) override {
+        held_.push_back(t.id);
+        return Placement::held();
+    }
+    void steal_order(unsigned worker, std::uint64_t, std::vector<QueueRef>& order) const override {
+        order.clear();
+        order.push_back({QueueRef::Kind::worker, worker});
+        for (unsigned w = 0; w < workers_; ++w)
+            if (w != worker) order.push_back({QueueRef::Kind::worker, w});
+    }
+    bool flush(std::vector<Released>& released) override {
+        for (TaskId id : held_) released.push_back({id, Placement::to_worker(static_cast<unsigned>(id % workers_))});
+        held_.clear();
+        ++flushes;
+        return false;
+    }
+    int flushes = 0;
+
+private:
+    std::size_t workers_ = 1;
+    std::vector<TaskId> held_;
+};
+
+TEST(TasksRuntimeSetup, HeldTasksAreFlushedByWaits) {
+    Machine machine = two_nodes();
+    Team team{machine, TeamMapping{.threads = 2, .kind = MappingKind::scatter}};
+    auto policy = std::make_unique<HoldAll>();
+    HoldAll* p = policy.get();
+    Runtime rt{team, std::move(policy)};
+    std::atomic<int> n{0};
+    int child_sum = -1;
+    for (int i = 0; i < 10; ++i) rt.spawn([&] { n.fetch_add(1); });
+    rt.spawn([&] {
+        std::atomic<int> c{0};
+        for (int i = 0; i < 5; ++i) rt.spawn([&] { c.fetch_add(1); });
+        rt.taskwait();   // children are held: the waiting task must get them flushed
+        child_sum = c.load();
+    });
+    rt.taskwait();
+    EXPECT_EQ(n.load(), 10);
+    EXPECT_EQ(child_sum, 5);
+    EXPECT_GE(p->flushes, 1);
+}
+
+}  // namespace
+}  // namespace numaware::tasks
