@@ -19,6 +19,11 @@
 // Initialisation tasks (out x[k], r[k], p[k], q[k], rr_part[k]) first-touch
 // every block, so the policy places it.
 //
+// Hints (SA): every per-block task of block k (init, spmv, update,
+// direction) goes to owner_node(rt, k, blocks), the owner of the blocks it
+// writes; the three reductions (the initial r.r, alpha, beta) go to the
+// first node, rt.nodes().front().
+//
 // Check: a serial CG that runs the same kernels block by block and sums
 // the partial dot products in block order, i.e. the identical sequence of
 // floating-point operations, so the tasked x must match bit for bit; the
@@ -174,18 +179,20 @@ std::size_t spawn_graph(tasks::Runtime& rt, const Grid& g, unsigned iterations, 
     auto blk = [&](double* v, std::size_t k) { return v + k * g.slot; };
     std::size_t spawned = 0;
     std::vector<tasks::Dep> deps;
+    auto owner = [&rt, nb](std::size_t k) { return owner_node(rt, k, nb); };
+    const unsigned reducer = rt.nodes().front();
 
     for (std::size_t k = 0; k < nb; ++k) {
         double* part = rp + k * scalar_stride;
-        rt.spawn([&g, k, x, r, p, q, part] { *part = init_block(g, k, x, r, p, q); },
-                 {out(blk(x, k), bb), out(blk(r, k), bb), out(blk(p, k), bb), out(blk(q, k), bb),
-                  out(part, sizeof(double))});
+        rt.spawn_on(owner(k), [&g, k, x, r, p, q, part] { *part = init_block(g, k, x, r, p, q); },
+                    {out(blk(x, k), bb), out(blk(r, k), bb), out(blk(p, k), bb), out(blk(q, k), bb),
+                     out(part, sizeof(double))});
         ++spawned;
     }
     deps.clear();
     for (std::size_t k = 0; k < nb; ++k) deps.push_back(in(rp + k * scalar_stride, sizeof(double)));
     deps.push_back(out(rr, sizeof(double)));
-    rt.spawn([rp, nb, rr] { *rr = reduce(rp, nb); }, std::span<const tasks::Dep>(deps));
+    rt.spawn_on(reducer, [rp, nb, rr] { *rr = reduce(rp, nb); }, std::span<const tasks::Dep>(deps));
     ++spawned;
 
     for (unsigned it = 0; it < iterations; ++it) {
@@ -197,29 +204,32 @@ std::size_t spawn_graph(tasks::Runtime& rt, const Grid& g, unsigned iterations, 
             if (k + 1 < nb) deps.push_back(in(blk(p, k + 1), bb));
             deps.push_back(out(blk(q, k), bb));
             deps.push_back(out(part, sizeof(double)));
-            rt.spawn([&g, k, p, q, part] { *part = spmv_block(g, k, p, q); }, std::span<const tasks::Dep>(deps));
+            rt.spawn_on(owner(k), [&g, k, p, q, part] { *part = spmv_block(g, k, p, q); },
+                        std::span<const tasks::Dep>(deps));
             ++spawned;
         }
         deps.clear();
         for (std::size_t k = 0; k < nb; ++k) deps.push_back(in(pq + k * scalar_stride, sizeof(double)));
         deps.push_back(in(rr, sizeof(double)));
         deps.push_back(out(alpha, sizeof(double)));
-        rt.spawn([pq, nb, rr, alpha] { *alpha = step_length(*rr, reduce(pq, nb)); },
-                 std::span<const tasks::Dep>(deps));
+        rt.spawn_on(reducer, [pq, nb, rr, alpha] { *alpha = step_length(*rr, reduce(pq, nb)); },
+                    std::span<const tasks::Dep>(deps));
         ++spawned;
 
         for (std::size_t k = 0; k < nb; ++k) {
             double* part = rp + k * scalar_stride;
-            rt.spawn([&g, k, alpha, p, q, x, r, part] { *part = update_block(g, k, *alpha, p, q, x, r); },
-                     {in(alpha, sizeof(double)), in(blk(p, k), bb), in(blk(q, k), bb), inout(blk(x, k), bb),
-                      inout(blk(r, k), bb), out(part, sizeof(double))});
+            rt.spawn_on(owner(k),
+                        [&g, k, alpha, p, q, x, r, part] { *part = update_block(g, k, *alpha, p, q, x, r); },
+                        {in(alpha, sizeof(double)), in(blk(p, k), bb), in(blk(q, k), bb), inout(blk(x, k), bb),
+                         inout(blk(r, k), bb), out(part, sizeof(double))});
             ++spawned;
         }
         deps.clear();
         for (std::size_t k = 0; k < nb; ++k) deps.push_back(in(rp + k * scalar_stride, sizeof(double)));
         deps.push_back(inout(rr, sizeof(double)));
         deps.push_back(out(beta, sizeof(double)));
-        rt.spawn(
+        rt.spawn_on(
+            reducer,
             [rp, nb, rr, beta] {
                 const double next = reduce(rp, nb);
                 *beta = step_length(next, *rr);
@@ -229,8 +239,8 @@ std::size_t spawn_graph(tasks::Runtime& rt, const Grid& g, unsigned iterations, 
         ++spawned;
 
         for (std::size_t k = 0; k < nb; ++k) {
-            rt.spawn([&g, k, beta, r, p] { direction_block(g, k, *beta, r, p); },
-                     {in(beta, sizeof(double)), in(blk(r, k), bb), inout(blk(p, k), bb)});
+            rt.spawn_on(owner(k), [&g, k, beta, r, p] { direction_block(g, k, *beta, r, p); },
+                        {in(beta, sizeof(double)), in(blk(r, k), bb), inout(blk(p, k), bb)});
             ++spawned;
         }
     }

@@ -10,6 +10,17 @@
 //   run_graph()    spawns a graph and waits; on a failed spawn it waits for
 //                  the tasks already spawned before unwinding, so they never
 //                  outlive the arrays they use
+//   owner_node()   the node owning block b of `blocks` under a static
+//                  contiguous block distribution over the runtime's nodes
+//   tile_owner_node()  the same for tile (row, col) of a rows x cols grid,
+//                  by the tile's row-major index
+//
+// Hints (the SA policy): every app spawns each task with
+// rt.spawn_on(owner, ...), where `owner` is the owner node of the block the
+// task writes, so that under SA the init task first-touches each block on
+// its owner node and every later update of the block runs there too, as a
+// careful programmer would distribute the data by hand. Other policies
+// ignore hints.
 #pragma once
 
 #include <sys/mman.h>
@@ -26,6 +37,7 @@
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "apps.hpp"
 #include "numaware/error.hpp"
@@ -85,6 +97,10 @@ public:
             const int err = errno;
             throw Error(std::string(field), "cannot map " + std::to_string(mapped_) + " bytes", err);
         }
+        // First touch places base pages. A transparent huge page would put
+        // 2 MiB (several blocks) on the node of whichever task touched it
+        // first, so ask for base pages; where THP is off this is a no-op.
+        (void)::madvise(p, mapped_, MADV_NOHUGEPAGE);
         data_ = static_cast<T*>(p);
     }
     PageArray(PageArray&& o) noexcept
@@ -143,6 +159,28 @@ inline Range block_range(std::size_t total, std::size_t blocks, std::size_t b) {
     const std::size_t base = total / blocks, extra = total % blocks;
     const std::size_t begin = b * base + std::min(b, extra);
     return {begin, begin + base + (b < extra ? 1 : 0)};
+}
+
+// The node that owns block `block` of `blocks` when the blocks are dealt
+// out contiguously and as evenly as possible over the K = rt.nodes().size()
+// nodes with workers: rt.nodes()[block * K / blocks]. With 8 blocks on 2
+// nodes, blocks 0-3 go to the first node and 4-7 to the second. A block
+// index past the end counts as the last block; blocks == 0 gives the first
+// node.
+inline unsigned owner_node(const tasks::Runtime& rt, std::size_t block, std::size_t blocks) {
+    const std::vector<unsigned>& nodes = rt.nodes();
+    if (blocks == 0 || nodes.empty()) return nodes.empty() ? 0U : nodes.front();
+    const std::size_t b = std::min(block, blocks - 1);
+    return nodes[b * nodes.size() / blocks];
+}
+
+// The 2-D rule of the tiled apps: tile (row, col) of a rows x cols grid of
+// tiles is block row * cols + col (row-major order) of rows * cols, dealt
+// out with owner_node(). With square grids and K dividing the tile rows,
+// each node owns a band of whole tile rows.
+inline unsigned tile_owner_node(const tasks::Runtime& rt, std::size_t row, std::size_t col, std::size_t rows,
+                                std::size_t cols) {
+    return owner_node(rt, row * cols + col, rows * cols);
 }
 
 class Stopwatch {

@@ -14,6 +14,10 @@
 // sequential semantics then give each tile its north and west neighbours of
 // this sweep and its south and east neighbours of the previous sweep: a
 // wavefront along the anti-diagonals, overlapping consecutive sweeps.
+// Hint (SA): every task of tile (i, j) goes to tile_owner_node(rt, i, j,
+// tps, tps) (the tile's row-major index dealt out evenly: each node owns a
+// band of tile rows when the node count divides tps), so only the halo
+// tiles at band edges cross nodes.
 // The reference is a plain natural-order (row-major) Gauss-Seidel over a
 // row-major grid; for the 5-point stencil that is the same sequence of
 // updates as the tile order (see kernels::gs_tile), so tolerance 0,
@@ -76,8 +80,9 @@ AppRun run(tasks::Runtime& rt, const AppSize& given) {
     run_graph(rt, [&] {
         for (std::size_t i = 0; i < tps; ++i)
             for (std::size_t j = 0; j < tps; ++j) {
-                rt.spawn([g, tps, tile, i, j] { kernels::gs_init_tile(g, tps, tile, i, j); },
-                         {tasks::out(at(i, j), tile_bytes)});
+                rt.spawn_on(tile_owner_node(rt, i, j, tps, tps),
+                            [g, tps, tile, i, j] { kernels::gs_init_tile(g, tps, tile, i, j); },
+                            {tasks::out(at(i, j), tile_bytes)});
                 ++out.tasks;
             }
         for (unsigned t = 0; t < s.iterations; ++t)
@@ -90,8 +95,9 @@ AppRun run(tasks::Runtime& rt, const AppSize& given) {
                     if (j > 0) deps[d++] = tasks::in(at(i, j - 1), tile_bytes);
                     if (i + 1 < tps) deps[d++] = tasks::in(at(i + 1, j), tile_bytes);
                     if (j + 1 < tps) deps[d++] = tasks::in(at(i, j + 1), tile_bytes);
-                    rt.spawn([g, tps, tile, i, j] { kernels::gs_tile(g, tps, tile, i, j); },
-                             std::span<const tasks::Dep>(deps.data(), d));
+                    rt.spawn_on(tile_owner_node(rt, i, j, tps, tps),
+                                [g, tps, tile, i, j] { kernels::gs_tile(g, tps, tile, i, j); },
+                                std::span<const tasks::Dep>(deps.data(), d));
                     ++out.tasks;
                 }
     });

@@ -21,6 +21,12 @@
 // can run as soon as its tile's row scan and the tile above are done,
 // while row scans further down are still running.
 //
+// Hints (SA): the three tasks of tile (ty, tx) go to tile_owner_node(rt,
+// ty, tx, tiles, tiles) (row-major tile index dealt out evenly: each node
+// owns a band of tile rows when the node count divides the tile rows), so
+// a tile's image and histogram live on one node, row scans stay on their
+// node, and only the vertical carries across band edges cross nodes.
+//
 // Check: a serial integral histogram computed directly over the whole
 // image with I(y,x) = I(y-1,x) + I(y,x-1) - I(y-1,x-1) + [bin(y,x) == b];
 // counts are integers, so the tolerance is 0 (max_error is the largest
@@ -115,10 +121,12 @@ std::size_t spawn_graph(tasks::Runtime& rt, const Layout& l, std::uint8_t* image
     const std::size_t hist_bytes = l.hist_count * sizeof(std::uint32_t);
     auto img_tile = [&](std::size_t ty, std::size_t tx) { return image + l.tile_index(ty, tx) * l.image_slot; };
     auto hist_tile = [&](std::size_t ty, std::size_t tx) { return hist + l.tile_index(ty, tx) * l.hist_slot; };
+    auto owner = [&rt, &l](std::size_t ty, std::size_t tx) { return tile_owner_node(rt, ty, tx, l.tiles, l.tiles); };
     std::size_t spawned = 0;
     for (std::size_t ty = 0; ty < l.tiles; ++ty) {
         for (std::size_t tx = 0; tx < l.tiles; ++tx) {
-            rt.spawn([&l, image, ty, tx] { init_tile(l, image, ty, tx); }, {out(img_tile(ty, tx), img_bytes)});
+            rt.spawn_on(owner(ty, tx), [&l, image, ty, tx] { init_tile(l, image, ty, tx); },
+                        {out(img_tile(ty, tx), img_bytes)});
             ++spawned;
         }
     }
@@ -126,10 +134,11 @@ std::size_t spawn_graph(tasks::Runtime& rt, const Layout& l, std::uint8_t* image
         for (std::size_t tx = 0; tx < l.tiles; ++tx) {
             auto body = [&l, image, hist, ty, tx] { horizontal(l, image, hist, ty, tx); };
             if (tx > 0) {
-                rt.spawn(body, {in(img_tile(ty, tx), img_bytes), in(hist_tile(ty, tx - 1), hist_bytes),
-                                out(hist_tile(ty, tx), hist_bytes)});
+                rt.spawn_on(owner(ty, tx), body,
+                            {in(img_tile(ty, tx), img_bytes), in(hist_tile(ty, tx - 1), hist_bytes),
+                             out(hist_tile(ty, tx), hist_bytes)});
             } else {
-                rt.spawn(body, {in(img_tile(ty, tx), img_bytes), out(hist_tile(ty, tx), hist_bytes)});
+                rt.spawn_on(owner(ty, tx), body, {in(img_tile(ty, tx), img_bytes), out(hist_tile(ty, tx), hist_bytes)});
             }
             ++spawned;
         }
@@ -138,9 +147,10 @@ std::size_t spawn_graph(tasks::Runtime& rt, const Layout& l, std::uint8_t* image
         for (std::size_t tx = 0; tx < l.tiles; ++tx) {
             auto body = [&l, hist, ty, tx] { vertical(l, hist, ty, tx); };
             if (ty > 0) {
-                rt.spawn(body, {in(hist_tile(ty - 1, tx), hist_bytes), inout(hist_tile(ty, tx), hist_bytes)});
+                rt.spawn_on(owner(ty, tx), body,
+                            {in(hist_tile(ty - 1, tx), hist_bytes), inout(hist_tile(ty, tx), hist_bytes)});
             } else {
-                rt.spawn(body, {inout(hist_tile(ty, tx), hist_bytes)});
+                rt.spawn_on(owner(ty, tx), body, {inout(hist_tile(ty, tx), hist_bytes)});
             }
             ++spawned;
         }

@@ -24,6 +24,13 @@
 // dtrmm, OpenBLAS single-threaded. Initialisation tasks (out A(m,n), m >= n)
 // first-touch the matrix.
 //
+// Hints (SA): each task goes to the owner of the one tile it updates
+// (the inout tile above; init(m,n) to A(m,n)). Only the nt(nt+1)/2 lower
+// tiles exist, so the rule deals out those: tile (m,n), m >= n, is block
+// m(m+1)/2 + n (row-major order over the lower triangle) of nt(nt+1)/2,
+// given to owner_node() — contiguous bands of tile rows holding nearly
+// equal numbers of tiles per node.
+//
 // Matrix: A(i,j) = A(j,i) uniform in [-0.5, 0.5) off the diagonal,
 // A(i,i) = n: strictly diagonally dominant, condition number below 3.
 //
@@ -137,27 +144,31 @@ struct Inversion {
 std::size_t spawn_graph(tasks::Runtime& rt, const Inversion& v) {
     const std::size_t nt = v.l.nt, tb = v.l.tile_bytes();
     auto A = [&v](std::size_t m, std::size_t k) { return v.A(m, k); };
+    // Owner of lower tile (m, n), m >= n: its row-major index over the lower triangle.
+    auto owner = [&rt, nt](std::size_t m, std::size_t n) {
+        return owner_node(rt, m * (m + 1) / 2 + n, nt * (nt + 1) / 2);
+    };
     std::size_t spawned = 0;
     for (std::size_t m = 0; m < nt; ++m) {
         for (std::size_t k = 0; k <= m; ++k) {
-            rt.spawn([&v, m, k] { v.init(m, k); }, {out(A(m, k), tb)});
+            rt.spawn_on(owner(m, k), [&v, m, k] { v.init(m, k); }, {out(A(m, k), tb)});
             ++spawned;
         }
     }
     // Cholesky factorisation, lower.
     for (std::size_t k = 0; k < nt; ++k) {
-        rt.spawn([&v, k] { v.potrf(k); }, {inout(A(k, k), tb)});
+        rt.spawn_on(owner(k, k), [&v, k] { v.potrf(k); }, {inout(A(k, k), tb)});
         ++spawned;
         for (std::size_t m = k + 1; m < nt; ++m) {
-            rt.spawn([&v, m, k] { v.chol_trsm(m, k); }, {in(A(k, k), tb), inout(A(m, k), tb)});
+            rt.spawn_on(owner(m, k), [&v, m, k] { v.chol_trsm(m, k); }, {in(A(k, k), tb), inout(A(m, k), tb)});
             ++spawned;
         }
         for (std::size_t m = k + 1; m < nt; ++m) {
-            rt.spawn([&v, m, k] { v.chol_syrk(m, k); }, {in(A(m, k), tb), inout(A(m, m), tb)});
+            rt.spawn_on(owner(m, m), [&v, m, k] { v.chol_syrk(m, k); }, {in(A(m, k), tb), inout(A(m, m), tb)});
             ++spawned;
             for (std::size_t n = k + 1; n < m; ++n) {
-                rt.spawn([&v, m, n, k] { v.chol_gemm(m, n, k); },
-                         {in(A(m, k), tb), in(A(n, k), tb), inout(A(m, n), tb)});
+                rt.spawn_on(owner(m, n), [&v, m, n, k] { v.chol_gemm(m, n, k); },
+                            {in(A(m, k), tb), in(A(n, k), tb), inout(A(m, n), tb)});
                 ++spawned;
             }
         }
@@ -165,39 +176,40 @@ std::size_t spawn_graph(tasks::Runtime& rt, const Inversion& v) {
     // Inverse of the triangular factor, in place.
     for (std::size_t k = 0; k < nt; ++k) {
         for (std::size_t m = k + 1; m < nt; ++m) {
-            rt.spawn([&v, m, k] { v.inv_trsm_right(m, k); }, {in(A(k, k), tb), inout(A(m, k), tb)});
+            rt.spawn_on(owner(m, k), [&v, m, k] { v.inv_trsm_right(m, k); },
+                        {in(A(k, k), tb), inout(A(m, k), tb)});
             ++spawned;
         }
         for (std::size_t m = k + 1; m < nt; ++m) {
             for (std::size_t n = 0; n < k; ++n) {
-                rt.spawn([&v, m, n, k] { v.inv_gemm(m, n, k); },
-                         {in(A(m, k), tb), in(A(k, n), tb), inout(A(m, n), tb)});
+                rt.spawn_on(owner(m, n), [&v, m, n, k] { v.inv_gemm(m, n, k); },
+                            {in(A(m, k), tb), in(A(k, n), tb), inout(A(m, n), tb)});
                 ++spawned;
             }
         }
         for (std::size_t n = 0; n < k; ++n) {
-            rt.spawn([&v, k, n] { v.inv_trsm_left(k, n); }, {in(A(k, k), tb), inout(A(k, n), tb)});
+            rt.spawn_on(owner(k, n), [&v, k, n] { v.inv_trsm_left(k, n); }, {in(A(k, k), tb), inout(A(k, n), tb)});
             ++spawned;
         }
-        rt.spawn([&v, k] { v.trtri(k); }, {inout(A(k, k), tb)});
+        rt.spawn_on(owner(k, k), [&v, k] { v.trtri(k); }, {inout(A(k, k), tb)});
         ++spawned;
     }
     // A^-1 = L^-T L^-1, lower triangle, in place.
     for (std::size_t k = 0; k < nt; ++k) {
         for (std::size_t n = 0; n < k; ++n) {
-            rt.spawn([&v, k, n] { v.prod_syrk(k, n); }, {in(A(k, n), tb), inout(A(n, n), tb)});
+            rt.spawn_on(owner(n, n), [&v, k, n] { v.prod_syrk(k, n); }, {in(A(k, n), tb), inout(A(n, n), tb)});
             ++spawned;
             for (std::size_t m = n + 1; m < k; ++m) {
-                rt.spawn([&v, k, m, n] { v.prod_gemm(k, m, n); },
-                         {in(A(k, m), tb), in(A(k, n), tb), inout(A(m, n), tb)});
+                rt.spawn_on(owner(m, n), [&v, k, m, n] { v.prod_gemm(k, m, n); },
+                            {in(A(k, m), tb), in(A(k, n), tb), inout(A(m, n), tb)});
                 ++spawned;
             }
         }
         for (std::size_t n = 0; n < k; ++n) {
-            rt.spawn([&v, k, n] { v.prod_trmm(k, n); }, {in(A(k, k), tb), inout(A(k, n), tb)});
+            rt.spawn_on(owner(k, n), [&v, k, n] { v.prod_trmm(k, n); }, {in(A(k, k), tb), inout(A(k, n), tb)});
             ++spawned;
         }
-        rt.spawn([&v, k] { v.lauum(k); }, {inout(A(k, k), tb)});
+        rt.spawn_on(owner(k, k), [&v, k] { v.lauum(k); }, {inout(A(k, k), tb)});
         ++spawned;
     }
     return spawned;

@@ -10,6 +10,8 @@
 //   init(b):        out(A[b])                      — first touch of A
 //   sweep(b, t):    in(S[b-1]), in(S[b]), in(S[b+1]), out(D[b])
 // where S/D are A/B for even t and B/A for odd t. Sweep 0 first-touches B.
+// Hint (SA): every task of row block k goes to owner_node(rt, k, blocks),
+// so A[k] and B[k] live on one node and only halo rows cross nodes.
 // The result is compared with a serial whole-grid Jacobi of the same
 // arithmetic (kernels.hpp): tolerance 0, bit-exact.
 #include <array>
@@ -71,8 +73,9 @@ AppRun run(tasks::Runtime& rt, const AppSize& given) {
     run_graph(rt, [&] {
         for (std::size_t k = 0; k < blocks; ++k) {
             double* p = bufs[0];
-            rt.spawn([p, n, k, rows] { kernels::jacobi_init_rows(p, n, k * rows, (k + 1) * rows); },
-                     {tasks::out(p + k * rows * n, block_bytes)});
+            rt.spawn_on(owner_node(rt, k, blocks),
+                        [p, n, k, rows] { kernels::jacobi_init_rows(p, n, k * rows, (k + 1) * rows); },
+                        {tasks::out(p + k * rows * n, block_bytes)});
             ++out.tasks;
         }
         for (unsigned t = 0; t < s.iterations; ++t) {
@@ -85,8 +88,9 @@ AppRun run(tasks::Runtime& rt, const AppSize& given) {
                 deps[d++] = tasks::in(src + k * rows * n, block_bytes);
                 if (k + 1 < blocks) deps[d++] = tasks::in(src + (k + 1) * rows * n, block_bytes);
                 deps[d++] = tasks::out(dst + k * rows * n, block_bytes);
-                rt.spawn([src, dst, n, k, rows] { kernels::jacobi_rows(src, dst, n, n, k * rows, (k + 1) * rows); },
-                         std::span<const tasks::Dep>(deps.data(), d));
+                rt.spawn_on(owner_node(rt, k, blocks),
+                            [src, dst, n, k, rows] { kernels::jacobi_rows(src, dst, n, n, k * rows, (k + 1) * rows); },
+                            std::span<const tasks::Dep>(deps.data(), d));
                 ++out.tasks;
             }
         }

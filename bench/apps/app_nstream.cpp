@@ -12,6 +12,9 @@
 // multiple of block), so each block is whole pages with one home.
 //   init(s, k):      out(a[s][k]), out(b[s][k]), out(c[s][k])   — first touch
 //   triad(s, k, t):  inout(a[s][k]), in(b[s][k]), in(c[s][k])
+// Hint (SA): both tasks of block k go to owner_node(rt, k, blocks) — each
+// array is dealt out in contiguous blocks over the nodes, the same way for
+// every stream — so a block's three arrays live and are updated on one node.
 // Blocks never interact: each (s, k) is a chain of `iterations` triads, so
 // locality is everything and there is plenty of parallelism. The
 // reference does the same per-element arithmetic serially: tolerance 0,
@@ -78,9 +81,9 @@ AppRun run(tasks::Runtime& rt, const AppSize& given) {
             double* c = c_all.data() + st * n;
             for (std::size_t k = 0; k < blocks; ++k) {
                 const std::size_t j0 = k * block;
-                rt.spawn([a, b, c, j0, block] { init_block(a, b, c, j0, j0 + block); },
-                         {tasks::out(a + j0, block_bytes), tasks::out(b + j0, block_bytes),
-                          tasks::out(c + j0, block_bytes)});
+                rt.spawn_on(owner_node(rt, k, blocks), [a, b, c, j0, block] { init_block(a, b, c, j0, j0 + block); },
+                            {tasks::out(a + j0, block_bytes), tasks::out(b + j0, block_bytes),
+                             tasks::out(c + j0, block_bytes)});
                 ++out.tasks;
             }
         }
@@ -91,9 +94,9 @@ AppRun run(tasks::Runtime& rt, const AppSize& given) {
                 const double* c = c_all.data() + st * n;
                 for (std::size_t k = 0; k < blocks; ++k) {
                     const std::size_t j0 = k * block;
-                    rt.spawn([a, b, c, j0, block] { triad(a, b, c, j0, j0 + block); },
-                             {tasks::inout(a + j0, block_bytes), tasks::in(b + j0, block_bytes),
-                              tasks::in(c + j0, block_bytes)});
+                    rt.spawn_on(owner_node(rt, k, blocks), [a, b, c, j0, block] { triad(a, b, c, j0, j0 + block); },
+                                {tasks::inout(a + j0, block_bytes), tasks::in(b + j0, block_bytes),
+                                 tasks::in(c + j0, block_bytes)});
                     ++out.tasks;
                 }
             }

@@ -10,6 +10,13 @@
 // for n, m = k+1..nt-1. Initialisation tasks (out A(m,k)) first-touch the
 // matrix; T tiles are first touched by the GEQRT/TSQRT that writes them.
 //
+// Hints (SA): a task goes to the owner of the tile it updates that is its
+// own — GEQRT(k) to A(k,k), UNMQR(k,n) to A(k,n), TSQRT(m,k) to A(m,k),
+// TSMQR(m,n,k) to A(m,n), init(m,k) to A(m,k) — where tile (m,k) belongs to
+// tile_owner_node(rt, m, k, nt, nt) (row-major tile index dealt out evenly:
+// a band of tile rows per node). T(m,k) is first touched by the task that
+// writes it, so it lands with A(m,k).
+//
 // Check: LAPACKE_dgeqrf of the same matrix (column-major, serial). The R
 // factor of a full-rank matrix is unique up to the sign of each row, so the
 // check compares absolute values on and above the diagonal:
@@ -99,27 +106,29 @@ struct Qr {
 // Spawns the whole graph (no wait); returns the number of tasks.
 std::size_t spawn_graph(tasks::Runtime& rt, const Qr& q) {
     const std::size_t nt = q.l.nt, ab = q.l.tile_bytes(), tb = q.t_bytes();
+    auto owner = [&rt, nt](std::size_t m, std::size_t k) { return tile_owner_node(rt, m, k, nt, nt); };
     std::size_t spawned = 0;
     for (std::size_t m = 0; m < nt; ++m) {
         for (std::size_t k = 0; k < nt; ++k) {
-            rt.spawn([&q, m, k] { q.init(m, k); }, {out(q.A(m, k), ab)});
+            rt.spawn_on(owner(m, k), [&q, m, k] { q.init(m, k); }, {out(q.A(m, k), ab)});
             ++spawned;
         }
     }
     for (std::size_t k = 0; k < nt; ++k) {
-        rt.spawn([&q, k] { q.geqrt(k); }, {inout(q.A(k, k), ab), out(q.T(k, k), tb)});
+        rt.spawn_on(owner(k, k), [&q, k] { q.geqrt(k); }, {inout(q.A(k, k), ab), out(q.T(k, k), tb)});
         ++spawned;
         for (std::size_t n = k + 1; n < nt; ++n) {
-            rt.spawn([&q, k, n] { q.unmqr(k, n); }, {in(q.A(k, k), ab), in(q.T(k, k), tb), inout(q.A(k, n), ab)});
+            rt.spawn_on(owner(k, n), [&q, k, n] { q.unmqr(k, n); },
+                        {in(q.A(k, k), ab), in(q.T(k, k), tb), inout(q.A(k, n), ab)});
             ++spawned;
         }
         for (std::size_t m = k + 1; m < nt; ++m) {
-            rt.spawn([&q, m, k] { q.tsqrt(m, k); },
-                     {inout(q.A(k, k), ab), inout(q.A(m, k), ab), out(q.T(m, k), tb)});
+            rt.spawn_on(owner(m, k), [&q, m, k] { q.tsqrt(m, k); },
+                        {inout(q.A(k, k), ab), inout(q.A(m, k), ab), out(q.T(m, k), tb)});
             ++spawned;
             for (std::size_t n = k + 1; n < nt; ++n) {
-                rt.spawn([&q, m, n, k] { q.tsmqr(m, n, k); },
-                         {in(q.A(m, k), ab), in(q.T(m, k), tb), inout(q.A(k, n), ab), inout(q.A(m, n), ab)});
+                rt.spawn_on(owner(m, n), [&q, m, n, k] { q.tsmqr(m, n, k); },
+                            {in(q.A(m, k), ab), in(q.T(m, k), tb), inout(q.A(k, n), ab), inout(q.A(m, n), ab)});
                 ++spawned;
             }
         }

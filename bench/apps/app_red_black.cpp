@@ -13,7 +13,9 @@
 //   init(b):          out(R[b]), out(K[b])                      — first touch
 //   red(b, t):        inout(R[b]), in(K[b-1]), in(K[b]), in(K[b+1])
 //   black(b, t):      inout(K[b]), in(R[b-1]), in(R[b]), in(R[b+1])
-// (R = red array, K = black array; neighbours that exist.) The reference is
+// (R = red array, K = black array; neighbours that exist.) Hint (SA): every
+// task of row block b goes to owner_node(rt, b, blocks), so R[b] and K[b]
+// live on one node and only halo rows cross nodes. The reference is
 // a plain row-major grid updated red points first, then black ones, with
 // the same expression order: tolerance 0, bit-exact.
 #include <array>
@@ -107,9 +109,10 @@ AppRun run(tasks::Runtime& rt, const AppSize& given) {
         for (std::size_t k = 0; k < blocks; ++k) {
             double* red = colours[0];
             double* black = colours[1];
-            rt.spawn([red, black, n, k, rows] { init_rows(red, black, n, k * rows, (k + 1) * rows); },
-                     {tasks::out(red + k * block_elems, block_bytes),
-                      tasks::out(black + k * block_elems, block_bytes)});
+            rt.spawn_on(owner_node(rt, k, blocks),
+                        [red, black, n, k, rows] { init_rows(red, black, n, k * rows, (k + 1) * rows); },
+                        {tasks::out(red + k * block_elems, block_bytes),
+                         tasks::out(black + k * block_elems, block_bytes)});
             ++out.tasks;
         }
         for (unsigned t = 0; t < s.iterations; ++t)
@@ -126,7 +129,7 @@ AppRun run(tasks::Runtime& rt, const AppSize& given) {
                     auto sweep = [mine, other, colour, n, k, rows] {
                         half_sweep(mine, other, colour, n, k * rows, (k + 1) * rows);
                     };
-                    rt.spawn(sweep, std::span<const tasks::Dep>(deps.data(), d));
+                    rt.spawn_on(owner_node(rt, k, blocks), sweep, std::span<const tasks::Dep>(deps.data(), d));
                     ++out.tasks;
                 }
             }

@@ -42,6 +42,7 @@ struct Options {
     std::string size;
     bool bench_size = false;
     std::uint64_t seed = 1;
+    tasks::PolicyOptions rip{};   // window, initial_extra, intersection, imbalance (seed from `seed`)
     std::string homes = "auto";
     bool json = false;
 };
@@ -110,7 +111,7 @@ int run(const Options& o, bool size_given) {
         policies.push_back(o.policy);
     const std::optional<apps::AppSize> forced = size_given ? std::optional(parse_size(o.size)) : std::nullopt;
 
-    tasks::PolicyOptions policy_options;
+    tasks::PolicyOptions policy_options = o.rip;
     policy_options.seed = o.seed;
     for (const std::string& p : policies) (void)tasks::make_policy(p, policy_options);   // bad names fail first
     bool all_match = true;
@@ -156,6 +157,9 @@ int run(const Options& o, bool size_given) {
                            {"threads", mapping.threads},
                            {"mapping", o.mapping},
                            {"seed", o.seed},
+                           {"window", o.rip.window},
+                           {"initial_extra", o.rip.initial_extra},
+                           {"intersection", o.rip.intersection},
                            {"all_match", all_match},
                            {"runs", results}};
         fmt::print("{}\n", doc.dump(2));
@@ -180,6 +184,11 @@ int main(int argc, char** argv) {
         cli.add_flag("--bench-size", o.bench_size, "Use each app's bench size instead of its test size");
     size_opt->excludes(bench_opt);
     cli.add_option("--seed", o.seed, "Policy seed")->capture_default_str();
+    cli.add_option("--window", o.rip.window, "RIP-DEP / RIP-MW: tasks per partitioned window")->capture_default_str();
+    cli.add_option("--initial-extra", o.rip.initial_extra, "RIP: extra tasks in the first window")
+        ->capture_default_str();
+    cli.add_option("--intersection", o.rip.intersection, "RIP-MW: previous-window tasks kept as fixed vertices")
+        ->capture_default_str();
     cli.add_option("--homes", o.homes, "auto (kernel for live, writer otherwise), kernel or writer")
         ->capture_default_str();
     cli.add_flag("--json", o.json, "Print one JSON document");

@@ -2,6 +2,7 @@
 #include "tasks/deps.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <string>
 
@@ -36,7 +37,156 @@ constexpr std::size_t forget_batch = 4096;
 
 }  // namespace
 
-void DepTracker::prepare(std::span<const Dep> deps, std::vector<TrackedDep>& out) const {
+// ---- RangeIndex -----------------------------------------------------------
+
+std::size_t RangeIndex::leaf_of(std::uint64_t start) const {
+    const auto it = std::upper_bound(firsts_.begin(), firsts_.end(), start);
+    return it == firsts_.begin() ? 0 : static_cast<std::size_t>(it - firsts_.begin()) - 1;
+}
+
+namespace {
+// First entry of [e, e+n) whose start is greater than `start`.
+std::uint32_t first_after(const RangeIndex::Entry* e, std::uint32_t n, std::uint64_t start) {
+    std::uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        const std::uint32_t mid = (lo + hi) / 2;
+        if (e[mid].start <= start)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+}  // namespace
+
+const RangeIndex::Entry* RangeIndex::overlapping(std::uint64_t start, std::uint64_t end) const {
+    if (size_ == 0) return nullptr;
+    const std::size_t i = leaf_of(start);
+    const Leaf& l = *leaves_[i];
+    const std::uint32_t j = first_after(l.e, l.n, start);
+    const Entry* prev = j > 0 ? &l.e[j - 1] : (i > 0 ? &leaves_[i - 1]->e[leaves_[i - 1]->n - 1] : nullptr);
+    const Entry* next = j < l.n ? &l.e[j] : (i + 1 < leaves_.size() ? &leaves_[i + 1]->e[0] : nullptr);
+    if (prev != nullptr && prev->end > start) return prev;
+    if (next != nullptr && next->start < end) return next;
+    return nullptr;
+}
+
+void RangeIndex::insert(std::uint64_t start, std::uint64_t end) {
+    auto fresh_leaf = [&]() -> std::unique_ptr<Leaf> {
+        if (!spare_.empty()) {
+            std::unique_ptr<Leaf> l = std::move(spare_.back());
+            spare_.pop_back();
+            l->n = 0;
+            return l;
+        }
+        return std::make_unique<Leaf>();
+    };
+    ++size_;
+    if (leaves_.empty()) {
+        leaves_.push_back(fresh_leaf());
+        firsts_.push_back(start);
+        leaves_[0]->e[0] = Entry{start, end};
+        leaves_[0]->n = 1;
+        return;
+    }
+    std::size_t i = leaf_of(start);
+    Leaf* l = leaves_[i].get();
+    std::uint32_t j = first_after(l->e, l->n, start);
+    if (l->n == leaf_cap) {
+        // Full: appending (the usual address-ordered run) opens a new leaf,
+        // anything else splits the leaf in halves.
+        const std::uint32_t keep = j == leaf_cap ? leaf_cap : leaf_cap / 2;
+        std::unique_ptr<Leaf> right = fresh_leaf();
+        right->n = leaf_cap - keep;
+        if (right->n > 0) std::memcpy(right->e, l->e + keep, right->n * sizeof(Entry));
+        l->n = keep;
+        if (j > keep || (j == keep && keep == leaf_cap)) {
+            j -= keep;
+            const std::uint64_t first = right->n > 0 ? right->e[0].start : start;
+            leaves_.insert(leaves_.begin() + static_cast<std::ptrdiff_t>(i + 1), std::move(right));
+            firsts_.insert(firsts_.begin() + static_cast<std::ptrdiff_t>(i + 1), first);
+            ++i;
+            l = leaves_[i].get();
+        } else {
+            const std::uint64_t first = right->e[0].start;
+            leaves_.insert(leaves_.begin() + static_cast<std::ptrdiff_t>(i + 1), std::move(right));
+            firsts_.insert(firsts_.begin() + static_cast<std::ptrdiff_t>(i + 1), first);
+        }
+    }
+    if (j < l->n) std::memmove(l->e + j + 1, l->e + j, (l->n - j) * sizeof(Entry));
+    l->e[j] = Entry{start, end};
+    ++l->n;
+    if (j == 0) firsts_[i] = start;
+}
+
+void RangeIndex::erase(std::uint64_t start) {
+    if (size_ == 0) return;
+    const std::size_t i = leaf_of(start);
+    Leaf* l = leaves_[i].get();
+    const std::uint32_t after = first_after(l->e, l->n, start);
+    if (after == 0 || l->e[after - 1].start != start) return;   // not present
+    const std::uint32_t j = after - 1;
+    std::memmove(l->e + j, l->e + j + 1, (l->n - j - 1) * sizeof(Entry));
+    --l->n;
+    --size_;
+    if (l->n == 0) {
+        spare_.push_back(std::move(leaves_[i]));
+        leaves_.erase(leaves_.begin() + static_cast<std::ptrdiff_t>(i));
+        firsts_.erase(firsts_.begin() + static_cast<std::ptrdiff_t>(i));
+        if (spare_.size() > 16) spare_.pop_back();
+    } else if (j == 0) {
+        firsts_[i] = l->e[0].start;
+    }
+}
+
+void RangeIndex::assign(std::span<const Entry> sorted) {
+    for (auto& l : leaves_)
+        if (spare_.size() < 16) spare_.push_back(std::move(l));
+    leaves_.clear();
+    firsts_.clear();
+    size_ = sorted.size();
+    // Leaves three quarters full: room for inserts between survivors.
+    constexpr std::size_t fill = leaf_cap * 3 / 4;
+    for (std::size_t k = 0; k < sorted.size(); k += fill) {
+        std::unique_ptr<Leaf> l;
+        if (!spare_.empty()) {
+            l = std::move(spare_.back());
+            spare_.pop_back();
+        } else {
+            l = std::make_unique<Leaf>();
+        }
+        const std::size_t n = std::min(fill, sorted.size() - k);
+        std::memcpy(l->e, sorted.data() + k, n * sizeof(Entry));
+        l->n = static_cast<std::uint32_t>(n);
+        firsts_.push_back(l->e[0].start);
+        leaves_.push_back(std::move(l));
+    }
+}
+
+// ---- DepTracker ---------------------------------------------------------------
+
+namespace {
+constexpr std::size_t chunk_regions = 256;
+}  // namespace
+
+DepTracker::DepTracker() = default;
+
+Region* DepTracker::new_region() {
+    if (free_ == nullptr) {
+        chunks_.push_back(std::make_unique<Region[]>(chunk_regions));
+        Region* c = chunks_.back().get();
+        for (std::size_t k = chunk_regions; k-- > 0;) {
+            c[k].next_free = free_;
+            free_ = &c[k];
+        }
+    }
+    Region* r = free_;
+    free_ = r->next_free;
+    r->next_free = nullptr;
+    return r;
+}
+
+void DepTracker::prepare(std::span<const Dep> deps, DepList& out) const {
     out.clear();
     for (std::size_t i = 0; i < deps.size(); ++i) {
         const Dep& d = deps[i];
@@ -69,42 +219,39 @@ void DepTracker::prepare(std::span<const Dep> deps, std::vector<TrackedDep>& out
                                              " of the same task; ranges must be identical or disjoint");
         }
         if (duplicate) continue;
-        // Against the known regions.
-        if (auto hit = regions_.find(start); hit != regions_.end()) {
-            if (hit->second.bytes != bytes)
+        // Against the known regions: an exact hit was checked when it was
+        // new; only a new range needs the ordered index.
+        Region* hit = table_.find(start);
+        if (hit != nullptr) {
+            if (hit->bytes != bytes)
                 throw Error(field_of(i), "range " + range_text(start, bytes) + " partially overlaps range " +
-                                             range_text(start, hit->second.bytes) +
+                                             range_text(start, hit->bytes) +
                                              " already in use; ranges must be identical or disjoint");
-        } else {
-            auto next = ordered_.upper_bound(start);
-            if (next != ordered_.end() && overlaps(start, bytes, next->first, next->second))
-                throw Error(field_of(i), "range " + range_text(start, bytes) + " partially overlaps range " +
-                                             range_text(next->first, next->second) +
-                                             " already in use; ranges must be identical or disjoint");
-            if (next != ordered_.begin()) {
-                auto prev = std::prev(next);
-                if (overlaps(start, bytes, prev->first, prev->second))
-                    throw Error(field_of(i), "range " + range_text(start, bytes) + " partially overlaps range " +
-                                                 range_text(prev->first, prev->second) +
-                                                 " already in use; ranges must be identical or disjoint");
-            }
+        } else if (const RangeIndex::Entry* o = ordered_.overlapping(start, start + bytes)) {
+            throw Error(field_of(i), "range " + range_text(start, bytes) + " partially overlaps range " +
+                                         range_text(o->start, o->end - o->start) +
+                                         " already in use; ranges must be identical or disjoint");
         }
-        out.push_back(TrackedDep{start, bytes, d.access, nullptr, no_position});
+        // The hit is a hint for add(), which checks that it is still live.
+        out.push_back(TrackedDep{start, bytes, d.access, hit, no_position});
     }
 }
 
 Region& DepTracker::region_for(const TrackedDep& d) {
-    auto [it, fresh] = regions_.try_emplace(d.region, &pool_);
-    Region& r = it->second;
-    if (fresh) {
-        r.start = d.region;
-        r.bytes = d.bytes;
-        ordered_.emplace(d.region, d.bytes);
-    } else if (r.idle) {
-        r.idle = false;
+    Region* r = d.reg;
+    if (r == nullptr || !r->live || r->start != d.region) r = table_.find(d.region);
+    if (r == nullptr) {
+        r = new_region();
+        r->start = d.region;
+        r->bytes = d.bytes;
+        r->live = true;
+        table_.insert(r);
+        ordered_.insert(d.region, d.region + d.bytes);
+    } else if (r->idle) {
+        r->idle = false;
         --idle_;
     }
-    return r;
+    return *r;
 }
 
 void DepTracker::add_edge(DepNode& node, DepNode& pred, std::uint64_t bytes) {
@@ -172,19 +319,32 @@ void DepTracker::complete(DepNode& node, std::vector<DepNode*>& ready) {
     for (DepNode* s : node.succ)
         if (--s->pending == 0) ready.push_back(s);
     node.succ.clear();
-    if (idle_ >= forget_batch && idle_ * 2 >= regions_.size()) forget_idle();
+    if (idle_ >= forget_batch && idle_ * 2 >= table_.size()) forget_idle();
 }
 
 void DepTracker::forget_idle() {
-    for (auto it = regions_.begin(); it != regions_.end();) {
-        if (it->second.idle) {
-            ordered_.erase(it->first);
-            it = regions_.erase(it);
-        } else {
-            ++it;
+    if (idle_ == 0) return;
+    // The ordered index is rebuilt from the survivors (erasing one by one
+    // from the middle of a large index costs more than a sort).
+    scratch_.clear();
+    table_.erase_if([&](Region* r) {
+        if (!r->idle) {
+            scratch_.push_back(RangeIndex::Entry{r->start, r->start + r->bytes});
+            return false;
         }
-    }
+        r->idle = false;
+        r->live = false;
+        r->writer = nullptr;
+        r->readers.clear();
+        r->cache = nullptr;
+        r->next_free = free_;
+        free_ = r;
+        return true;
+    });
     idle_ = 0;
+    std::sort(scratch_.begin(), scratch_.end(),
+              [](const RangeIndex::Entry& a, const RangeIndex::Entry& b) { return a.start < b.start; });
+    ordered_.assign(scratch_);
 }
 
 }  // namespace numaware::tasks::detail

@@ -15,17 +15,20 @@
 // region it was named in when complete() runs, so an edge is never reported
 // to a task that has already finished, and a region that no unfinished task
 // names any more is idle. Idle regions are forgotten in batches so long runs
-// over ever-new addresses do not grow memory.
+// over ever-new addresses do not grow memory (an idle region still counts
+// as known for the overlap check until then).
 //
 // Tasks are DepNode objects owned by the caller (the executor pools them);
 // a node must stay alive from add() until complete() has returned.
 #pragma once
 
 #include <cstdint>
-#include <map>
-#include <memory_resource>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
 #include <span>
-#include <unordered_map>
+#include <type_traits>
 #include <vector>
 
 #include "numaware/task_policy.hpp"
@@ -37,8 +40,204 @@ struct DepNode;
 
 inline constexpr std::uint32_t no_position = 0xffffffffu;
 
+// Fibonacci hashing of an address into a table of 2^(64 - shift) slots:
+// consecutive addresses land far apart, so linear probing sees no runs.
+inline std::size_t address_slot(std::uint64_t a, unsigned shift) {
+    return static_cast<std::size_t>((a * 0x9E3779B97F4A7C15ull) >> shift);
+}
+
+// A vector of trivially copyable values with room for N inline: a task's
+// few dependencies, edges and successors need no allocation of their own.
+// Capacity is kept by clear(), so pooled tasks reach a steady state.
+template <class T, std::size_t N>
+class SmallVec {
+    static_assert(std::is_trivially_copyable_v<T>);
+
+public:
+    SmallVec() = default;
+    SmallVec(const SmallVec&) = delete;
+    SmallVec& operator=(const SmallVec&) = delete;
+    ~SmallVec() {
+        if (data_ != inline_data()) std::free(data_);
+    }
+
+    std::size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    void clear() { size_ = 0; }
+    T* data() { return data_; }
+    const T* data() const { return data_; }
+    T* begin() { return data_; }
+    T* end() { return data_ + size_; }
+    const T* begin() const { return data_; }
+    const T* end() const { return data_ + size_; }
+    T& operator[](std::size_t i) { return data_[i]; }
+    const T& operator[](std::size_t i) const { return data_[i]; }
+    T& back() { return data_[size_ - 1]; }
+    const T& back() const { return data_[size_ - 1]; }
+    void pop_back() { --size_; }
+    void push_back(const T& v) {
+        if (size_ == capacity_) grow(std::size_t{capacity_} * 2);
+        data_[size_++] = v;
+    }
+    void resize(std::size_t n) {
+        if (n > capacity_) grow(n);
+        for (std::size_t i = size_; i < n; ++i) ::new (static_cast<void*>(data_ + i)) T();
+        size_ = static_cast<std::uint32_t>(n);
+    }
+    operator std::span<const T>() const { return {data_, size_}; }   // NOLINT: implicit by design
+
+private:
+    T* inline_data() { return std::launder(reinterpret_cast<T*>(inline_)); }
+    void grow(std::size_t cap) {
+        T* bigger = static_cast<T*>(std::malloc(cap * sizeof(T)));
+        if (bigger == nullptr) throw std::bad_alloc();
+        if (size_ > 0) std::memcpy(static_cast<void*>(bigger), static_cast<const void*>(data_), size_ * sizeof(T));
+        if (data_ != inline_data()) std::free(data_);
+        data_ = bigger;
+        capacity_ = static_cast<std::uint32_t>(cap);
+    }
+    // The header first: a task's vectors' sizes share its first cache lines.
+    T* data_ = inline_data();
+    std::uint32_t size_ = 0;
+    std::uint32_t capacity_ = N;
+    alignas(T) unsigned char inline_[N * sizeof(T)];
+};
+
+// A set of records keyed by their `start` address, in two levels so a run
+// over an array stays in cache: the pages (4 KiB of address space) that hold
+// starts, in a small open-addressing table, and per page an open-addressing
+// table of its records. Both probe linearly, at most half full, with
+// Fibonacci hashing. Records are the caller's; this holds pointers.
+template <class T>
+class PagedTable {
+public:
+    PagedTable() = default;
+    PagedTable(const PagedTable&) = delete;
+    PagedTable& operator=(const PagedTable&) = delete;
+
+    std::size_t size() const { return count_; }
+
+    T* find(std::uint64_t start) const {
+        const Page* pg = find_page(start >> page_bits);
+        if (pg == nullptr) return nullptr;
+        const std::size_t mask = pg->slots.size() - 1;
+        for (std::size_t i = address_slot(start, pg->shift);; i = (i + 1) & mask) {
+            const Slot& x = pg->slots[i];
+            if (x.ptr == nullptr || x.key == start) return x.ptr;
+        }
+    }
+    // `x->start` must not be present.
+    void insert(T* x) {
+        Page& pg = page_for_insert(x->start >> page_bits);
+        if ((pg.count + 1) * 2 > pg.slots.size()) rebuild(pg.slots, pg.shift, pg.slots.empty() ? 8 : pg.slots.size() * 2);
+        place(pg.slots, pg.shift, x);
+        ++pg.count;
+        ++count_;
+    }
+    template <class F>
+    void for_each(F f) const {
+        for (const auto& pg : pages_)
+            if (pg)
+                for (const Slot& x : pg->slots)
+                    if (x.ptr != nullptr) f(x.ptr);
+    }
+    // Removes every record for which drop(x) is true.
+    template <class Pred>
+    void erase_if(Pred drop) {
+        std::vector<std::unique_ptr<Page>> old;
+        old.swap(pages_);
+        page_shift_ = 64;
+        page_count_ = 0;
+        last_ = nullptr;
+        count_ = 0;
+        for (auto& pg : old) {
+            if (!pg) continue;
+            std::size_t kept = 0;
+            for (Slot& x : pg->slots)
+                if (x.ptr != nullptr && drop(x.ptr)) x.ptr = nullptr;
+                else if (x.ptr != nullptr) ++kept;
+            if (kept == 0) continue;
+            std::size_t cap = pg->slots.size();
+            while (cap > 8 && kept * 4 < cap) cap /= 2;
+            rebuild(pg->slots, pg->shift, cap);
+            pg->count = kept;
+            count_ += kept;
+            place_page(std::move(pg));
+        }
+    }
+
+private:
+    static constexpr unsigned page_bits = 12;
+    struct Slot {
+        std::uint64_t key = 0;   // the record's start: probes read no record
+        T* ptr = nullptr;        // nullptr: empty
+    };
+    struct Page {
+        std::uint64_t number = 0;
+        std::size_t count = 0;
+        unsigned shift = 64;
+        std::vector<Slot> slots;
+    };
+    static unsigned shift_for(std::size_t capacity) {
+        unsigned shift = 64;
+        for (std::size_t c = capacity; c > 1; c /= 2) --shift;
+        return shift;
+    }
+    static void place(std::vector<Slot>& slots, unsigned shift, T* x) {
+        const std::size_t mask = slots.size() - 1;
+        std::size_t i = address_slot(x->start, shift);
+        while (slots[i].ptr != nullptr) i = (i + 1) & mask;
+        slots[i] = Slot{x->start, x};
+    }
+    static void rebuild(std::vector<Slot>& slots, unsigned& shift, std::size_t capacity) {
+        std::vector<Slot> old(capacity);
+        old.swap(slots);
+        shift = shift_for(capacity);
+        for (const Slot& x : old)
+            if (x.ptr != nullptr) place(slots, shift, x.ptr);
+    }
+    const Page* find_page(std::uint64_t number) const {
+        if (last_ != nullptr && last_->number == number) return last_;
+        if (pages_.empty()) return nullptr;
+        const std::size_t mask = pages_.size() - 1;
+        for (std::size_t i = address_slot(number, page_shift_);; i = (i + 1) & mask) {
+            Page* pg = pages_[i].get();
+            if (pg == nullptr) return nullptr;
+            if (pg->number == number) return last_ = pg;
+        }
+    }
+    void place_page(std::unique_ptr<Page> pg) {
+        if ((page_count_ + 1) * 2 > pages_.size()) {
+            std::vector<std::unique_ptr<Page>> old(pages_.empty() ? 16 : pages_.size() * 2);
+            old.swap(pages_);
+            page_shift_ = shift_for(pages_.size());
+            page_count_ = 0;
+            for (auto& q : old)
+                if (q) place_page(std::move(q));
+        }
+        const std::size_t mask = pages_.size() - 1;
+        std::size_t i = address_slot(pg->number, page_shift_);
+        while (pages_[i]) i = (i + 1) & mask;
+        pages_[i] = std::move(pg);
+        ++page_count_;
+    }
+    Page& page_for_insert(std::uint64_t number) {
+        if (const Page* pg = find_page(number)) return *const_cast<Page*>(pg);
+        auto pg = std::make_unique<Page>();
+        pg->number = number;
+        Page* raw = pg.get();
+        place_page(std::move(pg));
+        return *(last_ = raw);
+    }
+
+    std::vector<std::unique_ptr<Page>> pages_;   // a power of two slots, or empty
+    unsigned page_shift_ = 64;
+    std::size_t page_count_ = 0;
+    std::size_t count_ = 0;
+    mutable Page* last_ = nullptr;   // the page of the last access
+};
+
 struct Region {
-    explicit Region(std::pmr::memory_resource* mr) : readers(mr) {}
     std::uint64_t start = 0;
     std::uint64_t bytes = 0;
     DepNode* writer = nullptr;   // last writer, while unfinished
@@ -46,9 +245,11 @@ struct Region {
         DepNode* task;
         std::uint32_t dep;   // index into task->deps
     };
-    std::pmr::vector<Reader> readers;   // unfinished readers since the last write
+    std::vector<Reader> readers;   // unfinished readers since the last write (capacity kept on reuse)
     void* cache = nullptr;         // the caller's per-region data (e.g. a home entry)
     bool idle = false;
+    bool live = false;             // in the tracker (records are pooled and reused)
+    Region* next_free = nullptr;
     bool unused() const { return writer == nullptr && readers.empty(); }
 };
 
@@ -57,16 +258,18 @@ struct TrackedDep {
     std::uint64_t region = 0;   // start address
     std::uint64_t bytes = 0;
     Access access = Access::in;
-    Region* reg = nullptr;                      // set by add()
+    Region* reg = nullptr;                      // set by add() (prepare() may leave a hint)
     std::uint32_t reader_pos = no_position;     // position in reg->readers
 };
+
+using DepList = SmallVec<TrackedDep, 3>;
 
 struct DepNode {
     TaskId id = 0;
     std::uint32_t pending = 0;          // unfinished predecessors
-    std::vector<TrackedDep> deps;
-    std::vector<Edge> preds;            // one per distinct predecessor, bytes summed
-    std::vector<DepNode*> succ;         // tasks waiting for this one
+    DepList deps;
+    SmallVec<Edge, 2> preds;            // one per distinct predecessor, bytes summed
+    SmallVec<DepNode*, 2> succ;         // tasks waiting for this one
     void clear_deps() {
         deps.clear();
         preds.clear();
@@ -75,15 +278,56 @@ struct DepNode {
     }
 };
 
+// The start addresses of the known regions in order, with their ends, for
+// the overlap check of a range that is not a known region: a B+-tree of
+// one level (sorted leaves of up to leaf_cap entries, and the sorted first
+// keys of the leaves). Appending in address order, the usual case, costs a
+// binary search in a short array and a store.
+class RangeIndex {
+public:
+    RangeIndex() = default;
+    RangeIndex(const RangeIndex&) = delete;
+    RangeIndex& operator=(const RangeIndex&) = delete;
+
+    struct Entry {
+        std::uint64_t start;
+        std::uint64_t end;
+    };
+    // A known range overlapping [start, end), or nullptr. `start` itself
+    // must not be a known start.
+    const Entry* overlapping(std::uint64_t start, std::uint64_t end) const;
+    void insert(std::uint64_t start, std::uint64_t end);   // start not yet present
+    void erase(std::uint64_t start);                       // start present
+    // Replaces the contents with `sorted` (ascending starts, disjoint).
+    void assign(std::span<const Entry> sorted);
+    std::size_t size() const { return size_; }
+
+private:
+    static constexpr std::uint32_t leaf_cap = 64;
+    struct Leaf {
+        std::uint32_t n = 0;
+        Entry e[leaf_cap];
+    };
+    std::size_t leaf_of(std::uint64_t start) const;   // the leaf whose range holds start (0 if before all)
+    std::vector<std::uint64_t> firsts_;                // first start of each leaf
+    std::vector<std::unique_ptr<Leaf>> leaves_;
+    std::vector<std::unique_ptr<Leaf>> spare_;         // emptied leaves, for reuse
+    std::size_t size_ = 0;
+};
+
 class DepTracker {
 public:
+    DepTracker();
+    DepTracker(const DepTracker&) = delete;
+    DepTracker& operator=(const DepTracker&) = delete;
+
     // Checks `deps` and writes them, with exact duplicates (same range and
     // access) merged, to `out`. Throws Error("deps[i]", ...) for a null
     // address, zero bytes, a range that wraps the address space, a range
     // that partially overlaps a known region or another dependency of the
     // same task, or the same range named twice with different access.
     // Changes nothing in the tracker; `out` is cleared first.
-    void prepare(std::span<const Dep> deps, std::vector<TrackedDep>& out) const;
+    void prepare(std::span<const Dep> deps, DepList& out) const;
 
     // Registers a prepared node (node.deps from prepare(), node.id set):
     // fills node.preds and node.pending and records the node as reader or
@@ -95,21 +339,24 @@ public:
     // last predecessor it was are appended to `ready`. node.succ is cleared.
     void complete(DepNode& node, std::vector<DepNode*>& ready);
 
-    std::size_t regions() const { return regions_.size(); }   // known, idle included
+    std::size_t regions() const { return table_.size(); }   // known, idle included
     std::size_t idle_regions() const { return idle_; }
     // Forgets every idle region now (complete() does it in batches).
     void forget_idle();
 
 private:
     Region& region_for(const TrackedDep& d);
+    Region* new_region();
     static void add_edge(DepNode& node, DepNode& pred, std::uint64_t bytes);
 
-    // Regions come and go with the tasks that name them: their nodes come
-    // from a pool, so steady state allocates nothing.
-    std::pmr::unsynchronized_pool_resource pool_;
-    std::pmr::unordered_map<std::uint64_t, Region> regions_{&pool_};   // by start address
-    std::pmr::map<std::uint64_t, std::uint64_t> ordered_{&pool_};      // start -> bytes, for overlap checks
+    // The known regions by start address. Region records come from chunks
+    // and are reused, so steady state allocates nothing.
+    PagedTable<Region> table_;
     std::size_t idle_ = 0;
+    std::vector<std::unique_ptr<Region[]>> chunks_;
+    Region* free_ = nullptr;
+    RangeIndex ordered_;   // for overlap checks of new ranges
+    std::vector<RangeIndex::Entry> scratch_;   // forget_idle(): the survivors
 };
 
 }  // namespace numaware::tasks::detail

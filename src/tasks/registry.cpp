@@ -12,25 +12,34 @@ namespace numaware::tasks::detail {
 namespace {
 constexpr std::size_t max_samples = 16;
 constexpr unsigned max_node_slots = 256;
+constexpr std::size_t chunk_entries = 4096;
 }  // namespace
 
+HomeEntry* HomeRegistry::new_entry() {
+    if (chunks_.empty() || chunk_used_ == chunk_entries) {
+        chunks_.push_back(std::make_unique<HomeEntry[]>(chunk_entries));
+        chunk_used_ = 0;
+    }
+    return &chunks_.back()[chunk_used_++];
+}
+
 HomeEntry& HomeRegistry::lookup(std::uint64_t start, std::uint64_t bytes) {
-    auto [it, fresh] = entries_.try_emplace(start);
-    HomeEntry& e = it->second;
-    if (fresh) {
-        e.start = start;
-        e.bytes = bytes;
-        auto r = ranges_.upper_bound(start);
-        if (r != ranges_.begin() && start < std::prev(r)->second.end) {
-            e.registered = true;
-            e.home.store(static_cast<int>(std::prev(r)->second.node), std::memory_order_relaxed);
-        } else {
-            e.home.store(resolve(start, bytes), std::memory_order_relaxed);
-        }
-    } else if (e.bytes != bytes) {
+    if (HomeEntry* found = table_.find(start)) {
         // The same start named with another size after the first region
         // was forgotten by the tracker: keep the larger extent for queries.
-        e.bytes = std::max(e.bytes, bytes);
+        if (found->bytes != bytes) found->bytes = std::max(found->bytes, bytes);
+        return *found;
+    }
+    HomeEntry& e = *new_entry();
+    e.start = start;
+    e.bytes = bytes;
+    table_.insert(&e);
+    auto r = ranges_.empty() ? ranges_.end() : ranges_.upper_bound(start);
+    if (r != ranges_.begin() && start < std::prev(r)->second.end) {
+        e.registered = true;
+        e.home.store(static_cast<int>(std::prev(r)->second.node), std::memory_order_relaxed);
+    } else {
+        e.home.store(resolve(start, bytes), std::memory_order_relaxed);
     }
     return e;
 }
@@ -95,11 +104,16 @@ void HomeRegistry::register_range(std::uint64_t start, std::uint64_t bytes, unsi
         if (r.end > end) it = ranges_.emplace(end, Range{r.end, r.node}).first;
     }
     ranges_.emplace(start, Range{end, node});
-    for (auto& [key, e] : entries_)
-        if (key >= start && key < end) {
-            e.registered = true;
-            e.home.store(static_cast<int>(node), std::memory_order_relaxed);
+    for (std::size_t c = 0; c < chunks_.size(); ++c) {
+        const std::size_t used = c + 1 == chunks_.size() ? chunk_used_ : chunk_entries;
+        for (std::size_t k = 0; k < used; ++k) {
+            HomeEntry& e = chunks_[c][k];
+            if (e.start >= start && e.start < end) {
+                e.registered = true;
+                e.home.store(static_cast<int>(node), std::memory_order_relaxed);
+            }
         }
+    }
 }
 
 void HomeRegistry::first_written(HomeEntry& e, unsigned runner_node) {

@@ -20,11 +20,12 @@
 #include <atomic>
 #include <cstdint>
 #include <map>
-#include <memory_resource>
-#include <unordered_map>
+#include <memory>
+#include <vector>
 
 #include "numaware/task_policy.hpp"
 #include "os/os.hpp"
+#include "tasks/deps.hpp"
 
 namespace numaware::tasks::detail {
 
@@ -53,15 +54,17 @@ public:
     int query_kernel(std::uint64_t start, std::uint64_t bytes) const;
 
     bool kernel_homes() const { return kernel_homes_; }
-    std::size_t size() const { return entries_.size(); }
+    std::size_t size() const { return table_.size(); }
 
 private:
     int resolve(std::uint64_t start, std::uint64_t bytes) const;
+    HomeEntry* new_entry();
 
     os::Os& os_;
     bool kernel_homes_;
-    std::pmr::unsynchronized_pool_resource pool_;
-    std::pmr::unordered_map<std::uint64_t, HomeEntry> entries_{&pool_};   // by start address (nodes are stable)
+    PagedTable<HomeEntry> table_;   // by start address; entries live in chunks and never move
+    std::vector<std::unique_ptr<HomeEntry[]>> chunks_;
+    std::size_t chunk_used_ = 0;
     // The last kernel query that found a page, for regions inside one page:
     // small regions packed in a page share one move_pages call.
     mutable std::uint64_t memo_page_ = ~std::uint64_t{0};

@@ -97,11 +97,13 @@ struct Task : DepNode {
     Runtime::Group::State* group = nullptr;
     std::atomic<std::uint32_t> refs{0};     // 1 for the body + 1 per unrecycled child
     int hint = -1;
-    std::vector<DepInfo> infos;             // parallel to deps
-    std::vector<HomeEntry*> homes;          // parallel to deps
+    detail::SmallVec<DepInfo, 3> infos;     // parallel to deps
+    detail::SmallVec<HomeEntry*, 3> homes;  // parallel to deps
     std::exception_ptr error;               // from children, guarded by the runtime's error mutex
     std::uint64_t body_ticks = 0;           // for the recorded graph
     Task* next_free = nullptr;
+    Task* next_batch = nullptr;             // pool: the next chain of free tasks
+    std::size_t batch_count = 0;            // pool: tasks in the chain this one heads
 };
 
 struct alignas(64) Worker {
@@ -117,6 +119,15 @@ struct alignas(64) Worker {
     std::uint64_t since = 0;      // start of runtime-accounted time
     std::uint64_t excluded = 0;   // ticks the current body spent in spawn/taskwait
     std::vector<Task*> deferred;  // finished tasks whose completion waits for the lock
+    std::vector<std::pair<detail::TaskQueue<Task>*, Task*>> to_push;   // settle_locked(): after unlocking
+    // References to drop from one parent, batched: consecutive children of
+    // one task finishing here touch the parent's counter once per batch.
+    Task* rel_parent = nullptr;
+    std::uint32_t rel_count = 0;
+    // 1 while a batch is pending or being flushed: quiescence waits for it,
+    // so a parent's disposal (its exception forwarded, its group counted)
+    // is done when barrier() or an outside taskwait() returns.
+    std::atomic<std::uint32_t> unsettled{0};
     // Metrics: written by this worker only, read by report().
     std::atomic<std::uint64_t> tasks{0};
     std::atomic<std::uint64_t> useful{0};
@@ -136,7 +147,9 @@ thread_local Tls tls;
 
 constexpr std::size_t pool_cache_max = 256;
 constexpr std::size_t pool_batch = 64;
+constexpr std::size_t pool_chunk = 64;
 constexpr std::size_t max_deferred = 16;
+constexpr std::uint32_t max_batched_releases = 1024;
 
 std::string node_list(const std::vector<unsigned>& nodes) {
     std::string s;
@@ -164,7 +177,7 @@ struct Runtime::Impl {
     double spt = 1e-9;   // seconds per tick
 
     // ---- under the scheduler lock ----------------------------------------
-    SpinLock sched;
+    detail::SleepLock sched;
     detail::DepTracker tracker;
     detail::HomeRegistry registry;
     TaskId next_id = 0;
@@ -201,8 +214,9 @@ struct Runtime::Impl {
 
     // ---- task pool ---------------------------------------------------------
     SpinLock pool_lock;
-    Task* pool_free = nullptr;
-    std::vector<Task*> pool_all;
+    Task* pool_free = nullptr;      // single tasks, linked by next_free
+    Task* pool_batches = nullptr;   // whole worker caches, linked by next_batch
+    std::vector<std::unique_ptr<Task[]>> pool_all;
 
     // =========================================================================
     void start() {
@@ -247,26 +261,42 @@ struct Runtime::Impl {
         }
         job_cv.notify_all();
         if (job_thread.joinable()) job_thread.join();
-        for (Task* t : pool_all) delete t;
         pool_all.clear();
     }
 
     // ---- pool ---------------------------------------------------------------
+    // Workers keep a private cache of free tasks. A full cache goes to the
+    // pool whole, as one chain, and an empty one takes a whole chain back:
+    // both O(1) under the pool lock, whatever the chain's length.
     Task* alloc(Worker* w) {
         if (w != nullptr && w->free == nullptr) {
             std::lock_guard lk(pool_lock);
-            for (std::size_t i = 0; i < pool_batch && pool_free != nullptr; ++i) {
-                Task* t = pool_free;
-                pool_free = t->next_free;
-                t->next_free = w->free;
-                w->free = t;
-                ++w->free_count;
+            if (pool_batches != nullptr) {
+                Task* chain = pool_batches;
+                pool_batches = chain->next_batch;
+                chain->next_batch = nullptr;
+                w->free = chain;
+                w->free_count = chain->batch_count;
+            } else {
+                for (std::size_t i = 0; i < pool_batch && pool_free != nullptr; ++i) {
+                    Task* t = pool_free;
+                    pool_free = t->next_free;
+                    t->next_free = w->free;
+                    w->free = t;
+                    ++w->free_count;
+                }
             }
         }
         if (w != nullptr && w->free != nullptr) {
             Task* t = w->free;
             w->free = t->next_free;
             --w->free_count;
+            // The next free task was last written by whichever worker ran
+            // it: fetch its link and header now, not at the next spawn.
+            if (Task* next = w->free) {
+                __builtin_prefetch(&next->next_free, 1);
+                __builtin_prefetch(next, 1);
+            }
             return t;
         }
         {
@@ -276,11 +306,28 @@ struct Runtime::Impl {
                 pool_free = t->next_free;
                 return t;
             }
+            if (pool_batches != nullptr) {
+                Task* t = pool_batches;
+                pool_batches = t->next_batch;
+                t->next_batch = nullptr;
+                if (Task* rest = t->next_free) {
+                    rest->batch_count = t->batch_count - 1;
+                    rest->next_batch = pool_batches;
+                    pool_batches = rest;
+                }
+                return t;
+            }
         }
-        auto* t = new Task;
+        // Tasks are made in chunks, not one allocation each.
+        auto chunk = std::make_unique<Task[]>(pool_chunk);
+        Task* c = chunk.get();
         std::lock_guard lk(pool_lock);
-        pool_all.push_back(t);
-        return t;
+        pool_all.push_back(std::move(chunk));
+        for (std::size_t i = 1; i < pool_chunk; ++i) {
+            c[i].next_free = pool_free;
+            pool_free = &c[i];
+        }
+        return &c[0];
     }
 
     void recycle(Worker* w, Task* t) {
@@ -294,15 +341,14 @@ struct Runtime::Impl {
         if (w != nullptr) {
             t->next_free = w->free;
             w->free = t;
-            if (++w->free_count <= pool_cache_max) return;
+            if (++w->free_count < pool_cache_max) return;
+            Task* chain = w->free;
+            chain->batch_count = w->free_count;
+            w->free = nullptr;
+            w->free_count = 0;
             std::lock_guard lk(pool_lock);
-            while (w->free_count > pool_cache_max / 2) {
-                Task* x = w->free;
-                w->free = x->next_free;
-                --w->free_count;
-                x->next_free = pool_free;
-                pool_free = x;
-            }
+            chain->next_batch = pool_batches;
+            pool_batches = chain;
             return;
         }
         std::lock_guard lk(pool_lock);
@@ -342,28 +388,32 @@ struct Runtime::Impl {
     }
     // Returns true when the task went to a queue.
     bool route(Task* t, Placement p) {
+        if (detail::TaskQueue<Task>* q = queue_for(t, p)) {
+            q->push(t);
+            return true;
+        }
+        return false;
+    }
+    // The queue a placement names, or nullptr after holding the task (which
+    // needs the scheduler lock; pushing to the queue does not, so callers
+    // push after unlocking to keep the lock short).
+    detail::TaskQueue<Task>* queue_for(Task* t, Placement p) {
         switch (p.kind) {
             case Placement::Kind::worker:
-                if (p.index < workers.size()) {
-                    workers[p.index]->queue.push(t);
-                    return true;
-                }
+                if (p.index < workers.size()) return &workers[p.index]->queue;
                 break;
             case Placement::Kind::node:
-                if (p.index < node_slot.size() && node_slot[p.index] >= 0) {
-                    node_queues[static_cast<std::size_t>(node_slot[p.index])]->push(t);
-                    return true;
-                }
+                if (p.index < node_slot.size() && node_slot[p.index] >= 0)
+                    return node_queues[static_cast<std::size_t>(node_slot[p.index])].get();
                 break;
             case Placement::Kind::hold:
                 held.emplace(t->id, t);
                 held_count.fetch_add(1, std::memory_order_release);
-                return false;
+                return nullptr;
         }
         // A placement outside the team (a policy bug): the first node's
         // queue keeps the task runnable.
-        node_queues.front()->push(t);
-        return true;
+        return node_queues.front().get();
     }
     bool route_released() {
         bool pushed = false;
@@ -447,6 +497,7 @@ struct Runtime::Impl {
         Task* t = alloc(me);
         TaskId id;
         bool pushed = false;
+        detail::TaskQueue<Task>* target = nullptr;
         {
             std::unique_lock g(sched);
             if (!deps.empty()) {
@@ -483,17 +534,21 @@ struct Runtime::Impl {
                     t->infos[k] = DepInfo{d.region, d.bytes, d.access, e->home.load(std::memory_order_relaxed)};
                 }
             }
-            policy->on_submit(TaskView{id, t->infos, t->preds, hint});
+            policy->on_submit(TaskView{id, std::span<const DepInfo>(t->infos), std::span<const Edge>(t->preds), hint});
             if (options.record_graph) {
                 RecordedTask rec;
                 rec.id = id;
                 rec.hint = hint;
                 for (const DepInfo& d : t->infos) rec.deps.push_back(RecordedDep{d.region, d.bytes, d.access});
-                rec.preds = t->preds;
+                rec.preds.assign(t->preds.begin(), t->preds.end());
                 graph.tasks.push_back(std::move(rec));
             }
             take_jobs();
-            if (ready) pushed = route(t, place(t));
+            if (ready) target = queue_for(t, place(t));
+        }
+        if (target != nullptr) {
+            target->push(t);
+            pushed = true;
         }
         if (pushed) wake_workers();
         if (timed) {
@@ -521,19 +576,54 @@ struct Runtime::Impl {
         return std::exchange(slot, nullptr);
     }
 
-    // Drops one reference; a task whose count reaches zero is recycled and
-    // releases its parent.
+    // Drops `n` references of `t`; a task whose count reaches zero is
+    // recycled and drops its reference of its parent. On a worker that drop
+    // is batched (defer_release): a worker running many children of one task
+    // in a row, the usual fan-out, then touches the parent's counter, which
+    // the spawning thread increments, once per batch instead of per child.
+    // A batch is flushed before the worker runs a task of another parent,
+    // when its search for work fails, and while it helps in a wait, so a
+    // parent's wait never depends on work that is not its own descendant.
     // A group counts a task until it is recycled, so a group's State is
     // alive while any of its tasks may still forward an exception to it.
-    void release(Worker* w, Task* t) {
-        while (t != nullptr && t->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    void release(Worker* w, Task* t, std::uint32_t n = 1) {
+        while (t != nullptr) {
+            // A lone reference needs no read-modify-write: after the body
+            // nobody adds references, and others drop only their own.
+            if (!(n == 1 && t->refs.load(std::memory_order_acquire) == 1) &&
+                t->refs.fetch_sub(n, std::memory_order_acq_rel) != n)
+                return;
             Task* parent = t->parent;
             Runtime::Group::State* group = t->group;
             if (t->error) record_error(group, parent, std::exchange(t->error, nullptr));
             recycle(w, t);
             if (group != nullptr && group->count.fetch_sub(1, std::memory_order_acq_rel) == 1) wake_waiters();
+            if (parent != nullptr && w != nullptr) {
+                defer_release(*w, parent);
+                return;
+            }
             t = parent;
+            n = 1;
         }
+    }
+    void defer_release(Worker& w, Task* parent) {
+        if (w.rel_parent == parent && w.rel_count < max_batched_releases) {
+            ++w.rel_count;
+            return;
+        }
+        flush_releases(w);
+        w.unsettled.store(1, std::memory_order_relaxed);   // published by the completion count
+        w.rel_parent = parent;
+        w.rel_count = 1;
+    }
+    void flush_releases(Worker& w) {
+        Task* p = w.rel_parent;
+        if (p == nullptr) return;
+        const std::uint32_t n = w.rel_count;
+        w.rel_parent = nullptr;
+        w.rel_count = 0;
+        release(&w, p, n);   // may start a batch for the grandparent
+        if (w.rel_parent == nullptr) w.unsettled.store(0, std::memory_order_release);
     }
 
     // ---- running ------------------------------------------------------------------
@@ -566,6 +656,7 @@ struct Runtime::Impl {
     // time of a task (completion, the next search, preparation) is
     // charged from the end of one body to the start of the next.
     void run(Worker& w, Task* t) {
+        if (w.rel_parent != nullptr && w.rel_parent != t->parent) flush_releases(w);
         // Deferred completions must not wait for this body: settle them if
         // the lock is free, or anyway when some worker sleeps for want of work.
         if (!w.deferred.empty()) {
@@ -649,7 +740,7 @@ struct Runtime::Impl {
                 tracker.complete(*t, ready_scratch);
                 for (DepNode* n : ready_scratch) {
                     Task* s = static_cast<Task*>(n);
-                    pushed |= route(s, place(s));
+                    if (detail::TaskQueue<Task>* q = queue_for(s, place(s))) w.to_push.emplace_back(q, s);
                 }
                 ready_scratch.clear();
             }
@@ -659,6 +750,9 @@ struct Runtime::Impl {
             }
         }
         sched.unlock();
+        for (const auto& [q, s] : w.to_push) q->push(s);
+        pushed |= !w.to_push.empty();
+        w.to_push.clear();
         if (pushed) wake_workers();
         for (Task* t : w.deferred) finish(w, t);
         w.deferred.clear();
@@ -684,6 +778,7 @@ struct Runtime::Impl {
                 continue;
             }
             if (flush_deferred(w)) continue;
+            flush_releases(w);
             if (round == 0) {
                 // The last completion and this search were runtime work.
                 const std::uint64_t now = Ticks::now();
@@ -697,20 +792,18 @@ struct Runtime::Impl {
             idle(spins);
             w.since = Ticks::now();
         }
+        flush_deferred(w);
+        flush_releases(w);
         tls = Tls{};
     }
 
-    // Spin (about 100 us of pauses between searches), yield a few times,
-    // then sleep until a push.
+    // Spin (a few hundred pauses-worth of searches), then sleep on the
+    // futex until a push; no sched_yield loop.
     void idle(unsigned& spins) {
         if (waiters.load(std::memory_order_acquire) > 0) maybe_flush();
         ++spins;
-        if (spins < 128) {
+        if (spins < 256) {
             for (int i = 0; i < 16; ++i) detail::cpu_relax();
-            return;
-        }
-        if (spins < 136) {
-            std::this_thread::yield();
             return;
         }
         const std::uint32_t e = epoch.load(std::memory_order_acquire);
@@ -728,7 +821,10 @@ struct Runtime::Impl {
     bool quiescent() const {
         std::uint64_t done = 0;
         for (const auto& w : workers) done += w->completed.load(std::memory_order_acquire);
-        return done == spawned.load(std::memory_order_acquire);
+        if (done != spawned.load(std::memory_order_acquire)) return false;
+        for (const auto& w : workers)
+            if (w->unsettled.load(std::memory_order_acquire) != 0) return false;
+        return true;
     }
 
     // Blocks a thread outside the tasks until `done()` holds.
@@ -755,7 +851,9 @@ struct Runtime::Impl {
         unsigned spins = 0;
         const std::uint64_t saved_since = w.since;
         w.since = Ticks::now();
-        while (!done()) {
+        for (;;) {
+            flush_releases(w);
+            if (done()) break;
             if (Task* t = find(w, round)) {
                 run(w, t);
                 round = 0;
@@ -766,8 +864,10 @@ struct Runtime::Impl {
             if (round == 0) add(w.runtime, Ticks::now() - w.since);
             ++round;
             maybe_flush();
-            if (++spins < 64)
-                detail::cpu_relax();
+            // Pause between checks; yield only now and then (a yield per
+            // check is a syscall storm that slows the CPU's other thread).
+            if ((++spins & 63) != 0)
+                for (int i = 0; i < 8; ++i) detail::cpu_relax();
             else
                 std::this_thread::yield();
             w.since = Ticks::now();

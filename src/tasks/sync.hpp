@@ -1,5 +1,6 @@
 // tasks/sync.hpp — small synchronisation pieces of the executor: a
-// spinlock that yields under contention, a tick clock and a task queue.
+// spinlock for queues, a lock that spins then sleeps for the scheduler,
+// a tick clock and a task queue.
 #pragma once
 
 #include <atomic>
@@ -23,9 +24,9 @@ inline void cpu_relax() {
 #endif
 }
 
-// Test-and-test-and-set; yields the CPU after a short spin, because a team
-// may share its CPUs with the thread that spawns (no thread may spin on a
-// lock whose holder is preempted on the same CPU).
+// Test-and-test-and-set for the short critical sections of queues and the
+// task pool: unlocking is a plain store. Yields only after a long spin
+// (the holder was preempted), which is rare for these few instructions.
 class SpinLock {
 public:
     void lock() noexcept {
@@ -46,6 +47,42 @@ public:
     void unlock() noexcept { flag_.store(false, std::memory_order_release); }
 
 private:
+    std::atomic<bool> flag_{false};
+};
+
+// The scheduler lock, held for longer (dependency tracking, policy calls):
+// spins with pause, then backs off with short sleeps instead of calling
+// sched_yield in a loop (a team may share its CPUs with the thread that
+// spawns, and a yield storm costs the holder's CPU time on a loaded
+// machine). Unlocking stays a plain store: an atomic exchange there (as a
+// futex lock needs, to see sleepers) stalls the holder until every store
+// of its critical section is done, which measured as a quarter of submit.
+// The price is up to one sleep period of wake-up latency for a waiter that
+// found the lock held for a long time.
+class SleepLock {
+public:
+    void lock() noexcept {
+        if (!flag_.exchange(true, std::memory_order_acquire)) return;
+        lock_slow();
+    }
+    bool try_lock() noexcept {
+        return !flag_.load(std::memory_order_relaxed) && !flag_.exchange(true, std::memory_order_acquire);
+    }
+    void unlock() noexcept { flag_.store(false, std::memory_order_release); }
+
+private:
+    static constexpr unsigned spin_limit = 8192;
+    void lock_slow() noexcept {
+        for (unsigned spins = 0;;) {
+            while (flag_.load(std::memory_order_relaxed)) {
+                if (++spins < spin_limit)
+                    cpu_relax();
+                else
+                    std::this_thread::sleep_for(std::chrono::microseconds(20));
+            }
+            if (!flag_.exchange(true, std::memory_order_acquire)) return;
+        }
+    }
     std::atomic<bool> flag_{false};
 };
 

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <random>
 #include <vector>
 
 #include "support.hpp"
@@ -38,10 +39,10 @@ struct Harness {
         for (DepNode* n : ready) ids.push_back(n->id);
         return ids;
     }
-    const std::vector<Edge>& preds(TaskId id) const { return nodes[id]->preds; }
+    const SmallVec<Edge, 2>& preds(TaskId id) const { return nodes[id]->preds; }
 };
 
-bool has_edge(const std::vector<Edge>& preds, TaskId from, std::uint64_t bytes) {
+bool has_edge(const SmallVec<Edge, 2>& preds, TaskId from, std::uint64_t bytes) {
     for (const Edge& e : preds)
         if (e.from == from && e.bytes == bytes) return true;
     return false;
@@ -93,7 +94,7 @@ TEST(TasksDeps, IdenticalDuplicateIsMergedDifferentAccessIsRejected) {
     Harness h;
     h.add({in(at(0x1000), 64), in(at(0x1000), 64)});
     EXPECT_EQ(h.nodes[0]->deps.size(), 1u);
-    std::vector<TrackedDep> out_deps;
+    DepList out_deps;
     const Dep bad[] = {in(at(0x3000), 8), out(mut(0x3000), 8)};
     const Error e = expect_error([&] { h.tracker.prepare(bad, out_deps); });
     EXPECT_EQ(e.field(), "deps[1]");
@@ -103,7 +104,7 @@ TEST(TasksDeps, IdenticalDuplicateIsMergedDifferentAccessIsRejected) {
 TEST(TasksDeps, PartialOverlapIsRejectedWithBothRanges) {
     Harness h;
     h.add({out(mut(0x1000), 0x100)});
-    std::vector<TrackedDep> out_deps;
+    DepList out_deps;
     const Dep later[] = {in(at(0x5000), 8), in(at(0x1080), 0x100)};
     const Error e = expect_error([&] { h.tracker.prepare(later, out_deps); });
     EXPECT_EQ(e.field(), "deps[1]");
@@ -126,7 +127,7 @@ TEST(TasksDeps, BadInputLeavesStateUnchanged) {
     Harness h;
     h.add({out(mut(0x1000), 64)});
     const std::size_t regions = h.tracker.regions();
-    std::vector<TrackedDep> out_deps;
+    DepList out_deps;
     const Dep null_addr[] = {out(mut(0x2000), 8), in(nullptr, 8)};
     const Error e1 = expect_error([&] { h.tracker.prepare(null_addr, out_deps); });
     EXPECT_EQ(e1.field(), "deps[1]");
@@ -176,6 +177,73 @@ TEST(TasksDeps, ReaderRemovalKeepsOtherReadersTracked) {
     ASSERT_EQ(h.preds(4).size(), 1u);
     EXPECT_EQ(h.preds(4)[0].from, 2u);
     EXPECT_EQ(h.complete(2), std::vector<TaskId>{4});
+}
+
+TEST(TasksDeps, OverlapCheckMatchesABruteForceScan) {
+    // Random ranges of very different sizes against the ordered index: a
+    // range is accepted exactly when it is identical or disjoint to every
+    // known one (checked by scanning them all).
+    Harness h;
+    std::mt19937_64 rng(7);
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> known;   // start, bytes
+    DepList out_deps;
+    int accepted = 0, rejected = 0;
+    for (int k = 0; k < 3000; ++k) {
+        const std::uint64_t start = 0x10000 + (rng() % 0x40000) * 8;
+        const std::uint64_t sizes[] = {8, 64, 4096, 40000, 1 << 20};
+        const std::uint64_t bytes = sizes[rng() % 5];
+        bool ok = true;
+        for (const auto& [s, n] : known)
+            if (!(s == start && n == bytes) && start < s + n && s < start + bytes) ok = false;
+        const Dep d[] = {in(at(start), bytes)};
+        if (ok) {
+            ASSERT_NO_THROW(h.tracker.prepare(d, out_deps)) << std::hex << start << " " << bytes;
+            h.add({in(at(start), bytes)});
+            bool seen = false;
+            for (const auto& [s, n] : known) seen |= s == start;
+            if (!seen) known.emplace_back(start, bytes);
+            ++accepted;
+        } else {
+            EXPECT_EQ(expect_error([&] { h.tracker.prepare(d, out_deps); }).field(), "deps[0]")
+                << std::hex << start << " " << bytes;
+            ++rejected;
+        }
+    }
+    EXPECT_GT(accepted, 100);
+    EXPECT_GT(rejected, 100);
+    EXPECT_EQ(h.tracker.regions(), known.size());
+}
+
+TEST(TasksDeps, ForgottenRegionsLeaveTheOverlapIndexAndRecordsAreReused) {
+    Harness h;
+    // A large region, then small ones around it, all finished and forgotten.
+    h.add({out(mut(0x100000), 0x10000)});
+    for (std::uintptr_t i = 0; i < 300; ++i) h.add({out(mut(0x200000 + i * 8), 8)});
+    for (TaskId id = 0; id < h.nodes.size(); ++id) h.complete(id);
+    EXPECT_EQ(h.tracker.idle_regions(), 301u);
+    h.tracker.forget_idle();
+    EXPECT_EQ(h.tracker.regions(), 0u);
+    // Ranges that overlapped forgotten ones are fine now.
+    EXPECT_TRUE(h.add({out(mut(0x100008), 8), in(at(0x200004), 8)}));
+    EXPECT_EQ(h.tracker.regions(), 2u);
+    // ...and checked against each other as before.
+    DepList out_deps;
+    const Dep over[] = {in(at(0x100000), 16)};
+    EXPECT_EQ(expect_error([&] { h.tracker.prepare(over, out_deps); }).field(), "deps[0]");
+}
+
+TEST(TasksDeps, ARegionStaysTrackedWhileIdleRegionsAroundItAreForgotten) {
+    Harness h;
+    h.add({out(mut(0x1000), 8)});   // 0: stays unfinished
+    for (std::uintptr_t i = 1; i <= 5000; ++i) {
+        h.add({inout(mut(0x1000 + i * 8), 8)});
+        h.complete(i);
+    }
+    // Batches forgot the idle ones; the region of task 0 still orders.
+    EXPECT_LT(h.tracker.regions(), 5001u);
+    EXPECT_FALSE(h.add({in(at(0x1000), 8)}));
+    EXPECT_TRUE(has_edge(h.preds(5001), 0, 8));
+    EXPECT_EQ(h.complete(0), std::vector<TaskId>{5001});
 }
 
 }  // namespace

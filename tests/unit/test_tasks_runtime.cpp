@@ -146,6 +146,63 @@ TEST_P(TasksRuntime, NestedSpawnAndTaskwaitInsideTasks) {
     for (int i = 0; i < 30; ++i) EXPECT_EQ(order[static_cast<std::size_t>(i)], i);
 }
 
+TEST_P(TasksRuntime, ParentsWaitForManyChildrenRunOnBothWorkers) {
+    // Children finishing on the other worker drop their parent's reference
+    // in batches; every wait must still see all of them.
+    Runtime rt{team, GetParam(), small_windows()};
+    std::atomic<int> leaves{0};
+    std::vector<int> seen(4, -1);
+    for (int p = 0; p < 4; ++p)
+        rt.spawn([&, p] {
+            std::atomic<int> mine{0};
+            for (int i = 0; i < 200; ++i) rt.spawn([&] {
+                mine.fetch_add(1);
+                leaves.fetch_add(1);
+            });
+            rt.taskwait();
+            seen[static_cast<std::size_t>(p)] = mine.load();
+        });
+    rt.taskwait();
+    EXPECT_EQ(leaves.load(), 800);
+    for (int v : seen) EXPECT_EQ(v, 200);
+    // Grandchildren: the middle tasks do not wait, the top one does.
+    std::atomic<int> deep{0};
+    bool top_saw_all = false;
+    rt.spawn([&] {
+        for (int i = 0; i < 10; ++i)
+            rt.spawn([&] {
+                for (int j = 0; j < 30; ++j) rt.spawn([&] { deep.fetch_add(1); });
+            });
+        rt.taskwait();
+        top_saw_all = deep.load() == 300;
+    });
+    rt.taskwait();
+    EXPECT_TRUE(top_saw_all);
+    rt.barrier();
+    EXPECT_EQ(rt.report().tasks, 804u + 1u + 10u + 300u);
+}
+
+TEST_P(TasksRuntime, ExceptionOfAChildOfAnUnwaitingParentReachesTheOutsideWait) {
+    // The parent never waits, so its children's exception is forwarded when
+    // the parent is disposed of, after its last child; the outside wait
+    // must see it every time.
+    Runtime rt{team, GetParam(), small_windows()};
+    for (int round = 0; round < 10; ++round) {
+        rt.spawn([&rt, round] {
+            for (int i = 0; i < 32; ++i)
+                rt.spawn([i, round] {
+                    if (i == 31 - round) throw std::runtime_error("late child");
+                });
+        });
+        try {
+            rt.taskwait();
+            ADD_FAILURE() << "round " << round << ": taskwait did not rethrow";
+        } catch (const std::runtime_error& e) {
+            EXPECT_STREQ(e.what(), "late child");
+        }
+    }
+}
+
 TEST_P(TasksRuntime, GroupsWaitForTheirOwnTasks) {
     Runtime rt{team, GetParam(), small_windows()};
     std::atomic<int> in_group{0};

@@ -7,8 +7,28 @@
 // time): the window's task graph is partitioned by Scotch (partition.hpp)
 // into one part per worker node, part i being the i-th worker node in
 // ascending OS index. Graph: a vertex per task, weight max(1, dependency
-// bytes / 4096); an edge per predecessor edge inside the graph, weight the
-// bytes shared (both directions summed).
+// bytes / 4096), and two kinds of edges, weighted by the bytes shared
+// (both directions and repeats summed):
+//   * dependency edges: the predecessor edges inside the graph;
+//   * data edges: every task that names a region links to the window's
+//     first task naming it (its anchor), with the bytes of its access.
+// The data edges are what make the partition a data placement. Homes
+// follow the first writer, so a task whose region's anchor is in another
+// part reads or writes it remotely: the data edges cut are the cross-node
+// bytes of the window. Dependency edges alone do not say this: the
+// executor gives an edge only to the last writer or the readers since it
+// (a task writing a region its neighbours read has edges to those readers,
+// not to its own previous version), and a dependency DAG is cheapest to
+// cut across time. With dependency edges only, Scotch split windows into
+// an early part and a late part (Cholesky then inversion; sweeps of a
+// wavefront drifting column by column), so one node ran the first phase
+// alone while the other's tasks read every tile remotely.
+// Data already placed is not re-partitioned: a region whose home is known
+// when its task is submitted, or else (RIP-MW) whose anchor an earlier
+// window placed, links the task to a fixed vertex of that part instead of
+// to an anchor (one fixed vertex per part, weight 1, added only when some
+// task needs it), so later windows follow the data. partition_graph's
+// refinement pass makes Scotch's mapping honour those vertices.
 //
 // RIP-DEP  partitions window 0 only; every later task is placed by DEP, so
 //          the partition propagates through the homes of the data the first
@@ -20,6 +40,9 @@
 //          vertex weighs 1: it anchors its edges, while its load was
 //          balanced with its own window (with its full weight, Scotch 7.0
 //          misplaced free vertices to meet the balance of the fixed ones).
+//
+// steal_order(): the worker's node queue alone for the first `local_rounds`
+// searches, then every worker node nearest first (see local_rounds).
 //
 // place(): a task whose window is partitioned goes to its part's node
 // queue; a task in a window not partitioned yet is held until finish_job()
@@ -35,6 +58,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "common.hpp"
 #include "numaware/error.hpp"
@@ -45,10 +69,25 @@ namespace {
 
 constexpr std::uint64_t vertex_unit_bytes = 4096;
 
+// Searches for work a worker makes in its own node's queue only, before it
+// steals from other nodes nearest first (steal_order's `round`). Stealing
+// at once undid the partition: on the 2-node driver an idle worker took
+// the other node's queued tasks as soon as its own queue ran dry, so RIP's
+// cross-node bytes came out at 2-3x its placement's and the tasks-per-node
+// counts swung from 128:128 to 225:31 run to run. In the executor a search
+// round is a few dozen pause instructions; the worker sleeps after 256 and
+// then steals on its first search after a wake-up.
+constexpr std::uint64_t local_rounds = 128;
+
 struct WindowTask {
     TaskId id = 0;
     std::uint64_t weight = 1;
     std::vector<Edge> preds;
+    struct Named {
+        std::uint64_t region = 0, bytes = 0;
+        int part = -1;   // part serving the region's home at submission, or -1
+    };
+    std::vector<Named> named;   // every region it names: its data edges (see the top)
 };
 
 struct Window {
@@ -69,6 +108,8 @@ public:
     std::vector<TaskId> ids;         // the window's tasks, vertex tail.size() + i
     std::vector<TailTask> tail;      // fixed vertices 0 .. tail.size()-1
     PartitionProblem problem;
+    std::size_t part_anchors = 0;    // fixed vertices tail.size() + ids.size() + p, p < part_anchors
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> anchored;   // region, vertex of its window anchor
     std::vector<unsigned> parts;     // set by run()
     std::string error;               // set by run() on failure
 
@@ -106,6 +147,11 @@ public:
         for (const DepInfo& d : task.deps) bytes += d.bytes;
         t.weight = std::max<std::uint64_t>(1, bytes / vertex_unit_bytes);
         t.preds.assign(task.preds.begin(), task.preds.end());
+        for (const DepInfo& d : task.deps) {
+            const int node = topo_.serving(d.home);
+            t.named.push_back({d.region, d.bytes,
+                               node < 0 ? -1 : static_cast<int>(topo_.node_slot(static_cast<unsigned>(node)))});
+        }
         filling_.index = windows_closed_;
         filling_.tasks.push_back(std::move(t));
         window_of_[task.id] = windows_closed_;
@@ -125,8 +171,9 @@ public:
         return dep_place(topo_, task, scratch_);
     }
 
-    void steal_order(unsigned worker, std::uint64_t /*round*/, std::vector<QueueRef>& order) const override {
+    void steal_order(unsigned worker, std::uint64_t round, std::vector<QueueRef>& order) const override {
         node_steal_order(topo_, worker, order);
+        if (round < local_rounds && order.size() > 1) order.resize(1);
     }
 
     std::unique_ptr<PartitionJob> take_job() override {
@@ -147,7 +194,7 @@ public:
         for (const WindowTask& t : w.tasks) {
             vertex.emplace(t.id, static_cast<std::uint32_t>(prob.vertex_weight.size()));
             prob.vertex_weight.push_back(t.weight);
-            if (!job->tail.empty()) prob.fixed.push_back(-1);
+            prob.fixed.push_back(-1);
             job->ids.push_back(t.id);
         }
         for (const WindowTask& t : w.tasks) {
@@ -156,6 +203,38 @@ public:
                 if (auto it = vertex.find(e.from); it != vertex.end() && it->second != to)
                     prob.edges.push_back({it->second, to, e.bytes});
         }
+        // Data edges. A region with a known place (its home at submission,
+        // or, RIP-MW, the part an earlier window gave its anchor) ties its
+        // tasks to a fixed vertex of that part; any other region ties them
+        // to its anchor, the window's first task naming it.
+        const std::size_t parts = topo_.nodes.size();
+        const auto first_part_anchor = static_cast<std::uint32_t>(prob.vertex_weight.size());
+        std::unordered_map<std::uint64_t, std::uint32_t> anchor;
+        for (const WindowTask& t : w.tasks) {
+            const std::uint32_t to = vertex.at(t.id);
+            for (const WindowTask::Named& r : t.named) {
+                int part = r.part;
+                if (part < 0)
+                    if (auto it = region_part_.find(r.region); it != region_part_.end())
+                        part = static_cast<int>(it->second);
+                if (part >= 0 && static_cast<std::size_t>(part) < parts) {
+                    if (job->part_anchors == 0) {
+                        job->part_anchors = parts;
+                        for (std::size_t q = 0; q < parts; ++q) {
+                            prob.vertex_weight.push_back(fixed_vertex_weight);
+                            prob.fixed.push_back(static_cast<int>(q));
+                        }
+                    }
+                    prob.edges.push_back({first_part_anchor + static_cast<std::uint32_t>(part), to, r.bytes});
+                    continue;
+                }
+                const auto [it, first] = anchor.try_emplace(r.region, to);
+                if (!first && it->second != to) prob.edges.push_back({it->second, to, r.bytes});
+            }
+        }
+        if (job->tail.empty() && job->part_anchors == 0) prob.fixed.clear();
+        if (moving_)
+            for (const auto& [region, v] : anchor) job->anchored.emplace_back(region, v);
         prob.distance = distance_;
         prob.imbalance = options_.imbalance;
         prob.seed = hash_words({topo_.seed, w.index, 0x919u});
@@ -168,9 +247,10 @@ public:
         if (rip == nullptr) throw Error("job", "is not a job of this policy");
         const std::size_t tail = rip->tail.size();
         std::string error = rip->error;
-        if (error.empty() && rip->parts.size() != tail + rip->ids.size())
+        const std::size_t vertices = tail + rip->ids.size() + rip->part_anchors;
+        if (error.empty() && rip->parts.size() != vertices)
             error = "partition returned " + std::to_string(rip->parts.size()) + " parts for " +
-                    std::to_string(tail + rip->ids.size()) + " vertices";
+                    std::to_string(vertices) + " vertices";
         for (std::size_t j = 0; error.empty() && j < tail; ++j)
             if (rip->parts[j] != rip->tail[j].part)
                 error = "Scotch moved fixed vertex " + std::to_string(j) + " (task " +
@@ -199,6 +279,8 @@ public:
                 new_tail.push_back(TailTask{id, part});
         }
         if (moving_) tail_ = std::move(new_tail);
+        if (moving_ && error.empty())
+            for (const auto& [region, v] : rip->anchored) region_part_.try_emplace(region, rip->parts[v]);
         if (!error.empty())
             throw Error("partition", "window " + std::to_string(rip->window) + ": " + error +
                                          "; its tasks were placed with DEP instead");
@@ -231,6 +313,7 @@ private:
     std::unordered_map<TaskId, unsigned> node_of_;        // partitioned, not placed yet
     std::unordered_set<TaskId> held_;
     std::vector<TailTask> tail_;                          // RIP-MW: fixed vertices for the next window
+    std::unordered_map<std::uint64_t, unsigned> region_part_;   // RIP-MW: region -> part of its first anchor (its first writer's, as homes follow the first writer)
     std::vector<std::uint64_t> scratch_;
 };
 

@@ -98,6 +98,16 @@ public:
         if (node < 0) return round_robin_node(topo_, task.id);
         return Placement::to_node(static_cast<unsigned>(node));
     }
+    // The programmer's hints are the placement: a worker takes tasks only
+    // from its own node's queue. Stealing across nodes would let an idle
+    // worker run (and first-touch) the blocks the hints give another node,
+    // which is what happens whenever tasks are spawned more slowly than
+    // they run. The price is load balance, which the hints own too.
+    void steal_order(unsigned worker, std::uint64_t /*round*/, std::vector<QueueRef>& order) const override {
+        order.clear();
+        if (worker >= topo_.worker_node.size()) return;
+        order.push_back(QueueRef{QueueRef::Kind::node, topo_.worker_node[worker]});
+    }
 };
 
 }  // namespace
