@@ -34,8 +34,9 @@ NW_NOINLINE Span* new_span(Arena& a, unsigned cls) noexcept {
     s->free = nullptr;
     s->live = 0;
     s->capacity = static_cast<std::uint32_t>(s->bytes / kClasses.size[cls]);
-    // Published last: the free fast path compares this key.
+    // Published last: the free fast path compares the page-map tag.
     __atomic_store_n(&s->cache_key, std::uint32_t{a.id}, __ATOMIC_RELEASE);
+    page_map_mark(s, cls, entry_tag(a.id));
     return s;
 }
 

@@ -73,6 +73,15 @@ void fork_release() noexcept {
 void fork_child() noexcept {
     registry_after_fork_child();
     fork_release();
+    // Forked while another thread was initialising the engine: that thread
+    // does not exist in the child, so start-up would never finish there.
+    // Start over (what the other thread had built is leaked, a bounded
+    // amount); the fork handlers stay registered.
+    if (g_engine.state.load(std::memory_order_acquire) == 1 && !tl_initialising) {
+        for (unsigned i = 0; i < max_arenas; ++i) g_engine.arenas[i].store(nullptr, std::memory_order_relaxed);
+        g_engine.arena_count.store(0, std::memory_order_relaxed);
+        g_engine.state.store(0, std::memory_order_release);
+    }
 }
 
 NW_NOINLINE bool init_slow() noexcept {
@@ -83,6 +92,12 @@ NW_NOINLINE bool init_slow() noexcept {
         return true;
     }
     tl_initialising = true;
+    // The fork handlers come first: a fork by another thread while the
+    // arenas are being built must find every lock taken by fork_prepare.
+    if (!g_engine.fork_handlers) {
+        pthread_atfork(fork_prepare, fork_release, fork_child);
+        g_engine.fork_handlers = true;
+    }
     g_engine.os = &os::linux_os();
     (void)g_engine.os->page_size();   // its function-local static, outside any lock
     std::uint64_t possible = 0;
@@ -105,7 +120,6 @@ NW_NOINLINE bool init_slow() noexcept {
         if ((mem >> n) & 1u) g_engine.arenas[n].store(new_arena(static_cast<ArenaId>(n), n, n), std::memory_order_release);
     g_engine.arena_count.store(g_engine.nodes, std::memory_order_release);
     register_thread_exit_key();
-    pthread_atfork(fork_prepare, fork_release, fork_child);
     tl_initialising = false;
     g_engine.state.store(2, std::memory_order_release);
     return true;
@@ -117,6 +131,14 @@ bool ensure_init() noexcept {
     if (NW_LIKELY(g_engine.state.load(std::memory_order_acquire) == 2)) return true;
     return init_slow();
 }
+
+namespace {
+// Start-up runs when the library is loaded, before the program can start
+// threads, so no fork can catch another thread half way through it (the
+// fork handlers are registered there). Lazy start-up stays as the fallback
+// for calls made before this constructor runs.
+__attribute__((constructor)) void init_at_load() { (void)ensure_init(); }
+}  // namespace
 
 void* bootstrap_allocate(std::size_t bytes) noexcept {
     // 16-byte header with the size, for realloc of such a block.

@@ -124,13 +124,15 @@ struct Arena {
 struct Bin {
     FreeBlock* head;
     std::uint32_t count;   // written with relaxed atomic stores: stats read it from other threads
-    std::uint32_t unused;
+    std::uint32_t limit;   // cache_limit(class) while the cache has an arena: free compares it
 };
+static_assert(sizeof(Bin) == 16, "free computes a bin's offset as class << 4");
 struct ThreadCache {
     Bin bins[kClassCount];
     const volatile std::uint32_t* cpu_word;   // rseq cpu_id, or a constant
     std::uint32_t cpu;                        // the CPU the arena was chosen on
     std::uint32_t key;                        // arena id, or kCacheNoKey
+    std::uint32_t map_tag;                    // entry_tag(key), or kCacheNoTag: what free compares
     std::uint8_t state;                       // 0 new, 1 live, 2 after thread exit
     ThreadCache* next;
     ThreadCache* prev;
@@ -144,6 +146,7 @@ extern constinit thread_local bool tl_busy __attribute__((tls_model("initial-exe
 
 struct Engine {
     std::atomic<int> state{0};   // 0 new, 1 initialising, 2 ready
+    bool fork_handlers = false;  // pthread_atfork done (a child inherits it)
     unsigned nodes = 1;
     std::uint64_t memory_nodes = 1;   // nodes with memory (bit n)
     unsigned fallback_node = 0;       // first node with memory
@@ -182,17 +185,43 @@ int bind_to_node(void* p, std::size_t bytes, unsigned node) noexcept;   // 0 or 
 inline constexpr unsigned kLeafBits = 16;
 inline constexpr std::size_t kLeafEntries = std::size_t{1} << kLeafBits;
 inline constexpr std::size_t kRootEntries = std::size_t{1} << (48 - kPageShift - kLeafBits);
-extern Span** g_page_root[kRootEntries];
+
+// A page-map entry is one word, so free learns a block's size class and
+// whether it belongs to the calling thread's cache arena from the leaf
+// alone, without loading the span:
+//   bits 63..53  tag: arena id + 1 while the span is a small span in use, else 0
+//   bits 52..46  size class (0 for large and free spans)
+//   bits 43..0   span address >> 3 (Span records are 8-aligned, below 2^47)
+// 0 is "no span". The tag and class mirror Span::cache_key and Span::cls and
+// change together with them (central.cpp new_span, page_heap_give).
+using PageEntry = std::uint64_t;
+inline constexpr unsigned kEntryTagShift = 53;
+inline constexpr unsigned kEntryClassShift = 46;
+inline constexpr PageEntry kEntrySpanMask = (PageEntry{1} << 44) - 1;
+inline constexpr std::uint32_t kCacheNoTag = 0xffffffffu;   // above every 11-bit tag
+static_assert(kClassCount <= 128, "size class must fit 7 entry bits");
+static_assert(max_arenas + 1 < 2048, "arena tag must fit 11 entry bits");
+static_assert(alignof(Span) >= 8, "span address is stored >> 3");
+inline constexpr std::uint32_t entry_tag(std::uint32_t arena) noexcept { return arena + 1; }
+extern PageEntry* g_page_root[kRootEntries];
 
 // Two dependent loads; relaxed/acquire loads are plain moves on x86.
-inline Span* span_of(const void* p) noexcept {
+inline PageEntry page_entry(const void* p) noexcept {
     const std::uintptr_t page = reinterpret_cast<std::uintptr_t>(p) >> kPageShift;
-    if (NW_UNLIKELY(page >= kRootEntries * kLeafEntries)) return nullptr;
-    Span** leaf = __atomic_load_n(&g_page_root[page >> kLeafBits], __ATOMIC_ACQUIRE);
-    if (NW_UNLIKELY(leaf == nullptr)) return nullptr;
+    if (NW_UNLIKELY(page >= kRootEntries * kLeafEntries)) return 0;
+    PageEntry* leaf = __atomic_load_n(&g_page_root[page >> kLeafBits], __ATOMIC_ACQUIRE);
+    if (NW_UNLIKELY(leaf == nullptr)) return 0;
     return __atomic_load_n(&leaf[page & (kLeafEntries - 1)], __ATOMIC_ACQUIRE);
 }
+inline Span* entry_span(PageEntry e) noexcept {
+    return reinterpret_cast<Span*>(static_cast<std::uintptr_t>((e & kEntrySpanMask) << 3));
+}
+inline Span* span_of(const void* p) noexcept { return entry_span(page_entry(p)); }
+// Maps [start, start+bytes) to s with tag 0 and class 0 (s == nullptr: unmaps).
 bool page_map_set(const void* start, std::size_t bytes, Span* s) noexcept;
+// Rewrites the entries of s's pages (already mapped to s) with class cls and
+// tag `tag` (entry_tag(arena) for a small span in use, 0 otherwise).
+void page_map_mark(const Span* s, unsigned cls, std::uint32_t tag) noexcept;
 Span* span_new() noexcept;
 void span_delete(Span* s) noexcept;
 
@@ -222,6 +251,19 @@ void* allocate_class(ArenaId arena, unsigned cls) noexcept;
 void free_slow(void* p, Span* s) noexcept;
 
 inline std::uint32_t cache_limit(unsigned cls) noexcept { return 2 * kClasses.batch[cls]; }
+// The one way to change a thread cache's arena key.
+inline void set_cache_key(ThreadCache& tc, std::uint32_t key) noexcept {
+    for (unsigned cls = 1; cls < kClassCount; ++cls) tc.bins[cls].limit = cache_limit(cls);
+    __atomic_store_n(&tc.key, key, __ATOMIC_RELAXED);
+    tc.map_tag = key == kCacheNoKey ? kCacheNoTag : entry_tag(key);
+}
+// The calling thread's cache. The empty asm keeps its address in one
+// register: without it the compiler re-reads the TLS base for every use.
+inline ThreadCache& this_cache() noexcept {
+    ThreadCache* t = &tl_cache;
+    asm("" : "+r"(t));
+    return *t;
+}
 inline void set_count(Bin& b, std::uint32_t v) noexcept { __atomic_store_n(&b.count, v, __ATOMIC_RELAXED); }
 // The one way to take a block from a thread-cache bin; nullptr when empty.
 inline FreeBlock* bin_pop(Bin& b) noexcept {

@@ -113,6 +113,7 @@ Span* page_heap_take(Arena& a, unsigned pages) noexcept {
 
 void page_heap_give(Arena& a, Span* s) noexcept {
     __atomic_store_n(&s->cache_key, kSpanNoKey, __ATOMIC_RELAXED);
+    page_map_mark(s, 0, 0);
     s->cls = 0;
     s->free = nullptr;
     s->bump = nullptr;

@@ -12,7 +12,7 @@
 
 namespace numaware::heap::detail {
 
-Span** g_page_root[kRootEntries];
+PageEntry* g_page_root[kRootEntries];
 
 namespace {
 Span* g_span_free = nullptr;     // recycled Span records, guarded by meta_lock
@@ -20,17 +20,17 @@ char* g_meta_bump = nullptr;
 char* g_meta_end = nullptr;
 constexpr std::size_t kMetaSlab = std::size_t{1} << 20;
 
-Span** leaf_for(std::uintptr_t page) noexcept {
-    Span**& slot = g_page_root[page >> kLeafBits];
-    Span** leaf = __atomic_load_n(&slot, __ATOMIC_ACQUIRE);
+PageEntry* leaf_for(std::uintptr_t page) noexcept {
+    PageEntry*& slot = g_page_root[page >> kLeafBits];
+    PageEntry* leaf = __atomic_load_n(&slot, __ATOMIC_ACQUIRE);
     if (leaf != nullptr) return leaf;
     LockGuard g(g_engine.meta_lock);
     leaf = __atomic_load_n(&slot, __ATOMIC_ACQUIRE);
     if (leaf != nullptr) return leaf;
-    void* m = ::mmap(nullptr, kLeafEntries * sizeof(Span*), PROT_READ | PROT_WRITE,
+    void* m = ::mmap(nullptr, kLeafEntries * sizeof(PageEntry), PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (m == MAP_FAILED) return nullptr;
-    leaf = static_cast<Span**>(m);
+    leaf = static_cast<PageEntry*>(m);
     __atomic_store_n(&slot, leaf, __ATOMIC_RELEASE);
     return leaf;
 }
@@ -40,12 +40,28 @@ bool page_map_set(const void* start, std::size_t bytes, Span* s) noexcept {
     const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(start) >> kPageShift;
     const std::uintptr_t last = (reinterpret_cast<std::uintptr_t>(start) + bytes - 1) >> kPageShift;
     if (last >= kRootEntries * kLeafEntries) return false;
+    const std::uintptr_t addr = reinterpret_cast<std::uintptr_t>(s);
+    if (((addr >> 3) & ~kEntrySpanMask) != 0 || (addr & 7) != 0) return false;   // not encodable
+    const PageEntry e = addr >> 3;
     for (std::uintptr_t p = first; p <= last; ++p) {
-        Span** leaf = leaf_for(p);
+        PageEntry* leaf = leaf_for(p);
         if (leaf == nullptr) return false;
-        __atomic_store_n(&leaf[p & (kLeafEntries - 1)], s, __ATOMIC_RELEASE);
+        __atomic_store_n(&leaf[p & (kLeafEntries - 1)], e, __ATOMIC_RELEASE);
     }
     return true;
+}
+
+void page_map_mark(const Span* s, unsigned cls, std::uint32_t tag) noexcept {
+    const PageEntry e = (reinterpret_cast<std::uintptr_t>(s) >> 3) | (PageEntry{cls} << kEntryClassShift) |
+                        (PageEntry{tag} << kEntryTagShift);
+    const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(s->start) >> kPageShift;
+    const std::uintptr_t last = (reinterpret_cast<std::uintptr_t>(s->start) + s->bytes - 1) >> kPageShift;
+    for (std::uintptr_t p = first; p <= last; ++p) {
+        // The leaves exist: page_map_set mapped these pages to s.
+        PageEntry* leaf = __atomic_load_n(&g_page_root[p >> kLeafBits], __ATOMIC_ACQUIRE);
+        NW_HEAP_ASSERT(leaf != nullptr && entry_span(__atomic_load_n(&leaf[p & (kLeafEntries - 1)], __ATOMIC_RELAXED)) == s);
+        __atomic_store_n(&leaf[p & (kLeafEntries - 1)], e, __ATOMIC_RELEASE);
+    }
 }
 
 Span* span_new() noexcept {

@@ -21,7 +21,7 @@ namespace numaware::heap::detail {
 
 const std::uint32_t g_no_cpu_word = 0;
 constinit thread_local ThreadCache tl_cache __attribute__((tls_model("initial-exec"))) = {
-    {}, &g_no_cpu_word, 0xffffffffu, kCacheNoKey, 0, nullptr, nullptr};
+    {}, &g_no_cpu_word, 0xffffffffu, kCacheNoKey, kCacheNoTag, 0, nullptr, nullptr};
 constinit thread_local bool tl_busy __attribute__((tls_model("initial-exec"))) = false;
 
 namespace {
@@ -42,7 +42,7 @@ void thread_exit(void* arg) noexcept {
         if (tc->next != nullptr) tc->next->prev = tc->prev;
         tc->next = tc->prev = nullptr;
     }
-    __atomic_store_n(&tc->key, kCacheNoKey, __ATOMIC_RELAXED);
+    set_cache_key(*tc, kCacheNoKey);
     tc->state = 2;
     // Never equal to a CPU id: every later call takes the slow path.
     tc->cpu_word = &g_no_cpu_word;
@@ -61,7 +61,7 @@ NW_NOINLINE bool cache_check_node(ThreadCache& tc) noexcept {
     if (arena == no_arena) return false;
     if (tc.state == 0) {
         tc.state = 1;
-        __atomic_store_n(&tc.key, std::uint32_t{arena}, __ATOMIC_RELAXED);
+        set_cache_key(tc, std::uint32_t{arena});
         {
             LockGuard g(g_engine.registry_lock);
             tc.prev = nullptr;
@@ -73,7 +73,7 @@ NW_NOINLINE bool cache_check_node(ThreadCache& tc) noexcept {
         pthread_setspecific(g_engine.key, &tc);
     } else if (tc.key != arena) {
         cache_flush(tc);
-        __atomic_store_n(&tc.key, std::uint32_t{arena}, __ATOMIC_RELAXED);
+        set_cache_key(tc, std::uint32_t{arena});
     }
     if (g_engine.rseq) {
         tc.cpu_word = rseq_cpu_word();
