@@ -31,9 +31,10 @@
 #include <thread>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "frag_pattern.hpp"
 
-#include "bench_args.hpp"
 
 namespace {
 
@@ -48,45 +49,31 @@ struct Options {
     unsigned owners = 2;       // frag: owner threads
 };
 
-[[noreturn]] void usage_error(const std::string& what) {
-    std::fprintf(stderr, "alloc_bench: %s\n", what.c_str());
-    std::fprintf(stderr,
-                 "usage: alloc_bench single|pairs|prodcons|larson [--seconds S] [--allocator NAME]\n"
-                 "       alloc_bench frag --size BYTES [--mib M] [--owners N] [--allocator NAME]\n"
-                 "example: LD_PRELOAD=libmimalloc.so.2 alloc_bench single --allocator mimalloc\n");
-    std::exit(2);
-}
-
-std::size_t parse_size(std::string_view flag, const char* text, std::size_t max) {
-    return static_cast<std::size_t>(bench::parse_positive(flag, text, max, usage_error));
-}
-
+// CLI11 parses; a bad value or unknown flag is one line on stderr and exit status 2.
 Options parse(int argc, char** argv) {
-    if (argc < 2) usage_error("missing pattern");
     Options o;
-    o.pattern = argv[1];
-    if (o.pattern != "single" && o.pattern != "pairs" && o.pattern != "prodcons" && o.pattern != "larson" &&
-        o.pattern != "frag")
-        usage_error("unknown pattern '" + o.pattern + "'");
-    for (int i = 2; i < argc; ++i) {
-        const std::string_view a = argv[i];
-        auto value = [&]() -> const char* {
-            if (i + 1 >= argc) usage_error(std::string(a) + " needs a value");
-            return argv[++i];
-        };
-        if (a == "--allocator") o.allocator = value();
-        else if (a == "--seconds") {
-            const char* v = value();
-            char* end = nullptr;
-            o.seconds = std::strtod(v, &end);
-            if (end == v || *end != '\0' || !(o.seconds > 0.0) || o.seconds > 60.0)
-                usage_error(std::string("--seconds must be in (0, 60], got '") + v + "'");
-        } else if (a == "--size") o.size = parse_size(a, value(), std::size_t{1} << 30);
-        else if (a == "--mib") o.mib = parse_size(a, value(), 4096);
-        else if (a == "--owners") o.owners = static_cast<unsigned>(parse_size(a, value(), 64));
-        else usage_error("unknown argument '" + std::string(a) + "'");
+    CLI::App app{"alloc_bench: allocator throughput (single, pairs, prodcons, larson) and fragmentation (frag)"};
+    app.footer("example: LD_PRELOAD=libmimalloc.so.2 alloc_bench single --allocator mimalloc");
+    app.add_option("pattern", o.pattern, "single | pairs | prodcons | larson | frag")
+        ->required()
+        ->check(CLI::IsMember({"single", "pairs", "prodcons", "larson", "frag"}));
+    app.add_option("--allocator", o.allocator, "name printed with the results");
+    app.add_option("--seconds", o.seconds, "run time per pattern")->check(CLI::Range(1e-6, 60.0));
+    app.add_option("--size", o.size, "frag: block size in bytes")->check(CLI::Range(std::size_t{1}, std::size_t{1} << 30));
+    app.add_option("--mib", o.mib, "frag: requested MiB per owner")->check(CLI::Range(std::size_t{1}, std::size_t{4096}));
+    app.add_option("--owners", o.owners, "frag: owner threads")->check(CLI::Range(1U, 64U));
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        std::exit(app.exit(e));
+    } catch (const CLI::ParseError& e) {
+        std::fprintf(stderr, "%s: %s\n", "alloc_bench", e.what());
+        std::exit(2);
     }
-    if (o.pattern == "frag" && o.size == 0) usage_error("frag needs --size BYTES");
+    if (o.pattern == "frag" && o.size == 0) {
+        std::fprintf(stderr, "alloc_bench: frag needs --size BYTES\n");
+        std::exit(2);
+    }
     return o;
 }
 

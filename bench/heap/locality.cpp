@@ -32,11 +32,12 @@
 #include <thread>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "numaware/error.hpp"
 #include "numaware/machine.hpp"
 #include "os/os.hpp"
 
-#include "bench_args.hpp"
 
 namespace {
 
@@ -63,31 +64,30 @@ struct Options {
     std::exit(2);
 }
 
-unsigned parse_count(std::string_view flag, const char* text, unsigned long max) {
-    return static_cast<unsigned>(bench::parse_positive(flag, text, max, usage_error));
-}
-
+// CLI11 parses; a bad value or unknown flag is one line on stderr and exit status 2.
 Options parse(int argc, char** argv) {
     Options o;
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view a = argv[i];
-        auto value = [&]() -> const char* {
-            if (i + 1 >= argc) usage_error(std::string(a) + " needs a value");
-            return argv[++i];
-        };
-        if (a == "--allocator") o.allocator = value();
-        else if (a == "--threads") o.threads = parse_count(a, value(), 1024);
-        else if (a == "--rounds") o.rounds = parse_count(a, value(), 1000);
-        else if (a == "--big-blocks") o.big_blocks = parse_count(a, value(), 4096);
-        else if (a == "--small-pages") o.small_pages = parse_count(a, value(), 10'000'000);
-        else if (a == "--expect-zero") o.expect_zero = true;
-        else if (a == "--kind") {
-            const std::string_view k = value();
-            if (k == "big") o.run_small = false;
-            else if (k == "small") o.run_big = false;
-            else if (k != "both") usage_error("--kind must be big, small or both, got '" + std::string(k) + "'");
-        } else usage_error("unknown argument '" + std::string(a) + "'");
+    CLI::App app{"locality: remote pages per allocator, asked of the kernel with move_pages"};
+    app.footer("example: LD_PRELOAD=libjemalloc.so.2 locality --allocator jemalloc --threads 8");
+    app.add_option("--allocator", o.allocator, "name printed with the results");
+    app.add_option("--threads", o.threads, "threads, pinned one per CPU")->check(CLI::Range(1U, 1024U));
+    app.add_option("--rounds", o.rounds, "reported rounds after one warm-up")->check(CLI::Range(1U, 1000U));
+    app.add_option("--big-blocks", o.big_blocks, "1 MiB blocks per thread")->check(CLI::Range(1U, 4096U));
+    app.add_option("--small-pages", o.small_pages, "pages of small blocks, all threads together")
+        ->check(CLI::Range(std::size_t{1}, std::size_t{10'000'000}));
+    std::string kind = "both";
+    app.add_option("--kind", kind, "big | small | both")->check(CLI::IsMember({"big", "small", "both"}));
+    app.add_flag("--expect-zero", o.expect_zero, "exit 1 unless every page is local");
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        std::exit(app.exit(e));
+    } catch (const CLI::ParseError& e) {
+        std::fprintf(stderr, "%s: %s\n", "locality", e.what());
+        std::exit(2);
     }
+    o.run_small = kind != "big";
+    o.run_big = kind != "small";
     return o;
 }
 

@@ -25,6 +25,8 @@
 #include <thread>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "frag_pattern.hpp"
 #include "numaware/error.hpp"
 #include "numaware/heap.hpp"
@@ -32,7 +34,6 @@
 #include "numaware/team.hpp"
 #include "os/os.hpp"
 
-#include "bench_args.hpp"
 
 namespace {
 
@@ -48,39 +49,30 @@ struct Options {
     unsigned owners = 2;
 };
 
-[[noreturn]] void usage_error(const std::string& what) {
-    std::fprintf(stderr, "psm_bench: %s\n", what.c_str());
-    std::fprintf(stderr,
-                 "usage: psm_bench place [--threads T] [--blocks N] [--rounds R]\n"
-                 "       psm_bench frag --size BYTES [--mib M] [--owners N]\n"
-                 "example: psm_bench place --threads 2 --blocks 64 --rounds 5\n");
-    std::exit(2);
-}
-
-std::size_t parse_count(std::string_view flag, const char* text, std::size_t max) {
-    return static_cast<std::size_t>(bench::parse_positive(flag, text, max, usage_error));
-}
-
+// CLI11 parses; a bad value or unknown flag is one line on stderr and exit status 2.
 Options parse(int argc, char** argv) {
-    if (argc < 2) usage_error("missing mode");
     Options o;
-    o.mode = argv[1];
-    if (o.mode != "place" && o.mode != "frag") usage_error("unknown mode '" + o.mode + "'");
-    for (int i = 2; i < argc; ++i) {
-        const std::string_view a = argv[i];
-        auto value = [&]() -> const char* {
-            if (i + 1 >= argc) usage_error(std::string(a) + " needs a value");
-            return argv[++i];
-        };
-        if (a == "--threads") o.threads = static_cast<unsigned>(parse_count(a, value(), 1024));
-        else if (a == "--blocks") o.blocks = static_cast<unsigned>(parse_count(a, value(), 4096));
-        else if (a == "--rounds") o.rounds = static_cast<unsigned>(parse_count(a, value(), 1000));
-        else if (a == "--size") o.size = parse_count(a, value(), std::size_t{1} << 30);
-        else if (a == "--mib") o.mib = parse_count(a, value(), 4096);
-        else if (a == "--owners") o.owners = static_cast<unsigned>(parse_count(a, value(), 64));
-        else usage_error("unknown argument '" + std::string(a) + "'");
+    CLI::App app{"psm_bench: psm_alloc against first-touch placement (place) and fragmentation (frag)"};
+    app.footer("example: psm_bench place --threads 2 --blocks 64 --rounds 5");
+    app.add_option("mode", o.mode, "place | frag")->required()->check(CLI::IsMember({"place", "frag"}));
+    app.add_option("--threads", o.threads, "threads (default one per CPU)")->check(CLI::Range(1U, 1024U));
+    app.add_option("--blocks", o.blocks, "blocks per thread")->check(CLI::Range(1U, 4096U));
+    app.add_option("--rounds", o.rounds, "rounds")->check(CLI::Range(1U, 1000U));
+    app.add_option("--size", o.size, "frag: block size in bytes")->check(CLI::Range(std::size_t{1}, std::size_t{1} << 30));
+    app.add_option("--mib", o.mib, "frag: requested MiB per owner")->check(CLI::Range(std::size_t{1}, std::size_t{4096}));
+    app.add_option("--owners", o.owners, "frag: owner threads")->check(CLI::Range(1U, 64U));
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        std::exit(app.exit(e));
+    } catch (const CLI::ParseError& e) {
+        std::fprintf(stderr, "%s: %s\n", "psm_bench", e.what());
+        std::exit(2);
     }
-    if (o.mode == "frag" && o.size == 0) usage_error("frag needs --size BYTES");
+    if (o.mode == "frag" && o.size == 0) {
+        std::fprintf(stderr, "psm_bench: frag needs --size BYTES\n");
+        std::exit(2);
+    }
     return o;
 }
 

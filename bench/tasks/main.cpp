@@ -53,16 +53,15 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "bench_args.hpp"
 #include "bench_tasks.hpp"
 
 namespace {
@@ -87,61 +86,48 @@ struct Options {
     std::string json;
 };
 
-[[noreturn]] void usage_error(const std::string& what) {
-    std::fprintf(stderr, "numaware_bench_tasks: %s\n", what.c_str());
-    std::fprintf(stderr,
-                 "usage: numaware_bench_tasks [spawn|wavefront|jacobi|gauss-seidel|all]... [--reps N] [--warmup N]\n"
-                 "         [--threads T] [--tasks N] [--n N] [--stencil-n N] [--block B] [--iterations I]\n"
-                 "         [--impls LIST] [--machine SPEC|live] [--kernel-homes] [--no-pin-peers] [--settle-ms M]\n"
-                 "         [--json FILE]\n"
-                 "example: numaware_bench_tasks spawn wavefront --reps 5 --threads 2 --json out.json\n");
-    std::exit(2);
-}
-
-unsigned long long count_arg(std::string_view flag, const char* text, unsigned long long max) {
-    return bench::parse_positive(flag, text, max, usage_error);
-}
-
-std::vector<std::string> split(const std::string& text) {
-    std::vector<std::string> out;
-    std::stringstream in(text);
-    for (std::string item; std::getline(in, item, ',');)
-        if (!item.empty()) out.push_back(item);
-    return out;
-}
-
 const std::vector<std::string> all_benches{"spawn", "wavefront", "jacobi", "gauss-seidel"};
 
+// CLI11 does the parsing: a bad value or unknown flag prints one line and
+// exits with status 2 (CLI11's own exit code for parse errors is kept non-zero).
 Options parse(int argc, char** argv) {
     Options o;
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view a = argv[i];
-        auto value = [&]() -> const char* {
-            if (i + 1 >= argc) usage_error(std::string(a) + " needs a value");
-            return argv[++i];
-        };
-        if (a == "--reps") o.reps = static_cast<unsigned>(count_arg(a, value(), 1000));
-        else if (a == "--warmup") {
-            const std::string_view v = value();
-            o.warmup = v == "0" ? 0 : static_cast<unsigned>(count_arg(a, v.data(), 100));
-        } else if (a == "--threads") o.threads = static_cast<unsigned>(count_arg(a, value(), 1024));
-        else if (a == "--tasks") o.tasks = count_arg(a, value(), 100'000'000);
-        else if (a == "--n") o.wave_n = count_arg(a, value(), 10'000);
-        else if (a == "--stencil-n") o.stencil_n = count_arg(a, value(), 65'536);
-        else if (a == "--block") o.block = count_arg(a, value(), 65'536);
-        else if (a == "--iterations") o.iterations = static_cast<unsigned>(count_arg(a, value(), 100'000));
-        else if (a == "--impls") o.impls = split(value());
-        else if (a == "--machine") o.machine = value();
-        else if (a == "--kernel-homes") o.kernel_homes = true;
-        else if (a == "--no-pin-peers") o.pin_peers = false;
-        else if (a == "--settle-ms") {
-            const std::string_view v = value();
-            o.settle_ms = v == "0" ? 0 : static_cast<unsigned>(count_arg(a, v.data(), 10'000));
-        } else if (a == "--json") o.json = value();
-        else if (a == "all") o.benches = all_benches;
-        else if (std::find(all_benches.begin(), all_benches.end(), a) != all_benches.end()) {
-            if (std::find(o.benches.begin(), o.benches.end(), a) == o.benches.end()) o.benches.emplace_back(a);
-        } else usage_error("unknown argument '" + std::string(a) + "'");
+    CLI::App app{"numaware_bench_tasks: task-runtime overhead against oneTBB and libgomp"};
+    app.footer("example: numaware_bench_tasks spawn wavefront --reps 5 --threads 2 --json out.json");
+    std::vector<std::string> benches;
+    app.add_option("bench", benches, "spawn | wavefront | jacobi | gauss-seidel | all (default all)")
+        ->check(CLI::IsMember({"spawn", "wavefront", "jacobi", "gauss-seidel", "all"}));
+    app.add_option("--reps", o.reps, "timed runs per implementation")->check(CLI::Range(1U, 1000U));
+    app.add_option("--warmup", o.warmup, "untimed runs first")->check(CLI::Range(0U, 100U));
+    app.add_option("--threads", o.threads, "workers of every runtime")->check(CLI::Range(1U, 1024U));
+    app.add_option("--tasks", o.tasks, "spawn: empty tasks")->check(CLI::Range(std::uint64_t{1}, std::uint64_t{100'000'000}));
+    app.add_option("--n", o.wave_n, "wavefront: grid side")->check(CLI::Range(std::size_t{1}, std::size_t{10'000}));
+    app.add_option("--stencil-n", o.stencil_n, "jacobi/gauss-seidel: grid side")
+        ->check(CLI::Range(std::size_t{1}, std::size_t{65'536}));
+    app.add_option("--block", o.block, "rows per block / tile side")->check(CLI::Range(std::size_t{1}, std::size_t{65'536}));
+    app.add_option("--iterations", o.iterations, "sweeps")->check(CLI::Range(1U, 100'000U));
+    app.add_option("--impls", o.impls, "implementations to run")->delimiter(',');
+    app.add_option("--machine", o.machine, "numaware's machine: a spec or live");
+    app.add_flag("--kernel-homes", o.kernel_homes, "ask the kernel for regions' homes");
+    bool no_pin = false;
+    app.add_flag("--no-pin-peers", no_pin, "leave oneTBB's and libgomp's threads unpinned");
+    app.add_option("--settle-ms", o.settle_ms, "pause between runs")->check(CLI::Range(0U, 10'000U));
+    app.add_option("--json", o.json, "also write every figure as JSON");
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        std::exit(app.exit(e));
+    } catch (const CLI::ParseError& e) {
+        std::fprintf(stderr, "numaware_bench_tasks: %s\n", e.what());
+        std::exit(2);
+    }
+    o.pin_peers = !no_pin;
+    for (const std::string& b : benches) {
+        if (b == "all") {
+            o.benches = all_benches;
+            break;
+        }
+        if (std::find(o.benches.begin(), o.benches.end(), b) == o.benches.end()) o.benches.push_back(b);
     }
     if (o.benches.empty()) o.benches = all_benches;
     return o;
@@ -327,7 +313,10 @@ int main(int argc, char** argv) {
                 stencil_grids.push_back(std::move(grids));
             }
             std::erase_if(b.impls, [&](const Impl& impl) { return !wanted(o, impl.name); });
-            if (b.impls.empty()) usage_error("--impls leaves nothing to run for " + name);
+            if (b.impls.empty()) {
+                std::fprintf(stderr, "numaware_bench_tasks: --impls leaves nothing to run for %s\n", name.c_str());
+                return 2;
+            }
             benches.push_back(std::move(b));
         }
 
