@@ -17,26 +17,37 @@ namespace bench::tasks {
 
 namespace {
 using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// The shape every run shares: a pinned team, one spawning thread, the clock
+// around the spawning and the final taskwait. Tasks created in `spawn` (an
+// orphaned task construct) bind to this region's team.
+template <class Spawn>
+double timed_single(unsigned threads, const Spawn& spawn) {
+    double seconds = 0;
+#pragma omp parallel num_threads(static_cast<int>(threads))
+    {
+        const PinGuard pin(static_cast<unsigned>(omp_get_thread_num()));
+#pragma omp single
+        {
+            const Clock::time_point t0 = Clock::now();
+            spawn();
+#pragma omp taskwait
+            seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+        }
+    }
+    return seconds;
+}
 }  // namespace
 
 Outcome omp_spawn(unsigned threads, const SpawnProblem& p) {
     Outcome o;
     const std::uint64_t n = p.tasks;
-#pragma omp parallel num_threads(static_cast<int>(threads))
-    {
-        const PinGuard pin(static_cast<unsigned>(omp_get_thread_num()));
-#pragma omp single
-    {
-        const Clock::time_point t0 = Clock::now();
+    o.seconds = timed_single(threads, [n] {
         for (std::uint64_t k = 0; k < n; ++k) {
 #pragma omp task
             empty_task_body();
         }
-#pragma omp taskwait
-        o.seconds = since(t0);
-    }
-    }
+    });
     o.tasks = n;
     return o;
 }
@@ -49,12 +60,7 @@ Outcome omp_spawn_deferred(unsigned threads, const SpawnProblem& p) {
     // taskwait after each keep every task deferred (queued, then run by
     // whichever thread takes it).
     const std::uint64_t batch = 64 * std::uint64_t{threads};
-#pragma omp parallel num_threads(static_cast<int>(threads))
-    {
-        const PinGuard pin(static_cast<unsigned>(omp_get_thread_num()));
-#pragma omp single
-    {
-        const Clock::time_point t0 = Clock::now();
+    o.seconds = timed_single(threads, [n, batch] {
         for (std::uint64_t k = 0; k < n;) {
             const std::uint64_t end = n - k < batch ? n : k + batch;
             for (; k < end; ++k) {
@@ -63,9 +69,7 @@ Outcome omp_spawn_deferred(unsigned threads, const SpawnProblem& p) {
             }
 #pragma omp taskwait
         }
-        o.seconds = since(t0);
-    }
-    }
+    });
     o.tasks = n;
     return o;
 }
@@ -73,12 +77,7 @@ Outcome omp_spawn_deferred(unsigned threads, const SpawnProblem& p) {
 Outcome omp_wavefront(unsigned threads, const WavefrontProblem& p, double* grid) {
     Outcome o;
     const std::size_t n = p.n;
-#pragma omp parallel num_threads(static_cast<int>(threads))
-    {
-        const PinGuard pin(static_cast<unsigned>(omp_get_thread_num()));
-#pragma omp single
-    {
-        const Clock::time_point t0 = Clock::now();
+    o.seconds = timed_single(threads, [n, grid] {
         for (std::size_t i = 0; i < n; ++i) {
             for (std::size_t j = 0; j < n; ++j) {
                 // Named only in depend clauses, which GCC does not count as a use.
@@ -98,10 +97,7 @@ Outcome omp_wavefront(unsigned threads, const WavefrontProblem& p, double* grid)
                 }
             }
         }
-#pragma omp taskwait
-        o.seconds = since(t0);
-    }
-    }
+    });
     o.tasks = n * n;
     return o;
 }
@@ -110,12 +106,7 @@ Outcome omp_stencil(unsigned threads, const StencilProblem& p, StencilGrids& g) 
     Outcome o;
     const StencilGrids* grids = &g;
     const StencilProblem* prob = &p;
-#pragma omp parallel num_threads(static_cast<int>(threads))
-    {
-        const PinGuard pin(static_cast<unsigned>(omp_get_thread_num()));
-#pragma omp single
-    {
-        const Clock::time_point t0 = Clock::now();
+    o.seconds = timed_single(threads, [grids, prob, &g, &p] {
         for (unsigned t = 0; t < p.iterations; ++t) {
             for (std::size_t b = 0; b < p.blocks(); ++b) {
                 const StencilDeps d = stencil_deps(p, g, t, b);
@@ -168,10 +159,7 @@ Outcome omp_stencil(unsigned threads, const StencilProblem& p, StencilGrids& g) 
                 }
             }
         }
-#pragma omp taskwait
-        o.seconds = since(t0);
-    }
-    }
+    });
     o.tasks = static_cast<std::uint64_t>(p.iterations) * p.blocks();
     return o;
 }

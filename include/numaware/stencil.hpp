@@ -27,6 +27,7 @@
 // threads layers and reports what the kernel says it did.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -245,7 +246,7 @@ enum class Distribution {
     static_equal,           // partition_equal
     dynamic,                // OpenMP schedule(dynamic, chunk) over slabs
     guided,                 // OpenMP schedule(guided, chunk) over slabs
-    numa_weighted,          // partition_weighted(numa_weights(...)) or Options::weights
+    numa_weighted,          // partition_weighted(numa_weights(...)) or Options::weights; pages follow this cut
 };
 
 // Names: "jacobi", "gauss-seidel", "red-black", "variable", "multigrid",
@@ -355,8 +356,12 @@ struct Options {
     double remote_cost = 0;
     // Switch automatic NUMA balancing off for each run and restore it after.
     bool balancing_off = true;
-    // Double-buffered kinds write rows with non-temporal (streaming) stores.
-    bool streaming_stores = true;
+    // Double-buffered kinds write whole rows with non-temporal (streaming)
+    // stores, which saves the read-for-ownership of the written array. Off
+    // by default: on the machine we measure on (BENCHMARKS.md, "Stencil
+    // skeleton") rows computed into a buffer and streamed out ran slower
+    // than ordinary stores, although a plain streaming copy ran faster.
+    bool streaming_stores = false;
     // Ask the kernel where every page is after placement (move_pages).
     bool verify_placement = true;
     // Gauss-Seidel tile width along the tile axis (x in 2-D, y in 3-D); 0 = auto.
@@ -441,10 +446,23 @@ void run_piece(const void* update, const Piece& s) {
             } else if (s.in == s.out) {
                 // In place (Gauss-Seidel): strictly in order.
                 for (std::size_t x = x_lo; x < x_hi; ++x) out[x] = f(Access{in + x, sx, sp, x, y, z});
+            } else if (s.stream && !d3 && (s.tile_lo > s.rx || s.tile_hi < nx - s.rx)) {
+                // A partial 2-D row: through the cache.
+                for (std::size_t x = x_lo; x < x_hi; ++x) out[x] = f(Access{in + x, sx, sp, x, y, z});
             } else if (s.stream) {
-                for (std::size_t x0 = x_lo; x0 < x_hi; x0 += kBuf) {
-                    const std::size_t n = std::min(kBuf, x_hi - x0);
-                    for (std::size_t i = 0; i < n; ++i) buf[i] = f(Access{in + x0 + i, sx, sp, x0 + i, y, z});
+                // The whole padded row, in whole cache lines, with streaming
+                // stores only (a line written partly by ordinary stores would
+                // be read first). The boundary cells are fixed and equal in
+                // both arrays, so they and the padding are copied from `in`.
+                // Rows start on a cache line (Layout pads them to 8 doubles).
+                const std::size_t row_len = L.row_stride;
+                for (std::size_t x0 = 0; x0 < row_len; x0 += kBuf) {
+                    const std::size_t n = std::min(kBuf, row_len - x0);
+                    const std::size_t lo = std::clamp(x_lo, x0, x0 + n);
+                    const std::size_t hi = std::clamp(x_hi, lo, x0 + n);
+                    for (std::size_t x = x0; x < lo; ++x) buf[x - x0] = in[x];
+                    for (std::size_t x = lo; x < hi; ++x) buf[x - x0] = f(Access{in + x, sx, sp, x, y, z});
+                    for (std::size_t x = hi; x < x0 + n; ++x) buf[x - x0] = in[x];
                     stream_store(out + x0, buf, n);
                 }
             } else {
@@ -501,7 +519,9 @@ public:
     double at(std::size_t x, std::size_t y, std::size_t z = 0) const;
     const Layout& layout() const;
     const Neighbourhood& neighbourhood() const;
-    const Partition& partition() const;          // the static cut (work and owned blocks)
+    // The static cut (work and owned blocks): equal, or weighted for
+    // numa_weighted (then the pages follow the weighted cut too).
+    const Partition& partition() const;
     const PlacementReport& placement() const;     // from the constructor
     // The kernel's node of every page of the current array (move_pages now).
     std::vector<int> page_nodes() const;
