@@ -346,12 +346,12 @@ struct Options {
     Placement placement = Placement::stencil_aware;
     // explicit_plan: the policy applied to every array (a page_map must
     // have layout.pages() entries). Required for explicit_plan, refused otherwise.
-    std::optional<PlacementPolicy> explicit_policy;
+    std::optional<PlacementPolicy> explicit_policy{};
     Distribution distribution = Distribution::static_equal;
     // dynamic / guided: smallest chunk in slabs (0: one granule); rounded up to granules.
     std::size_t chunk = 0;
     // numa_weighted: one positive weight per rank overrides the model.
-    std::vector<double> weights;
+    std::vector<double> weights{};
     // numa_weighted: > 0 overrides the remote/local cost ratio of the model.
     double remote_cost = 0;
     // Switch automatic NUMA balancing off for each run and restore it after.
@@ -367,7 +367,7 @@ struct Options {
     // Gauss-Seidel tile width along the tile axis (x in 2-D, y in 3-D); 0 = auto.
     std::size_t tile = 0;
     // Called on rank 0's thread after each sweep, while the others wait.
-    std::function<void(std::size_t sweep)> on_sweep;
+    std::function<void(std::size_t sweep)> on_sweep{};
     // The os layer (nullptr: the real kernel). Tests pass a recording fake.
     os::Os* os = nullptr;
 };
