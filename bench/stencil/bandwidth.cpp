@@ -247,6 +247,80 @@ void omp_jacobi2(const Pinning& pin, OmpGrid& g) {
     std::swap(g.in, g.out);
 }
 
+// The same OpenMP loops on the skeleton's own layout (rows padded to a
+// cache line, slabs to whole pages): separates what the layout costs from
+// what the skeleton's runtime costs.
+struct PaddedGrid {
+    Layout layout;
+    Array in, out;
+};
+
+PaddedGrid make_padded_grid(const Pinning& pin, const Shape& s) {
+    const Layout L = Layout::make(s);
+    PaddedGrid g{L, allocate(L.bytes / sizeof(double)), allocate(L.bytes / sizeof(double))};
+    double* in = g.in.get();
+    double* out = g.out.get();
+    const auto slabs = static_cast<std::ptrdiff_t>(L.slabs);
+#pragma omp parallel num_threads(pin.threads())
+    {
+        pin.pin_self();
+#pragma omp for schedule(static)
+        for (std::ptrdiff_t k = 0; k < slabs; ++k) {
+            const auto kk = static_cast<std::size_t>(k);
+            for (std::size_t i = 0; i < L.slab_stride; ++i) in[kk * L.slab_stride + i] = out[kk * L.slab_stride + i] = 0;
+            const std::size_t rows = s.dims == 3 ? s.ny : 1;
+            for (std::size_t r = 0; r < rows; ++r)
+                for (std::size_t x = 0; x < s.nx; ++x) {
+                    const std::size_t i = s.dims == 3 ? L.index(x, r, kk) : L.index(x, kk);
+                    const double v = s.dims == 3 ? init_value(x, r, kk) : init_value(x, kk, 0);
+                    in[i] = v;
+                    out[i] = v;
+                }
+        }
+    }
+    pin.release_main();
+    return g;
+}
+
+void omp_jacobi_padded(const Pinning& pin, PaddedGrid& g) {
+    const Shape& s = g.layout.shape;
+    const auto nx = static_cast<std::ptrdiff_t>(s.nx);
+    const auto ny = static_cast<std::ptrdiff_t>(s.ny);
+    const auto sx = static_cast<std::ptrdiff_t>(g.layout.row_stride);
+    const auto sp = static_cast<std::ptrdiff_t>(g.layout.slab_stride);
+    const double* src = g.in.get();
+    double* dst = g.out.get();
+    if (s.dims == 3) {
+        const auto nz = static_cast<std::ptrdiff_t>(s.nz);
+#pragma omp parallel num_threads(pin.threads())
+        {
+            pin.pin_self();
+#pragma omp for schedule(static)
+            for (std::ptrdiff_t z = 1; z < nz - 1; ++z)
+                for (std::ptrdiff_t y = 1; y < ny - 1; ++y) {
+                    const double* __restrict ip = src + z * sp + y * sx;
+                    double* __restrict op = dst + z * sp + y * sx;
+                    for (std::ptrdiff_t x = 1; x < nx - 1; ++x)
+                        op[x] = (ip[x - 1] + ip[x + 1] + ip[x - sx] + ip[x + sx] + ip[x - sp] + ip[x + sp]) / 6.0;
+                }
+        }
+    } else {
+#pragma omp parallel num_threads(pin.threads())
+        {
+            pin.pin_self();
+#pragma omp for schedule(static)
+            for (std::ptrdiff_t y = 1; y < ny - 1; ++y) {
+                const double* __restrict ip = src + y * sp;
+                double* __restrict op = dst + y * sp;
+                for (std::ptrdiff_t x = 1; x < nx - 1; ++x)
+                    op[x] = 0.25 * (ip[x - 1] + ip[x + 1] + ip[x - sp] + ip[x + sp]);
+            }
+        }
+    }
+    pin.release_main();
+    std::swap(g.in, g.out);
+}
+
 double omp_at(const OmpGrid& g, std::size_t x, std::size_t y, std::size_t z) {
     return g.in[z * g.shape.nx * g.shape.ny + y * g.shape.nx + x];
 }
@@ -346,14 +420,28 @@ int bandwidth_command(const BandwidthArgs& a) {
                                                       Update7{}, omp_jacobi3, balancing_off);
     const std::size_t differ2 = check_same_arithmetic(team, pin, Shape::d2(300, 130), Neighbourhood::star(2),
                                                       Update5{}, omp_jacobi2, balancing_off);
-    const bool checked = differ3 == 0 && differ2 == 0;
+    // The padded-layout OpenMP loops against the dense ones, one sweep.
+    std::size_t differ_padded = 0;
+    for (const Shape& sh : {Shape::d3(40, 36, 34), Shape::d2(300, 130)}) {
+        OmpGrid dense = make_omp_grid(pin, sh);
+        PaddedGrid padded = make_padded_grid(pin, sh);
+        if (sh.dims == 3) omp_jacobi3(pin, dense);
+        else omp_jacobi2(pin, dense);
+        omp_jacobi_padded(pin, padded);
+        for (std::size_t z = 0; z < sh.nz; ++z)
+            for (std::size_t y = 0; y < sh.ny; ++y)
+                for (std::size_t x = 0; x < sh.nx; ++x)
+                    if (!(omp_at(dense, x, y, z) == padded.in[padded.layout.index(x, y, z)])) ++differ_padded;
+    }
+    const bool checked = differ3 == 0 && differ2 == 0 && differ_padded == 0;
     if (!a.json) {
         if (checked)
             fmt::print("checked: one sweep of the skeleton (streaming and not) equals one sweep of the OpenMP peer, "
                        "bit for bit (3-D 40x36x34 7-point, 2-D 300x130 5-point)\n");
         else
-            fmt::print("CHECK FAILED: skeleton and OpenMP peer differ in {} cells (3-D) and {} cells (2-D)\n", differ3,
-                       differ2);
+            fmt::print("CHECK FAILED: skeleton and OpenMP peer differ in {} cells (3-D) and {} cells (2-D); "
+                       "padded and dense OpenMP loops in {}\n",
+                       differ3, differ2, differ_padded);
         std::fflush(stdout);
     }
 
@@ -373,9 +461,13 @@ int bandwidth_command(const BandwidthArgs& a) {
     const std::size_t f_s3 = add("skeleton 3-D 7-point, streaming", "3d", "skeleton", "streaming", 2, interior(s3));
     const std::size_t f_s3n = add("skeleton 3-D 7-point, normal stores", "3d", "skeleton", "normal", 3, interior(s3));
     const std::size_t f_o3 = add("OpenMP 3-D 7-point, normal stores", "3d", "openmp", "normal", 3, interior(s3));
+    const std::size_t f_o3p =
+        add("OpenMP 3-D 7-point, skeleton's layout", "3d", "openmp-padded", "normal", 3, interior(s3));
     const std::size_t f_s2 = add("skeleton 2-D 5-point, streaming", "2d", "skeleton", "streaming", 2, interior(s2));
     const std::size_t f_s2n = add("skeleton 2-D 5-point, normal stores", "2d", "skeleton", "normal", 3, interior(s2));
     const std::size_t f_o2 = add("OpenMP 2-D 5-point, normal stores", "2d", "openmp", "normal", 3, interior(s2));
+    const std::size_t f_o2p =
+        add("OpenMP 2-D 5-point, skeleton's layout", "2d", "openmp-padded", "normal", 3, interior(s2));
 
     CopyArrays copy = make_copy_arrays(pin, copy_n);
     auto copies = [&]() {
@@ -397,15 +489,19 @@ int bandwidth_command(const BandwidthArgs& a) {
         Skeleton sk{team, s3, Neighbourhood::star(3), init_value, skeleton_options(true, balancing_off)};
         Skeleton skn{team, s3, Neighbourhood::star(3), init_value, skeleton_options(false, balancing_off)};
         OmpGrid og = make_omp_grid(pin, s3);
+        PaddedGrid pg = make_padded_grid(pin, s3);
         (void)sk.jacobi(1, Update7{});
         (void)skn.jacobi(1, Update7{});
         omp_jacobi3(pin, og);
+        omp_jacobi_padded(pin, pg);
         settle();
         for (unsigned rep = 0; rep < a.reps; ++rep) {
             copies();
             time_skeleton(figs[f_s3], sk, a.sweeps, Update7{});
             time_skeleton(figs[f_s3n], skn, a.sweeps, Update7{});
             time_reps(figs[f_o3], a.sweeps, [&] { omp_jacobi3(pin, og); });
+            settle();
+            time_reps(figs[f_o3p], a.sweeps, [&] { omp_jacobi_padded(pin, pg); });
             settle();
         }
     }
@@ -414,15 +510,19 @@ int bandwidth_command(const BandwidthArgs& a) {
         Skeleton sk{team, s2, Neighbourhood::star(2), init_value, skeleton_options(true, balancing_off)};
         Skeleton skn{team, s2, Neighbourhood::star(2), init_value, skeleton_options(false, balancing_off)};
         OmpGrid og = make_omp_grid(pin, s2);
+        PaddedGrid pg = make_padded_grid(pin, s2);
         (void)sk.jacobi(1, Update5{});
         (void)skn.jacobi(1, Update5{});
         omp_jacobi2(pin, og);
+        omp_jacobi_padded(pin, pg);
         settle();
         for (unsigned rep = 0; rep < a.reps; ++rep) {
             copies();
             time_skeleton(figs[f_s2], sk, a.sweeps, Update5{});
             time_skeleton(figs[f_s2n], skn, a.sweeps, Update5{});
             time_reps(figs[f_o2], a.sweeps, [&] { omp_jacobi2(pin, og); });
+            settle();
+            time_reps(figs[f_o2p], a.sweeps, [&] { omp_jacobi_padded(pin, pg); });
             settle();
         }
     }
@@ -437,10 +537,13 @@ int bandwidth_command(const BandwidthArgs& a) {
     };
     std::vector<Ratio> ratios;
     for (std::size_t s : {f_s3, f_s3n, f_s2, f_s2n}) {
-        const std::size_t peer = figs[s].group == "3d" ? f_o3 : f_o2;
+        const bool d3 = figs[s].group == "3d";
+        const std::size_t peer = d3 ? f_o3 : f_o2;
+        const std::size_t padded = d3 ? f_o3p : f_o2p;
         ratios.push_back({figs[s].name + " GB/s / STREAM copy (normal stores) GB/s", figs[s].gbs() / copy_gbs});
         ratios.push_back({figs[s].name + " / OpenMP (OpenMP s/sweep / skeleton s/sweep)",
                           figs[peer].best() / figs[s].best()});
+        ratios.push_back({figs[s].name + " / OpenMP on the skeleton's layout", figs[padded].best() / figs[s].best()});
     }
 
     if (a.json || !a.json_file.empty()) {
@@ -469,6 +572,8 @@ int bandwidth_command(const BandwidthArgs& a) {
         r["skeleton_3d_normal_vs_openmp"] = figs[f_o3].best() / figs[f_s3n].best();
         r["skeleton_2d_streaming_vs_openmp"] = figs[f_o2].best() / figs[f_s2].best();
         r["skeleton_2d_normal_vs_openmp"] = figs[f_o2].best() / figs[f_s2n].best();
+        r["skeleton_3d_normal_vs_openmp_same_layout"] = figs[f_o3p].best() / figs[f_s3n].best();
+        r["skeleton_2d_normal_vs_openmp_same_layout"] = figs[f_o2p].best() / figs[f_s2n].best();
         nlohmann::json doc{{"machine", machine.name},
                            {"cpu_model", cpu_model()},
                            {"date", utc_now()},
