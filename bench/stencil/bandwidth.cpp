@@ -484,48 +484,32 @@ int bandwidth_command(const BandwidthArgs& a) {
     copy_memcpy(pin, copy);
     settle();
 
-    // ---- 3-D group ----
-    {
-        Skeleton sk{team, s3, Neighbourhood::star(3), init_value, skeleton_options(true, balancing_off)};
-        Skeleton skn{team, s3, Neighbourhood::star(3), init_value, skeleton_options(false, balancing_off)};
-        OmpGrid og = make_omp_grid(pin, s3);
-        PaddedGrid pg = make_padded_grid(pin, s3);
-        (void)sk.jacobi(1, Update7{});
-        (void)skn.jacobi(1, Update7{});
-        omp_jacobi3(pin, og);
+    // ---- one group per grid: the skeleton (streaming and not), the dense
+    // OpenMP loop and the OpenMP loop on the skeleton's layout, taking turns
+    // with the copies in every repetition ----
+    auto group = [&](const Shape& shape, const Neighbourhood& nb, const auto& update, auto omp_sweep,
+                     std::size_t f_s, std::size_t f_sn, std::size_t f_o, std::size_t f_op) {
+        Skeleton sk{team, shape, nb, init_value, skeleton_options(true, balancing_off)};
+        Skeleton skn{team, shape, nb, init_value, skeleton_options(false, balancing_off)};
+        OmpGrid og = make_omp_grid(pin, shape);
+        PaddedGrid pg = make_padded_grid(pin, shape);
+        (void)sk.jacobi(1, update);   // warm-up
+        (void)skn.jacobi(1, update);
+        omp_sweep(pin, og);
         omp_jacobi_padded(pin, pg);
         settle();
         for (unsigned rep = 0; rep < a.reps; ++rep) {
             copies();
-            time_skeleton(figs[f_s3], sk, a.sweeps, Update7{});
-            time_skeleton(figs[f_s3n], skn, a.sweeps, Update7{});
-            time_reps(figs[f_o3], a.sweeps, [&] { omp_jacobi3(pin, og); });
+            time_skeleton(figs[f_s], sk, a.sweeps, update);
+            time_skeleton(figs[f_sn], skn, a.sweeps, update);
+            time_reps(figs[f_o], a.sweeps, [&] { omp_sweep(pin, og); });
             settle();
-            time_reps(figs[f_o3p], a.sweeps, [&] { omp_jacobi_padded(pin, pg); });
-            settle();
-        }
-    }
-    // ---- 2-D group ----
-    {
-        Skeleton sk{team, s2, Neighbourhood::star(2), init_value, skeleton_options(true, balancing_off)};
-        Skeleton skn{team, s2, Neighbourhood::star(2), init_value, skeleton_options(false, balancing_off)};
-        OmpGrid og = make_omp_grid(pin, s2);
-        PaddedGrid pg = make_padded_grid(pin, s2);
-        (void)sk.jacobi(1, Update5{});
-        (void)skn.jacobi(1, Update5{});
-        omp_jacobi2(pin, og);
-        omp_jacobi_padded(pin, pg);
-        settle();
-        for (unsigned rep = 0; rep < a.reps; ++rep) {
-            copies();
-            time_skeleton(figs[f_s2], sk, a.sweeps, Update5{});
-            time_skeleton(figs[f_s2n], skn, a.sweeps, Update5{});
-            time_reps(figs[f_o2], a.sweeps, [&] { omp_jacobi2(pin, og); });
-            settle();
-            time_reps(figs[f_o2p], a.sweeps, [&] { omp_jacobi_padded(pin, pg); });
+            time_reps(figs[f_op], a.sweeps, [&] { omp_jacobi_padded(pin, pg); });
             settle();
         }
-    }
+    };
+    group(s3, Neighbourhood::star(3), Update7{}, omp_jacobi3, f_s3, f_s3n, f_o3, f_o3p);
+    group(s2, Neighbourhood::star(2), Update5{}, omp_jacobi2, f_s2, f_s2n, f_o2, f_o2p);
     const double total_s = seconds_since(t_start);
     const std::string load_end = read_loadavg();
 

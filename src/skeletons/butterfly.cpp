@@ -124,14 +124,8 @@ void check_input(const Team& team, std::size_t n, const Options& o, std::size_t 
     if (n * sizeof(double) < page_size * threads)
         throw Error("n", "n=" + std::to_string(n) + " gives fewer pages of " + std::to_string(page_size) +
                              " bytes than the " + std::to_string(threads) + " threads");
-    if (o.placement == Placement::explicit_plan && !o.explicit_policy)
-        throw Error("explicit_policy", "placement explicit needs Options::explicit_policy");
-    if (o.placement != Placement::explicit_plan && o.explicit_policy)
-        throw Error("explicit_policy", "given, but placement is " + std::string(to_string(o.placement)) +
-                                           " (only explicit uses it)");
-    if (o.distribution != Distribution::static_equal)
-        throw Error("distribution", "butterfly runs only the static distribution (its blocks are fixed by the "
-                                    "placement), got " + std::string(to_string(o.distribution)));
+    // Its blocks are fixed by the placement.
+    detail::check_options(o, "butterfly");
 }
 
 }  // namespace

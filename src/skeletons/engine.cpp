@@ -73,6 +73,17 @@ std::vector<unsigned> page_owner_nodes(const std::vector<ByteRange>& owned, cons
 
 os::Os& os_of(const Options& options) { return options.os ? *options.os : os::linux_os(); }
 
+void check_options(const Options& o, const char* static_only) {
+    if (o.placement == Placement::explicit_plan && !o.explicit_policy)
+        throw Error("explicit_policy", "placement explicit needs a policy (Options::explicit_policy is empty)");
+    if (o.placement != Placement::explicit_plan && o.explicit_policy)
+        throw Error("explicit_policy", "a policy was given but the placement is " +
+                                           std::string(to_string(o.placement)) + "; only placement explicit takes one");
+    if (static_only && o.distribution != Distribution::static_equal)
+        throw Error("distribution", std::string(static_only) + " runs only the static distribution, got " +
+                                        std::string(to_string(o.distribution)));
+}
+
 // ---------------------------------------------------------------- PlacedArray
 
 PlacedArray::PlacedArray(std::size_t bytes) : bytes_(bytes) {

@@ -23,6 +23,12 @@ namespace numaware::stencil::detail {
 // The os layer to use: options.os or the real kernel.
 os::Os& os_of(const Options& options);
 
+// The checks every skeleton kind makes on Options: explicit_policy is
+// given exactly when the placement is explicit (Error("explicit_policy")),
+// and, for kinds whose cut is fixed (`static_only` names the kind), the
+// distribution is static (Error("distribution")).
+void check_options(const Options& options, const char* static_only = nullptr);
+
 // One page-aligned anonymous mapping of doubles (mmap, MADV_NOHUGEPAGE so
 // that page-granular placement holds). Nothing is touched by the
 // constructor. Throws Error("grid", ..., ENOMEM) when mmap fails.

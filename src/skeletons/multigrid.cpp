@@ -149,14 +149,8 @@ void check_options(const Team& team, const Shape& finest, const Options& o, cons
     if (mg.pre_smooth > 64 || mg.post_smooth > 64)
         throw Error("pre_smooth", "at most 64 smoothing sweeps each, got " + std::to_string(mg.pre_smooth) + " and " +
                                       std::to_string(mg.post_smooth));
-    if (o.placement == Placement::explicit_plan && !o.explicit_policy)
-        throw Error("explicit_policy", "placement explicit needs Options::explicit_policy");
-    if (o.placement != Placement::explicit_plan && o.explicit_policy)
-        throw Error("explicit_policy", "given, but placement is " + std::string(to_string(o.placement)) +
-                                           " (only explicit uses it)");
-    if (o.distribution != Distribution::static_equal)
-        throw Error("distribution", "multigrid runs only the static distribution (each level's cut follows the "
-                                    "finest level's), got " + std::string(to_string(o.distribution)));
+    // Each level's cut follows the finest level's.
+    detail::check_options(o, "multigrid");
     (void)team;
 }
 

@@ -84,12 +84,7 @@ struct Skeleton::Impl {
 Skeleton::Skeleton(Team& team, const Shape& shape, const Neighbourhood& nb, const InitFn& init, Options options) {
     check_grid(shape, nb);
     if (!init) throw Error("init", "no initial-value function given");
-    if (options.placement == Placement::explicit_plan && !options.explicit_policy)
-        throw Error("explicit_policy", "placement explicit needs a policy (Options::explicit_policy is empty)");
-    if (options.placement != Placement::explicit_plan && options.explicit_policy)
-        throw Error("explicit_policy", "a policy was given but the placement is " +
-                                           std::string(to_string(options.placement)) +
-                                           "; only placement explicit takes one");
+    detail::check_options(options);
     if (!options.weights.empty()) {
         if (options.weights.size() != team.size())
             throw Error("weights", std::to_string(options.weights.size()) + " weights for a team of " +
