@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
+#include <cstdio>
 #include <string>
 
 #include "numaware/error.hpp"
@@ -25,5 +28,29 @@ Error expect_error(Fn fn) {
 inline bool contains(const std::string& text, const std::string& part) {
     return text.find(part) != std::string::npos;
 }
+
+// Runs the built `numaware` command (NUMAWARE_CLI) with `args` through the
+// shell and returns its exit status and standard output (with standard
+// error too when merge_stderr).
+struct CliResult {
+    int status = -1;
+    std::string out;
+};
+
+#ifdef NUMAWARE_CLI
+inline CliResult run_cli(const std::string& args, bool merge_stderr = true) {
+    CliResult r;
+    const std::string command =
+        std::string("'") + NUMAWARE_CLI + "' " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null");
+    FILE* pipe = ::popen(command.c_str(), "r");
+    if (!pipe) return r;
+    char buffer[4096];
+    std::size_t n = 0;
+    while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) r.out.append(buffer, n);
+    const int raw = ::pclose(pipe);
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    return r;
+}
+#endif
 
 }  // namespace numaware::test

@@ -360,22 +360,8 @@ TEST(LatencyMeasure, RejectsBadOptions) {
 
 // ---- the command ----
 
-struct CliResult {
-    int status = -1;
-    std::string out;
-};
-
-CliResult run_cli(const std::string& args) {
-    CliResult r;
-    FILE* p = popen((std::string(NUMAWARE_CLI) + " " + args + " 2>&1").c_str(), "r");
-    if (p == nullptr) return r;
-    char buf[4096];
-    std::size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-    const int st = pclose(p);
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    return r;
-}
+using numaware::test::CliResult;
+using numaware::test::run_cli;
 
 TEST(LatencyCli, MeasuresSavesAndReportsTheSameFigures) {
     const std::string path = temp_path("cli.json");

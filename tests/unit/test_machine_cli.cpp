@@ -7,26 +7,12 @@
 #include <nlohmann/json.hpp>
 
 #include "numaware/machine.hpp"
+#include "support.hpp"
 
 namespace {
 
-struct Result {
-    int status = -1;
-    std::string out;
-};
-
-Result run_cli(const std::string& args, bool merge_stderr) {
-    Result r;
-    const std::string command = std::string("'") + NUMAWARE_CLI + "' " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null");
-    FILE* pipe = ::popen(command.c_str(), "r");
-    if (!pipe) return r;
-    char buffer[4096];
-    std::size_t n = 0;
-    while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) r.out.append(buffer, n);
-    const int raw = ::pclose(pipe);
-    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    return r;
-}
+using numaware::test::run_cli;
+using Result = numaware::test::CliResult;
 
 const char* spec = "nodes=3 cpus=2,2,0 mem=512M,512M,1G kinds=DRAM,DRAM,CXL tiers=0,0,1 "
                    "distances=10,21,31/21,10,21/31,21,10 latency=80,130,250/130,80,240/0,0,0";

@@ -17,6 +17,7 @@ void add_where_command(CLI::App& app);
 void add_vm_command(CLI::App& app);
 void add_place_command(CLI::App& app);   // the placement demo / self-check
 void add_latency_command(CLI::App& app);   // per-cache-line latency, latency-aware blocks
+void add_sim_command(CLI::App& app);       // the simulator's timed machines
 
 // Exit status a callback wants main to return (e.g. `vm` forwards the
 // guest command's status). Defaults to 0.
