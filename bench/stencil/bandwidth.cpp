@@ -136,8 +136,9 @@ void copy_normal(const Pinning& pin, CopyArrays& arr) {
     pin.release_main();
 }
 
-// The same split, written with the skeleton's non-temporal stores.
-void copy_streaming(const Pinning& pin, CopyArrays& arr) {
+// Each thread copies its schedule(static) share with `copy_part`.
+template <class CopyPart>
+void copy_split(const Pinning& pin, CopyArrays& arr, CopyPart copy_part) {
     const double* a = arr.a.get();
     double* c = arr.c.get();
     const std::size_t n = arr.n;
@@ -146,25 +147,23 @@ void copy_streaming(const Pinning& pin, CopyArrays& arr) {
         pin.pin_self();
         const auto [lo, hi] = static_range(n, static_cast<std::size_t>(omp_get_thread_num()),
                                            static_cast<std::size_t>(omp_get_num_threads()));
-        detail::stream_store(c + lo, a + lo, hi - lo);
-        detail::stream_fence();
+        copy_part(c + lo, a + lo, hi - lo);
     }
     pin.release_main();
 }
 
+// The same split, written with the skeleton's non-temporal stores.
+void copy_streaming(const Pinning& pin, CopyArrays& arr) {
+    copy_split(pin, arr, [](double* dst, const double* src, std::size_t n) {
+        detail::stream_store(dst, src, n);
+        detail::stream_fence();
+    });
+}
+
 // The same split through glibc memcpy (for information).
 void copy_memcpy(const Pinning& pin, CopyArrays& arr) {
-    const double* a = arr.a.get();
-    double* c = arr.c.get();
-    const std::size_t n = arr.n;
-#pragma omp parallel num_threads(pin.threads())
-    {
-        pin.pin_self();
-        const auto [lo, hi] = static_range(n, static_cast<std::size_t>(omp_get_thread_num()),
-                                           static_cast<std::size_t>(omp_get_num_threads()));
-        std::memcpy(c + lo, a + lo, (hi - lo) * sizeof(double));
-    }
-    pin.release_main();
+    copy_split(pin, arr,
+               [](double* dst, const double* src, std::size_t n) { std::memcpy(dst, src, n * sizeof(double)); });
 }
 
 // ---- plain OpenMP Jacobi peers -------------------------------------------
