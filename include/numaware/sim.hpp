@@ -12,12 +12,17 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "numaware/machine.hpp"
+#include "numaware/task_policy.hpp"
+#include "numaware/tasks.hpp"
+#include "numaware/team.hpp"
 
 namespace numaware::sim {
 
@@ -150,5 +155,208 @@ private:
     std::vector<Resource> resources_;
     double now_ = 0;
 };
+
+// =====================================================================
+// Task graphs
+// =====================================================================
+
+// A region of memory that tasks name: a synthetic address range (regions
+// never overlap) and its home. `home` is a node OS index from an explicit
+// plan, or tasks::unallocated: the first task that writes it places it by
+// first touch on the node of the core that runs it.
+struct GraphRegion {
+    std::uint64_t start = 0;
+    std::uint64_t bytes = 0;
+    int home = tasks::unallocated;
+};
+
+struct GraphDep {
+    std::uint32_t region = 0;   // index into Graph::regions()
+    tasks::Access access = tasks::Access::in;
+};
+
+struct GraphTask {
+    double compute_s = 0;         // compute time on one simulated core (memory time comes on top)
+    int hint = -1;                // node OS index, as spawn_on() gives it (SA), or -1
+    int worker = -1;              // fork-join: this worker runs it, bypassing the policy; -1: the policy decides
+    bool after_barrier = false;   // submitted only once every earlier task has finished (taskwait)
+    std::uint32_t first_dep = 0;  // its dependencies: deps()[first_dep, first_dep + dep_count)
+    std::uint32_t dep_count = 0;
+};
+
+// A task graph in creation order: what the spawning thread of the real
+// runtime would submit. Build it with add_region()/add_task(), or convert
+// a graph recorded by the runtime (RuntimeOptions::record_graph).
+class Graph {
+public:
+    // A new region of `bytes` (> 0) at the next free page-aligned synthetic
+    // address. `home` is unallocated or a node OS index (checked against the
+    // machine by simulate()). Returns its index. Error("bytes", ...) for 0.
+    std::uint32_t add_region(std::uint64_t bytes, int home = tasks::unallocated);
+
+    // Appends a task. Exact duplicate dependencies (same region and access)
+    // are merged; Error("deps[i]", ...) for a region index out of range or
+    // the same region named twice with different access;
+    // Error("compute_s", ...) for a negative or non-finite time. Returns
+    // the task's id (its index).
+    tasks::TaskId add_task(double compute_s, std::span<const GraphDep> deps, int hint = -1, int worker = -1);
+    tasks::TaskId add_task(double compute_s, std::initializer_list<GraphDep> deps, int hint = -1, int worker = -1) {
+        return add_task(compute_s, std::span<const GraphDep>(deps.begin(), deps.size()), hint, worker);
+    }
+    // The next task added waits for every earlier task (a taskwait or a
+    // barrier of the spawning thread).
+    void barrier();
+
+    // Every region first written by a task is first-touched; this sets the
+    // home of a region explicitly (a placement plan). Error("region", ...)
+    // out of range.
+    void set_home(std::uint32_t region, int home);
+
+    // A graph recorded by the real runtime: regions by address (homes
+    // unallocated), measured seconds as compute time, hints kept. Throws
+    // Error("tasks[i].deps[j]", ...) for ranges that partially overlap.
+    static Graph from_recorded(const tasks::TaskGraph& recorded);
+
+    std::span<const GraphRegion> regions() const { return regions_; }
+    std::span<const GraphTask> tasks() const { return tasks_; }
+    std::span<const GraphDep> deps() const { return deps_; }
+    std::span<const GraphDep> deps_of(const GraphTask& t) const { return {deps_.data() + t.first_dep, t.dep_count}; }
+    std::size_t size() const { return tasks_.size(); }
+    void reserve(std::size_t tasks, std::size_t deps, std::size_t regions);
+
+    std::string name;   // e.g. "jacobi n=4096 block=128 iterations=20"
+
+private:
+    std::vector<GraphRegion> regions_;
+    std::vector<GraphTask> tasks_;
+    std::vector<GraphDep> deps_;
+    std::uint64_t next_start_ = std::uint64_t{1} << 30;
+    bool pending_barrier_ = false;
+};
+
+// =====================================================================
+// The task simulator
+// =====================================================================
+
+// How concurrent tasks share memory and link bandwidth.
+enum class Contention : std::uint8_t {
+    // A task's share of each resource is fixed when it starts: the
+    // resource's capacity divided by the number of running tasks that use
+    // it at that moment (tasks starting at the same instant all count).
+    // Fast: O(dependencies) per task. The default.
+    snapshot,
+    // Exact max-min fair sharing (FlowNetwork), revised at every start and
+    // end of a transfer. For validation and small graphs.
+    exact,
+};
+std::string_view to_string(Contention c);
+Contention parse_contention(std::string_view text);   // Error("contention", ...) naming the choices
+
+// Linux automatic NUMA balancing, modelled (see docs/SIMULATOR.md):
+// every `scan_period_s` of simulated time every homed region is marked; the
+// next task that touches a marked region takes a hinting fault
+// (`fault_s`) and unmarks it; a region faulted twice in a row from the
+// same remote node migrates there (its bytes are copied over the link,
+// charged to the faulting task).
+struct BalancingModel {
+    bool enabled = false;
+    double scan_period_s = 1e-3;
+    double fault_s = 1e-6;
+};
+
+struct SimOptions {
+    // The workers: plan_team(machine, mapping). threads = 0: one worker per
+    // CPU of every node with CPUs.
+    TeamMapping mapping{};
+    tasks::PolicyOptions policy{};
+    Contention contention = Contention::snapshot;
+    // The spawning thread submits one task every spawn_s (0: the whole
+    // graph at time 0).
+    double spawn_s = 0;
+    // One search round of an idle worker: a queue that a policy's
+    // steal_order() lists only from round k on is searched after k rounds.
+    double round_s = 50e-9;
+    // Runtime cost charged to a worker per task it runs (queue, completion).
+    double task_overhead_s = 0;
+    // Partitioning jobs (RIP-DEP, RIP-MW) run for real on the host; their
+    // simulated duration is the measured host time times this scale, or,
+    // when partition_s_per_task > 0, that many seconds per task of the
+    // window (deterministic, for tests).
+    double partition_scale = 1.0;
+    double partition_s_per_task = 0;
+    BalancingModel balancing{};
+};
+
+// Everything is simulated: `label` says so and names the model.
+struct SimReport {
+    std::string label;                     // "simulated on bullion-s16 (8 sockets)"
+    std::string machine;                   // TimedMachine::name
+    std::string policy;
+    std::string graph;                     // Graph::name
+    std::string contention;                // "snapshot" or "exact"
+    std::uint64_t tasks = 0;
+    unsigned workers = 0;
+    double makespan_s = 0;                 // first submission to last completion, simulated
+    std::uint64_t dep_bytes = 0;           // bytes of all dependencies of all tasks
+    std::uint64_t cross_node_bytes = 0;    // of which homed on a node other than the runner's (runtime's rule)
+    std::vector<unsigned> nodes;           // nodes with workers, ascending OS index
+    std::vector<std::uint64_t> tasks_per_node;   // parallel to `nodes`
+    // Bytes moved from home (column) to reader (row), by node position;
+    // the diagonal is local traffic. link_bytes[r][h], r != h, is the
+    // traffic of link h -> r.
+    NodeMatrix<std::uint64_t> link_bytes;
+    double load_balance_pct = 0;           // sum(busy) / (max(busy) * workers) * 100
+    double runtime_overhead_pct = 0;       // task_overhead_s * tasks / (workers * makespan) * 100
+    double partition_s = 0;                // simulated partitioning time (background thread)
+    double partition_overhead_pct = 0;     // partition_s / (workers * makespan) * 100
+    double partition_host_s = 0;           // host time spent in PartitionJob::run()
+    std::uint64_t partition_jobs = 0;
+    std::uint64_t migrated_bytes = 0;      // balancing model
+    std::uint64_t hinting_faults = 0;
+    double host_s = 0;                     // host time of the whole simulation
+    double tasks_per_host_s = 0;
+
+    std::string to_json() const;
+};
+
+// Runs `graph` on `machine` under `policy` (attached here, so pass a fresh
+// object). Throws Error naming the field for: a mapping the machine cannot
+// host, a region home or hint that is not a node of the machine, a pinned
+// worker out of range, a graph without tasks is fine (makespan 0).
+SimReport simulate(const TimedMachine& machine, const Graph& graph, tasks::Policy& policy,
+                   const SimOptions& options = {});
+// The same with a built-in policy by name (tasks::make_policy with options.policy).
+SimReport simulate(const TimedMachine& machine, const Graph& graph, std::string_view policy,
+                   const SimOptions& options = {});
+
+// =====================================================================
+// Graph builders of the applications (src/sim/apps/)
+// =====================================================================
+
+// The task graphs of the eight applications of bench/apps, emitted
+// directly, without bodies or memory, so graphs of millions of tasks are
+// cheap. Each builder names the same regions (sizes, order, access) with
+// the same hints as the real application does on a runtime whose worker
+// nodes are `nodes`; a unit test compares each with the graph the real
+// application records. Compute time per task = the task's floating-point
+// operations / flops_per_s (docs/SIMULATOR.md states the assumption).
+struct AppShape {
+    std::size_t n = 0;          // 0: the app's default (as apps::AppSize)
+    std::size_t block = 0;
+    unsigned iterations = 0;
+};
+struct ComputeModel {
+    double flops_per_s = 4e9;   // one core, double precision, the apps' scalar kernels
+};
+// "jacobi", "gauss-seidel", "red-black", "nstream", "cg",
+// "integral-histogram", "qr", "inversion".
+std::span<const std::string_view> app_names();
+// Throws Error("app", ...) listing the names, and the app's own size errors
+// (the same checks and messages as the real application).
+Graph build_app(std::string_view app, const AppShape& shape, std::span<const unsigned> nodes,
+                const ComputeModel& compute = {});
+// The app's test size (that of bench/apps) and its simulation size (large).
+AppShape app_test_shape(std::string_view app);
+AppShape app_sim_shape(std::string_view app);
 
 }  // namespace numaware::sim

@@ -29,6 +29,14 @@ inline bool contains(const std::string& text, const std::string& part) {
     return text.find(part) != std::string::npos;
 }
 
+// The same, and checks the error's field and that its text contains `part`.
+template <class Fn>
+void expect_error(Fn fn, const std::string& field, const std::string& part) {
+    const Error e = expect_error(fn);
+    EXPECT_EQ(e.field(), field) << e.what();
+    EXPECT_TRUE(contains(e.what(), part)) << "'" << e.what() << "' lacks '" << part << "'";
+}
+
 // Runs the built `numaware` command (NUMAWARE_CLI) with `args` through the
 // shell and returns its exit status and standard output (with standard
 // error too when merge_stderr).

@@ -1,0 +1,123 @@
+// src/sim/graph.cpp — task graphs for the simulator: built directly or
+// converted from a graph the real runtime recorded.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "numaware/error.hpp"
+#include "numaware/sim.hpp"
+
+namespace numaware::sim {
+namespace {
+
+constexpr std::uint64_t page_bytes = 4096;
+
+}  // namespace
+
+std::uint32_t Graph::add_region(std::uint64_t bytes, int home) {
+    if (bytes == 0) throw Error("bytes", "a region must have at least 1 byte, got 0");
+    if (home < tasks::unallocated) throw Error("home", fmt::format("must be a node OS index or unallocated (-1), got {}", home));
+    if (regions_.size() >= 0xffffffffu) throw Error("regions", "a graph holds at most 2^32 - 1 regions");
+    const std::uint64_t span = (bytes + page_bytes - 1) / page_bytes * page_bytes;
+    if (span < bytes || next_start_ > ~std::uint64_t{0} - span)
+        throw Error("bytes", fmt::format("{} bytes do not fit in the synthetic address space", bytes));
+    regions_.push_back(GraphRegion{next_start_, bytes, home});
+    next_start_ += span;
+    return static_cast<std::uint32_t>(regions_.size() - 1);
+}
+
+tasks::TaskId Graph::add_task(double compute_s, std::span<const GraphDep> deps, int hint, int worker) {
+    if (!std::isfinite(compute_s) || compute_s < 0)
+        throw Error("compute_s", fmt::format("must be finite and >= 0 seconds, got {}", compute_s));
+    if (hint < -1) throw Error("hint", fmt::format("must be a node OS index or -1, got {}", hint));
+    if (worker < -1) throw Error("worker", fmt::format("must be a worker index or -1, got {}", worker));
+    const std::size_t first = deps_.size();
+    try {
+        for (std::size_t i = 0; i < deps.size(); ++i) {
+            const GraphDep& d = deps[i];
+            if (d.region >= regions_.size())
+                throw Error(fmt::format("deps[{}]", i),
+                            fmt::format("region {} does not exist (the graph has {})", d.region, regions_.size()));
+            bool merged = false;
+            for (std::size_t k = first; k < deps_.size(); ++k) {
+                if (deps_[k].region != d.region) continue;
+                if (deps_[k].access != d.access)
+                    throw Error(fmt::format("deps[{}]", i),
+                                fmt::format("region {} is named twice with different access", d.region));
+                merged = true;
+            }
+            if (!merged) deps_.push_back(d);
+        }
+    } catch (...) {
+        deps_.resize(first);
+        throw;
+    }
+    GraphTask t;
+    t.compute_s = compute_s;
+    t.hint = hint;
+    t.worker = worker;
+    t.after_barrier = pending_barrier_;
+    t.first_dep = static_cast<std::uint32_t>(first);
+    t.dep_count = static_cast<std::uint32_t>(deps_.size() - first);
+    tasks_.push_back(t);
+    pending_barrier_ = false;
+    return tasks_.size() - 1;
+}
+
+void Graph::barrier() {
+    if (!tasks_.empty()) pending_barrier_ = true;
+}
+
+void Graph::set_home(std::uint32_t region, int home) {
+    if (region >= regions_.size())
+        throw Error("region", fmt::format("region {} does not exist (the graph has {})", region, regions_.size()));
+    if (home < tasks::unallocated) throw Error("home", fmt::format("must be a node OS index or unallocated (-1), got {}", home));
+    regions_[region].home = home;
+}
+
+void Graph::reserve(std::size_t tasks, std::size_t deps, std::size_t regions) {
+    tasks_.reserve(tasks);
+    deps_.reserve(deps);
+    regions_.reserve(regions);
+}
+
+Graph Graph::from_recorded(const tasks::TaskGraph& recorded) {
+    // Regions by address; a range must be identical to, or disjoint from,
+    // every other (the runtime enforced it when it ran).
+    std::map<std::uint64_t, std::uint64_t> ranges;   // start -> bytes
+    for (std::size_t i = 0; i < recorded.tasks.size(); ++i) {
+        const auto& deps = recorded.tasks[i].deps;
+        for (std::size_t j = 0; j < deps.size(); ++j) {
+            const auto& d = deps[j];
+            const std::string field = fmt::format("tasks[{}].deps[{}]", i, j);
+            if (d.bytes == 0) throw Error(field, "a dependency must have at least 1 byte, got 0");
+            if (d.region > ~std::uint64_t{0} - d.bytes) throw Error(field, "range wraps the address space");
+            auto [it, fresh] = ranges.emplace(d.region, d.bytes);
+            if (!fresh && it->second != d.bytes)
+                throw Error(field, fmt::format("range at {:#x} has {} bytes here and {} elsewhere", d.region, d.bytes,
+                                               it->second));
+        }
+    }
+    std::uint64_t end = 0;
+    for (const auto& [start, bytes] : ranges) {
+        if (start < end) throw Error("tasks", fmt::format("ranges overlap at address {:#x}", start));
+        end = start + bytes;
+    }
+    Graph g;
+    std::map<std::uint64_t, std::uint32_t> index;
+    for (const auto& [start, bytes] : ranges) index.emplace(start, g.add_region(bytes));
+    std::vector<GraphDep> deps;
+    for (std::size_t i = 0; i < recorded.tasks.size(); ++i) {
+        const tasks::RecordedTask& t = recorded.tasks[i];
+        deps.clear();
+        for (const auto& d : t.deps) deps.push_back(GraphDep{index.at(d.region), d.access});
+        g.add_task(std::max(0.0, t.seconds), deps, t.hint);
+    }
+    g.name = fmt::format("recorded graph ({} tasks)", recorded.tasks.size());
+    return g;
+}
+
+}  // namespace numaware::sim

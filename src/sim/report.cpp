@@ -1,0 +1,37 @@
+// src/sim/report.cpp — SimReport as JSON.
+#include <nlohmann/json.hpp>
+
+#include "numaware/sim.hpp"
+
+namespace numaware::sim {
+
+std::string SimReport::to_json() const {
+    nlohmann::ordered_json j;
+    j["label"] = label;
+    j["simulated"] = true;
+    j["machine"] = machine;
+    j["policy"] = policy;
+    j["graph"] = graph;
+    j["contention"] = contention;
+    j["tasks"] = tasks;
+    j["workers"] = workers;
+    j["makespan_s"] = makespan_s;
+    j["dep_bytes"] = dep_bytes;
+    j["cross_node_bytes"] = cross_node_bytes;
+    j["nodes"] = nodes;
+    j["tasks_per_node"] = tasks_per_node;
+    j["link_bytes"] = link_bytes;
+    j["load_balance_pct"] = load_balance_pct;
+    j["runtime_overhead_pct"] = runtime_overhead_pct;
+    j["partition_s"] = partition_s;
+    j["partition_overhead_pct"] = partition_overhead_pct;
+    j["partition_host_s"] = partition_host_s;
+    j["partition_jobs"] = partition_jobs;
+    j["migrated_bytes"] = migrated_bytes;
+    j["hinting_faults"] = hinting_faults;
+    j["host_s"] = host_s;
+    j["tasks_per_host_s"] = tasks_per_host_s;
+    return j.dump();
+}
+
+}  // namespace numaware::sim

@@ -1,0 +1,785 @@
+// src/sim/task_sim.cpp — the discrete-event task simulator.
+//
+// One simulated core per worker of a team layout (plan_team). The real
+// dependency tracker (tasks/deps.hpp) orders the tasks and the real policy
+// object places them and lists the queues an idle worker searches; the
+// simulator supplies time. The model (docs/SIMULATOR.md):
+//   * the spawning thread submits the graph in creation order, one task
+//     every spawn_s; a task marked after_barrier waits for every earlier one;
+//   * queues as in the executor: one per worker (its owner takes the newest
+//     task, thieves the oldest) and one per node (oldest first); a pinned
+//     task waits in its worker's own list;
+//   * an idle worker takes work from the queues steal_order(w, 0) lists at
+//     once, and from a queue that appears only at round k after k × round_s
+//     of idleness; when several idle workers could take a new task, the one
+//     that lists its queue earliest wins (ties: the lower worker id);
+//   * a task runs task_overhead_s + compute_s + memory time, where each
+//     dependency costs latency(runner, home) + bytes / bandwidth, and
+//     bandwidth is shared between concurrent tasks (Contention);
+//   * homes: explicit, or first touch by the first task that writes the
+//     region (the runner's node), recorded when it completes, as the
+//     executor's registry does;
+//   * partition jobs run for real, one at a time, on a background thread
+//     that costs no simulated core.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <memory>
+#include <queue>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "numaware/error.hpp"
+#include "numaware/sim.hpp"
+#include "tasks/deps.hpp"
+
+namespace numaware::sim {
+
+std::string_view to_string(Contention c) { return c == Contention::exact ? "exact" : "snapshot"; }
+
+Contention parse_contention(std::string_view text) {
+    if (text == "snapshot") return Contention::snapshot;
+    if (text == "exact") return Contention::exact;
+    throw Error("contention", fmt::format("unknown model '{}': choose snapshot or exact", text));
+}
+
+namespace {
+
+using tasks::Access;
+using tasks::Placement;
+using tasks::QueueRef;
+using tasks::TaskId;
+using Clock = std::chrono::steady_clock;
+
+constexpr std::uint32_t none = 0xffffffffu;
+constexpr std::uint64_t max_rounds = 256;   // the executor's workers sleep after 256 searches
+
+enum class EventKind : std::uint8_t { finish, job_done, submit, wake, scan };
+
+struct Event {
+    double t;
+    std::uint64_t seq;
+    EventKind kind;
+    std::uint32_t a;
+    std::uint64_t b;
+};
+struct Later {
+    bool operator()(const Event& x, const Event& y) const { return x.t != y.t ? x.t > y.t : x.seq > y.seq; }
+};
+
+// A queue a worker may search, flattened: worker queues first, then node
+// queues by node position.
+struct Taker {
+    std::uint32_t worker;
+    std::uint32_t position;   // where the queue is in the worker's search order
+    double delay;             // idle time before the worker searches it
+};
+
+struct WorkerState {
+    unsigned node = 0;        // OS index
+    std::size_t pos = 0;      // node position in the machine
+    bool idle = false;
+    double idle_since = 0;
+    std::uint64_t idle_epoch = 0;
+    std::uint32_t task = none;          // running
+    std::uint32_t next_dep = 0;         // exact mode: the dependency being transferred
+    double busy = 0;
+    std::vector<std::uint32_t> search;  // queue ids, in search order
+    std::vector<double> delays;         // parallel to search
+    std::deque<std::uint32_t> pinned;   // pinned tasks waiting for this worker
+    double started = 0;
+    double extra = 0;                   // balancing costs of the running task
+    std::vector<std::size_t> dep_home;  // node position of each dependency of the running task, at its start
+};
+
+struct RegionState {
+    int home = tasks::unallocated;
+    bool marked = false;      // balancing: a hinting fault is due
+    int last_fault = -1;      // balancing: node of the last hinting fault
+};
+
+class Simulator {
+public:
+    Simulator(const TimedMachine& m, const Graph& g, tasks::Policy& p, const SimOptions& o)
+        : m_(m), g_(g), policy_(p), o_(o) {}
+
+    SimReport run();
+
+private:
+    // ---- set-up
+    void check_inputs();
+    void build_layout();
+    void build_search_orders();
+    std::uint32_t queue_id(const QueueRef& q) const;
+
+    // ---- events
+    void push(double t, EventKind k, std::uint32_t a = 0, std::uint64_t b = 0) {
+        events_.push(Event{t, seq_++, k, a, b});
+    }
+    void submit_ready_tasks();
+    void submit(std::uint32_t i);
+    void dispatch(std::uint32_t i, Placement where);
+    void enqueue(std::uint32_t q, std::uint32_t i);
+    bool try_start_from(std::uint32_t w);
+    void start(std::uint32_t w, std::uint32_t i);
+    void begin_memory(std::uint32_t w);     // snapshot: once every task starting now is counted
+    void start_flow(std::uint32_t w);
+    void finish(std::uint32_t w);
+    void go_idle(std::uint32_t w);
+    void take_jobs();
+    void start_job();
+    void job_done();
+    void maybe_flush();
+    void route(std::vector<tasks::Released>& released);
+    void scan();
+    double touch(std::uint32_t w, std::uint32_t region);
+
+    const TimedMachine& m_;
+    const Graph& g_;
+    tasks::Policy& policy_;
+    const SimOptions& o_;
+
+    std::size_t n_nodes_ = 0;
+    std::vector<WorkerState> workers_;
+    std::vector<unsigned> worker_nodes_;             // ascending OS index
+    std::vector<std::size_t> node_slot_of_pos_;      // node position -> slot in worker_nodes_ (or npos)
+    std::vector<std::deque<std::uint32_t>> queues_;  // workers_.size() worker queues, then one per node position
+    std::vector<std::vector<Taker>> takers_;         // per queue
+    std::size_t idle_count_ = 0;
+
+    std::vector<RegionState> regions_;
+    tasks::detail::DepTracker tracker_;
+    std::vector<std::unique_ptr<tasks::detail::DepNode>> node_pool_;
+    std::vector<tasks::detail::DepNode*> free_nodes_;
+    std::vector<tasks::detail::DepNode*> live_;      // per task index, while submitted and unfinished
+    std::vector<tasks::detail::DepNode*> ready_scratch_;
+    std::vector<tasks::DepInfo> infos_;
+    std::vector<tasks::Released> released_;
+
+    std::priority_queue<Event, std::vector<Event>, Later> events_;
+    std::uint64_t seq_ = 0;
+    double now_ = 0;
+
+    // spawning thread
+    std::uint32_t next_submit_ = 0;
+    std::uint64_t completed_ = 0;
+    bool spawner_waiting_ = false;
+    bool submit_pending_ = false;
+
+    // policy jobs
+    std::deque<std::unique_ptr<tasks::PartitionJob>> jobs_;
+    bool job_running_ = false;
+    std::unique_ptr<tasks::PartitionJob> running_job_;
+    std::uint64_t held_ = 0;
+
+    // memory model
+    std::vector<std::uint32_t> users_mem_;    // per node position
+    std::vector<std::uint32_t> users_link_;   // [reader * n + home]
+    std::vector<std::uint32_t> starting_;     // snapshot: workers that started at now_
+    FlowNetwork net_;
+    std::vector<std::size_t> mem_res_, link_res_;
+    std::vector<std::uint32_t> flow_worker_;
+
+    SimReport r_;
+};
+
+// -------------------------------------------------------------------------
+
+void Simulator::check_inputs() {
+    n_nodes_ = m_.machine.node_count();
+    for (std::size_t i = 0; i < g_.regions().size(); ++i) {
+        const int h = g_.regions()[i].home;
+        if (h == tasks::unallocated) continue;
+        bool found = false;
+        for (const Node& nd : m_.machine.nodes) found |= static_cast<int>(nd.os_index) == h;
+        if (!found)
+            throw Error(fmt::format("regions[{}].home", i),
+                        fmt::format("node {} is not a node of {}", h, m_.name));
+    }
+    if (!(o_.spawn_s >= 0) || !std::isfinite(o_.spawn_s))
+        throw Error("spawn_s", fmt::format("must be finite and >= 0, got {}", o_.spawn_s));
+    if (!(o_.round_s >= 0) || !std::isfinite(o_.round_s))
+        throw Error("round_s", fmt::format("must be finite and >= 0, got {}", o_.round_s));
+    if (!(o_.task_overhead_s >= 0) || !std::isfinite(o_.task_overhead_s))
+        throw Error("task_overhead_s", fmt::format("must be finite and >= 0, got {}", o_.task_overhead_s));
+    if (!(o_.partition_scale >= 0) || !std::isfinite(o_.partition_scale))
+        throw Error("partition_scale", fmt::format("must be finite and >= 0, got {}", o_.partition_scale));
+    if (!(o_.partition_s_per_task >= 0) || !std::isfinite(o_.partition_s_per_task))
+        throw Error("partition_s_per_task", fmt::format("must be finite and >= 0, got {}", o_.partition_s_per_task));
+    if (o_.balancing.enabled) {
+        if (!(o_.balancing.scan_period_s > 0) || !std::isfinite(o_.balancing.scan_period_s))
+            throw Error("balancing.scan_period_s",
+                        fmt::format("must be finite and > 0, got {}", o_.balancing.scan_period_s));
+        if (!(o_.balancing.fault_s >= 0) || !std::isfinite(o_.balancing.fault_s))
+            throw Error("balancing.fault_s", fmt::format("must be finite and >= 0, got {}", o_.balancing.fault_s));
+    }
+}
+
+void Simulator::build_layout() {
+    TeamMapping mapping = o_.mapping;
+    if (mapping.threads == 0 && mapping.cpus.empty()) {
+        unsigned cpus = 0;
+        for (const Node& nd : m_.machine.nodes) cpus += static_cast<unsigned>(nd.cpus.size());
+        mapping.threads = cpus;
+    }
+    const TeamLayout layout = plan_team(m_.machine, mapping);
+    workers_.resize(layout.size());
+    for (std::size_t w = 0; w < layout.size(); ++w) {
+        workers_[w].node = layout.ranks[w].node;
+        workers_[w].pos = m_.machine.index_of(layout.ranks[w].node);
+        worker_nodes_.push_back(layout.ranks[w].node);
+    }
+    std::sort(worker_nodes_.begin(), worker_nodes_.end());
+    worker_nodes_.erase(std::unique(worker_nodes_.begin(), worker_nodes_.end()), worker_nodes_.end());
+    node_slot_of_pos_.assign(n_nodes_, worker_nodes_.size());
+    for (std::size_t s = 0; s < worker_nodes_.size(); ++s) node_slot_of_pos_[m_.machine.index_of(worker_nodes_[s])] = s;
+    for (std::size_t i = 0; i < g_.tasks().size(); ++i) {
+        const GraphTask& t = g_.tasks()[i];
+        if (t.worker >= static_cast<int>(workers_.size()))
+            throw Error(fmt::format("tasks[{}].worker", i),
+                        fmt::format("worker {} does not exist (the layout has {} workers)", t.worker, workers_.size()));
+    }
+    queues_.resize(workers_.size() + n_nodes_);
+    takers_.resize(queues_.size());
+    users_mem_.assign(n_nodes_, 0);
+    users_link_.assign(n_nodes_ * n_nodes_, 0);
+}
+
+std::uint32_t Simulator::queue_id(const QueueRef& q) const {
+    if (q.kind == QueueRef::Kind::worker) {
+        if (q.index >= workers_.size())
+            throw Error("policy", fmt::format("{} listed worker queue {} of {}", policy_.name(), q.index, workers_.size()));
+        return q.index;
+    }
+    std::size_t pos = 0;
+    try {
+        pos = m_.machine.index_of(q.index);
+    } catch (const Error&) {
+        throw Error("policy", fmt::format("{} listed the queue of node {}, not a node of the machine", policy_.name(), q.index));
+    }
+    return static_cast<std::uint32_t>(workers_.size() + pos);
+}
+
+// Each worker's search order: steal_order(w, 0), then queues that a later
+// round adds, each with the first round that lists it (found by bisection:
+// a policy widens its search as rounds go by, never narrows it).
+void Simulator::build_search_orders() {
+    std::vector<QueueRef> order;
+    std::vector<char> seen(queues_.size(), 0);
+    for (std::uint32_t w = 0; w < workers_.size(); ++w) {
+        WorkerState& ws = workers_[w];
+        std::fill(seen.begin(), seen.end(), 0);
+        policy_.steal_order(w, 0, order);
+        for (const QueueRef& q : order) {
+            const std::uint32_t id = queue_id(q);
+            if (seen[id]) continue;
+            seen[id] = 1;
+            ws.search.push_back(id);
+            ws.delays.push_back(0);
+        }
+        std::vector<QueueRef> deep;
+        policy_.steal_order(w, max_rounds, deep);
+        for (const QueueRef& q : deep) {
+            const std::uint32_t id = queue_id(q);
+            if (seen[id]) continue;
+            seen[id] = 1;
+            std::uint64_t lo = 1, hi = max_rounds;   // listed at hi, not at lo - 1
+            while (lo < hi) {
+                const std::uint64_t mid = (lo + hi) / 2;
+                policy_.steal_order(w, mid, order);
+                bool listed = false;
+                for (const QueueRef& x : order) listed |= x == q;
+                if (listed) hi = mid; else lo = mid + 1;
+            }
+            ws.search.push_back(id);
+            ws.delays.push_back(static_cast<double>(lo) * o_.round_s);
+        }
+        for (std::uint32_t k = 0; k < ws.search.size(); ++k)
+            takers_[ws.search[k]].push_back(Taker{w, k, ws.delays[k]});
+    }
+    for (auto& list : takers_)
+        std::sort(list.begin(), list.end(), [](const Taker& a, const Taker& b) {
+            if (a.delay != b.delay) return a.delay < b.delay;
+            if (a.position != b.position) return a.position < b.position;
+            return a.worker < b.worker;
+        });
+}
+
+// -------------------------------------------------------------------------
+
+void Simulator::submit_ready_tasks() {
+    // The spawning thread: with spawn_s = 0 everything up to the next
+    // barrier goes now; otherwise one task per submit event.
+    while (next_submit_ < g_.size()) {
+        const GraphTask& t = g_.tasks()[next_submit_];
+        if (t.after_barrier && completed_ < next_submit_) {
+            spawner_waiting_ = true;
+            return;
+        }
+        spawner_waiting_ = false;
+        if (o_.spawn_s > 0) {
+            if (submit_pending_) return;
+            submit_pending_ = true;
+            push(now_ + o_.spawn_s, EventKind::submit, next_submit_);
+            return;
+        }
+        submit(next_submit_++);
+    }
+    spawner_waiting_ = true;   // the final barrier
+}
+
+void Simulator::submit(std::uint32_t i) {
+    const GraphTask& t = g_.tasks()[i];
+    tasks::detail::DepNode* node = nullptr;
+    if (!free_nodes_.empty()) {
+        node = free_nodes_.back();
+        free_nodes_.pop_back();
+    } else {
+        node_pool_.push_back(std::make_unique<tasks::detail::DepNode>());
+        node = node_pool_.back().get();
+    }
+    node->clear_deps();
+    node->id = i;
+    const auto deps = g_.deps_of(t);
+    for (const GraphDep& d : deps) {
+        const GraphRegion& reg = g_.regions()[d.region];
+        node->deps.push_back(tasks::detail::TrackedDep{reg.start, reg.bytes, d.access, nullptr, tasks::detail::no_position});
+    }
+    live_[i] = node;
+    const bool ready = deps.empty() ? true : tracker_.add(*node);
+    if (t.worker >= 0) {
+        if (ready) dispatch(i, Placement::to_worker(static_cast<unsigned>(t.worker)));
+        return;
+    }
+    infos_.clear();
+    for (const GraphDep& d : deps) {
+        const GraphRegion& reg = g_.regions()[d.region];
+        infos_.push_back(tasks::DepInfo{reg.start, reg.bytes, d.access, regions_[d.region].home});
+    }
+    policy_.on_submit(tasks::TaskView{i, infos_, std::span<const tasks::Edge>(node->preds), t.hint});
+    take_jobs();
+    if (ready) {
+        dispatch(i, policy_.place(tasks::TaskView{i, infos_, {}, t.hint}));
+    }
+}
+
+void Simulator::dispatch(std::uint32_t i, Placement where) {
+    const GraphTask& t = g_.tasks()[i];
+    if (t.worker >= 0) {
+        WorkerState& ws = workers_[static_cast<std::size_t>(t.worker)];
+        ws.pinned.push_back(i);
+        if (ws.idle) {
+            ws.pinned.pop_back();
+            start(static_cast<std::uint32_t>(t.worker), i);
+        }
+        return;
+    }
+    switch (where.kind) {
+        case Placement::Kind::hold: ++held_; return;
+        case Placement::Kind::worker:
+            if (where.index >= workers_.size())
+                throw Error("policy", fmt::format("{} placed task {} on worker {} of {}", policy_.name(), i, where.index,
+                                                  workers_.size()));
+            enqueue(where.index, i);
+            return;
+        case Placement::Kind::node:
+            enqueue(queue_id(QueueRef{QueueRef::Kind::node, where.index}), i);
+            return;
+    }
+}
+
+void Simulator::enqueue(std::uint32_t q, std::uint32_t i) {
+    queues_[q].push_back(i);
+    if (idle_count_ == 0) return;
+    for (const Taker& tk : takers_[q]) {
+        WorkerState& ws = workers_[tk.worker];
+        if (!ws.idle || ws.idle_since + tk.delay > now_) continue;
+        // The owner of a worker queue takes the newest task; others the oldest.
+        std::deque<std::uint32_t>& dq = queues_[q];
+        std::uint32_t task;
+        if (q == tk.worker) {
+            task = dq.back();
+            dq.pop_back();
+        } else {
+            task = dq.front();
+            dq.pop_front();
+        }
+        start(tk.worker, task);
+        return;
+    }
+}
+
+// The worker searches its queues in order; true if it found a task.
+bool Simulator::try_start_from(std::uint32_t w) {
+    WorkerState& ws = workers_[w];
+    if (!ws.pinned.empty()) {
+        const std::uint32_t i = ws.pinned.front();
+        ws.pinned.pop_front();
+        start(w, i);
+        return true;
+    }
+    const double idle_for = ws.idle ? now_ - ws.idle_since : 0;
+    for (std::size_t k = 0; k < ws.search.size(); ++k) {
+        if (ws.delays[k] > idle_for) continue;
+        std::deque<std::uint32_t>& dq = queues_[ws.search[k]];
+        if (dq.empty()) continue;
+        std::uint32_t i;
+        if (ws.search[k] == w) {
+            i = dq.back();
+            dq.pop_back();
+        } else {
+            i = dq.front();
+            dq.pop_front();
+        }
+        start(w, i);
+        return true;
+    }
+    return false;
+}
+
+void Simulator::go_idle(std::uint32_t w) {
+    WorkerState& ws = workers_[w];
+    ws.idle = true;
+    ws.idle_since = now_;
+    ++ws.idle_epoch;
+    ++idle_count_;
+    double last = 0;
+    for (double d : ws.delays)
+        if (d > 0 && d != last) {
+            push(now_ + d, EventKind::wake, w, ws.idle_epoch);
+            last = d;
+        }
+}
+
+// The balancing model on one access by worker w: a hinting fault on a
+// marked region, and a migration on the second fault in a row from the
+// same remote node. Returns the time the access costs on top.
+double Simulator::touch(std::uint32_t w, std::uint32_t region) {
+    RegionState& rs = regions_[region];
+    if (!o_.balancing.enabled || !rs.marked || rs.home == tasks::unallocated) return 0;
+    const WorkerState& ws = workers_[w];
+    rs.marked = false;
+    ++r_.hinting_faults;
+    double extra = o_.balancing.fault_s;
+    const int here = static_cast<int>(ws.node);
+    if (here != rs.home && rs.last_fault == here) {
+        const std::uint64_t bytes = g_.regions()[region].bytes;
+        const std::size_t from = m_.machine.index_of(static_cast<unsigned>(rs.home));
+        extra += static_cast<double>(bytes) / (m_.link_gbps[ws.pos][from] * 1e9);
+        r_.migrated_bytes += bytes;
+        rs.home = here;
+        rs.last_fault = -1;
+    } else {
+        rs.last_fault = here;
+    }
+    return extra;
+}
+
+void Simulator::start(std::uint32_t w, std::uint32_t i) {
+    WorkerState& ws = workers_[w];
+    if (ws.idle) {
+        ws.idle = false;
+        --idle_count_;
+    }
+    ws.task = i;
+    ws.started = now_;
+    ws.next_dep = 0;
+    const GraphTask& t = g_.tasks()[i];
+    std::uint64_t bytes = 0, cross = 0;
+    for (const GraphDep& d : g_.deps_of(t)) {
+        const std::uint64_t n = g_.regions()[d.region].bytes;
+        bytes += n;
+        const int home = regions_[d.region].home;
+        if (home == tasks::unallocated && d.access != Access::in) continue;   // first touch here
+        if (home != static_cast<int>(ws.node)) cross += n;
+    }
+    r_.dep_bytes += bytes;
+    r_.cross_node_bytes += cross;
+    ++r_.tasks;
+    ++r_.tasks_per_node[node_slot_of_pos_[ws.pos]];
+    // Where each dependency's bytes are now (a region not yet touched is
+    // first-touched here), then the balancing model's faults.
+    ws.dep_home.clear();
+    ws.extra = 0;
+    for (const GraphDep& d : g_.deps_of(t)) {
+        const int home = regions_[d.region].home;
+        const std::size_t h = home == tasks::unallocated ? ws.pos : m_.machine.index_of(static_cast<unsigned>(home));
+        ws.dep_home.push_back(h);
+        ws.extra += touch(w, d.region);
+    }
+    if (o_.contention == Contention::snapshot) {
+        // Count this task as a user of its resources now; its durations are
+        // computed once every task starting at this instant is counted.
+        // (each resource once per task, however many of its regions it holds).
+        for (std::size_t k = 0; k < ws.dep_home.size(); ++k) {
+            const std::size_t h = ws.dep_home[k];
+            if (std::find(ws.dep_home.begin(), ws.dep_home.begin() + static_cast<std::ptrdiff_t>(k), h) !=
+                ws.dep_home.begin() + static_cast<std::ptrdiff_t>(k))
+                continue;
+            ++users_mem_[h];
+            if (h != ws.pos) ++users_link_[ws.pos * n_nodes_ + h];
+        }
+        starting_.push_back(w);
+    } else {
+        start_flow(w);
+    }
+}
+
+void Simulator::begin_memory(std::uint32_t w) {
+    // Snapshot: every share is fixed now.
+    WorkerState& ws = workers_[w];
+    const GraphTask& t = g_.tasks()[ws.task];
+    double d_s = o_.task_overhead_s + t.compute_s + ws.extra;
+    const auto deps = g_.deps_of(t);
+    for (std::size_t k = 0; k < deps.size(); ++k) {
+        const std::size_t h = ws.dep_home[k];
+        const std::uint64_t bytes = g_.regions()[deps[k].region].bytes;
+        double bw = m_.memory_gbps[h] / users_mem_[h];
+        if (h != ws.pos) bw = std::min(bw, m_.link_gbps[ws.pos][h] / users_link_[ws.pos * n_nodes_ + h]);
+        d_s += m_.latency_ns[ws.pos][h] * 1e-9 + static_cast<double>(bytes) / (bw * 1e9);
+        r_.link_bytes[ws.pos][h] += bytes;
+    }
+    push(now_ + d_s, EventKind::finish, w);
+}
+
+void Simulator::start_flow(std::uint32_t w) {
+    // Exact: the task's dependencies one after another, then its compute.
+    WorkerState& ws = workers_[w];
+    const GraphTask& t = g_.tasks()[ws.task];
+    const auto deps = g_.deps_of(t);
+    if (ws.next_dep < deps.size()) {
+        if (net_.active() == 0) net_.advance_to(now_);   // an idle network's clock stands still
+        const std::size_t h = ws.dep_home[ws.next_dep];
+        const std::uint64_t bytes = g_.regions()[deps[ws.next_dep].region].bytes;
+        std::vector<std::size_t> res{mem_res_[h]};
+        if (h != ws.pos) res.push_back(link_res_[ws.pos * n_nodes_ + h]);
+        const FlowNetwork::Id id = net_.start(static_cast<double>(bytes), std::move(res), m_.latency_ns[ws.pos][h] * 1e-9);
+        if (flow_worker_.size() <= id) flow_worker_.resize(id + 1, none);
+        flow_worker_[id] = w;
+        r_.link_bytes[ws.pos][h] += bytes;
+        ++ws.next_dep;
+        return;
+    }
+    push(now_ + o_.task_overhead_s + t.compute_s + ws.extra, EventKind::finish, w);
+}
+
+void Simulator::finish(std::uint32_t w) {
+    WorkerState& ws = workers_[w];
+    const std::uint32_t i = ws.task;
+    const GraphTask& t = g_.tasks()[i];
+    ws.busy += now_ - ws.started;
+    ws.task = none;
+    ++completed_;
+    if (o_.contention == Contention::snapshot)
+        for (std::size_t k = 0; k < ws.dep_home.size(); ++k) {
+            const std::size_t h = ws.dep_home[k];
+            if (std::find(ws.dep_home.begin(), ws.dep_home.begin() + static_cast<std::ptrdiff_t>(k), h) !=
+                ws.dep_home.begin() + static_cast<std::ptrdiff_t>(k))
+                continue;
+            --users_mem_[h];
+            if (h != ws.pos) --users_link_[ws.pos * n_nodes_ + h];
+        }
+    // First touch: a region first written here now lives here.
+    for (const GraphDep& d : g_.deps_of(t))
+        if (d.access != Access::in && regions_[d.region].home == tasks::unallocated)
+            regions_[d.region].home = static_cast<int>(ws.node);
+    tasks::detail::DepNode* node = live_[i];
+    live_[i] = nullptr;
+    if (!g_.deps_of(t).empty()) {
+        tracker_.complete(*node, ready_scratch_);
+        for (tasks::detail::DepNode* n : ready_scratch_) {
+            const auto s = static_cast<std::uint32_t>(n->id);
+            const GraphTask& st = g_.tasks()[s];
+            if (st.worker >= 0) {
+                dispatch(s, Placement::to_worker(static_cast<unsigned>(st.worker)));
+                continue;
+            }
+            infos_.clear();
+            for (const GraphDep& d : g_.deps_of(st)) {
+                const GraphRegion& reg = g_.regions()[d.region];
+                infos_.push_back(tasks::DepInfo{reg.start, reg.bytes, d.access, regions_[d.region].home});
+            }
+            dispatch(s, policy_.place(tasks::TaskView{s, infos_, {}, st.hint}));
+        }
+        ready_scratch_.clear();
+    }
+    free_nodes_.push_back(node);
+    if (!try_start_from(w)) go_idle(w);
+    if (spawner_waiting_ && completed_ == next_submit_) submit_ready_tasks();
+}
+
+// -------------------------------------------------------------------------
+
+void Simulator::take_jobs() {
+    while (auto job = policy_.take_job()) jobs_.push_back(std::move(job));
+    if (!job_running_ && !jobs_.empty()) start_job();
+}
+
+void Simulator::start_job() {
+    running_job_ = std::move(jobs_.front());
+    jobs_.pop_front();
+    job_running_ = true;
+    const auto t0 = Clock::now();
+    running_job_->run();
+    const double host = std::chrono::duration<double>(Clock::now() - t0).count();
+    r_.partition_host_s += host;
+    ++r_.partition_jobs;
+    const double d = o_.partition_s_per_task > 0 ? o_.partition_s_per_task * static_cast<double>(running_job_->tasks())
+                                                 : host * o_.partition_scale;
+    r_.partition_s += d;
+    push(now_ + d, EventKind::job_done);
+}
+
+void Simulator::route(std::vector<tasks::Released>& released) {
+    for (const tasks::Released& x : released) {
+        if (x.id >= g_.size()) throw Error("policy", fmt::format("{} released task {} that does not exist", policy_.name(), x.id));
+        if (x.where.kind == Placement::Kind::hold)
+            throw Error("policy", fmt::format("{} released task {} to be held again", policy_.name(), x.id));
+        --held_;
+        dispatch(static_cast<std::uint32_t>(x.id), x.where);
+    }
+    released.clear();
+}
+
+void Simulator::job_done() {
+    job_running_ = false;
+    released_.clear();
+    policy_.finish_job(std::move(running_job_), released_);
+    route(released_);
+    take_jobs();
+}
+
+void Simulator::maybe_flush() {
+    if (!spawner_waiting_ || held_ == 0 || job_running_ || !jobs_.empty()) return;
+    released_.clear();
+    const bool job = policy_.flush(released_);
+    route(released_);
+    if (job) take_jobs();
+}
+
+void Simulator::scan() {
+    for (RegionState& rs : regions_)
+        if (rs.home != tasks::unallocated) rs.marked = true;
+    if (completed_ < g_.size()) push(now_ + o_.balancing.scan_period_s, EventKind::scan);
+}
+
+// -------------------------------------------------------------------------
+
+SimReport Simulator::run() {
+    const auto host0 = Clock::now();
+    check_inputs();
+    build_layout();
+
+    tasks::PolicyContext ctx;
+    ctx.machine = &m_.machine;
+    for (const WorkerState& ws : workers_) ctx.worker_node.push_back(ws.node);
+    ctx.nodes = worker_nodes_;
+    ctx.seed = o_.policy.seed;
+    policy_.attach(ctx);
+    build_search_orders();
+
+    regions_.resize(g_.regions().size());
+    for (std::size_t k = 0; k < regions_.size(); ++k) regions_[k].home = g_.regions()[k].home;
+    live_.assign(g_.size(), nullptr);
+
+    r_.machine = m_.name;
+    r_.label = "simulated on " + m_.name;
+    r_.policy = std::string(policy_.name());
+    r_.graph = g_.name;
+    r_.contention = std::string(to_string(o_.contention));
+    r_.workers = static_cast<unsigned>(workers_.size());
+    r_.nodes = worker_nodes_;
+    r_.tasks_per_node.assign(worker_nodes_.size(), 0);
+    r_.link_bytes.assign(n_nodes_, std::vector<std::uint64_t>(n_nodes_, 0));
+
+    if (o_.contention == Contention::exact) {
+        for (std::size_t h = 0; h < n_nodes_; ++h)
+            mem_res_.push_back(net_.add_resource(m_.memory_gbps[h] * 1e9, fmt::format("memory {}", m_.machine.nodes[h].os_index)));
+        link_res_.assign(n_nodes_ * n_nodes_, 0);
+        for (std::size_t r = 0; r < n_nodes_; ++r)
+            for (std::size_t h = 0; h < n_nodes_; ++h)
+                if (r != h)
+                    link_res_[r * n_nodes_ + h] = net_.add_resource(
+                        m_.link_gbps[r][h] * 1e9,
+                        fmt::format("link {}->{}", m_.machine.nodes[h].os_index, m_.machine.nodes[r].os_index));
+    }
+
+    for (std::uint32_t w = 0; w < workers_.size(); ++w) go_idle(w);
+    if (o_.balancing.enabled) push(o_.balancing.scan_period_s, EventKind::scan);
+    submit_ready_tasks();
+    maybe_flush();
+
+    const double inf = std::numeric_limits<double>::infinity();
+    for (;;) {
+        const double t_next = events_.empty() ? inf : events_.top().t;
+        if (!starting_.empty() && t_next > now_) {
+            for (std::uint32_t w : starting_) begin_memory(w);
+            starting_.clear();
+            continue;
+        }
+        if (o_.contention == Contention::exact && net_.active() > 0 &&
+            (!std::isfinite(t_next) || !net_.advance_to(t_next))) {
+            const auto c = net_.next();
+            now_ = c->time;
+            start_flow(flow_worker_[c->flow]);
+            continue;
+        }
+        if (events_.empty()) break;
+        const Event e = events_.top();
+        events_.pop();
+        // Balancing scans alone never keep the simulation going.
+        if (e.kind == EventKind::scan && completed_ == g_.size()) continue;
+        now_ = e.t;
+        switch (e.kind) {
+            case EventKind::finish: finish(e.a); break;
+            case EventKind::job_done: job_done(); break;
+            case EventKind::submit:
+                submit_pending_ = false;
+                submit(next_submit_++);
+                submit_ready_tasks();
+                break;
+            case EventKind::wake:
+                if (workers_[e.a].idle && workers_[e.a].idle_epoch == e.b) try_start_from(e.a);
+                break;
+            case EventKind::scan: scan(); break;
+        }
+        maybe_flush();
+    }
+    if (completed_ != g_.size())
+        throw Error("graph", fmt::format("the simulation stalled with {} of {} tasks finished under {} ({} held by the policy)",
+                                         completed_, g_.size(), policy_.name(), held_));
+
+    double makespan = 0, busy_sum = 0, busy_max = 0;
+    for (const WorkerState& ws : workers_) {
+        busy_sum += ws.busy;
+        busy_max = std::max(busy_max, ws.busy);
+    }
+    makespan = now_;
+    r_.makespan_s = makespan;
+    r_.load_balance_pct = busy_max > 0 ? busy_sum / (busy_max * static_cast<double>(workers_.size())) * 100 : 100;
+    const double capacity = makespan * static_cast<double>(workers_.size());
+    r_.runtime_overhead_pct = capacity > 0 ? o_.task_overhead_s * static_cast<double>(r_.tasks) / capacity * 100 : 0;
+    r_.partition_overhead_pct = capacity > 0 ? r_.partition_s / capacity * 100 : 0;
+    r_.host_s = std::chrono::duration<double>(Clock::now() - host0).count();
+    r_.tasks_per_host_s = r_.host_s > 0 ? static_cast<double>(r_.tasks) / r_.host_s : 0;
+    return r_;
+}
+
+}  // namespace
+
+SimReport simulate(const TimedMachine& machine, const Graph& graph, tasks::Policy& policy, const SimOptions& options) {
+    machine.validate();
+    Simulator s(machine, graph, policy, options);
+    return s.run();
+}
+
+SimReport simulate(const TimedMachine& machine, const Graph& graph, std::string_view policy, const SimOptions& options) {
+    auto p = tasks::make_policy(policy, options.policy);
+    return simulate(machine, graph, *p, options);
+}
+
+}  // namespace numaware::sim

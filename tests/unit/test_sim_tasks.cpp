@@ -1,0 +1,294 @@
+// tests/unit/test_sim_tasks.cpp — the discrete-event task simulator:
+// the analytic cases (exact), first touch, the runtime's cross-node rule,
+// both contention models, the real policies, reproducibility, bad input.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "numaware/sim.hpp"
+#include "support.hpp"
+
+namespace numaware::sim {
+namespace {
+
+using numaware::test::expect_error;
+using tasks::Access;
+
+// 2 nodes x 2 CPUs, SLIT 10/20: latency 80 ns local, 160 ns remote;
+// memory 20 GB/s per node; link 10 GB/s (the documented rules).
+const TimedMachine& two_nodes() {
+    static const TimedMachine m = timed_from_spec("nodes=2 cpus-per-node=2 mem-per-node=1G distances=10,20/20,10");
+    return m;
+}
+
+// Workers in contiguous order: 0, 1 on node 0; 2, 3 on node 1.
+SimOptions opts(Contention c = Contention::snapshot) {
+    SimOptions o;
+    o.contention = c;
+    o.mapping = TeamMapping{.threads = 4, .kind = MappingKind::contiguous};
+    return o;
+}
+
+constexpr std::uint64_t MB = 1000000;
+
+class SimAnalytic : public ::testing::TestWithParam<Contention> {};
+
+TEST_P(SimAnalytic, OneTaskReadingARemoteRegion) {
+    Graph g;
+    const auto r = g.add_region(8 * MB, /*home=*/1);
+    g.add_task(0, {{r, Access::in}}, -1, /*worker=*/0);
+    const SimReport rep = simulate(two_nodes(), g, "dfifo", opts(GetParam()));
+    // latency 160 ns + 8 MB over the 10 GB/s link.
+    const double expected = 160e-9 + 8e6 / 10e9;
+    EXPECT_NEAR(rep.makespan_s, expected, expected * 1e-9);
+    EXPECT_EQ(rep.cross_node_bytes, 8 * MB);
+    EXPECT_EQ(rep.dep_bytes, 8 * MB);
+    EXPECT_EQ(rep.link_bytes[0][1], 8 * MB);   // reader 0, home 1
+    EXPECT_EQ(rep.link_bytes[1][0], 0u);
+    EXPECT_NE(rep.label.find("simulated"), std::string::npos);
+}
+
+TEST_P(SimAnalytic, TwoTasksContendForOneMemoryController) {
+    Graph g;
+    const auto a = g.add_region(10 * MB, 0), b = g.add_region(10 * MB, 0);
+    g.add_task(0, {{a, Access::in}}, -1, 0);
+    g.add_task(0, {{b, Access::in}}, -1, 1);
+    const SimReport rep = simulate(two_nodes(), g, "dfifo", opts(GetParam()));
+    // Both on node 0's 20 GB/s: 10 GB/s each.
+    const double expected = 80e-9 + 10e6 / 10e9;
+    EXPECT_NEAR(rep.makespan_s, expected, expected * 1e-9);
+    EXPECT_EQ(rep.cross_node_bytes, 0u);
+    EXPECT_EQ(rep.link_bytes[0][0], 20 * MB);
+}
+
+TEST_P(SimAnalytic, AChain) {
+    Graph g;
+    const auto a = g.add_region(4 * MB, 1);
+    g.add_task(1e-3, {{a, Access::inout}});
+    g.add_task(2e-3, {{a, Access::inout}});
+    g.add_task(3e-3, {{a, Access::in}});
+    SimOptions o = opts(GetParam());
+    o.mapping = TeamMapping{.threads = 1, .kind = MappingKind::contiguous};   // one worker, node 0
+    const SimReport rep = simulate(two_nodes(), g, "dep", o);
+    const double per = 160e-9 + 4e6 / 10e9;
+    const double expected = 6e-3 + 3 * per;
+    EXPECT_NEAR(rep.makespan_s, expected, expected * 1e-9);
+    EXPECT_EQ(rep.tasks, 3u);
+    EXPECT_EQ(rep.cross_node_bytes, 12 * MB);
+    EXPECT_NEAR(rep.load_balance_pct, 100.0, 1e-9);
+}
+
+TEST_P(SimAnalytic, RemoteReadersShareTheLinkAndTheController) {
+    // Two readers on node 0 of node 1's memory: the 10 GB/s link is the
+    // bottleneck, 5 GB/s each.
+    Graph g;
+    const auto a = g.add_region(10 * MB, 1), b = g.add_region(10 * MB, 1);
+    g.add_task(0, {{a, Access::in}}, -1, 0);
+    g.add_task(0, {{b, Access::in}}, -1, 1);
+    const SimReport rep = simulate(two_nodes(), g, "dfifo", opts(GetParam()));
+    const double expected = 160e-9 + 10e6 / 5e9;
+    EXPECT_NEAR(rep.makespan_s, expected, expected * 1e-9);
+}
+
+INSTANTIATE_TEST_SUITE_P(BothModels, SimAnalytic, ::testing::Values(Contention::snapshot, Contention::exact),
+                         [](const auto& param_info) { return std::string(to_string(param_info.param)); });
+
+TEST(SimTasks, ExactModelRevisesSharesWhenATaskEnds) {
+    // A 10 MB and a 30 MB read on node 0's controller: shared 10/10 GB/s
+    // until the small one ends at 1 ms, then 20 GB/s: 1 ms + 20 MB / 20 GB/s.
+    Graph g;
+    const auto a = g.add_region(10 * MB, 0), b = g.add_region(30 * MB, 0);
+    g.add_task(0, {{a, Access::in}}, -1, 0);
+    g.add_task(0, {{b, Access::in}}, -1, 1);
+    const SimReport exact = simulate(two_nodes(), g, "dfifo", opts(Contention::exact));
+    EXPECT_NEAR(exact.makespan_s, 80e-9 + 1e-3 + 1e-3, 1e-9);
+    // The snapshot model keeps the share it started with: 30 MB at 10 GB/s.
+    const SimReport snap = simulate(two_nodes(), g, "dfifo", opts(Contention::snapshot));
+    EXPECT_NEAR(snap.makespan_s, 80e-9 + 3e-3, 1e-9);
+}
+
+TEST(SimTasks, FirstTouchByTheFirstWriterAndTheRuntimesCrossNodeRule) {
+    Graph g;
+    const auto a = g.add_region(1 * MB);   // unallocated
+    g.add_task(0, {{a, Access::out}}, -1, /*worker=*/2);   // node 1 writes first
+    g.add_task(0, {{a, Access::in}}, -1, /*worker=*/0);    // node 0 reads: remote
+    g.add_task(0, {{a, Access::in}}, -1, /*worker=*/3);    // node 1 reads: local
+    const SimReport rep = simulate(two_nodes(), g, "dfifo", opts());
+    EXPECT_EQ(rep.dep_bytes, 3 * MB);
+    EXPECT_EQ(rep.cross_node_bytes, 1 * MB);   // the first write is first touch, not cross
+    EXPECT_EQ(rep.link_bytes[0][1], 1 * MB);
+    EXPECT_EQ(rep.link_bytes[1][1], 2 * MB);
+    EXPECT_EQ(rep.tasks_per_node, (std::vector<std::uint64_t>{1, 2}));
+}
+
+TEST(SimTasks, ReadingUntouchedMemoryCountsAsCrossLikeTheRuntime) {
+    Graph g;
+    const auto a = g.add_region(1 * MB);
+    g.add_task(0, {{a, Access::in}}, -1, 0);
+    const SimReport rep = simulate(two_nodes(), g, "dfifo", opts());
+    EXPECT_EQ(rep.cross_node_bytes, 1 * MB);
+}
+
+// A row-block Jacobi-like graph: init tasks write blocks, sweeps read
+// neighbours. Used for the policy tests below.
+Graph blocks_graph(unsigned blocks, unsigned sweeps, std::uint64_t bytes, std::span<const unsigned> nodes) {
+    Graph g;
+    std::vector<std::uint32_t> a, b;
+    for (unsigned k = 0; k < blocks; ++k) a.push_back(g.add_region(bytes));
+    for (unsigned k = 0; k < blocks; ++k) b.push_back(g.add_region(bytes));
+    auto owner = [&](unsigned k) { return static_cast<int>(nodes[k * nodes.size() / blocks]); };
+    for (unsigned k = 0; k < blocks; ++k) g.add_task(1e-5, {{a[k], Access::out}}, owner(k));
+    for (unsigned t = 0; t < sweeps; ++t) {
+        auto& src = t % 2 ? b : a;
+        auto& dst = t % 2 ? a : b;
+        for (unsigned k = 0; k < blocks; ++k) {
+            std::vector<GraphDep> d;
+            if (k > 0) d.push_back({src[k - 1], Access::in});
+            d.push_back({src[k], Access::in});
+            if (k + 1 < blocks) d.push_back({src[k + 1], Access::in});
+            d.push_back({dst[k], Access::out});
+            g.add_task(1e-5, d, owner(k));
+        }
+    }
+    g.name = "blocks";
+    return g;
+}
+
+TEST(SimTasks, EveryTaskRunsOnceUnderEveryPolicyAndSaKeepsItsHints) {
+    const unsigned nodes[] = {0, 1};
+    const Graph g = blocks_graph(16, 6, 64 * 1024, nodes);
+    for (std::string_view p : tasks::policy_names()) {
+        SimOptions o = opts();
+        o.partition_s_per_task = 1e-7;
+        o.policy.window = 16;
+        o.policy.intersection = 4;
+        const SimReport rep = simulate(two_nodes(), g, p, o);
+        EXPECT_EQ(rep.tasks, g.size()) << p;
+        EXPECT_GT(rep.makespan_s, 0) << p;
+        EXPECT_EQ(rep.tasks_per_node[0] + rep.tasks_per_node[1], g.size()) << p;
+        if (p == "sa") {
+            // Hints: blocks 0-7 on node 0, 8-15 on node 1; only the two halo
+            // blocks cross, each sweep: 2 x 64 KiB x 6 sweeps.
+            EXPECT_EQ(rep.cross_node_bytes, 2u * 64 * 1024 * 6) << p;
+            EXPECT_EQ(rep.tasks_per_node[0], rep.tasks_per_node[1]);
+        }
+        if (p == "rip-dep" || p == "rip-mw") {
+            EXPECT_GT(rep.partition_jobs, 0u) << p;
+            EXPECT_GT(rep.partition_s, 0) << p;
+        }
+    }
+}
+
+TEST(SimTasks, SameSeedSameResultAndHintsBeatRoundRobinOnLocality) {
+    const unsigned nodes[] = {0, 1};
+    const Graph g = blocks_graph(32, 8, 256 * 1024, nodes);
+    SimOptions o = opts();
+    const SimReport a = simulate(two_nodes(), g, "dep", o);
+    const SimReport b = simulate(two_nodes(), g, "dep", o);
+    EXPECT_EQ(a.makespan_s, b.makespan_s);
+    EXPECT_EQ(a.cross_node_bytes, b.cross_node_bytes);
+    EXPECT_EQ(a.tasks_per_node, b.tasks_per_node);
+    const SimReport f = simulate(two_nodes(), g, "dfifo", o);
+    const SimReport sa = simulate(two_nodes(), g, "sa", o);
+    EXPECT_LT(sa.cross_node_bytes, f.cross_node_bytes);
+    EXPECT_LT(sa.cross_node_bytes, a.cross_node_bytes);
+}
+
+TEST(SimTasks, SnapshotAndExactAgreeOnAGraph) {
+    const unsigned nodes[] = {0, 1};
+    const Graph g = blocks_graph(16, 6, 1024 * 1024, nodes);
+    const SimReport s = simulate(two_nodes(), g, "sa", opts(Contention::snapshot));
+    const SimReport e = simulate(two_nodes(), g, "sa", opts(Contention::exact));
+    EXPECT_EQ(s.cross_node_bytes, e.cross_node_bytes);   // SA's placement does not depend on timing
+    EXPECT_NEAR(s.makespan_s / e.makespan_s, 1.0, 0.25);
+}
+
+TEST(SimTasks, BarrierHoldsBackTheSpawner) {
+    Graph g;
+    g.add_task(1e-3, std::initializer_list<GraphDep>{}, -1, 0);
+    g.barrier();
+    g.add_task(1e-3, std::initializer_list<GraphDep>{}, -1, 2);   // could run at once on another worker
+    const SimReport rep = simulate(two_nodes(), g, "dfifo", opts());
+    EXPECT_NEAR(rep.makespan_s, 2e-3, 1e-12);
+    EXPECT_TRUE(g.tasks()[1].after_barrier);
+    EXPECT_FALSE(g.tasks()[0].after_barrier);
+}
+
+TEST(SimTasks, SpawnRateDelaysIndependentTasks) {
+    Graph g;
+    for (int i = 0; i < 4; ++i) g.add_task(1e-6, std::initializer_list<GraphDep>{});
+    SimOptions o = opts();
+    o.spawn_s = 1e-6;
+    const SimReport rep = simulate(two_nodes(), g, "dfifo", o);
+    EXPECT_NEAR(rep.makespan_s, 4e-6 + 1e-6, 1e-12);   // the last is submitted at 4 us
+}
+
+TEST(SimTasks, BalancingModelMigratesARegionAfterTwoFaultsFromOneNode) {
+    Graph g;
+    const auto a = g.add_region(1 * MB, 1);
+    for (int i = 0; i < 6; ++i) {
+        g.add_task(1e-3, {{a, Access::in}}, -1, 0);   // node 0 reads node 1's region, 1 ms apart
+        g.barrier();
+    }
+    SimOptions o = opts();
+    o.balancing.enabled = true;
+    o.balancing.scan_period_s = 0.5e-3;
+    const SimReport rep = simulate(two_nodes(), g, "dfifo", o);
+    EXPECT_EQ(rep.migrated_bytes, 1 * MB);
+    EXPECT_GE(rep.hinting_faults, 2u);
+    EXPECT_LT(rep.cross_node_bytes, 6 * MB);   // after the move the reads are local
+    EXPECT_GE(rep.cross_node_bytes, 2 * MB);
+    o.balancing.enabled = false;
+    const SimReport off = simulate(two_nodes(), g, "dfifo", o);
+    EXPECT_EQ(off.cross_node_bytes, 6 * MB);
+    EXPECT_EQ(off.migrated_bytes, 0u);
+}
+
+TEST(SimTasks, FromRecordedGraph) {
+    tasks::TaskGraph rec;
+    rec.tasks.push_back({0, -1, {{0x10000, 4096, Access::out}}, {}, 1e-6, 0});
+    rec.tasks.push_back({1, 1, {{0x10000, 4096, Access::in}, {0x20000, 8192, Access::out}}, {{0, 4096}}, 2e-6, 1});
+    const Graph g = Graph::from_recorded(rec);
+    ASSERT_EQ(g.size(), 2u);
+    ASSERT_EQ(g.regions().size(), 2u);
+    EXPECT_EQ(g.regions()[1].bytes, 8192u);
+    EXPECT_EQ(g.tasks()[1].hint, 1);
+    EXPECT_EQ(g.deps_of(g.tasks()[1]).size(), 2u);
+    EXPECT_DOUBLE_EQ(g.tasks()[1].compute_s, 2e-6);
+    rec.tasks.push_back({2, -1, {{0x10800, 4096, Access::in}}, {}, 0, 0});   // overlaps the first
+    expect_error([&] { (void)Graph::from_recorded(rec); }, "tasks", "overlap");
+}
+
+TEST(SimTasks, BadInput) {
+    Graph g;
+    expect_error([&] { g.add_region(0); }, "bytes", "0");
+    const auto a = g.add_region(4096);
+    expect_error([&] { g.add_task(0, {{a + 1, Access::in}}); }, "deps[0]", "does not exist");
+    expect_error([&] { g.add_task(0, {{a, Access::in}, {a, Access::out}}); }, "deps[1]", "different access");
+    expect_error([&] { g.add_task(-1, std::initializer_list<GraphDep>{}); }, "compute_s", ">= 0");
+    EXPECT_EQ(g.size(), 0u);   // failed calls add nothing
+    EXPECT_TRUE(g.deps().empty());
+    g.add_task(0, {{a, Access::in}, {a, Access::in}});   // exact duplicates merge
+    EXPECT_EQ(g.deps().size(), 1u);
+
+    Graph bad_home;
+    bad_home.add_region(4096, 5);
+    bad_home.add_task(0, {{0, Access::in}});
+    expect_error([&] { simulate(two_nodes(), bad_home, "dep", opts()); }, "regions[0].home", "not a node");
+    Graph bad_worker;
+    bad_worker.add_task(0, std::initializer_list<GraphDep>{}, -1, 9);
+    expect_error([&] { simulate(two_nodes(), bad_worker, "dep", opts()); }, "tasks[0].worker", "4 workers");
+    expect_error([&] { simulate(two_nodes(), g, "fifo", opts()); }, "policy", "dfifo");
+    SimOptions o = opts();
+    o.spawn_s = -1;
+    expect_error([&] { simulate(two_nodes(), g, "dep", o); }, "spawn_s", ">= 0");
+    o = opts();
+    o.mapping.threads = 99;
+    EXPECT_THROW(simulate(two_nodes(), g, "dep", o), Error);
+    expect_error([] { (void)parse_contention("fair"); }, "contention", "snapshot or exact");
+}
+
+}  // namespace
+}  // namespace numaware::sim
