@@ -17,6 +17,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "numaware/machine.hpp"
@@ -34,6 +35,12 @@ namespace numaware::sim {
 struct TimingDefaults {
     double local_latency_ns = 80.0;   // a load from the reader's own node
     double memory_gbps = 20.0;        // one node's memory controller(s)
+    // One core's memory-level parallelism: cache-line misses it keeps in
+    // flight (Intel documents 10 L1D fill buffers per core from Nehalem to
+    // Skylake) and the line size. A core streams at most
+    // outstanding_lines × line_bytes per latency (Little's law).
+    double outstanding_lines = 10.0;
+    double line_bytes = 64.0;
 };
 
 // A Machine with everything the simulator times. Matrices are indexed by
@@ -46,6 +53,23 @@ struct TimedMachine {
     // Bandwidth of the path from home h to reader r (r != h), > 0; the
     // diagonal is 0 (a local access uses only the node's memory).
     NodeMatrix<double> link_gbps;
+    // One core's bandwidth limit: outstanding_lines × line_bytes /
+    // latency_ns[r][h] (bytes per ns = GB/s), see TimingDefaults.
+    double outstanding_lines = 10.0;
+    double line_bytes = 64.0;
+    double core_gbps(std::size_t reader, std::size_t home) const {
+        return outstanding_lines * line_bytes / latency_ns[reader][home];
+    }
+    // Physical links that several node pairs share (e.g. the one XQPI link
+    // between two bullion modules): every remote access whose (reader,
+    // home) pair, by node position, is listed crosses it as well as its
+    // own path (link_gbps). Empty for machines described by SLIT alone.
+    struct SharedLink {
+        std::string name;
+        double gbps = 0;                                        // per direction, > 0
+        std::vector<std::pair<std::size_t, std::size_t>> paths;   // (reader, home)
+    };
+    std::vector<SharedLink> shared_links;
     std::string name;                  // "bullion-s16 (8 sockets)", "live", the spec
     std::string source;                // where the figures come from, one paragraph
     std::vector<std::string> rules;    // every derivation applied, one line each

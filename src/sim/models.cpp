@@ -12,8 +12,8 @@
 //     memory channels (no per-platform STREAM figure was used);
 //   - a QPI/UPI link moves 2 bytes per transfer in each direction
 //     (9.6 GT/s -> 19.2 GB/s per direction);
-//   - link_gbps of a node pair is the narrowest link on its path; links
-//     shared by several node pairs are not yet separate resources.
+//   - link_gbps of a node pair is the narrowest link on its path; a link
+//     that several node pairs share is a TimedMachine::SharedLink.
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -125,9 +125,26 @@ TimedMachine bullion_s16(unsigned sockets) {
         "socket in performance mode (AnandTech, 'The Xeon E7-8800 v3 Review' and its Xeon E7 v2 review), × 0.75 "
         "sustained (assumption) = 76.8 GB/s. Links: QPI 9.6 GT/s = 19.2 GB/s per direction (assumption for the "
         "E7 v3 SKU; GT/s to GB/s as in Intel's forum thread 'How to saturate the QPI link'); XQPI 14 GT/s = 28 GB/s "
-        "per direction (same 2017 blog post); an inter-module path is limited by its QPI hop, 19.2 GB/s. Sharing "
-        "of the one XQPI link between two modules is not modelled per pair. Memory per socket 64 GiB: assumption.";
-    return build(shape, "bullion-s16 (" + std::to_string(sockets) + " sockets)", source, {local, memory});
+        "per direction (same 2017 blog post); an inter-module path is limited by its QPI hop, 19.2 GB/s, and "
+        "every path from one module to another also crosses the one XQPI link between the two, which all 16 "
+        "socket pairs of the two modules share. Memory per socket 64 GiB: assumption.";
+    TimedMachine t = build(shape, "bullion-s16 (" + std::to_string(sockets) + " sockets)", source, {local, memory});
+    const std::size_t modules = sockets / 4;
+    for (std::size_t from = 0; from < modules; ++from)
+        for (std::size_t to = 0; to < modules; ++to) {
+            if (from == to) continue;
+            TimedMachine::SharedLink l;
+            l.name = "XQPI module " + std::to_string(from) + " -> module " + std::to_string(to);
+            l.gbps = xqpi;
+            for (std::size_t h = from * 4; h < from * 4 + 4; ++h)
+                for (std::size_t r = to * 4; r < to * 4 + 4; ++r) l.paths.emplace_back(r, h);
+            t.shared_links.push_back(std::move(l));
+        }
+    if (!t.shared_links.empty())
+        t.rules.push_back("shared links: " + std::to_string(t.shared_links.size()) +
+                          " XQPI links, one per ordered pair of modules, each shared by 16 socket pairs");
+    t.validate();
+    return t;
 }
 
 // ---------------------------------------------------------------------

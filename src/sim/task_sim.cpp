@@ -14,8 +14,10 @@
 //     of idleness; when several idle workers could take a new task, the one
 //     that lists its queue earliest wins (ties: the lower worker id);
 //   * a task runs task_overhead_s + compute_s + memory time, where each
-//     dependency costs latency(runner, home) + bytes / bandwidth, and
-//     bandwidth is shared between concurrent tasks (Contention);
+//     dependency costs latency(runner, home) + bytes / bandwidth; the
+//     bandwidth is the least of the core's own limit on that path (Little's
+//     law: outstanding lines / latency) and its shares of the home's memory
+//     and of the link, which concurrent tasks share (Contention);
 //   * homes: explicit, or first touch by the first task that writes the
 //     region (the runner's node), recorded when it completes, as the
 //     executor's registry does;
@@ -179,9 +181,13 @@ private:
     // memory model
     std::vector<std::uint32_t> users_mem_;    // per node position
     std::vector<std::uint32_t> users_link_;   // [reader * n + home]
+    std::vector<std::vector<std::uint32_t>> shared_of_;   // [reader * n + home]: the shared links the path crosses
+    std::vector<std::uint32_t> users_shared_;
+    std::vector<std::size_t> shared_res_;
     std::vector<std::uint32_t> starting_;     // snapshot: workers that started at now_
     FlowNetwork net_;
-    std::vector<std::size_t> mem_res_, link_res_;
+    static constexpr std::size_t none_res = ~std::size_t{0};
+    std::vector<std::size_t> mem_res_, link_res_, core_res_;   // core_res_: [worker * n + home], made when first used
     std::vector<std::uint32_t> flow_worker_;
 
     SimReport r_;
@@ -247,6 +253,10 @@ void Simulator::build_layout() {
     takers_.resize(queues_.size());
     users_mem_.assign(n_nodes_, 0);
     users_link_.assign(n_nodes_ * n_nodes_, 0);
+    shared_of_.assign(n_nodes_ * n_nodes_, {});
+    for (std::uint32_t l = 0; l < m_.shared_links.size(); ++l)
+        for (const auto& [r, h] : m_.shared_links[l].paths) shared_of_[r * n_nodes_ + h].push_back(l);
+    users_shared_.assign(m_.shared_links.size(), 0);
 }
 
 std::uint32_t Simulator::queue_id(const QueueRef& q) const {
@@ -521,7 +531,10 @@ void Simulator::start(std::uint32_t w, std::uint32_t i) {
                 ws.dep_home.begin() + static_cast<std::ptrdiff_t>(k))
                 continue;
             ++users_mem_[h];
-            if (h != ws.pos) ++users_link_[ws.pos * n_nodes_ + h];
+            if (h != ws.pos) {
+                ++users_link_[ws.pos * n_nodes_ + h];
+                for (std::uint32_t l : shared_of_[ws.pos * n_nodes_ + h]) ++users_shared_[l];
+            }
         }
         starting_.push_back(w);
     } else {
@@ -538,8 +551,12 @@ void Simulator::begin_memory(std::uint32_t w) {
     for (std::size_t k = 0; k < deps.size(); ++k) {
         const std::size_t h = ws.dep_home[k];
         const std::uint64_t bytes = g_.regions()[deps[k].region].bytes;
-        double bw = m_.memory_gbps[h] / users_mem_[h];
-        if (h != ws.pos) bw = std::min(bw, m_.link_gbps[ws.pos][h] / users_link_[ws.pos * n_nodes_ + h]);
+        double bw = std::min(m_.core_gbps(ws.pos, h), m_.memory_gbps[h] / users_mem_[h]);
+        if (h != ws.pos) {
+            bw = std::min(bw, m_.link_gbps[ws.pos][h] / users_link_[ws.pos * n_nodes_ + h]);
+            for (std::uint32_t l : shared_of_[ws.pos * n_nodes_ + h])
+                bw = std::min(bw, m_.shared_links[l].gbps / users_shared_[l]);
+        }
         d_s += m_.latency_ns[ws.pos][h] * 1e-9 + static_cast<double>(bytes) / (bw * 1e9);
         r_.link_bytes[ws.pos][h] += bytes;
     }
@@ -555,8 +572,15 @@ void Simulator::start_flow(std::uint32_t w) {
         if (net_.active() == 0) net_.advance_to(now_);   // an idle network's clock stands still
         const std::size_t h = ws.dep_home[ws.next_dep];
         const std::uint64_t bytes = g_.regions()[deps[ws.next_dep].region].bytes;
-        std::vector<std::size_t> res{mem_res_[h]};
-        if (h != ws.pos) res.push_back(link_res_[ws.pos * n_nodes_ + h]);
+        // The core's own limit on this path is a resource only it uses.
+        std::size_t& core = core_res_[static_cast<std::size_t>(w) * n_nodes_ + h];
+        if (core == none_res)
+            core = net_.add_resource(m_.core_gbps(ws.pos, h) * 1e9, fmt::format("core {} from node {}", w, h));
+        std::vector<std::size_t> res{core, mem_res_[h]};
+        if (h != ws.pos) {
+            res.push_back(link_res_[ws.pos * n_nodes_ + h]);
+            for (std::uint32_t l : shared_of_[ws.pos * n_nodes_ + h]) res.push_back(shared_res_[l]);
+        }
         const FlowNetwork::Id id = net_.start(static_cast<double>(bytes), std::move(res), m_.latency_ns[ws.pos][h] * 1e-9);
         if (flow_worker_.size() <= id) flow_worker_.resize(id + 1, none);
         flow_worker_[id] = w;
@@ -581,7 +605,10 @@ void Simulator::finish(std::uint32_t w) {
                 ws.dep_home.begin() + static_cast<std::ptrdiff_t>(k))
                 continue;
             --users_mem_[h];
-            if (h != ws.pos) --users_link_[ws.pos * n_nodes_ + h];
+            if (h != ws.pos) {
+                --users_link_[ws.pos * n_nodes_ + h];
+                for (std::uint32_t l : shared_of_[ws.pos * n_nodes_ + h]) --users_shared_[l];
+            }
         }
     // First touch: a region first written here now lives here.
     for (const GraphDep& d : g_.deps_of(t))
@@ -700,6 +727,8 @@ SimReport Simulator::run() {
         for (std::size_t h = 0; h < n_nodes_; ++h)
             mem_res_.push_back(net_.add_resource(m_.memory_gbps[h] * 1e9, fmt::format("memory {}", m_.machine.nodes[h].os_index)));
         link_res_.assign(n_nodes_ * n_nodes_, 0);
+        core_res_.assign(workers_.size() * n_nodes_, none_res);
+        for (const auto& l : m_.shared_links) shared_res_.push_back(net_.add_resource(l.gbps * 1e9, l.name));
         for (std::size_t r = 0; r < n_nodes_; ++r)
             for (std::size_t h = 0; h < n_nodes_; ++h)
                 if (r != h)

@@ -72,6 +72,19 @@ void TimedMachine::validate() const {
         if (!positive_finite(memory_gbps[h]))
             throw Error(at("memory_gbps", h), "is " + num(memory_gbps[h]) + "; memory bandwidth must be > 0 GB/s");
 
+    for (std::size_t k = 0; k < shared_links.size(); ++k) {
+        const SharedLink& l = shared_links[k];
+        const std::string field = "shared_links[" + std::to_string(k) + "]";
+        if (!positive_finite(l.gbps)) throw Error(field, "is " + num(l.gbps) + " GB/s; a link bandwidth must be > 0");
+        for (const auto& [r, h] : l.paths)
+            if (r >= n || h >= n || r == h)
+                throw Error(field, "lists the path " + std::to_string(h) + " -> " + std::to_string(r) +
+                                       ", not a remote pair of the machine's " + std::to_string(n) + " nodes");
+    }
+    if (!positive_finite(outstanding_lines))
+        throw Error("outstanding_lines", "is " + num(outstanding_lines) + "; must be > 0");
+    if (!positive_finite(line_bytes)) throw Error("line_bytes", "is " + num(line_bytes) + "; must be > 0");
+
     check_square(link_gbps, n, "link_gbps");
     for (std::size_t r = 0; r < n; ++r)
         for (std::size_t h = 0; h < n; ++h) {
@@ -180,6 +193,15 @@ TimedMachine timed(const Machine& machine, const TimingDefaults& defaults) {
             t.rules.push_back(rule + " for " + std::to_string(pairs - links_given) + " of " + std::to_string(pairs) +
                               " node pairs (bandwidth matrix entry 0 = not known)");
     }
+
+    // ---- one core ----
+    if (!positive_finite(defaults.outstanding_lines) || !positive_finite(defaults.line_bytes))
+        throw Error("outstanding_lines", "is " + num(defaults.outstanding_lines) + " lines of " + num(defaults.line_bytes) +
+                                             " bytes; both must be > 0");
+    t.outstanding_lines = defaults.outstanding_lines;
+    t.line_bytes = defaults.line_bytes;
+    t.rules.push_back("one core's bandwidth by Little's law: " + num(t.outstanding_lines) + " outstanding " +
+                      num(t.line_bytes) + "-byte lines per latency[r][h]");
 
     // ---- memory-only nodes ----
     std::vector<std::size_t> memory_only;

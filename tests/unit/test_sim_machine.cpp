@@ -63,8 +63,12 @@ TEST(SimTimed, SlitOnlyMachineUsesEveryFallbackRule) {
     EXPECT_EQ(t.link_gbps[1][1], 0.0);
     EXPECT_DOUBLE_EQ(t.link_gbps[0][1], 30.0 * 10 / 21);
     EXPECT_DOUBLE_EQ(t.link_gbps[0][2], 30.0 * 10 / 31);
-    // Exactly one line per rule applied: latency, memory and links by fallback.
-    EXPECT_EQ(t.rules.size(), 3u) << all_rules(t);
+    // Exactly one line per rule applied: latency, memory and links by
+    // fallback, and the core's Little's-law limit.
+    EXPECT_EQ(t.rules.size(), 4u) << all_rules(t);
+    EXPECT_TRUE(has_rule(t, "one core's bandwidth by Little's law: 10 outstanding 64-byte lines")) << all_rules(t);
+    EXPECT_DOUBLE_EQ(t.core_gbps(0, 0), 640.0 / 100);
+    EXPECT_DOUBLE_EQ(t.core_gbps(0, 2), 640.0 / 310);
     EXPECT_TRUE(has_rule(t, "latency from SLIT: 100 ns × SLIT[r][h] / SLIT[h][h] (machine has no latency matrix)"))
         << all_rules(t);
     EXPECT_TRUE(has_rule(t, "memory bandwidth: default 30 GB/s per node (machine has no bandwidth matrix)"))
@@ -123,7 +127,7 @@ TEST(SimTimed, BandwidthMatrixWithZeroEntriesFallsBack) {
         << all_rules(t);
     EXPECT_TRUE(has_rule(t, "link bandwidth from the bandwidth matrix (4 of 6 node pairs)")) << all_rules(t);
     EXPECT_TRUE(has_rule(t, "for 2 of 6 node pairs (bandwidth matrix entry 0 = not known)")) << all_rules(t);
-    EXPECT_EQ(t.rules.size(), 5u) << all_rules(t);
+    EXPECT_EQ(t.rules.size(), 6u) << all_rules(t);
 }
 
 TEST(SimTimed, MemoryOnlyNodeRowsAreFilled) {

@@ -16,10 +16,12 @@ namespace {
 using numaware::test::expect_error;
 using tasks::Access;
 
-// 2 nodes x 2 CPUs, SLIT 10/20: latency 80 ns local, 160 ns remote;
-// memory 20 GB/s per node; link 10 GB/s (the documented rules).
+// 2 nodes x 2 CPUs, SLIT 10/20, by the documented rules: latency 80 ns
+// local, 160 ns remote; memory 10 GB/s per node; link 5 GB/s; one core
+// streams 10 x 64 B per latency: 8 GB/s local, 4 GB/s remote.
 const TimedMachine& two_nodes() {
-    static const TimedMachine m = timed_from_spec("nodes=2 cpus-per-node=2 mem-per-node=1G distances=10,20/20,10");
+    static const TimedMachine m = timed(Machine::from_spec("nodes=2 cpus-per-node=2 mem-per-node=1G distances=10,20/20,10"),
+                                        TimingDefaults{.local_latency_ns = 80, .memory_gbps = 10});
     return m;
 }
 
@@ -40,8 +42,9 @@ TEST_P(SimAnalytic, OneTaskReadingARemoteRegion) {
     const auto r = g.add_region(8 * MB, /*home=*/1);
     g.add_task(0, {{r, Access::in}}, -1, /*worker=*/0);
     const SimReport rep = simulate(two_nodes(), g, "dfifo", opts(GetParam()));
-    // latency 160 ns + 8 MB over the 10 GB/s link.
-    const double expected = 160e-9 + 8e6 / 10e9;
+    // latency 160 ns + 8 MB at the core's remote limit, 4 GB/s (< link 5).
+    EXPECT_DOUBLE_EQ(two_nodes().core_gbps(0, 1), 4.0);
+    const double expected = 160e-9 + 8e6 / 4e9;
     EXPECT_NEAR(rep.makespan_s, expected, expected * 1e-9);
     EXPECT_EQ(rep.cross_node_bytes, 8 * MB);
     EXPECT_EQ(rep.dep_bytes, 8 * MB);
@@ -56,8 +59,8 @@ TEST_P(SimAnalytic, TwoTasksContendForOneMemoryController) {
     g.add_task(0, {{a, Access::in}}, -1, 0);
     g.add_task(0, {{b, Access::in}}, -1, 1);
     const SimReport rep = simulate(two_nodes(), g, "dfifo", opts(GetParam()));
-    // Both on node 0's 20 GB/s: 10 GB/s each.
-    const double expected = 80e-9 + 10e6 / 10e9;
+    // Both on node 0's 10 GB/s: 5 GB/s each (< the core's 8).
+    const double expected = 80e-9 + 10e6 / 5e9;
     EXPECT_NEAR(rep.makespan_s, expected, expected * 1e-9);
     EXPECT_EQ(rep.cross_node_bytes, 0u);
     EXPECT_EQ(rep.link_bytes[0][0], 20 * MB);
@@ -72,7 +75,7 @@ TEST_P(SimAnalytic, AChain) {
     SimOptions o = opts(GetParam());
     o.mapping = TeamMapping{.threads = 1, .kind = MappingKind::contiguous};   // one worker, node 0
     const SimReport rep = simulate(two_nodes(), g, "dep", o);
-    const double per = 160e-9 + 4e6 / 10e9;
+    const double per = 160e-9 + 4e6 / 4e9;
     const double expected = 6e-3 + 3 * per;
     EXPECT_NEAR(rep.makespan_s, expected, expected * 1e-9);
     EXPECT_EQ(rep.tasks, 3u);
@@ -81,14 +84,14 @@ TEST_P(SimAnalytic, AChain) {
 }
 
 TEST_P(SimAnalytic, RemoteReadersShareTheLinkAndTheController) {
-    // Two readers on node 0 of node 1's memory: the 10 GB/s link is the
-    // bottleneck, 5 GB/s each.
+    // Two readers on node 0 of node 1's memory: the 5 GB/s link is the
+    // bottleneck, 2.5 GB/s each.
     Graph g;
     const auto a = g.add_region(10 * MB, 1), b = g.add_region(10 * MB, 1);
     g.add_task(0, {{a, Access::in}}, -1, 0);
     g.add_task(0, {{b, Access::in}}, -1, 1);
     const SimReport rep = simulate(two_nodes(), g, "dfifo", opts(GetParam()));
-    const double expected = 160e-9 + 10e6 / 5e9;
+    const double expected = 160e-9 + 10e6 / 2.5e9;
     EXPECT_NEAR(rep.makespan_s, expected, expected * 1e-9);
 }
 
@@ -96,17 +99,17 @@ INSTANTIATE_TEST_SUITE_P(BothModels, SimAnalytic, ::testing::Values(Contention::
                          [](const auto& param_info) { return std::string(to_string(param_info.param)); });
 
 TEST(SimTasks, ExactModelRevisesSharesWhenATaskEnds) {
-    // A 10 MB and a 30 MB read on node 0's controller: shared 10/10 GB/s
-    // until the small one ends at 1 ms, then 20 GB/s: 1 ms + 20 MB / 20 GB/s.
+    // A 10 MB and a 30 MB read on node 0's 10 GB/s: 5 GB/s each until the
+    // small one ends at 2 ms, then the core's 8 GB/s: 2 ms + 20 MB / 8 GB/s.
     Graph g;
     const auto a = g.add_region(10 * MB, 0), b = g.add_region(30 * MB, 0);
     g.add_task(0, {{a, Access::in}}, -1, 0);
     g.add_task(0, {{b, Access::in}}, -1, 1);
     const SimReport exact = simulate(two_nodes(), g, "dfifo", opts(Contention::exact));
-    EXPECT_NEAR(exact.makespan_s, 80e-9 + 1e-3 + 1e-3, 1e-9);
-    // The snapshot model keeps the share it started with: 30 MB at 10 GB/s.
+    EXPECT_NEAR(exact.makespan_s, 80e-9 + 2e-3 + 2.5e-3, 1e-9);
+    // The snapshot model keeps the share it started with: 30 MB at 5 GB/s.
     const SimReport snap = simulate(two_nodes(), g, "dfifo", opts(Contention::snapshot));
-    EXPECT_NEAR(snap.makespan_s, 80e-9 + 3e-3, 1e-9);
+    EXPECT_NEAR(snap.makespan_s, 80e-9 + 6e-3, 1e-9);
 }
 
 TEST(SimTasks, FirstTouchByTheFirstWriterAndTheRuntimesCrossNodeRule) {
