@@ -295,8 +295,10 @@ struct SimOptions {
     tasks::PolicyOptions policy{};
     Contention contention = Contention::snapshot;
     // The spawning thread submits one task every spawn_s (0: the whole
-    // graph at time 0).
-    double spawn_s = 0;
+    // graph at time 0). Default: what this runtime's spawning thread costs
+    // per task with dependencies, measured (BENCHMARKS.md, task runtime:
+    // about 0.37 us for tracking and home lookup).
+    double spawn_s = 0.37e-6;
     // One search round of an idle worker: a queue that a policy's
     // steal_order() lists only from round k on is searched after k rounds.
     double round_s = 50e-9;

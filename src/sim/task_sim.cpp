@@ -62,6 +62,29 @@ constexpr std::uint64_t max_rounds = 256;   // the executor's workers sleep afte
 
 enum class EventKind : std::uint8_t { finish, job_done, submit, wake, scan };
 
+// A double-ended queue of task indices in one growable power-of-two ring.
+class Ring {
+public:
+    bool empty() const { return head_ == tail_; }
+    void push_back(std::uint32_t v) {
+        if (tail_ - head_ == buf_.size()) grow();
+        buf_[tail_++ & (buf_.size() - 1)] = v;
+    }
+    std::uint32_t pop_back() { return buf_[--tail_ & (buf_.size() - 1)]; }
+    std::uint32_t pop_front() { return buf_[head_++ & (buf_.size() - 1)]; }
+
+private:
+    void grow() {
+        std::vector<std::uint32_t> bigger(buf_.empty() ? 16 : buf_.size() * 2);
+        for (std::uint64_t i = head_; i != tail_; ++i) bigger[i - head_] = buf_[i & (buf_.size() - 1)];
+        tail_ -= head_;
+        head_ = 0;
+        buf_.swap(bigger);
+    }
+    std::vector<std::uint32_t> buf_;
+    std::uint64_t head_ = 0, tail_ = 0;
+};
+
 struct Event {
     double t;
     std::uint64_t seq;
@@ -92,7 +115,7 @@ struct WorkerState {
     double busy = 0;
     std::vector<std::uint32_t> search;  // queue ids, in search order
     std::vector<double> delays;         // parallel to search
-    std::deque<std::uint32_t> pinned;   // pinned tasks waiting for this worker
+    Ring pinned;                        // pinned tasks waiting for this worker
     double started = 0;
     double extra = 0;                   // balancing costs of the running task
     std::vector<std::size_t> dep_home;  // node position of each dependency of the running task, at its start
@@ -100,6 +123,7 @@ struct WorkerState {
 
 struct RegionState {
     int home = tasks::unallocated;
+    std::uint32_t home_pos = 0;   // node position of `home` (when allocated)
     bool marked = false;      // balancing: a hinting fault is due
     int last_fault = -1;      // balancing: node of the last hinting fault
 };
@@ -126,6 +150,7 @@ private:
     void submit(std::uint32_t i);
     void dispatch(std::uint32_t i, Placement where);
     void enqueue(std::uint32_t q, std::uint32_t i);
+    void take(std::uint32_t w, std::uint32_t q);
     bool try_start_from(std::uint32_t w);
     void start(std::uint32_t w, std::uint32_t i);
     void begin_memory(std::uint32_t w);     // snapshot: once every task starting now is counted
@@ -149,13 +174,17 @@ private:
     std::vector<WorkerState> workers_;
     std::vector<unsigned> worker_nodes_;             // ascending OS index
     std::vector<std::size_t> node_slot_of_pos_;      // node position -> slot in worker_nodes_ (or npos)
-    std::vector<std::deque<std::uint32_t>> queues_;  // workers_.size() worker queues, then one per node position
+    std::vector<Ring> queues_;  // workers_.size() worker queues, then one per node position
     std::vector<std::vector<Taker>> takers_;         // per queue
-    std::size_t idle_count_ = 0;
+    std::vector<std::uint32_t> idle_list_, idle_index_;   // idle workers (unordered), and where each is in it
+    std::vector<std::uint32_t> nonempty_, nonempty_index_;   // queues holding tasks, and where each is in it
+    std::vector<std::uint32_t> rank_;                     // [worker * queues + queue]: index in its search order, or none
 
     std::vector<RegionState> regions_;
     tasks::detail::DepTracker tracker_;
-    std::vector<std::unique_ptr<tasks::detail::DepNode>> node_pool_;
+    static constexpr std::size_t node_chunk = 4096;
+    std::vector<std::unique_ptr<tasks::detail::DepNode[]>> node_pool_;   // in chunks; reused through free_nodes_
+    std::size_t chunk_used_ = node_chunk;
     std::vector<tasks::detail::DepNode*> free_nodes_;
     std::vector<tasks::detail::DepNode*> live_;      // per task index, while submitted and unfinished
     std::vector<tasks::detail::DepNode*> ready_scratch_;
@@ -280,6 +309,9 @@ std::uint32_t Simulator::queue_id(const QueueRef& q) const {
 void Simulator::build_search_orders() {
     std::vector<QueueRef> order;
     std::vector<char> seen(queues_.size(), 0);
+    rank_.assign(workers_.size() * queues_.size(), none);
+    idle_index_.assign(workers_.size(), none);
+    nonempty_index_.assign(queues_.size(), none);
     for (std::uint32_t w = 0; w < workers_.size(); ++w) {
         WorkerState& ws = workers_[w];
         std::fill(seen.begin(), seen.end(), 0);
@@ -308,8 +340,10 @@ void Simulator::build_search_orders() {
             ws.search.push_back(id);
             ws.delays.push_back(static_cast<double>(lo) * o_.round_s);
         }
-        for (std::uint32_t k = 0; k < ws.search.size(); ++k)
+        for (std::uint32_t k = 0; k < ws.search.size(); ++k) {
             takers_[ws.search[k]].push_back(Taker{w, k, ws.delays[k]});
+            rank_[static_cast<std::size_t>(w) * queues_.size() + ws.search[k]] = k;
+        }
     }
     for (auto& list : takers_)
         std::sort(list.begin(), list.end(), [](const Taker& a, const Taker& b) {
@@ -349,8 +383,11 @@ void Simulator::submit(std::uint32_t i) {
         node = free_nodes_.back();
         free_nodes_.pop_back();
     } else {
-        node_pool_.push_back(std::make_unique<tasks::detail::DepNode>());
-        node = node_pool_.back().get();
+        if (chunk_used_ == node_chunk) {
+            node_pool_.push_back(std::make_unique<tasks::detail::DepNode[]>(node_chunk));
+            chunk_used_ = 0;
+        }
+        node = &node_pool_.back()[chunk_used_++];
     }
     node->clear_deps();
     node->id = i;
@@ -381,11 +418,10 @@ void Simulator::dispatch(std::uint32_t i, Placement where) {
     const GraphTask& t = g_.tasks()[i];
     if (t.worker >= 0) {
         WorkerState& ws = workers_[static_cast<std::size_t>(t.worker)];
-        ws.pinned.push_back(i);
-        if (ws.idle) {
-            ws.pinned.pop_back();
+        if (ws.idle)
             start(static_cast<std::uint32_t>(t.worker), i);
-        }
+        else
+            ws.pinned.push_back(i);
         return;
     }
     switch (where.kind) {
@@ -402,23 +438,52 @@ void Simulator::dispatch(std::uint32_t i, Placement where) {
     }
 }
 
+// Worker w takes a task from queue q: the owner of a worker queue takes
+// the newest, everyone else the oldest.
+void Simulator::take(std::uint32_t w, std::uint32_t q) {
+    Ring& dq = queues_[q];
+    const std::uint32_t i = q == w ? dq.pop_back() : dq.pop_front();
+    if (dq.empty()) {
+        const std::uint32_t at = nonempty_index_[q];
+        nonempty_index_[nonempty_.back()] = at;
+        nonempty_[at] = nonempty_.back();
+        nonempty_.pop_back();
+        nonempty_index_[q] = none;
+    }
+    start(w, i);
+}
+
 void Simulator::enqueue(std::uint32_t q, std::uint32_t i) {
+    if (queues_[q].empty()) {
+        nonempty_index_[q] = static_cast<std::uint32_t>(nonempty_.size());
+        nonempty_.push_back(q);
+    }
     queues_[q].push_back(i);
-    if (idle_count_ == 0) return;
-    for (const Taker& tk : takers_[q]) {
-        WorkerState& ws = workers_[tk.worker];
-        if (!ws.idle || ws.idle_since + tk.delay > now_) continue;
-        // The owner of a worker queue takes the newest task; others the oldest.
-        std::deque<std::uint32_t>& dq = queues_[q];
-        std::uint32_t task;
-        if (q == tk.worker) {
-            task = dq.back();
-            dq.pop_back();
-        } else {
-            task = dq.front();
-            dq.pop_front();
+    if (idle_list_.empty()) return;
+    const std::size_t nq = queues_.size();
+    if (idle_list_.size() * 4 < takers_[q].size()) {
+        // Few idle workers: rank them, rather than walking every taker.
+        std::uint32_t best = none, best_k = none;
+        double best_delay = 0;
+        for (std::uint32_t w : idle_list_) {
+            const std::uint32_t k = rank_[w * nq + q];
+            if (k == none) continue;
+            const WorkerState& ws = workers_[w];
+            const double d = ws.delays[k];
+            if (ws.idle_since + d > now_) continue;
+            if (best == none || d < best_delay || (d == best_delay && (k < best_k || (k == best_k && w < best)))) {
+                best = w;
+                best_k = k;
+                best_delay = d;
+            }
         }
-        start(tk.worker, task);
+        if (best != none) take(best, q);
+        return;
+    }
+    for (const Taker& tk : takers_[q]) {
+        const WorkerState& ws = workers_[tk.worker];
+        if (!ws.idle || ws.idle_since + tk.delay > now_) continue;
+        take(tk.worker, q);
         return;
     }
 }
@@ -427,25 +492,25 @@ void Simulator::enqueue(std::uint32_t q, std::uint32_t i) {
 bool Simulator::try_start_from(std::uint32_t w) {
     WorkerState& ws = workers_[w];
     if (!ws.pinned.empty()) {
-        const std::uint32_t i = ws.pinned.front();
-        ws.pinned.pop_front();
-        start(w, i);
+        start(w, ws.pinned.pop_front());
         return true;
     }
     const double idle_for = ws.idle ? now_ - ws.idle_since : 0;
-    for (std::size_t k = 0; k < ws.search.size(); ++k) {
-        if (ws.delays[k] > idle_for) continue;
-        std::deque<std::uint32_t>& dq = queues_[ws.search[k]];
-        if (dq.empty()) continue;
-        std::uint32_t i;
-        if (ws.search[k] == w) {
-            i = dq.back();
-            dq.pop_back();
-        } else {
-            i = dq.front();
-            dq.pop_front();
+    if (nonempty_.size() * 4 < ws.search.size()) {
+        // Few queues hold work: the first of them in this worker's order.
+        const std::size_t nq = queues_.size();
+        std::uint32_t best_k = none;
+        for (std::uint32_t q : nonempty_) {
+            const std::uint32_t k = rank_[w * nq + q];
+            if (k != none && ws.delays[k] <= idle_for && k < best_k) best_k = k;
         }
-        start(w, i);
+        if (best_k == none) return false;
+        take(w, ws.search[best_k]);
+        return true;
+    }
+    for (std::size_t k = 0; k < ws.search.size(); ++k) {
+        if (ws.delays[k] > idle_for || queues_[ws.search[k]].empty()) continue;
+        take(w, ws.search[k]);
         return true;
     }
     return false;
@@ -456,7 +521,8 @@ void Simulator::go_idle(std::uint32_t w) {
     ws.idle = true;
     ws.idle_since = now_;
     ++ws.idle_epoch;
-    ++idle_count_;
+    idle_index_[w] = static_cast<std::uint32_t>(idle_list_.size());
+    idle_list_.push_back(w);
     double last = 0;
     for (double d : ws.delays)
         if (d > 0 && d != last) {
@@ -478,10 +544,11 @@ double Simulator::touch(std::uint32_t w, std::uint32_t region) {
     const int here = static_cast<int>(ws.node);
     if (here != rs.home && rs.last_fault == here) {
         const std::uint64_t bytes = g_.regions()[region].bytes;
-        const std::size_t from = m_.machine.index_of(static_cast<unsigned>(rs.home));
+        const std::size_t from = rs.home_pos;
         extra += static_cast<double>(bytes) / (m_.link_gbps[ws.pos][from] * 1e9);
         r_.migrated_bytes += bytes;
         rs.home = here;
+        rs.home_pos = static_cast<std::uint32_t>(ws.pos);
         rs.last_fault = -1;
     } else {
         rs.last_fault = here;
@@ -493,7 +560,10 @@ void Simulator::start(std::uint32_t w, std::uint32_t i) {
     WorkerState& ws = workers_[w];
     if (ws.idle) {
         ws.idle = false;
-        --idle_count_;
+        const std::uint32_t at = idle_index_[w];
+        idle_index_[idle_list_.back()] = at;
+        idle_list_[at] = idle_list_.back();
+        idle_list_.pop_back();
     }
     ws.task = i;
     ws.started = now_;
@@ -516,9 +586,8 @@ void Simulator::start(std::uint32_t w, std::uint32_t i) {
     ws.dep_home.clear();
     ws.extra = 0;
     for (const GraphDep& d : g_.deps_of(t)) {
-        const int home = regions_[d.region].home;
-        const std::size_t h = home == tasks::unallocated ? ws.pos : m_.machine.index_of(static_cast<unsigned>(home));
-        ws.dep_home.push_back(h);
+        const RegionState& rs = regions_[d.region];
+        ws.dep_home.push_back(rs.home == tasks::unallocated ? ws.pos : rs.home_pos);
         ws.extra += touch(w, d.region);
     }
     if (o_.contention == Contention::snapshot) {
@@ -612,8 +681,10 @@ void Simulator::finish(std::uint32_t w) {
         }
     // First touch: a region first written here now lives here.
     for (const GraphDep& d : g_.deps_of(t))
-        if (d.access != Access::in && regions_[d.region].home == tasks::unallocated)
+        if (d.access != Access::in && regions_[d.region].home == tasks::unallocated) {
             regions_[d.region].home = static_cast<int>(ws.node);
+            regions_[d.region].home_pos = static_cast<std::uint32_t>(ws.pos);
+        }
     tasks::detail::DepNode* node = live_[i];
     live_[i] = nullptr;
     if (!g_.deps_of(t).empty()) {
@@ -710,7 +781,11 @@ SimReport Simulator::run() {
     build_search_orders();
 
     regions_.resize(g_.regions().size());
-    for (std::size_t k = 0; k < regions_.size(); ++k) regions_[k].home = g_.regions()[k].home;
+    for (std::size_t k = 0; k < regions_.size(); ++k) {
+        regions_[k].home = g_.regions()[k].home;
+        if (regions_[k].home != tasks::unallocated)
+            regions_[k].home_pos = static_cast<std::uint32_t>(m_.machine.index_of(static_cast<unsigned>(regions_[k].home)));
+    }
     live_.assign(g_.size(), nullptr);
 
     r_.machine = m_.name;

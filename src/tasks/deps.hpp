@@ -262,7 +262,7 @@ struct TrackedDep {
     std::uint32_t reader_pos = no_position;     // position in reg->readers
 };
 
-using DepList = SmallVec<TrackedDep, 3>;
+using DepList = SmallVec<TrackedDep, 4>;
 
 struct DepNode {
     TaskId id = 0;

@@ -554,3 +554,19 @@ TEST(SimStencilBalancing, StencilAwareHaloPagesStayPut) {
     EXPECT_EQ(bal.cross_node_bytes, off.cross_node_bytes);
     EXPECT_GE(bal.makespan_s, off.makespan_s);
 }
+
+TEST(SimStencilBalancing, ExactContentionRunsTheModelToo) {
+    Fixture f;
+    const auto s = problem(8, Placement::serial_first_touch, 20);
+    const auto off = run(f, s, {}, sim::Contention::exact);
+    const auto on = run(f, s, balancing_on(), sim::Contention::exact);
+    EXPECT_EQ(off.migrated_bytes, 0u);
+    EXPECT_GT(on.migrated_bytes, 0u);
+    EXPECT_GT(on.hinting_faults, 0u);
+    EXPECT_LT(on.cross_node_bytes, off.cross_node_bytes);
+    // Stencil-aware with the scans between flows (a scan event while the
+    // network is idle must not move its clock backwards).
+    const auto aware = run(f, problem(8, Placement::stencil_aware, 10), balancing_on(), sim::Contention::exact);
+    EXPECT_EQ(aware.migrated_bytes, 0u);
+    EXPECT_GT(aware.hinting_faults, 0u);
+}

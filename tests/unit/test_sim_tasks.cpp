@@ -29,6 +29,7 @@ const TimedMachine& two_nodes() {
 SimOptions opts(Contention c = Contention::snapshot) {
     SimOptions o;
     o.contention = c;
+    o.spawn_s = 0;   // the whole graph at time 0: the analytic cases have no spawning cost
     o.mapping = TeamMapping{.threads = 4, .kind = MappingKind::contiguous};
     return o;
 }
