@@ -249,6 +249,10 @@ public:
     void reserve(std::size_t tasks, std::size_t deps, std::size_t regions);
 
     std::string name;   // e.g. "jacobi n=4096 block=128 iterations=20"
+    // The tasks of the initialisation and the first iteration (0: not
+    // known): what RIP-DEP's initial partition must see to place the data
+    // well. `numaware sim tasks` sizes the RIP window from it.
+    std::size_t initial_tasks = 0;
 
 private:
     std::vector<GraphRegion> regions_;
