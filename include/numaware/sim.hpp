@@ -249,9 +249,9 @@ public:
     void reserve(std::size_t tasks, std::size_t deps, std::size_t regions);
 
     std::string name;   // e.g. "jacobi n=4096 block=128 iterations=20"
-    // The tasks of the initialisation and the first iteration (0: not
-    // known): what RIP-DEP's initial partition must see to place the data
-    // well. `numaware sim tasks` sizes the RIP window from it.
+    // The graph's initial part (0: not known): what RIP-DEP's initial
+    // partition must see to place the data well. build_app() sets it to
+    // initial_part(graph); `numaware sim tasks` sizes the RIP window from it.
     std::size_t initial_tasks = 0;
 
 private:
@@ -261,6 +261,13 @@ private:
     std::uint64_t next_start_ = std::uint64_t{1} << 30;
     bool pending_barrier_ = false;
 };
+
+// The longest prefix of the graph (in creation order) whose tasks all have
+// a dependency depth of at most `levels`: depth 0 = no predecessor, else 1 +
+// the deepest predecessor (read-after-write, write-after-read,
+// write-after-write). With levels = 2 that is an application's
+// initialisation and its first two steps.
+std::size_t initial_part(const Graph& graph, unsigned levels = 2);
 
 // =====================================================================
 // The task simulator

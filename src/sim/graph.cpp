@@ -84,6 +84,35 @@ void Graph::reserve(std::size_t tasks, std::size_t deps, std::size_t regions) {
     regions_.reserve(regions);
 }
 
+std::size_t initial_part(const Graph& graph, unsigned levels) {
+    struct Depths {
+        int writer = -1;   // depth of the last writer, -1: none
+        int readers = -1;  // deepest reader since that write, -1: none
+    };
+    std::vector<Depths> region(graph.regions().size());
+    const int limit = static_cast<int>(levels);
+    for (std::size_t i = 0; i < graph.size(); ++i) {
+        const GraphTask& t = graph.tasks()[i];
+        int depth = 0;
+        for (const GraphDep& d : graph.deps_of(t)) {
+            const Depths& r = region[d.region];
+            const int pred = d.access == tasks::Access::in ? r.writer : std::max(r.writer, r.readers);
+            if (pred >= 0) depth = std::max(depth, pred + 1);
+        }
+        if (depth > limit) return i;
+        for (const GraphDep& d : graph.deps_of(t)) {
+            Depths& r = region[d.region];
+            if (d.access == tasks::Access::in) {
+                r.readers = std::max(r.readers, depth);
+            } else {
+                r.writer = depth;
+                r.readers = -1;
+            }
+        }
+    }
+    return graph.size();
+}
+
 Graph Graph::from_recorded(const tasks::TaskGraph& recorded) {
     // Regions by address; a range must be identical to, or disjoint from,
     // every other (the runtime enforced it when it ran).
@@ -117,6 +146,7 @@ Graph Graph::from_recorded(const tasks::TaskGraph& recorded) {
         g.add_task(std::max(0.0, t.seconds), deps, t.hint);
     }
     g.name = fmt::format("recorded graph ({} tasks)", recorded.tasks.size());
+    g.initial_tasks = initial_part(g);
     return g;
 }
 

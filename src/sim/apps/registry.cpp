@@ -124,6 +124,7 @@ Graph build_app(std::string_view app, const AppShape& shape, std::span<const uns
     ctx.nodes = nodes;
     ctx.flops_per_s = compute.flops_per_s;
     entry.build(ctx, shape);
+    ctx.graph.initial_tasks = initial_part(ctx.graph);
     return std::move(ctx.graph);
 }
 
