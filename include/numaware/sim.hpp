@@ -262,12 +262,10 @@ private:
     bool pending_barrier_ = false;
 };
 
-// The longest prefix of the graph (in creation order) whose tasks all have
-// a dependency depth of at most `levels`: depth 0 = no predecessor, else 1 +
-// the deepest predecessor (read-after-write, write-after-read,
-// write-after-write). With levels = 2 that is an application's
-// initialisation and its first two steps.
-std::size_t initial_part(const Graph& graph, unsigned levels = 2);
+// The graph's initial part: its initialisation (the leading tasks, in
+// creation order, that have no predecessor) and as many tasks again (for
+// an iterative application, its first step: a sweep, a wavefront, a panel).
+std::size_t initial_part(const Graph& graph);
 
 // =====================================================================
 // The task simulator

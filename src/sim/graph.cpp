@@ -84,33 +84,21 @@ void Graph::reserve(std::size_t tasks, std::size_t deps, std::size_t regions) {
     regions_.reserve(regions);
 }
 
-std::size_t initial_part(const Graph& graph, unsigned levels) {
-    struct Depths {
-        int writer = -1;   // depth of the last writer, -1: none
-        int readers = -1;  // deepest reader since that write, -1: none
-    };
-    std::vector<Depths> region(graph.regions().size());
-    const int limit = static_cast<int>(levels);
-    for (std::size_t i = 0; i < graph.size(); ++i) {
-        const GraphTask& t = graph.tasks()[i];
-        int depth = 0;
-        for (const GraphDep& d : graph.deps_of(t)) {
-            const Depths& r = region[d.region];
-            const int pred = d.access == tasks::Access::in ? r.writer : std::max(r.writer, r.readers);
-            if (pred >= 0) depth = std::max(depth, pred + 1);
-        }
-        if (depth > limit) return i;
-        for (const GraphDep& d : graph.deps_of(t)) {
-            Depths& r = region[d.region];
-            if (d.access == tasks::Access::in) {
-                r.readers = std::max(r.readers, depth);
-            } else {
-                r.writer = depth;
-                r.readers = -1;
-            }
-        }
+std::size_t initial_part(const Graph& graph) {
+    // A task has a predecessor when it reads a region someone wrote, or
+    // writes a region someone read or wrote, before it.
+    std::vector<char> touched(graph.regions().size(), 0);   // 1: read, 2: written
+    std::size_t leading = 0;
+    for (; leading < graph.size(); ++leading) {
+        const GraphTask& t = graph.tasks()[leading];
+        bool has_pred = t.after_barrier;
+        for (const GraphDep& d : graph.deps_of(t))
+            has_pred |= d.access == tasks::Access::in ? touched[d.region] == 2 : touched[d.region] != 0;
+        if (has_pred) break;
+        for (const GraphDep& d : graph.deps_of(t))
+            touched[d.region] = std::max<char>(touched[d.region], d.access == tasks::Access::in ? 1 : 2);
     }
-    return graph.size();
+    return std::min(graph.size(), 2 * leading);
 }
 
 Graph Graph::from_recorded(const tasks::TaskGraph& recorded) {
