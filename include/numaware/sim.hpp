@@ -319,6 +319,10 @@ struct SimOptions {
     // window (deterministic, for tests).
     double partition_scale = 1.0;
     double partition_s_per_task = 0;
+    // simulate(..., name, ...): RIP's window (policy.window) is raised to
+    // the graph's initial_tasks, so its first partition sees the
+    // initialisation and the first step of the application.
+    bool rip_window_from_graph = true;
     BalancingModel balancing{};
 };
 
@@ -343,7 +347,9 @@ struct SimReport {
     double load_balance_pct = 0;           // sum(busy) / (max(busy) * workers) * 100
     double runtime_overhead_pct = 0;       // task_overhead_s * tasks / (workers * makespan) * 100
     double partition_s = 0;                // simulated partitioning time (background thread)
-    double partition_overhead_pct = 0;     // partition_s / (workers * makespan) * 100
+    double partition_overhead_pct = 0;     // partition_s / (workers * makespan) * 100 (the runtime's definition)
+    double partition_busy_pct = 0;         // partition_s / makespan * 100: how much of the run the partitioner works
+    std::size_t window = 0;                // the policy's window (RIP), after rip_window_from_graph
     double partition_host_s = 0;           // host time spent in PartitionJob::run()
     std::uint64_t partition_jobs = 0;
     std::uint64_t migrated_bytes = 0;      // balancing model
@@ -353,6 +359,14 @@ struct SimReport {
 
     std::string to_json() const;
 };
+
+// The node (OS index) of each worker simulate() runs for `mapping`:
+// plan_team(machine, mapping), where threads = 0 means one per CPU of every
+// node with CPUs.
+std::vector<unsigned> worker_nodes(const Machine& machine, const TeamMapping& mapping);
+// The distinct nodes of those workers, ascending: the `nodes` a graph
+// builder's hints refer to (what Runtime::nodes() gives the real apps).
+std::vector<unsigned> worker_node_set(const Machine& machine, const TeamMapping& mapping);
 
 // Runs `graph` on `machine` under `policy` (attached here, so pass a fresh
 // object). Throws Error naming the field for: a mapping the machine cannot

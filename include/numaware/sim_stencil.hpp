@@ -113,9 +113,4 @@ struct StencilBuild {
 StencilBuild build_stencil_plan(const TimedMachine& m, const std::vector<unsigned>& worker_node, const StencilSim& s);
 Graph build_stencil(const TimedMachine& m, const std::vector<unsigned>& worker_node, const StencilSim& s);
 
-// The node of each worker that simulate() creates for `mapping`
-// (plan_team(machine, mapping), threads = 0: one per CPU of every node
-// with CPUs).
-std::vector<unsigned> worker_nodes(const Machine& machine, const TeamMapping& mapping);
-
 }  // namespace numaware::sim

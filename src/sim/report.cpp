@@ -25,6 +25,8 @@ std::string SimReport::to_json() const {
     j["runtime_overhead_pct"] = runtime_overhead_pct;
     j["partition_s"] = partition_s;
     j["partition_overhead_pct"] = partition_overhead_pct;
+    j["partition_busy_pct"] = partition_busy_pct;
+    j["window"] = window;
     j["partition_host_s"] = partition_host_s;
     j["partition_jobs"] = partition_jobs;
     j["migrated_bytes"] = migrated_bytes;

@@ -71,19 +71,6 @@ StencilSim::Placement parse_stencil_placement(std::string_view text, std::string
                 fmt::format("unknown placement '{}' (stencil-aware, serial-first-touch, interleave)", text));
 }
 
-std::vector<unsigned> worker_nodes(const Machine& machine, const TeamMapping& mapping) {
-    // As simulate() does: threads = 0 means one worker per CPU, laid out
-    // by the mapping's kind.
-    TeamMapping full = mapping;
-    if (full.threads == 0 && full.cpus.empty())
-        for (const Node& n : machine.nodes) full.threads += static_cast<unsigned>(n.cpus.size());
-    std::vector<unsigned> out;
-    const TeamLayout layout = plan_team(machine, full);
-    out.reserve(layout.size());
-    for (const RankPlace& r : layout.ranks) out.push_back(r.node);
-    return out;
-}
-
 StencilBuild build_stencil_plan(const TimedMachine& m, const std::vector<unsigned>& worker_node,
                                 const StencilSim& s) {
     const Machine& machine = m.machine;

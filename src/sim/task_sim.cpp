@@ -254,14 +254,15 @@ void Simulator::check_inputs() {
     }
 }
 
+TeamLayout full_layout(const Machine& machine, const TeamMapping& mapping) {
+    TeamMapping full = mapping;
+    if (full.threads == 0 && full.cpus.empty())
+        for (const Node& nd : machine.nodes) full.threads += static_cast<unsigned>(nd.cpus.size());
+    return plan_team(machine, full);
+}
+
 void Simulator::build_layout() {
-    TeamMapping mapping = o_.mapping;
-    if (mapping.threads == 0 && mapping.cpus.empty()) {
-        unsigned cpus = 0;
-        for (const Node& nd : m_.machine.nodes) cpus += static_cast<unsigned>(nd.cpus.size());
-        mapping.threads = cpus;
-    }
-    const TeamLayout layout = plan_team(m_.machine, mapping);
+    const TeamLayout layout = full_layout(m_.machine, o_.mapping);
     workers_.resize(layout.size());
     for (std::size_t w = 0; w < layout.size(); ++w) {
         workers_[w].node = layout.ranks[w].node;
@@ -868,6 +869,7 @@ SimReport Simulator::run() {
     const double capacity = makespan * static_cast<double>(workers_.size());
     r_.runtime_overhead_pct = capacity > 0 ? o_.task_overhead_s * static_cast<double>(r_.tasks) / capacity * 100 : 0;
     r_.partition_overhead_pct = capacity > 0 ? r_.partition_s / capacity * 100 : 0;
+    r_.partition_busy_pct = makespan > 0 ? r_.partition_s / makespan * 100 : 0;
     r_.host_s = std::chrono::duration<double>(Clock::now() - host0).count();
     r_.tasks_per_host_s = r_.host_s > 0 ? static_cast<double>(r_.tasks) / r_.host_s : 0;
     return r_;
@@ -881,9 +883,27 @@ SimReport simulate(const TimedMachine& machine, const Graph& graph, tasks::Polic
     return s.run();
 }
 
+std::vector<unsigned> worker_nodes(const Machine& machine, const TeamMapping& mapping) {
+    std::vector<unsigned> out;
+    for (const RankPlace& r : full_layout(machine, mapping).ranks) out.push_back(r.node);
+    return out;
+}
+
+std::vector<unsigned> worker_node_set(const Machine& machine, const TeamMapping& mapping) {
+    std::vector<unsigned> out = worker_nodes(machine, mapping);
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
 SimReport simulate(const TimedMachine& machine, const Graph& graph, std::string_view policy, const SimOptions& options) {
-    auto p = tasks::make_policy(policy, options.policy);
-    return simulate(machine, graph, *p, options);
+    tasks::PolicyOptions po = options.policy;
+    if (options.rip_window_from_graph && (policy == "rip-dep" || policy == "rip-mw"))
+        po.window = std::max(po.window, graph.initial_tasks);
+    auto p = tasks::make_policy(policy, po);
+    SimReport r = simulate(machine, graph, *p, options);
+    if (policy == "rip-dep" || policy == "rip-mw") r.window = po.window;
+    return r;
 }
 
 }  // namespace numaware::sim

@@ -13,9 +13,14 @@
 #
 # FAILS when the guest run fails, when any run does not match its serial
 # reference, when a run reports no dependency bytes (the homes were never
-# looked at), or when SA (the applications' own node hints) moves a
+# looked at), when SA (the applications' own node hints) moves a
 # different number of bytes across nodes than the halo arithmetic gives for
-# Jacobi and Red-Black, or any for NStream.
+# Jacobi and Red-Black, or any for NStream, or when the task-level simulator
+# (`numaware sim tasks`, the applications' graph builders on the same machine
+# description, workers and mapping) gives SA different cross-node bytes than
+# the guest kernel did for any application. SA's placement does not depend on
+# timing, so the two must agree byte for byte; the other policies' figures
+# depend on timing and are shown side by side.
 set -u
 
 fail() {
@@ -37,15 +42,18 @@ command -v python3 > /dev/null || fail "python3 is needed to read the results (s
 self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 
 raw=$(mktemp)
-trap 'rm -f "$raw"' EXIT
+simulated=$(mktemp)
+trap 'rm -f "$raw" "$simulated"' EXIT
+"$nw" sim tasks --machine "$machine" --app all --policy all --size test --threads "$threads" --mapping scatter \
+    --json > "$simulated" || fail "numaware sim tasks failed"
 "$nw" vm --machine "$machine" --kernel 6.1 --timeout 800 -- sh "$self" --guest "$apps" "$threads" > "$raw"
 rc=$?
 cat "$raw"
 [ "$rc" -eq 0 ] || fail "the guest run exited with $rc"
 
-python3 - "$raw" "$machine" "$threads" "$table" <<'EOF'
+python3 - "$raw" "$machine" "$threads" "$table" "$simulated" <<'EOF'
 import json, sys
-raw, machine, threads, table = sys.argv[1:5]
+raw, machine, threads, table, simulated = sys.argv[1:6]
 text = open(raw).read()
 start = text.find("\n{")
 start = 0 if text.startswith("{") else (start + 1 if start >= 0 else -1)
@@ -105,6 +113,29 @@ if not r:
     problems.append("nstream: missing sa run")
 elif r["cross_node_bytes"] != 0:
     problems.append(f"nstream: SA moved {r['cross_node_bytes']} bytes across nodes, expected 0")
+# Agreement with the task-level simulator.
+sim_doc = json.load(open(simulated))
+sim_by = {(r["app"], r["policy"]): r for r in sim_doc["runs"]}
+agree = []
+for app in dict.fromkeys(r["app"] for r in runs):
+    g, s = by.get((app, "sa")), sim_by.get((app, "sa"))
+    if g is None or s is None:
+        problems.append(f"{app}: SA missing from the guest or the simulator")
+        continue
+    if g["dep_bytes"] != s["dep_bytes"]:
+        problems.append(f"{app}: the simulated graph names {s['dep_bytes']} dependency bytes, the real one {g['dep_bytes']}")
+    if g["cross_node_bytes"] != s["cross_node_bytes"]:
+        problems.append(f"{app}: SA cross-node bytes: guest {g['cross_node_bytes']}, simulated {s['cross_node_bytes']}")
+    else:
+        agree.append(app)
+print(f"simulated ({sim_doc['label']}) vs guest, cross-node bytes:")
+for app in dict.fromkeys(r["app"] for r in runs):
+    cells = []
+    for p in dict.fromkeys(r["policy"] for r in runs):
+        g, s = by.get((app, p)), sim_by.get((app, p))
+        if g and s:
+            cells.append(f"{p} {g['cross_node_bytes']}/{s['cross_node_bytes']}")
+    print(f"  {app}: " + ", ".join(cells) + "  (guest/simulated)")
 lines = [f"Cross-node bytes, MiB (share of dependency bytes) — EMULATED machine: {machine}; "
          f"{threads} workers, scatter; homes from the guest kernel (move_pages)", "",
          "| app | " + " | ".join(policies) + " |",
@@ -128,5 +159,6 @@ if problems:
         print("tasks_locality_check: FAIL:", p, file=sys.stderr)
     sys.exit(1)
 print(f"tasks_locality_check: PASS: {len(runs)} runs match their references; SA's cross-node bytes equal "
-      "the halo arithmetic for Jacobi and Red-Black and are 0 for NStream")
+      "the halo arithmetic for Jacobi and Red-Black and are 0 for NStream; the simulator's SA cross-node bytes "
+      f"equal the guest's for {len(agree)} applications ({', '.join(agree)})")
 EOF

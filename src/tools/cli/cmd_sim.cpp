@@ -3,13 +3,27 @@
 // `numaware sim machine` shows the timed machine the simulator would use:
 // a named model of a published machine or any machine spec, with the
 // latency and bandwidth figures filled in and every rule that filled them.
+//
+// `numaware sim tasks` replays the task graphs of the applications under
+// scheduler policies on a timed machine: makespan, speedup against a named
+// baseline policy of the same run, cross-node bytes, load balance and
+// partitioning overhead, every figure labelled with the machine model.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <memory>
+#include <optional>
+#include <stdexcept>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "numaware/error.hpp"
 #include "numaware/sim.hpp"
+#include "numaware/team.hpp"
 #include "tools/cli/commands.hpp"
 
 namespace numaware::cli {
@@ -57,6 +71,223 @@ void show(const sim::TimedMachine& t) {
     fmt::print("source: {}\n", t.source);
 }
 
+// ---- sim tasks ----
+
+struct SimTasksOptions {
+    std::string machine = "bullion-s16";
+    unsigned sockets = 0;
+    std::string app = "jacobi";
+    std::string policy = "dep,rip-dep";
+    std::string baseline;   // empty: the first policy listed
+    std::string size = "sim";
+    unsigned threads = 0;
+    std::string mapping = "contiguous";
+    std::string contention = "snapshot";
+    std::uint64_t seed = 1;
+    std::size_t window = tasks::PolicyOptions{}.window;
+    std::size_t intersection = tasks::PolicyOptions{}.intersection;
+    bool json = false;
+};
+
+// "a,b,c" -> {"a", "b", "c"}; empty items are an error naming `field`.
+std::vector<std::string> split_list(const std::string& text, const std::string& field) {
+    std::vector<std::string> out;
+    std::size_t begin = 0;
+    while (true) {
+        const std::size_t comma = text.find(',', begin);
+        const std::string item = text.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin);
+        if (item.empty()) throw Error(field, fmt::format("empty item in the list '{}'", text));
+        out.push_back(item);
+        if (comma == std::string::npos) break;
+        begin = comma + 1;
+    }
+    return out;
+}
+
+template <class Names>
+std::string join(const Names& names) {
+    std::string out;
+    for (const auto& n : names) out += (out.empty() ? "" : ", ") + std::string(n);
+    return out;
+}
+
+std::vector<std::string> pick_apps(const std::string& text) {
+    const auto names = sim::app_names();
+    std::vector<std::string> apps;
+    if (text == "all") {
+        for (std::string_view a : names) apps.emplace_back(a);
+        return apps;
+    }
+    for (const std::string& a : split_list(text, "--app")) {
+        if (std::find(names.begin(), names.end(), a) == names.end())
+            throw Error("--app", fmt::format("unknown application '{}'; one of {} or all", a, join(names)));
+        if (std::find(apps.begin(), apps.end(), a) == apps.end()) apps.push_back(a);
+    }
+    return apps;
+}
+
+std::vector<std::string> pick_policies(const std::string& text, const tasks::PolicyOptions& options) {
+    std::vector<std::string> policies;
+    if (text == "all") {
+        for (std::string_view p : tasks::policy_names()) policies.emplace_back(p);
+    } else {
+        for (const std::string& p : split_list(text, "--policy"))
+            if (std::find(policies.begin(), policies.end(), p) == policies.end()) policies.push_back(p);
+    }
+    const auto names = tasks::policy_names();
+    for (const std::string& p : policies)
+        if (std::find(names.begin(), names.end(), p) == names.end())
+            throw Error("--policy", fmt::format("unknown policy '{}'; one of {} or all", p, join(names)));
+    for (const std::string& p : policies) (void)tasks::make_policy(p, options);   // settings out of range fail here
+    return policies;
+}
+
+// "test", "sim" or "N,BLOCK,ITERATIONS".
+sim::AppShape pick_shape(const std::string& text, const std::string& app) {
+    if (text == "test") return sim::app_test_shape(app);
+    if (text == "sim") return sim::app_sim_shape(app);
+    const std::vector<std::string> parts = split_list(text, "--size");
+    auto number = [&](const std::string& part) -> std::uint64_t {
+        std::size_t used = 0;
+        std::uint64_t v = 0;
+        try {
+            if (part.empty() || part.front() == '-') throw std::invalid_argument(part);
+            v = std::stoull(part, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used != part.size() || used == 0)
+            throw Error("--size", fmt::format("expected test, sim or N,BLOCK,ITERATIONS (positive integers), got '{}'",
+                                              text));
+        return v;
+    };
+    if (parts.size() != 3)
+        throw Error("--size",
+                    fmt::format("expected test, sim or N,BLOCK,ITERATIONS (positive integers), got '{}'", text));
+    sim::AppShape shape;
+    shape.n = number(parts[0]);
+    shape.block = number(parts[1]);
+    const std::uint64_t it = number(parts[2]);
+    if (it > 1000000) throw Error("--size", fmt::format("at most 1000000 iterations, got {}", it));
+    shape.iterations = static_cast<unsigned>(it);
+    return shape;
+}
+
+// The machine: a named model cut to --sockets, or any spec.
+sim::TimedMachine pick_machine(const SimTasksOptions& o) {
+    if (o.sockets == 0) return sim::timed_from_spec(o.machine);
+    const auto names = sim::model_names();
+    if (std::find(names.begin(), names.end(), o.machine) == names.end())
+        throw Error("--sockets", fmt::format("cuts a named model ({}); '{}' is not one", join(names),
+                                             o.machine));
+    return sim::model(o.machine, o.sockets);
+}
+
+struct AppRuns {
+    std::string app;
+    std::string graph;
+    std::vector<sim::SimReport> reports;   // in policy order, baseline included
+    std::size_t baseline = 0;              // index into reports
+};
+
+std::optional<double> ratio(double num, double den) {
+    if (den == 0 || !std::isfinite(num / den)) return std::nullopt;
+    return num / den;
+}
+
+std::string fmt_ratio(std::optional<double> r) { return r ? fmt::format("{:.2f}", *r) : std::string("-"); }
+
+void print_tables(const sim::TimedMachine& t, const std::vector<AppRuns>& all, const std::string& baseline) {
+    bool first = true;
+    for (const AppRuns& a : all) {
+        if (!first) fmt::print("\n");
+        first = false;
+        const sim::SimReport& base = a.reports[a.baseline];
+        fmt::print("simulated on {} — {}\n", t.name, a.graph);
+        fmt::print("{} tasks, {} workers, contention {}\n", base.tasks, base.workers, base.contention);
+        const std::string speed = fmt::format("speedup vs {}", baseline);
+        const std::string cross_ratio = fmt::format("cross ÷ {}", baseline);
+        fmt::print("{:<8} {:>12} {:>{}} {:>14} {:>{}} {:>15} {:>13} {:>10}\n", "policy", "makespan ms", speed,
+                   speed.size(), "cross-node MB", cross_ratio, cross_ratio.size() - 1, "load balance %",
+                   "partition %", "host s");
+        for (const sim::SimReport& r : a.reports)
+            fmt::print("{:<8} {:>12.3f} {:>{}} {:>14.2f} {:>{}} {:>15.1f} {:>13.2f} {:>10.3f}\n", r.policy,
+                       r.makespan_s * 1e3, fmt_ratio(ratio(base.makespan_s, r.makespan_s)), speed.size(),
+                       static_cast<double>(r.cross_node_bytes) / 1e6,
+                       fmt_ratio(ratio(static_cast<double>(r.cross_node_bytes),
+                                       static_cast<double>(base.cross_node_bytes))),
+                       cross_ratio.size() - 1, r.load_balance_pct, r.partition_overhead_pct, r.host_s);
+    }
+    fmt::print("\nspeedup = makespan({0}) / makespan(policy); cross ÷ {0} = cross-node bytes(policy) / "
+               "cross-node bytes({0}); MB = 10^6 bytes; partition % = simulated partitioning time / (workers × "
+               "makespan); host s = this host's time to simulate (the only figure not simulated).\n",
+               baseline);
+}
+
+nlohmann::ordered_json runs_json(const sim::TimedMachine& t, const std::vector<AppRuns>& all,
+                                 const std::string& baseline) {
+    nlohmann::ordered_json runs = nlohmann::ordered_json::array();
+    for (const AppRuns& a : all) {
+        const sim::SimReport& base = a.reports[a.baseline];
+        for (const sim::SimReport& r : a.reports) {
+            nlohmann::ordered_json j = nlohmann::ordered_json::parse(r.to_json());
+            j["app"] = a.app;
+            j["baseline"] = baseline;
+            const auto speedup = ratio(base.makespan_s, r.makespan_s);
+            j["speedup_vs_baseline"] = speedup ? nlohmann::ordered_json(*speedup) : nlohmann::ordered_json();
+            const auto cross = ratio(static_cast<double>(r.cross_node_bytes),
+                                     static_cast<double>(base.cross_node_bytes));
+            j["cross_node_bytes_vs_baseline"] = cross ? nlohmann::ordered_json(*cross) : nlohmann::ordered_json();
+            runs.push_back(std::move(j));
+        }
+    }
+    return {{"label", "simulated on " + t.name}, {"machine", t.name}, {"simulated", true},
+            {"baseline", baseline},            {"runs", runs}};
+}
+
+void sim_tasks(const SimTasksOptions& o) {
+    // Everything is checked before the first (possibly long) simulation.
+    tasks::PolicyOptions policy_options;
+    policy_options.seed = o.seed;
+    policy_options.window = o.window;
+    policy_options.intersection = o.intersection;
+    std::vector<std::string> policies = pick_policies(o.policy, policy_options);
+    const std::string baseline = o.baseline.empty() ? policies.front() : o.baseline;
+    if (std::find(policies.begin(), policies.end(), baseline) == policies.end()) {
+        const auto names = tasks::policy_names();
+        if (std::find(names.begin(), names.end(), baseline) == names.end())
+            throw Error("--baseline", fmt::format("unknown policy '{}'; one of {}", baseline, join(names)));
+        (void)tasks::make_policy(baseline, policy_options);
+        policies.insert(policies.begin(), baseline);   // run it too: speedups come from the same run
+    }
+    const std::vector<std::string> apps = pick_apps(o.app);
+    std::vector<sim::AppShape> shapes;
+    for (const std::string& a : apps) shapes.push_back(pick_shape(o.size, a));
+    const sim::TimedMachine t = pick_machine(o);
+
+    sim::SimOptions options;
+    options.mapping.threads = o.threads;
+    options.mapping.kind = parse_mapping_kind(o.mapping, "--mapping");
+    options.policy = policy_options;
+    options.contention = sim::parse_contention(o.contention);
+    const std::vector<unsigned> nodes = sim::worker_node_set(t.machine, options.mapping);
+
+    std::vector<AppRuns> all;
+    for (std::size_t i = 0; i < apps.size(); ++i) {
+        const sim::Graph graph = sim::build_app(apps[i], shapes[i], nodes);
+        AppRuns a{apps[i], graph.name, {}, 0};
+        for (const std::string& p : policies) {
+            if (p == baseline) a.baseline = a.reports.size();
+            a.reports.push_back(sim::simulate(t, graph, p, options));
+        }
+        all.push_back(std::move(a));
+    }
+    if (o.json)
+        fmt::print("{}\n", runs_json(t, all, baseline).dump(2));
+    else
+        print_tables(t, all, baseline);
+}
+
 }  // namespace
 
 void add_sim_command(CLI::App& app) {
@@ -77,6 +308,36 @@ void add_sim_command(CLI::App& app) {
         else
             show(t);
     });
+
+    auto topts = std::make_shared<SimTasksOptions>();
+    CLI::App* tcmd = sim_cmd->add_subcommand(
+        "tasks", "Simulate the applications' task graphs under scheduler policies on a timed machine");
+    tcmd->add_option("--machine", topts->machine, "A named model (bullion-s16, altix-uv100, ...) or any machine SPEC")
+        ->capture_default_str();
+    tcmd->add_option("--sockets", topts->sockets, "Cut the named model to its first N sockets (0: the whole model)")
+        ->capture_default_str();
+    tcmd->add_option("--app", topts->app,
+                     "Application(s), comma list or all: jacobi, gauss-seidel, red-black, nstream, cg, "
+                     "integral-histogram, qr, inversion")
+        ->capture_default_str();
+    tcmd->add_option("--policy", topts->policy, "Policies, comma list or all: dfifo, lq, dep, sa, rip-dep, rip-mw")
+        ->capture_default_str();
+    tcmd->add_option("--baseline", topts->baseline,
+                     "Policy every speedup is relative to (default: the first policy listed; run too if not listed)");
+    tcmd->add_option("--size", topts->size, "test, sim, or N,BLOCK,ITERATIONS for every app")->capture_default_str();
+    tcmd->add_option("--threads", topts->threads, "Simulated workers (0: one per CPU of the machine)")
+        ->capture_default_str();
+    tcmd->add_option("--mapping", topts->mapping, "contiguous|scatter")->capture_default_str();
+    tcmd->add_option("--contention", topts->contention, "snapshot|exact")->capture_default_str();
+    tcmd->add_option("--seed", topts->seed, "Seed of the policies")->capture_default_str();
+    tcmd->add_option("--window", topts->window, "RIP-DEP, RIP-MW: tasks per partitioned window (raised to the graph's initial part: its initialisation and first step)")
+        ->capture_default_str();
+    tcmd->add_option("--intersection", topts->intersection,
+                     "RIP-MW: tasks of the previous window kept as fixed vertices (< --window)")
+        ->capture_default_str();
+    tcmd->add_flag("--json", topts->json, "Print one JSON document: label, machine, runs");
+    tcmd->footer("Example: numaware sim tasks --machine bullion-s16 --sockets 8 --app jacobi --policy dep,rip-dep");
+    tcmd->callback([topts] { sim_tasks(*topts); });
 }
 
 }  // namespace numaware::cli

@@ -1,0 +1,454 @@
+// bench/sim/bench_sim.cpp — numaware_bench_sim: the task-level simulator's
+// own speed, and the direction of the published results on the bullion S16
+// model (include/numaware/sim.hpp).
+//
+//   numaware_bench_sim speed [--tasks 1000000] [--app jacobi] [--sockets 16]
+//       builds an application graph of about --tasks tasks and simulates it
+//       under DFIFO, DEP, RIP-DEP and RIP-MW on every core of the model:
+//       simulated tasks per second of host time (target: 2 M for DFIFO and
+//       DEP; RIP-DEP and RIP-MW include their real partitioning time).
+//   numaware_bench_sim directions [--sockets 4,8,16] [--size sim]
+//       for each socket count, the applications under DFIFO, DEP, RIP-DEP and
+//       RIP-MW: makespan, speedup against DEP, cross-node bytes, DEP ÷
+//       RIP-DEP cross-node bytes and its geometric mean over the
+//       applications, partitioning overhead; Markdown tables.
+//
+// Both take --json (one JSON document instead of the tables) and
+// --json-file FILE (the document written there as well). Exit status 2 for
+// bad arguments (one line on stderr).
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include "numaware/error.hpp"
+#include "numaware/sim.hpp"
+#include "numaware/team.hpp"
+
+namespace {
+
+using numaware::Error;
+namespace sim = numaware::sim;
+namespace tasks = numaware::tasks;
+
+constexpr double kTargetTasksPerHostS = 2e6;   // issue 6, "Speed", for DFIFO and DEP
+
+std::vector<std::string> split(const std::string& text, const std::string& field) {
+    std::vector<std::string> out;
+    std::size_t begin = 0;
+    while (true) {
+        const std::size_t comma = text.find(',', begin);
+        out.push_back(text.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin));
+        if (out.back().empty()) throw Error(field, fmt::format("empty item in the list '{}'", text));
+        if (comma == std::string::npos) return out;
+        begin = comma + 1;
+    }
+}
+
+unsigned to_unsigned(const std::string& text, const std::string& field) {
+    std::size_t used = 0;
+    unsigned long v = 0;
+    try {
+        if (!text.empty() && text.front() != '-') v = std::stoul(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used == 0 || used != text.size() || v == 0 || v > 0xffffffffUL)
+        throw Error(field, fmt::format("expected a positive integer, got '{}'", text));
+    return static_cast<unsigned>(v);
+}
+
+// "test", "sim" or "N,BLOCK,ITERATIONS".
+sim::AppShape shape_of(const std::string& size, std::string_view app) {
+    if (size == "test") return sim::app_test_shape(app);
+    if (size == "sim") return sim::app_sim_shape(app);
+    const std::vector<std::string> parts = split(size, "--size");
+    if (parts.size() != 3)
+        throw Error("--size", fmt::format("expected test, sim or N,BLOCK,ITERATIONS, got '{}'", size));
+    return {to_unsigned(parts[0], "--size"), to_unsigned(parts[1], "--size"), to_unsigned(parts[2], "--size")};
+}
+
+std::vector<std::string> pick_apps(const std::string& text) {
+    const auto names = sim::app_names();
+    std::vector<std::string> apps;
+    if (text == "all") {
+        for (std::string_view a : names) apps.emplace_back(a);
+        return apps;
+    }
+    for (const std::string& a : split(text, "--app")) {
+        if (std::find(names.begin(), names.end(), a) == names.end())
+            throw Error("--app", fmt::format("unknown application '{}'", a));
+        apps.push_back(a);
+    }
+    return apps;
+}
+
+std::vector<std::string> pick_policies(const std::string& text) {
+    std::vector<std::string> policies = split(text, "--policy");
+    for (const std::string& p : policies) (void)tasks::make_policy(p);   // Error("policy", ...) names the choices
+    return policies;
+}
+
+// CPU time of the whole process (every thread, user + system): less
+// sensitive than wall time to other work on a busy host.
+double process_cpu_s() {
+    timespec ts{};
+    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// num / den; infinity for x / 0 with x > 0 (e.g. a policy that moves no
+// cross-node bytes at all), nullopt for 0 / 0.
+std::optional<double> ratio(double num, double den) {
+    if (num < 0 || den < 0 || (num == 0 && den == 0)) return std::nullopt;
+    if (den == 0) return std::numeric_limits<double>::infinity();
+    return num / den;
+}
+
+std::string show(std::optional<double> v, int digits = 2) {
+    if (!v) return "-";
+    if (std::isinf(*v)) return "∞";
+    return fmt::format("{:.{}f}", *v, digits);
+}
+
+// JSON has no infinity: "inf".
+nlohmann::json json_or_null(std::optional<double> v) {
+    if (!v) return nullptr;
+    if (std::isinf(*v)) return "inf";
+    return *v;
+}
+
+// Geometric mean; nullopt if a value is undefined or 0 (or none given),
+// infinity if one is infinite.
+std::optional<double> geomean(const std::vector<std::optional<double>>& values) {
+    if (values.empty()) return std::nullopt;
+    double log_sum = 0;
+    bool infinite = false;
+    for (const auto& v : values) {
+        if (!v || *v <= 0) return std::nullopt;
+        if (std::isinf(*v))
+            infinite = true;
+        else
+            log_sum += std::log(*v);
+    }
+    if (infinite) return std::numeric_limits<double>::infinity();
+    return std::exp(log_sum / static_cast<double>(values.size()));
+}
+
+void emit(const nlohmann::json& doc, bool json, const std::string& json_file) {
+    if (json) fmt::print("{}\n", doc.dump(2));
+    if (!json_file.empty()) {
+        std::ofstream out(json_file);
+        out << doc.dump(2) << "\n";
+        if (!out) throw Error("--json-file", fmt::format("cannot write '{}'", json_file));
+    }
+}
+
+// ---------------------------------------------------------------- speed
+
+struct SpeedArgs {
+    std::uint64_t tasks = 1000000;
+    std::string app = "jacobi";
+    std::string size;   // empty: scale the app's sim shape's iterations to --tasks
+    std::string policy = "dfifo,dep,rip-dep,rip-mw";
+    std::string machine = "bullion-s16";
+    unsigned sockets = 16;
+    std::string contention = "snapshot";
+    bool json = false;
+    std::string json_file;
+};
+
+// The app's simulation shape with its iterations set so the graph has about
+// `target` tasks (tasks grow linearly with iterations in every builder; the
+// two probe graphs measure the slope).
+sim::AppShape scaled_shape(const std::string& app, std::uint64_t target, std::span<const unsigned> nodes) {
+    sim::AppShape shape = sim::app_sim_shape(app);
+    shape.iterations = 1;
+    const double one = static_cast<double>(sim::build_app(app, shape, nodes).size());
+    shape.iterations = 2;
+    const double two = static_cast<double>(sim::build_app(app, shape, nodes).size());
+    const double per_iteration = two - one;
+    if (per_iteration <= 0)
+        throw Error("--app", fmt::format("{}: the graph does not grow with iterations; give --size", app));
+    const double iterations = std::max(1.0, std::round((static_cast<double>(target) - (one - per_iteration)) /
+                                                       per_iteration));
+    shape.iterations = static_cast<unsigned>(std::min(iterations, 1e6));
+    return shape;
+}
+
+int speed_command(const SpeedArgs& a) {
+    const std::vector<std::string> policies = pick_policies(a.policy);
+    const std::vector<std::string> models = sim::model_names();
+    if (std::find(models.begin(), models.end(), a.machine) == models.end())
+        throw Error("--machine", fmt::format("'{}' is not a named model", a.machine));
+    const sim::TimedMachine t = sim::model(a.machine, a.sockets);
+    sim::SimOptions options;
+    options.contention = sim::parse_contention(a.contention);
+    const std::vector<unsigned> nodes = sim::worker_node_set(t.machine, options.mapping);
+    if (a.app != "all") (void)pick_apps(a.app);
+    const sim::AppShape shape = a.size.empty() ? scaled_shape(a.app, a.tasks, nodes) : shape_of(a.size, a.app);
+
+    const auto t0 = std::chrono::steady_clock::now();
+    const sim::Graph graph = sim::build_app(a.app, shape, nodes);
+    const double build_s = seconds_since(t0);
+
+    const std::string label = "simulated on " + t.name;
+    nlohmann::json runs = nlohmann::json::array();
+    if (!a.json) {
+        fmt::print("## Simulator speed: {} — {}\n\n", label, graph.name);
+        fmt::print("{} tasks, {} dependencies, {} regions; graph built in {:.3f} host s. Contention {}. Host time "
+                   "on one core of this host; makespan simulated.\n\n",
+                   graph.size(), graph.deps().size(), graph.regions().size(), build_s, a.contention);
+        fmt::print("| policy | workers | host s | M simulated tasks / host s | target | CPU s | M tasks / CPU s | "
+                   "partition host s | simulated makespan ms |\n|---|---|---|---|---|---|---|---|---|\n");
+        std::fflush(stdout);
+    }
+    for (const std::string& p : policies) {
+        const double cpu0 = process_cpu_s();
+        const sim::SimReport r = sim::simulate(t, graph, p, options);
+        const double cpu_s = process_cpu_s() - cpu0;
+        const bool has_target = p == "dfifo" || p == "dep";
+        const bool met = r.tasks_per_host_s >= kTargetTasksPerHostS;
+        if (!a.json) {
+            fmt::print("| {} | {} | {:.3f} | {:.2f} | {} | {:.3f} | {:.2f} | {:.3f} | {:.3f} |\n", p, r.workers,
+                       r.host_s, r.tasks_per_host_s / 1e6,
+                       has_target ? (met ? "≥ 2 M: met" : "≥ 2 M: MISSED") : "includes partitioning", cpu_s,
+                       static_cast<double>(r.tasks) / cpu_s / 1e6, r.partition_host_s, r.makespan_s * 1e3);
+            std::fflush(stdout);
+        }
+        runs.push_back({{"policy", p},
+                        {"workers", r.workers},
+                        {"tasks", r.tasks},
+                        {"host_s", r.host_s},
+                        {"tasks_per_host_s", r.tasks_per_host_s},
+                        {"process_cpu_s", cpu_s},
+                        {"partition_host_s", r.partition_host_s},
+                        {"partition_jobs", r.partition_jobs},
+                        {"makespan_s", r.makespan_s},
+                        {"target_tasks_per_host_s",
+                         has_target ? nlohmann::json(kTargetTasksPerHostS) : nlohmann::json()},
+                        {"meets_target", has_target ? nlohmann::json(met) : nlohmann::json()}});
+    }
+    if (!a.json) fmt::print("\n");
+    emit({{"label", label},
+          {"machine", t.name},
+          {"graph", graph.name},
+          {"tasks", graph.size()},
+          {"build_host_s", build_s},
+          {"contention", a.contention},
+          {"runs", runs}},
+         a.json, a.json_file);
+    return 0;
+}
+
+// ---------------------------------------------------------------- directions
+
+struct DirectionArgs {
+    std::string sockets = "4,8,16";
+    std::string app = "jacobi,gauss-seidel,red-black,nstream";
+    std::string policy = "dfifo,dep,rip-dep,rip-mw";
+    std::string size = "sim";
+    std::string contention = "snapshot";
+    std::size_t window = tasks::PolicyOptions{}.window;
+    std::uint64_t seed = 1;
+    double partition_s_per_task = 0;
+    bool json = false;
+    std::string json_file;
+};
+
+int directions_command(const DirectionArgs& a) {
+    std::vector<unsigned> socket_counts;
+    for (const std::string& s : split(a.sockets, "--sockets")) socket_counts.push_back(to_unsigned(s, "--sockets"));
+    const std::vector<std::string> apps = pick_apps(a.app);
+    std::vector<std::string> policies = pick_policies(a.policy);
+    for (const char* needed : {"dep", "rip-dep"})
+        if (std::find(policies.begin(), policies.end(), needed) == policies.end())
+            throw Error("--policy", fmt::format("the direction tables need dep and rip-dep, got '{}'", a.policy));
+    for (const std::string& app : apps) (void)shape_of(a.size, app);
+    std::vector<sim::TimedMachine> machines;
+    for (unsigned s : socket_counts) machines.push_back(sim::model("bullion-s16", s));   // bad counts fail first
+
+    sim::SimOptions options;
+    options.contention = sim::parse_contention(a.contention);
+    options.policy.window = a.window;
+    options.policy.seed = a.seed;
+    options.partition_s_per_task = a.partition_s_per_task;
+
+    nlohmann::json per_sockets = nlohmann::json::array();
+    struct Summary {
+        unsigned sockets;
+        std::string machine;
+        std::optional<double> cross_geomean, dfifo_slowdown, rip_speedup;
+        double rip_mw_partition_pct = 0;   // mean over the apps
+        unsigned rip_dep_wins = 0;
+        std::size_t apps = 0;
+    };
+    std::vector<Summary> summaries;
+
+    for (const sim::TimedMachine& t : machines) {
+        const unsigned sockets = static_cast<unsigned>(t.machine.node_count());
+        const std::vector<unsigned> nodes = sim::worker_node_set(t.machine, options.mapping);
+        const std::string label = "simulated on " + t.name;
+        if (!a.json) {
+            fmt::print("## {}\n\n", label);
+            fmt::print("| app | tasks | policy | makespan ms | speedup vs dep | cross-node MB | dep ÷ policy cross "
+                       "bytes | load balance % | window | partitioner busy % | host s |\n"
+                       "|---|---|---|---|---|---|---|---|---|---|---|\n");
+            std::fflush(stdout);
+        }
+        Summary sum{sockets, t.name, {}, {}, {}, 0, 0, 0};
+        std::vector<std::optional<double>> cross_ratios, dfifo_ratios, rip_speedups;
+        std::vector<double> mw_pct;
+        nlohmann::json app_runs = nlohmann::json::array();
+        for (const std::string& app : apps) {
+            const sim::Graph graph = sim::build_app(app, shape_of(a.size, app), nodes);
+            std::map<std::string, sim::SimReport> by;
+            for (const std::string& p : policies) by.emplace(p, sim::simulate(t, graph, p, options));
+            const sim::SimReport& dep = by.at("dep");
+            for (const std::string& p : policies) {
+                const sim::SimReport& r = by.at(p);
+                const auto speedup = ratio(dep.makespan_s, r.makespan_s);
+                const auto cross = ratio(static_cast<double>(dep.cross_node_bytes),
+                                         static_cast<double>(r.cross_node_bytes));
+                if (!a.json) {
+                    fmt::print("| {} | {} | {} | {:.3f} | {} | {:.1f} | {} | {:.1f} | {} | {:.2f} | {:.2f} |\n", app,
+                               r.tasks, p, r.makespan_s * 1e3, show(speedup),
+                               static_cast<double>(r.cross_node_bytes) / 1e6, show(cross), r.load_balance_pct,
+                               r.window > 0 ? std::to_string(r.window) : std::string("–"), r.partition_busy_pct,
+                               r.host_s);
+                    std::fflush(stdout);
+                }
+                nlohmann::json j = nlohmann::json::parse(r.to_json());
+                j["app"] = app;
+                j["speedup_vs_dep"] = json_or_null(speedup);
+                j["dep_over_policy_cross_bytes"] = json_or_null(cross);
+                app_runs.push_back(std::move(j));
+            }
+            const sim::SimReport& rip = by.at("rip-dep");
+            cross_ratios.push_back(ratio(static_cast<double>(dep.cross_node_bytes),
+                                         static_cast<double>(rip.cross_node_bytes)));
+            rip_speedups.push_back(ratio(dep.makespan_s, rip.makespan_s));
+            if (rip.makespan_s < dep.makespan_s) ++sum.rip_dep_wins;
+            if (by.count("dfifo")) dfifo_ratios.push_back(ratio(by.at("dfifo").makespan_s, dep.makespan_s));
+            if (by.count("rip-mw")) mw_pct.push_back(by.at("rip-mw").partition_busy_pct);
+        }
+        sum.apps = apps.size();
+        sum.cross_geomean = geomean(cross_ratios);
+        sum.dfifo_slowdown = geomean(dfifo_ratios);
+        sum.rip_speedup = geomean(rip_speedups);
+        for (double v : mw_pct) sum.rip_mw_partition_pct += v / static_cast<double>(mw_pct.size());
+        if (!a.json) {
+            fmt::print("\n{}: geometric mean over {} apps of dep ÷ rip-dep cross-node bytes = {}; of rip-dep speedup "
+                       "vs dep = {}; of dfifo ÷ dep makespan = {}; rip-dep beats dep on {} of {} apps.\n\n",
+                       label, apps.size(), show(sum.cross_geomean), show(sum.rip_speedup), show(sum.dfifo_slowdown),
+                       sum.rip_dep_wins, apps.size());
+            std::fflush(stdout);
+        }
+        per_sockets.push_back({{"label", label},
+                               {"machine", t.name},
+                               {"sockets", sockets},
+                               {"runs", app_runs},
+                               {"geomean_dep_over_rip_dep_cross_bytes", json_or_null(sum.cross_geomean)},
+                               {"geomean_rip_dep_speedup_vs_dep", json_or_null(sum.rip_speedup)},
+                               {"geomean_dfifo_over_dep_makespan", json_or_null(sum.dfifo_slowdown)},
+                               {"rip_dep_beats_dep", sum.rip_dep_wins},
+                               {"rip_mw_partitioner_busy_pct_mean",
+                                mw_pct.empty() ? nlohmann::json() : nlohmann::json(sum.rip_mw_partition_pct)}});
+        summaries.push_back(sum);
+    }
+
+    if (!a.json) {
+        std::string app_list;
+        for (const std::string& app : apps) app_list += (app_list.empty() ? "" : ", ") + app;
+        fmt::print("## Directions, simulated on bullion-s16 (geometric means over: {})\n\n", app_list);
+        fmt::print("| machine model | dfifo ÷ dep makespan | rip-dep speedup vs dep | rip-dep beats dep | "
+                   "dep ÷ rip-dep cross bytes | rip-mw partitioner busy % (mean) |\n|---|---|---|---|---|---|\n");
+        for (const Summary& s : summaries)
+            fmt::print("| simulated on {} | {} | {} | {} of {} | {} | {:.3f} |\n", s.machine, show(s.dfifo_slowdown),
+                       show(s.rip_speedup), s.rip_dep_wins, s.apps, show(s.cross_geomean), s.rip_mw_partition_pct);
+        fmt::print("\nSize {}, contention {}, RIP window max({} tasks, the graph's initial part), seed {}, "
+                   "partitioning {}. Partitioner busy % = simulated partitioning time / makespan.\n",
+                   a.size, a.contention,
+                   a.window, a.seed,
+                   a.partition_s_per_task > 0 ? fmt::format("{} s per task (fixed)", a.partition_s_per_task)
+                                              : std::string("measured host time"));
+    }
+    emit({{"label", "simulated on bullion-s16"},
+          {"size", a.size},
+          {"contention", a.contention},
+          {"window", a.window},
+          {"seed", a.seed},
+          {"partition_s_per_task", a.partition_s_per_task},
+          {"sockets", per_sockets}},
+         a.json, a.json_file);
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App cli{"numaware task-level simulator benchmarks: speed (simulated tasks per host second) and directions "
+                 "(the published results' tables on the bullion S16 model)"};
+    cli.require_subcommand(1);
+
+    SpeedArgs s;
+    CLI::App* speed = cli.add_subcommand("speed", "Simulated tasks per host second on a ~1 M-task graph");
+    speed->add_option("--tasks", s.tasks, "Approximate graph size (the app's iterations are scaled to it)")
+        ->capture_default_str();
+    speed->add_option("--app", s.app, "Application whose graph is simulated")->capture_default_str();
+    speed->add_option("--size", s.size, "test, sim or N,BLOCK,ITERATIONS instead of --tasks");
+    speed->add_option("--policy", s.policy, "Policies, comma list")->capture_default_str();
+    speed->add_option("--machine", s.machine, "Named machine model")->capture_default_str();
+    speed->add_option("--sockets", s.sockets, "Sockets of the model (0: all)")->capture_default_str();
+    speed->add_option("--contention", s.contention, "snapshot|exact")->capture_default_str();
+    speed->add_flag("--json", s.json, "Print one JSON document instead of the table");
+    speed->add_option("--json-file", s.json_file, "Also write the JSON document to this file");
+
+    DirectionArgs d;
+    CLI::App* dir = cli.add_subcommand("directions", "The published-direction tables on bullion-s16");
+    dir->add_option("--sockets", d.sockets, "Socket counts, comma list (4, 8, 16)")->capture_default_str();
+    dir->add_option("--app", d.app, "Applications, comma list or all")->capture_default_str();
+    dir->add_option("--policy", d.policy, "Policies, comma list (must include dep and rip-dep)")
+        ->capture_default_str();
+    dir->add_option("--size", d.size, "test, sim or N,BLOCK,ITERATIONS")->capture_default_str();
+    dir->add_option("--contention", d.contention, "snapshot|exact")->capture_default_str();
+    dir->add_option("--window", d.window, "RIP: tasks per partitioned window (raised to the graph's initial part)")->capture_default_str();
+    dir->add_option("--seed", d.seed, "Seed of the policies")->capture_default_str();
+    dir->add_option("--partition-s-per-task", d.partition_s_per_task,
+                    "Simulated partitioning seconds per window task (0: measured host time)")
+        ->capture_default_str();
+    dir->add_flag("--json", d.json, "Print one JSON document instead of the tables");
+    dir->add_option("--json-file", d.json_file, "Also write the JSON document to this file");
+
+    try {
+        cli.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        const int rc = cli.exit(e);
+        return rc == 0 ? 0 : 2;
+    }
+    try {
+        if (speed->parsed()) return speed_command(s);
+        return directions_command(d);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "numaware_bench_sim: %s\n", e.what());
+        return 2;
+    }
+}
