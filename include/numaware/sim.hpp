@@ -192,6 +192,9 @@ struct GraphRegion {
     std::uint64_t start = 0;
     std::uint64_t bytes = 0;
     int home = tasks::unallocated;
+    // Regions with the same page share one home, as the kernel places
+    // pages, not ranges: the index of the page group (add_strided_regions).
+    std::uint32_t page = 0;
 };
 
 struct GraphDep {
@@ -217,6 +220,14 @@ public:
     // address. `home` is unallocated or a node OS index (checked against the
     // machine by simulate()). Returns its index. Error("bytes", ...) for 0.
     std::uint32_t add_region(std::uint64_t bytes, int home = tasks::unallocated);
+    // `count` regions of `bytes` each, `stride` bytes apart from the start of
+    // one new page-aligned array (a small array of per-block scalars, say):
+    // regions on the same page share its home, placed by the first write to
+    // any of them. Returns the index of the first; the others follow.
+    // Error("stride", ...) when stride < bytes; the rules of add_region.
+    std::uint32_t add_strided_regions(std::size_t count, std::uint64_t stride, std::uint64_t bytes,
+                                      int home = tasks::unallocated);
+    std::uint32_t pages() const { return pages_; }   // page groups so far
 
     // Appends a task. Exact duplicate dependencies (same region and access)
     // are merged; Error("deps[i]", ...) for a region index out of range or
@@ -259,6 +270,7 @@ private:
     std::vector<GraphTask> tasks_;
     std::vector<GraphDep> deps_;
     std::uint64_t next_start_ = std::uint64_t{1} << 30;
+    std::uint32_t pages_ = 0;
     bool pending_barrier_ = false;
 };
 

@@ -24,9 +24,30 @@ std::uint32_t Graph::add_region(std::uint64_t bytes, int home) {
     const std::uint64_t span = (bytes + page_bytes - 1) / page_bytes * page_bytes;
     if (span < bytes || next_start_ > ~std::uint64_t{0} - span)
         throw Error("bytes", fmt::format("{} bytes do not fit in the synthetic address space", bytes));
-    regions_.push_back(GraphRegion{next_start_, bytes, home});
+    regions_.push_back(GraphRegion{next_start_, bytes, home, pages_++});
     next_start_ += span;
     return static_cast<std::uint32_t>(regions_.size() - 1);
+}
+
+std::uint32_t Graph::add_strided_regions(std::size_t count, std::uint64_t stride, std::uint64_t bytes, int home) {
+    if (count == 0) throw Error("count", "at least 1 region, got 0");
+    if (bytes == 0) throw Error("bytes", "a region must have at least 1 byte, got 0");
+    if (stride < bytes) throw Error("stride", fmt::format("{} bytes is less than a region's {} bytes", stride, bytes));
+    if (home < tasks::unallocated) throw Error("home", fmt::format("must be a node OS index or unallocated (-1), got {}", home));
+    if (count > (std::uint64_t{1} << 32) / 2 || stride > (std::uint64_t{1} << 40))
+        throw Error("count", fmt::format("{} regions {} bytes apart do not fit in the synthetic address space", count, stride));
+    const std::uint64_t total = stride * (count - 1) + bytes;
+    const std::uint64_t span = (total + page_bytes - 1) / page_bytes * page_bytes;
+    const auto first = static_cast<std::uint32_t>(regions_.size());
+    const std::uint32_t first_page = pages_;
+    for (std::size_t k = 0; k < count; ++k) {
+        const std::uint64_t offset = k * stride;
+        regions_.push_back(GraphRegion{next_start_ + offset, bytes, home,
+                                       first_page + static_cast<std::uint32_t>(offset / page_bytes)});
+    }
+    pages_ = first_page + static_cast<std::uint32_t>(span / page_bytes);
+    next_start_ += span;
+    return first;
 }
 
 tasks::TaskId Graph::add_task(double compute_s, std::span<const GraphDep> deps, int hint, int worker) {
@@ -75,7 +96,10 @@ void Graph::set_home(std::uint32_t region, int home) {
     if (region >= regions_.size())
         throw Error("region", fmt::format("region {} does not exist (the graph has {})", region, regions_.size()));
     if (home < tasks::unallocated) throw Error("home", fmt::format("must be a node OS index or unallocated (-1), got {}", home));
-    regions_[region].home = home;
+    // Every region of the page group: they share one home.
+    const std::uint32_t page = regions_[region].page;
+    for (std::size_t r = region; r < regions_.size() && regions_[r].page == page; ++r) regions_[r].home = home;
+    for (std::size_t r = region; r-- > 0 && regions_[r].page == page;) regions_[r].home = home;
 }
 
 void Graph::reserve(std::size_t tasks, std::size_t deps, std::size_t regions) {
@@ -125,7 +149,18 @@ Graph Graph::from_recorded(const tasks::TaskGraph& recorded) {
     }
     Graph g;
     std::map<std::uint64_t, std::uint32_t> index;
-    for (const auto& [start, bytes] : ranges) index.emplace(start, g.add_region(bytes));
+    // Ranges on one page share its home, as the kernel places pages.
+    std::uint64_t last_page = ~std::uint64_t{0};
+    for (const auto& [start, bytes] : ranges) {
+        const std::uint32_t r = g.add_region(bytes);
+        const std::uint64_t page = start / page_bytes;
+        if (page == last_page) {
+            g.regions_[r].page = g.regions_[r - 1].page;
+            --g.pages_;
+        }
+        last_page = (start + bytes - 1) / page_bytes;
+        index.emplace(start, r);
+    }
     std::vector<GraphDep> deps;
     for (std::size_t i = 0; i < recorded.tasks.size(); ++i) {
         const tasks::RecordedTask& t = recorded.tasks[i];

@@ -406,7 +406,7 @@ void Simulator::submit(std::uint32_t i) {
     infos_.clear();
     for (const GraphDep& d : deps) {
         const GraphRegion& reg = g_.regions()[d.region];
-        infos_.push_back(tasks::DepInfo{reg.start, reg.bytes, d.access, regions_[d.region].home});
+        infos_.push_back(tasks::DepInfo{reg.start, reg.bytes, d.access, regions_[g_.regions()[d.region].page].home});
     }
     policy_.on_submit(tasks::TaskView{i, infos_, std::span<const tasks::Edge>(node->preds), t.hint});
     take_jobs();
@@ -536,7 +536,7 @@ void Simulator::go_idle(std::uint32_t w) {
 // marked region, and a migration on the second fault in a row from the
 // same remote node. Returns the time the access costs on top.
 double Simulator::touch(std::uint32_t w, std::uint32_t region) {
-    RegionState& rs = regions_[region];
+    RegionState& rs = regions_[g_.regions()[region].page];
     if (!o_.balancing.enabled || !rs.marked || rs.home == tasks::unallocated) return 0;
     const WorkerState& ws = workers_[w];
     rs.marked = false;
@@ -574,7 +574,7 @@ void Simulator::start(std::uint32_t w, std::uint32_t i) {
     for (const GraphDep& d : g_.deps_of(t)) {
         const std::uint64_t n = g_.regions()[d.region].bytes;
         bytes += n;
-        const int home = regions_[d.region].home;
+        const int home = regions_[g_.regions()[d.region].page].home;
         if (home == tasks::unallocated && d.access != Access::in) continue;   // first touch here
         if (home != static_cast<int>(ws.node)) cross += n;
     }
@@ -587,7 +587,7 @@ void Simulator::start(std::uint32_t w, std::uint32_t i) {
     ws.dep_home.clear();
     ws.extra = 0;
     for (const GraphDep& d : g_.deps_of(t)) {
-        const RegionState& rs = regions_[d.region];
+        const RegionState& rs = regions_[g_.regions()[d.region].page];
         ws.dep_home.push_back(rs.home == tasks::unallocated ? ws.pos : rs.home_pos);
         ws.extra += touch(w, d.region);
     }
@@ -682,9 +682,9 @@ void Simulator::finish(std::uint32_t w) {
         }
     // First touch: a region first written here now lives here.
     for (const GraphDep& d : g_.deps_of(t))
-        if (d.access != Access::in && regions_[d.region].home == tasks::unallocated) {
-            regions_[d.region].home = static_cast<int>(ws.node);
-            regions_[d.region].home_pos = static_cast<std::uint32_t>(ws.pos);
+        if (d.access != Access::in && regions_[g_.regions()[d.region].page].home == tasks::unallocated) {
+            regions_[g_.regions()[d.region].page].home = static_cast<int>(ws.node);
+            regions_[g_.regions()[d.region].page].home_pos = static_cast<std::uint32_t>(ws.pos);
         }
     tasks::detail::DepNode* node = live_[i];
     live_[i] = nullptr;
@@ -700,7 +700,7 @@ void Simulator::finish(std::uint32_t w) {
             infos_.clear();
             for (const GraphDep& d : g_.deps_of(st)) {
                 const GraphRegion& reg = g_.regions()[d.region];
-                infos_.push_back(tasks::DepInfo{reg.start, reg.bytes, d.access, regions_[d.region].home});
+                infos_.push_back(tasks::DepInfo{reg.start, reg.bytes, d.access, regions_[g_.regions()[d.region].page].home});
             }
             dispatch(s, policy_.place(tasks::TaskView{s, infos_, {}, st.hint}));
         }
@@ -781,11 +781,13 @@ SimReport Simulator::run() {
     policy_.attach(ctx);
     build_search_orders();
 
-    regions_.resize(g_.regions().size());
-    for (std::size_t k = 0; k < regions_.size(); ++k) {
-        regions_[k].home = g_.regions()[k].home;
-        if (regions_[k].home != tasks::unallocated)
-            regions_[k].home_pos = static_cast<std::uint32_t>(m_.machine.index_of(static_cast<unsigned>(regions_[k].home)));
+    // One home per page group: regions sharing a page share its home.
+    regions_.resize(g_.pages());
+    for (const GraphRegion& reg : g_.regions()) {
+        RegionState& rs = regions_[reg.page];
+        rs.home = reg.home;
+        if (rs.home != tasks::unallocated)
+            rs.home_pos = static_cast<std::uint32_t>(m_.machine.index_of(static_cast<unsigned>(rs.home)));
     }
     live_.assign(g_.size(), nullptr);
 

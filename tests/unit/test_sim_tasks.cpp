@@ -127,6 +127,27 @@ TEST(SimTasks, FirstTouchByTheFirstWriterAndTheRuntimesCrossNodeRule) {
     EXPECT_EQ(rep.tasks_per_node, (std::vector<std::uint64_t>{1, 2}));
 }
 
+TEST(SimTasks, RegionsOnOnePageShareItsHome) {
+    Graph g;
+    const auto first = g.add_strided_regions(100, 64, 8);   // 6400 bytes: two pages
+    EXPECT_EQ(g.regions().size(), 100u);
+    EXPECT_EQ(g.pages(), 2u);
+    EXPECT_EQ(g.regions()[63].page, g.regions()[0].page);
+    EXPECT_NE(g.regions()[64].page, g.regions()[0].page);   // byte 4096 starts the second page
+    EXPECT_EQ(g.regions()[1].start - g.regions()[0].start, 64u);
+    g.add_task(0, {{first + 5, Access::out}}, -1, /*worker=*/2);   // node 1 first-touches the first page
+    g.add_task(0, {{first + 7, Access::out}}, -1, /*worker=*/0);   // same page: already on node 1
+    g.add_task(0, {{first + 70, Access::out}}, -1, /*worker=*/0);  // second page: first touch on node 0
+    g.add_task(0, {{first + 9, Access::in}}, -1, /*worker=*/3);    // node 1 reads its own page
+    const SimReport rep = simulate(two_nodes(), g, "dfifo", opts());
+    EXPECT_EQ(rep.cross_node_bytes, 8u);   // only the write of region 7 from node 0
+    expect_error([&] { g.add_strided_regions(2, 4, 8); }, "stride", "less than");
+    Graph h;
+    const auto r = h.add_strided_regions(4, 64, 8);
+    h.set_home(r + 2, 1);
+    for (std::uint32_t k = 0; k < 4; ++k) EXPECT_EQ(h.regions()[r + k].home, 1) << k;
+}
+
 TEST(SimTasks, ReadingUntouchedMemoryCountsAsCrossLikeTheRuntime) {
     Graph g;
     const auto a = g.add_region(1 * MB);

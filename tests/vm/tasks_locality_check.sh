@@ -19,8 +19,9 @@
 # (`numaware sim tasks`, the applications' graph builders on the same machine
 # description, workers and mapping) gives SA different cross-node bytes than
 # the guest kernel did for any application. SA's placement does not depend on
-# timing, so the two must agree byte for byte; the other policies' figures
-# depend on timing and are shown side by side.
+# timing, so the two must agree byte for byte (CG: up to its 8-byte
+# reduction scalars, whose shared page goes to whichever task writes first);
+# the other policies' figures depend on timing and are shown side by side.
 set -u
 
 fail() {
@@ -124,7 +125,18 @@ for app in dict.fromkeys(r["app"] for r in runs):
         continue
     if g["dep_bytes"] != s["dep_bytes"]:
         problems.append(f"{app}: the simulated graph names {s['dep_bytes']} dependency bytes, the real one {g['dep_bytes']}")
-    if g["cross_node_bytes"] != s["cross_node_bytes"]:
+    diff = abs(g["cross_node_bytes"] - s["cross_node_bytes"])
+    if app == "cg":
+        # CG's reduction scalars (8 bytes each) share one page; its home is
+        # whichever task writes one first, which depends on timing in the
+        # guest. Every vector block is whole pages, so any other difference
+        # is a multiple of a page.
+        if diff % 8 != 0 or diff >= 4096:
+            problems.append(f"cg: SA cross-node bytes: guest {g['cross_node_bytes']}, simulated "
+                            f"{s['cross_node_bytes']}: more than the shared scalar page can explain")
+        else:
+            agree.append(f"cg (scalars {diff} B apart)")
+    elif diff != 0:
         problems.append(f"{app}: SA cross-node bytes: guest {g['cross_node_bytes']}, simulated {s['cross_node_bytes']}")
     else:
         agree.append(app)

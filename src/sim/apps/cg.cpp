@@ -78,12 +78,14 @@ void build_cg(Context& ctx, const AppShape& shape) {
         return v;
     };
     const std::vector<std::uint32_t> x = block_vector(), r = block_vector(), p = block_vector(), q = block_vector();
-    const std::uint32_t rr = g.add_region(scalar_bytes);
-    const std::uint32_t alpha = g.add_region(scalar_bytes);
-    const std::uint32_t beta = g.add_region(scalar_bytes);
+    // The scalars share one array, 8 doubles apart, as in the app: rr,
+    // alpha, beta, then the pq and rp partial sums. Scalars on one page
+    // share its home.
+    const std::uint32_t first = g.add_strided_regions(3 + 2 * nb, 8 * scalar_bytes, scalar_bytes);
+    const std::uint32_t rr = first, alpha = first + 1, beta = first + 2;
     std::vector<std::uint32_t> pq(nb), rp(nb);
-    for (std::size_t k = 0; k < nb; ++k) pq[k] = g.add_region(scalar_bytes);
-    for (std::size_t k = 0; k < nb; ++k) rp[k] = g.add_region(scalar_bytes);
+    for (std::size_t k = 0; k < nb; ++k) pq[k] = first + 3 + static_cast<std::uint32_t>(k);
+    for (std::size_t k = 0; k < nb; ++k) rp[k] = first + 3 + static_cast<std::uint32_t>(nb + k);
 
     const double m = static_cast<double>(count);
     const double plane = static_cast<double>(n) * static_cast<double>(n);
