@@ -115,6 +115,7 @@ struct WorkerState {
     double busy = 0;
     std::vector<std::uint32_t> search;  // queue ids, in search order
     std::vector<double> delays;         // parallel to search
+    std::vector<double> wake_delays;    // the distinct positive delays, ascending
     Ring pinned;                        // pinned tasks waiting for this worker
     double started = 0;
     double extra = 0;                   // balancing costs of the running task
@@ -341,6 +342,10 @@ void Simulator::build_search_orders() {
             ws.search.push_back(id);
             ws.delays.push_back(static_cast<double>(lo) * o_.round_s);
         }
+        for (double d : ws.delays)
+            if (d > 0) ws.wake_delays.push_back(d);
+        std::sort(ws.wake_delays.begin(), ws.wake_delays.end());
+        ws.wake_delays.erase(std::unique(ws.wake_delays.begin(), ws.wake_delays.end()), ws.wake_delays.end());
         for (std::uint32_t k = 0; k < ws.search.size(); ++k) {
             takers_[ws.search[k]].push_back(Taker{w, k, ws.delays[k]});
             rank_[static_cast<std::size_t>(w) * queues_.size() + ws.search[k]] = k;
@@ -524,12 +529,7 @@ void Simulator::go_idle(std::uint32_t w) {
     ++ws.idle_epoch;
     idle_index_[w] = static_cast<std::uint32_t>(idle_list_.size());
     idle_list_.push_back(w);
-    double last = 0;
-    for (double d : ws.delays)
-        if (d > 0 && d != last) {
-            push(now_ + d, EventKind::wake, w, ws.idle_epoch);
-            last = d;
-        }
+    for (double d : ws.wake_delays) push(now_ + d, EventKind::wake, w, ws.idle_epoch);
 }
 
 // The balancing model on one access by worker w: a hinting fault on a
