@@ -120,6 +120,7 @@ struct WorkerState {
     double started = 0;
     double extra = 0;                   // balancing costs of the running task
     std::vector<std::size_t> dep_home;  // node position of each dependency of the running task, at its start
+    std::vector<std::uint64_t> dep_weight;   // snapshot: its share of the task's bytes, in weight_unit
 };
 
 struct RegionState {
@@ -155,6 +156,7 @@ private:
     bool try_start_from(std::uint32_t w);
     void start(std::uint32_t w, std::uint32_t i);
     void begin_memory(std::uint32_t w);     // snapshot: once every task starting now is counted
+    void count_users(const WorkerState& ws, bool add);
     void start_flow(std::uint32_t w);
     void finish(std::uint32_t w);
     void go_idle(std::uint32_t w);
@@ -209,10 +211,14 @@ private:
     std::uint64_t held_ = 0;
 
     // memory model
-    std::vector<std::uint32_t> users_mem_;    // per node position
-    std::vector<std::uint32_t> users_link_;   // [reader * n + home]
+    // Snapshot users, in units of 1/weight_unit of a task: a task counts on
+    // each resource with the share of its dependency bytes that go through
+    // it (its expected occupancy, since it transfers one region at a time).
+    static constexpr std::uint64_t weight_unit = std::uint64_t{1} << 20;
+    std::vector<std::uint64_t> users_mem_;    // per node position
+    std::vector<std::uint64_t> users_link_;   // [reader * n + home]
     std::vector<std::vector<std::uint32_t>> shared_of_;   // [reader * n + home]: the shared links the path crosses
-    std::vector<std::uint32_t> users_shared_;
+    std::vector<std::uint64_t> users_shared_;
     std::vector<std::size_t> shared_res_;
     std::vector<std::uint32_t> starting_;     // snapshot: workers that started at now_
     FlowNetwork net_;
@@ -594,21 +600,33 @@ void Simulator::start(std::uint32_t w, std::uint32_t i) {
     if (o_.contention == Contention::snapshot) {
         // Count this task as a user of its resources now; its durations are
         // computed once every task starting at this instant is counted.
-        // (each resource once per task, however many of its regions it holds).
-        for (std::size_t k = 0; k < ws.dep_home.size(); ++k) {
-            const std::size_t h = ws.dep_home[k];
-            if (std::find(ws.dep_home.begin(), ws.dep_home.begin() + static_cast<std::ptrdiff_t>(k), h) !=
-                ws.dep_home.begin() + static_cast<std::ptrdiff_t>(k))
-                continue;
-            ++users_mem_[h];
-            if (h != ws.pos) {
-                ++users_link_[ws.pos * n_nodes_ + h];
-                for (std::uint32_t l : shared_of_[ws.pos * n_nodes_ + h]) ++users_shared_[l];
-            }
+        ws.dep_weight.clear();
+        const auto deps = g_.deps_of(t);
+        for (std::size_t k = 0; k < deps.size(); ++k) {
+            const std::uint64_t b = g_.regions()[deps[k].region].bytes;
+            ws.dep_weight.push_back(bytes > 0 ? static_cast<std::uint64_t>(static_cast<double>(b) /
+                                                                          static_cast<double>(bytes) * weight_unit)
+                                              : 0);
         }
+        count_users(ws, true);
         starting_.push_back(w);
     } else {
         start_flow(w);
+    }
+}
+
+// Snapshot: adds (or removes) the running task of `ws` to the users of
+// every resource its dependencies go through, weighted by their bytes.
+void Simulator::count_users(const WorkerState& ws, bool add) {
+    for (std::size_t k = 0; k < ws.dep_home.size(); ++k) {
+        const std::size_t h = ws.dep_home[k];
+        const std::uint64_t wk = ws.dep_weight[k];
+        const auto apply = [&](std::uint64_t& u) { u = add ? u + wk : u - wk; };
+        apply(users_mem_[h]);
+        if (h != ws.pos) {
+            apply(users_link_[ws.pos * n_nodes_ + h]);
+            for (std::uint32_t l : shared_of_[ws.pos * n_nodes_ + h]) apply(users_shared_[l]);
+        }
     }
 }
 
@@ -621,11 +639,14 @@ void Simulator::begin_memory(std::uint32_t w) {
     for (std::size_t k = 0; k < deps.size(); ++k) {
         const std::size_t h = ws.dep_home[k];
         const std::uint64_t bytes = g_.regions()[deps[k].region].bytes;
-        double bw = std::min(m_.core_gbps(ws.pos, h), m_.memory_gbps[h] / users_mem_[h]);
+        // A resource's capacity is split between its users (at least one:
+        // a task never gets more than the whole resource).
+        const auto users = [](std::uint64_t u) { return std::max(1.0, static_cast<double>(u) / weight_unit); };
+        double bw = std::min(m_.core_gbps(ws.pos, h), m_.memory_gbps[h] / users(users_mem_[h]));
         if (h != ws.pos) {
-            bw = std::min(bw, m_.link_gbps[ws.pos][h] / users_link_[ws.pos * n_nodes_ + h]);
+            bw = std::min(bw, m_.link_gbps[ws.pos][h] / users(users_link_[ws.pos * n_nodes_ + h]));
             for (std::uint32_t l : shared_of_[ws.pos * n_nodes_ + h])
-                bw = std::min(bw, m_.shared_links[l].gbps / users_shared_[l]);
+                bw = std::min(bw, m_.shared_links[l].gbps / users(users_shared_[l]));
         }
         d_s += m_.latency_ns[ws.pos][h] * 1e-9 + static_cast<double>(bytes) / (bw * 1e9);
         r_.link_bytes[ws.pos][h] += bytes;
@@ -639,7 +660,7 @@ void Simulator::start_flow(std::uint32_t w) {
     const GraphTask& t = g_.tasks()[ws.task];
     const auto deps = g_.deps_of(t);
     if (ws.next_dep < deps.size()) {
-        if (net_.active() == 0) net_.advance_to(now_);   // an idle network's clock stands still
+        if (net_.active() == 0 && now_ > net_.time()) net_.advance_to(now_);   // an idle network's clock stands still
         const std::size_t h = ws.dep_home[ws.next_dep];
         const std::uint64_t bytes = g_.regions()[deps[ws.next_dep].region].bytes;
         // The core's own limit on this path is a resource only it uses.
@@ -668,18 +689,7 @@ void Simulator::finish(std::uint32_t w) {
     ws.busy += now_ - ws.started;
     ws.task = none;
     ++completed_;
-    if (o_.contention == Contention::snapshot)
-        for (std::size_t k = 0; k < ws.dep_home.size(); ++k) {
-            const std::size_t h = ws.dep_home[k];
-            if (std::find(ws.dep_home.begin(), ws.dep_home.begin() + static_cast<std::ptrdiff_t>(k), h) !=
-                ws.dep_home.begin() + static_cast<std::ptrdiff_t>(k))
-                continue;
-            --users_mem_[h];
-            if (h != ws.pos) {
-                --users_link_[ws.pos * n_nodes_ + h];
-                for (std::uint32_t l : shared_of_[ws.pos * n_nodes_ + h]) --users_shared_[l];
-            }
-        }
+    if (o_.contention == Contention::snapshot) count_users(ws, false);
     // First touch: a region first written here now lives here.
     for (const GraphDep& d : g_.deps_of(t))
         if (d.access != Access::in && regions_[g_.regions()[d.region].page].home == tasks::unallocated) {
@@ -828,8 +838,10 @@ SimReport Simulator::run() {
             starting_.clear();
             continue;
         }
+        // The network's clock may be a rounding step past t_next (it ends
+        // flows that finish within rounding together): never ask it to go back.
         if (o_.contention == Contention::exact && net_.active() > 0 &&
-            (!std::isfinite(t_next) || !net_.advance_to(t_next))) {
+            (!std::isfinite(t_next) || !net_.advance_to(std::max(t_next, net_.time())))) {
             const auto c = net_.next();
             now_ = c->time;
             start_flow(flow_worker_[c->flow]);
