@@ -73,32 +73,8 @@ unsigned to_unsigned(const std::string& text, const std::string& field) {
 }
 
 // "test", "sim" or "N,BLOCK,ITERATIONS".
-sim::AppShape shape_of(const std::string& size, std::string_view app) {
-    if (size == "test") return sim::app_test_shape(app);
-    if (size == "sim") return sim::app_sim_shape(app);
-    const std::vector<std::string> parts = split(size, "--size");
-    if (parts.size() != 3)
-        throw Error("--size", fmt::format("expected test, sim or N,BLOCK,ITERATIONS, got '{}'", size));
-    return {to_unsigned(parts[0], "--size"), to_unsigned(parts[1], "--size"), to_unsigned(parts[2], "--size")};
-}
-
-std::vector<std::string> pick_apps(const std::string& text) {
-    const auto names = sim::app_names();
-    std::vector<std::string> apps;
-    if (text == "all") {
-        for (std::string_view a : names) apps.emplace_back(a);
-        return apps;
-    }
-    for (const std::string& a : split(text, "--app")) {
-        if (std::find(names.begin(), names.end(), a) == names.end())
-            throw Error("--app", fmt::format("unknown application '{}'", a));
-        apps.push_back(a);
-    }
-    return apps;
-}
-
 std::vector<std::string> pick_policies(const std::string& text) {
-    std::vector<std::string> policies = split(text, "--policy");
+    std::vector<std::string> policies = sim::parse_policy_list(text, "--policy");
     for (const std::string& p : policies) (void)tasks::make_policy(p);   // Error("policy", ...) names the choices
     return policies;
 }
@@ -203,8 +179,8 @@ int speed_command(const SpeedArgs& a) {
     sim::SimOptions options;
     options.contention = sim::parse_contention(a.contention);
     const std::vector<unsigned> nodes = sim::worker_node_set(t.machine, options.mapping);
-    if (a.app != "all") (void)pick_apps(a.app);
-    const sim::AppShape shape = a.size.empty() ? scaled_shape(a.app, a.tasks, nodes) : shape_of(a.size, a.app);
+    if (a.app != "all") (void)sim::parse_app_list(a.app, "--app");
+    const sim::AppShape shape = a.size.empty() ? scaled_shape(a.app, a.tasks, nodes) : sim::parse_app_shape(a.size, a.app, "--size");
 
     const auto t0 = std::chrono::steady_clock::now();
     const sim::Graph graph = sim::build_app(a.app, shape, nodes);
@@ -277,12 +253,12 @@ struct DirectionArgs {
 int directions_command(const DirectionArgs& a) {
     std::vector<unsigned> socket_counts;
     for (const std::string& s : split(a.sockets, "--sockets")) socket_counts.push_back(to_unsigned(s, "--sockets"));
-    const std::vector<std::string> apps = pick_apps(a.app);
+    const std::vector<std::string> apps = sim::parse_app_list(a.app, "--app");
     std::vector<std::string> policies = pick_policies(a.policy);
     for (const char* needed : {"dep", "rip-dep"})
         if (std::find(policies.begin(), policies.end(), needed) == policies.end())
             throw Error("--policy", fmt::format("the direction tables need dep and rip-dep, got '{}'", a.policy));
-    for (const std::string& app : apps) (void)shape_of(a.size, app);
+    for (const std::string& app : apps) (void)sim::parse_app_shape(a.size, app, "--size");
     std::vector<sim::TimedMachine> machines;
     for (unsigned s : socket_counts) machines.push_back(sim::model("bullion-s16", s));   // bad counts fail first
 
@@ -319,7 +295,7 @@ int directions_command(const DirectionArgs& a) {
         std::vector<double> mw_pct;
         nlohmann::json app_runs = nlohmann::json::array();
         for (const std::string& app : apps) {
-            const sim::Graph graph = sim::build_app(app, shape_of(a.size, app), nodes);
+            const sim::Graph graph = sim::build_app(app, sim::parse_app_shape(a.size, app, "--size"), nodes);
             std::map<std::string, sim::SimReport> by;
             for (const std::string& p : policies) by.emplace(p, sim::simulate(t, graph, p, options));
             const sim::SimReport& dep = by.at("dep");

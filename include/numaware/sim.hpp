@@ -420,4 +420,14 @@ Graph build_app(std::string_view app, const AppShape& shape, std::span<const uns
 AppShape app_test_shape(std::string_view app);
 AppShape app_sim_shape(std::string_view app);
 
+// The text forms the tools share, each throwing Error(field, ...) that
+// quotes the text and names what is accepted:
+//   parse_app_list:    "all" or a comma list of app names (duplicates dropped);
+//   parse_policy_list: "all" or a comma list of tasks::policy_names();
+//   parse_app_shape:   "test", "sim" or "N,BLOCK,ITERATIONS" (positive
+//                      integers, at most 1000000 iterations) for `app`.
+std::vector<std::string> parse_app_list(std::string_view text, std::string_view field = "app");
+std::vector<std::string> parse_policy_list(std::string_view text, std::string_view field = "policy");
+AppShape parse_app_shape(std::string_view text, std::string_view app, std::string_view field = "size");
+
 }  // namespace numaware::sim

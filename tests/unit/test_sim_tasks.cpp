@@ -329,3 +329,27 @@ TEST(SimTasks, BadInput) {
 
 }  // namespace
 }  // namespace numaware::sim
+
+namespace numaware::sim {
+namespace {
+
+TEST(SimTextForms, AppsPoliciesAndShapes) {
+    EXPECT_EQ(parse_app_list("jacobi,nstream,jacobi"), (std::vector<std::string>{"jacobi", "nstream"}));
+    EXPECT_EQ(parse_app_list("all").size(), app_names().size());
+    EXPECT_EQ(parse_policy_list("dep,rip-dep"), (std::vector<std::string>{"dep", "rip-dep"}));
+    EXPECT_EQ(parse_policy_list("all").size(), tasks::policy_names().size());
+    const AppShape s = parse_app_shape("256,32,7", "jacobi");
+    EXPECT_EQ(s.n, 256u);
+    EXPECT_EQ(s.block, 32u);
+    EXPECT_EQ(s.iterations, 7u);
+    EXPECT_EQ(parse_app_shape("test", "qr").n, app_test_shape("qr").n);
+    expect_error([] { (void)parse_app_list("jacobi,lu", "--app"); }, "--app", "unknown application 'lu'");
+    expect_error([] { (void)parse_app_list("jacobi,,cg", "--app"); }, "--app", "empty item");
+    expect_error([] { (void)parse_policy_list("fifo", "--policy"); }, "--policy", "dfifo");
+    expect_error([] { (void)parse_app_shape("256,32", "jacobi", "--size"); }, "--size", "N,BLOCK,ITERATIONS");
+    expect_error([] { (void)parse_app_shape("256,-3,2", "jacobi", "--size"); }, "--size", "'256,-3,2'");
+    expect_error([] { (void)parse_app_shape("256,32,2000000", "jacobi", "--size"); }, "--size", "at most 1000000");
+}
+
+}  // namespace
+}  // namespace numaware::sim

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <string>
 
+#include <charconv>
+#include <system_error>
 #include <fmt/format.h>
 
 #include "numaware/error.hpp"
@@ -126,6 +128,66 @@ Graph build_app(std::string_view app, const AppShape& shape, std::span<const uns
     entry.build(ctx, shape);
     ctx.graph.initial_tasks = initial_part(ctx.graph);
     return std::move(ctx.graph);
+}
+
+namespace {
+
+std::vector<std::string> split_list(std::string_view text, std::string_view field) {
+    std::vector<std::string> out;
+    std::size_t begin = 0;
+    for (;;) {
+        const std::size_t comma = text.find(',', begin);
+        const std::string_view item = text.substr(begin, comma == std::string_view::npos ? std::string_view::npos : comma - begin);
+        if (item.empty()) throw Error(std::string(field), fmt::format("empty item in the list '{}'", text));
+        out.emplace_back(item);
+        if (comma == std::string_view::npos) return out;
+        begin = comma + 1;
+    }
+}
+
+template <class Names>
+std::vector<std::string> pick(std::string_view text, const Names& names, std::string_view field, std::string_view what) {
+    std::vector<std::string> out;
+    std::string known;
+    for (std::string_view n : names) known += (known.empty() ? "" : ", ") + std::string(n);
+    if (text == "all") {
+        for (std::string_view n : names) out.emplace_back(n);
+        return out;
+    }
+    for (const std::string& item : split_list(text, field)) {
+        if (std::find(names.begin(), names.end(), item) == names.end())
+            throw Error(std::string(field), fmt::format("unknown {} '{}'; one of {} or all", what, item, known));
+        if (std::find(out.begin(), out.end(), item) == out.end()) out.push_back(item);
+    }
+    return out;
+}
+
+}  // namespace
+
+std::vector<std::string> parse_app_list(std::string_view text, std::string_view field) {
+    return pick(text, app_names(), field, "application");
+}
+
+std::vector<std::string> parse_policy_list(std::string_view text, std::string_view field) {
+    return pick(text, tasks::policy_names(), field, "policy");
+}
+
+AppShape parse_app_shape(std::string_view text, std::string_view app, std::string_view field) {
+    if (text == "test") return app_test_shape(app);
+    if (text == "sim") return app_sim_shape(app);
+    const std::string expected =
+        fmt::format("expected test, sim or N,BLOCK,ITERATIONS (positive integers), got '{}'", text);
+    const std::vector<std::string> parts = split_list(text, field);
+    if (parts.size() != 3) throw Error(std::string(field), expected);
+    std::uint64_t v[3] = {0, 0, 0};
+    for (std::size_t i = 0; i < 3; ++i) {
+        const std::string& p = parts[i];
+        const auto [end, ec] = std::from_chars(p.data(), p.data() + p.size(), v[i]);
+        if (ec != std::errc() || end != p.data() + p.size() || v[i] == 0) throw Error(std::string(field), expected);
+    }
+    if (v[2] > 1000000) throw Error(std::string(field), fmt::format("at most 1000000 iterations, got {}", v[2]));
+    (void)find(app);   // Error("app") for an unknown one
+    return AppShape{static_cast<std::size_t>(v[0]), static_cast<std::size_t>(v[1]), static_cast<unsigned>(v[2])};
 }
 
 AppShape app_test_shape(std::string_view app) { return *find(app).test; }

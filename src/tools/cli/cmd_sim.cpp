@@ -90,20 +90,6 @@ struct SimTasksOptions {
 };
 
 // "a,b,c" -> {"a", "b", "c"}; empty items are an error naming `field`.
-std::vector<std::string> split_list(const std::string& text, const std::string& field) {
-    std::vector<std::string> out;
-    std::size_t begin = 0;
-    while (true) {
-        const std::size_t comma = text.find(',', begin);
-        const std::string item = text.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin);
-        if (item.empty()) throw Error(field, fmt::format("empty item in the list '{}'", text));
-        out.push_back(item);
-        if (comma == std::string::npos) break;
-        begin = comma + 1;
-    }
-    return out;
-}
-
 template <class Names>
 std::string join(const Names& names) {
     std::string out;
@@ -111,66 +97,10 @@ std::string join(const Names& names) {
     return out;
 }
 
-std::vector<std::string> pick_apps(const std::string& text) {
-    const auto names = sim::app_names();
-    std::vector<std::string> apps;
-    if (text == "all") {
-        for (std::string_view a : names) apps.emplace_back(a);
-        return apps;
-    }
-    for (const std::string& a : split_list(text, "--app")) {
-        if (std::find(names.begin(), names.end(), a) == names.end())
-            throw Error("--app", fmt::format("unknown application '{}'; one of {} or all", a, join(names)));
-        if (std::find(apps.begin(), apps.end(), a) == apps.end()) apps.push_back(a);
-    }
-    return apps;
-}
-
 std::vector<std::string> pick_policies(const std::string& text, const tasks::PolicyOptions& options) {
-    std::vector<std::string> policies;
-    if (text == "all") {
-        for (std::string_view p : tasks::policy_names()) policies.emplace_back(p);
-    } else {
-        for (const std::string& p : split_list(text, "--policy"))
-            if (std::find(policies.begin(), policies.end(), p) == policies.end()) policies.push_back(p);
-    }
-    const auto names = tasks::policy_names();
-    for (const std::string& p : policies)
-        if (std::find(names.begin(), names.end(), p) == names.end())
-            throw Error("--policy", fmt::format("unknown policy '{}'; one of {} or all", p, join(names)));
+    std::vector<std::string> policies = sim::parse_policy_list(text, "--policy");
     for (const std::string& p : policies) (void)tasks::make_policy(p, options);   // settings out of range fail here
     return policies;
-}
-
-// "test", "sim" or "N,BLOCK,ITERATIONS".
-sim::AppShape pick_shape(const std::string& text, const std::string& app) {
-    if (text == "test") return sim::app_test_shape(app);
-    if (text == "sim") return sim::app_sim_shape(app);
-    const std::vector<std::string> parts = split_list(text, "--size");
-    auto number = [&](const std::string& part) -> std::uint64_t {
-        std::size_t used = 0;
-        std::uint64_t v = 0;
-        try {
-            if (part.empty() || part.front() == '-') throw std::invalid_argument(part);
-            v = std::stoull(part, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (used != part.size() || used == 0)
-            throw Error("--size", fmt::format("expected test, sim or N,BLOCK,ITERATIONS (positive integers), got '{}'",
-                                              text));
-        return v;
-    };
-    if (parts.size() != 3)
-        throw Error("--size",
-                    fmt::format("expected test, sim or N,BLOCK,ITERATIONS (positive integers), got '{}'", text));
-    sim::AppShape shape;
-    shape.n = number(parts[0]);
-    shape.block = number(parts[1]);
-    const std::uint64_t it = number(parts[2]);
-    if (it > 1000000) throw Error("--size", fmt::format("at most 1000000 iterations, got {}", it));
-    shape.iterations = static_cast<unsigned>(it);
-    return shape;
 }
 
 // The machine: a named model cut to --sockets, or any spec.
@@ -260,9 +190,9 @@ void sim_tasks(const SimTasksOptions& o) {
         (void)tasks::make_policy(baseline, policy_options);
         policies.insert(policies.begin(), baseline);   // run it too: speedups come from the same run
     }
-    const std::vector<std::string> apps = pick_apps(o.app);
+    const std::vector<std::string> apps = sim::parse_app_list(o.app, "--app");
     std::vector<sim::AppShape> shapes;
-    for (const std::string& a : apps) shapes.push_back(pick_shape(o.size, a));
+    for (const std::string& a : apps) shapes.push_back(sim::parse_app_shape(o.size, a, "--size"));
     const sim::TimedMachine t = pick_machine(o);
 
     sim::SimOptions options;
