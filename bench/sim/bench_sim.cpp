@@ -148,6 +148,7 @@ struct SpeedArgs {
     std::string machine = "bullion-s16";
     unsigned sockets = 16;
     std::string contention = "snapshot";
+    double spawn_s = sim::SimOptions{}.spawn_s;
     bool json = false;
     std::string json_file;
 };
@@ -178,6 +179,9 @@ int speed_command(const SpeedArgs& a) {
     const sim::TimedMachine t = sim::model(a.machine, a.sockets);
     sim::SimOptions options;
     options.contention = sim::parse_contention(a.contention);
+    if (!(a.spawn_s >= 0) || !std::isfinite(a.spawn_s))
+        throw Error("--spawn-s", fmt::format("must be finite and >= 0 seconds, got {}", a.spawn_s));
+    options.spawn_s = a.spawn_s;
     const std::vector<unsigned> nodes = sim::worker_node_set(t.machine, options.mapping);
     if (a.app != "all") (void)sim::parse_app_list(a.app, "--app");
     const sim::AppShape shape = a.size.empty() ? scaled_shape(a.app, a.tasks, nodes) : sim::parse_app_shape(a.size, a.app, "--size");
@@ -190,9 +194,9 @@ int speed_command(const SpeedArgs& a) {
     nlohmann::json runs = nlohmann::json::array();
     if (!a.json) {
         fmt::print("## Simulator speed: {} — {}\n\n", label, graph.name);
-        fmt::print("{} tasks, {} dependencies, {} regions; graph built in {:.3f} host s. Contention {}. Host time "
-                   "on one core of this host; makespan simulated.\n\n",
-                   graph.size(), graph.deps().size(), graph.regions().size(), build_s, a.contention);
+        fmt::print("{} tasks, {} dependencies, {} regions; graph built in {:.3f} host s. Contention {}, one "
+                   "task submitted every {} s. Host time on one core of this host; makespan simulated.\n\n",
+                   graph.size(), graph.deps().size(), graph.regions().size(), build_s, a.contention, a.spawn_s);
         fmt::print("| policy | workers | host s | M simulated tasks / host s | target | CPU s | M tasks / CPU s | "
                    "partition host s | simulated makespan ms |\n|---|---|---|---|---|---|---|---|---|\n");
         std::fflush(stdout);
@@ -395,6 +399,8 @@ int main(int argc, char** argv) {
     speed->add_option("--machine", s.machine, "Named machine model")->capture_default_str();
     speed->add_option("--sockets", s.sockets, "Sockets of the model (0: all)")->capture_default_str();
     speed->add_option("--contention", s.contention, "snapshot|exact")->capture_default_str();
+    speed->add_option("--spawn-s", s.spawn_s, "Seconds between two submissions of the spawning thread")
+        ->capture_default_str();
     speed->add_flag("--json", s.json, "Print one JSON document instead of the table");
     speed->add_option("--json-file", s.json_file, "Also write the JSON document to this file");
 
