@@ -70,17 +70,6 @@ struct TileLayout {
     std::size_t index(std::size_t i, std::size_t j) const { return offset(i / b, j / b) + (j % b) * b + i % b; }
 };
 
-// Checks n and block of a tiled matrix app: 1 <= n <= max_n, block divides
-// n. Throws Error("n"|"block", ...).
-inline void check_tiled_size(const AppSize& size, std::size_t max_n) {
-    if (size.n < 1 || size.n > max_n) {
-        throw Error("n", fmt::format("matrix order must be in [1, {}], got {}", max_n, size.n));
-    }
-    if (size.block < 1 || size.block > size.n || size.n % size.block != 0) {
-        throw Error("block", fmt::format("tile side must divide the matrix order {}, got {}", size.n, size.block));
-    }
-}
-
 // Runs `spawn_tasks()` (which spawns the app's graph on `rt` and returns
 // how many tasks it spawned), then waits for every task. If spawning
 // throws half-way, waits for the tasks already spawned before rethrowing,

@@ -54,8 +54,6 @@ using tasks::inout;
 using tasks::out;
 
 constexpr double tolerance = 1e-12;
-constexpr std::size_t max_side = 512;
-constexpr unsigned max_iterations = 100000;
 // Scalars and per-block partial sums are 8-byte regions, each on its own
 // cache line so reductions do not false-share.
 constexpr std::size_t scalar_stride = 8;
@@ -287,17 +285,7 @@ double relative_residual(const Grid& g, const double* x) {
 }
 
 AppRun run_cg(tasks::Runtime& rt, const AppSize& given, const AppSize& defaults) {
-    const AppSize size = resolve(given, defaults);
-    if (size.n < 2 || size.n > max_side) {
-        throw Error("n", fmt::format("grid side must be in [2, {}], got {}", max_side, size.n));
-    }
-    if (size.block < 1 || size.block > size.n || size.n % size.block != 0) {
-        throw Error("block", fmt::format("planes per block must divide the grid side {}, got {}", size.n, size.block));
-    }
-    if (size.iterations < 1 || size.iterations > max_iterations) {
-        throw Error("iterations",
-                    fmt::format("must be in [1, {}], got {}", max_iterations, size.iterations));
-    }
+    const AppSize size = checked_size("cg", given, defaults);
     Grid g;
     g.n = size.n;
     g.planes = size.block;

@@ -3,6 +3,7 @@
 //   PageArray<T>   page-aligned, untouched array over an anonymous mapping
 //   page_size(), is_page_multiple(), require_page_multiple()
 //   resolve()      AppSize with 0 fields replaced by an app's defaults
+//   checked_size() resolve() and the app's size checks (sim::check_app_shape)
 //   block_range()  the b-th of `blocks` near-equal ranges of [0, total)
 //   checked_mul()  size_t product that throws Error(field) on overflow
 //   Stopwatch      wall time
@@ -41,6 +42,7 @@
 
 #include "apps.hpp"
 #include "numaware/error.hpp"
+#include "numaware/sim.hpp"
 #include "numaware/tasks.hpp"
 
 namespace numaware::apps {
@@ -181,6 +183,15 @@ inline unsigned owner_node(const tasks::Runtime& rt, std::size_t block, std::siz
 inline unsigned tile_owner_node(const tasks::Runtime& rt, std::size_t row, std::size_t col, std::size_t rows,
                                 std::size_t cols) {
     return owner_node(rt, row * cols + col, rows * cols);
+}
+
+// `given` with 0 fields replaced by `defaults`, then checked by the app's
+// size rules, which live with its graph builder in the library
+// (sim::check_app_shape): the same Error fields and messages either way.
+inline AppSize checked_size(std::string_view app, const AppSize& given, const AppSize& defaults) {
+    const AppSize s = resolve(given, defaults);
+    const sim::AppShape c = sim::check_app_shape(app, sim::AppShape{s.n, s.block, s.iterations});
+    return AppSize{c.n, c.block, c.iterations};
 }
 
 class Stopwatch {

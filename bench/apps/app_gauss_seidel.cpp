@@ -37,22 +37,8 @@ namespace {
 
 constexpr AppSize test_defaults{256, 32, 3};
 constexpr AppSize bench_defaults{4096, 128, 10};
-constexpr std::size_t max_side = 32768;
-constexpr unsigned max_iterations = 100000;
 
-AppSize checked(const AppSize& given) {
-    const AppSize s = resolve(given, test_defaults);
-    if (s.n < 3 || s.n > max_side)
-        throw Error("n", fmt::format("grid side must be in 3..{}, got {}", max_side, s.n));
-    if (s.block < 2 || s.block > s.n || s.n % s.block != 0)
-        throw Error("block", fmt::format("tile side must be at least 2 and divide the grid side {}, got {}", s.n,
-                                         s.block));
-    require_page_multiple(s.block * s.block * sizeof(double), "block",
-                          fmt::format("a {0}x{0} tile", s.block));
-    if (s.iterations > max_iterations)
-        throw Error("iterations", fmt::format("must be at most {}, got {}", max_iterations, s.iterations));
-    return s;
-}
+AppSize checked(const AppSize& given) { return checked_size("gauss-seidel", given, test_defaults); }
 
 // The serial reference: natural row-major Gauss-Seidel on a row-major grid.
 std::vector<double> reference(std::size_t n, unsigned iterations) {

@@ -54,9 +54,6 @@ using tasks::in;
 using tasks::inout;
 using tasks::out;
 
-constexpr std::size_t max_side = 8192;
-constexpr unsigned max_bins = 256;
-constexpr std::size_t max_hist_bytes = std::size_t{4} << 30;   // 4 GiB for the tasked histogram
 
 struct Layout {
     std::size_t n = 0, tile = 0, tiles = 0, bins = 0;
@@ -159,20 +156,7 @@ std::size_t spawn_graph(tasks::Runtime& rt, const Layout& l, std::uint8_t* image
 }
 
 AppRun run_histogram(tasks::Runtime& rt, const AppSize& given, const AppSize& defaults) {
-    const AppSize size = resolve(given, defaults);
-    if (size.n < 1 || size.n > max_side) {
-        throw Error("n", fmt::format("image side must be in [1, {}], got {}", max_side, size.n));
-    }
-    if (size.block < 1 || size.block > size.n || size.n % size.block != 0) {
-        throw Error("block", fmt::format("tile side must divide the image side {}, got {}", size.n, size.block));
-    }
-    if (size.iterations < 1 || size.iterations > max_bins) {
-        throw Error("iterations", fmt::format("number of bins must be in [1, {}], got {}", max_bins, size.iterations));
-    }
-    if (size.n * size.n * size.iterations * sizeof(std::uint32_t) > max_hist_bytes) {
-        throw Error("n", fmt::format("histogram of {0}x{0} pixels x {1} bins exceeds {2} GiB", size.n,
-                                     size.iterations, max_hist_bytes >> 30));
-    }
+    const AppSize size = checked_size("integral-histogram", given, defaults);
     Layout l;
     l.n = size.n;
     l.tile = size.block;

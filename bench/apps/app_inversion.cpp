@@ -68,7 +68,6 @@ using tasks::out;
 
 constexpr double tolerance = 1e-10;
 constexpr double residual_tolerance = 1e-8;
-constexpr std::size_t max_order = 8192;
 
 double entry(std::size_t i, std::size_t j, std::size_t n) {
     if (i == j) return static_cast<double>(n);
@@ -216,8 +215,7 @@ std::size_t spawn_graph(tasks::Runtime& rt, const Inversion& v) {
 }
 
 AppRun run_inversion(tasks::Runtime& rt, const AppSize& given, const AppSize& defaults) {
-    const AppSize size = resolve(given, defaults);
-    detail_b::check_tiled_size(size, max_order);
+    const AppSize size = checked_size("inversion", given, defaults);
     detail_b::single_threaded_blas();
 
     Inversion v;

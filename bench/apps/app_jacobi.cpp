@@ -29,20 +29,8 @@ namespace {
 
 constexpr AppSize test_defaults{256, 32, 4};
 constexpr AppSize bench_defaults{4096, 128, 20};
-constexpr std::size_t max_side = 32768;
-constexpr unsigned max_iterations = 100000;
 
-AppSize checked(const AppSize& given) {
-    const AppSize s = resolve(given, test_defaults);
-    if (s.n < 3 || s.n > max_side)
-        throw Error("n", fmt::format("grid side must be in 3..{}, got {}", max_side, s.n));
-    if (s.block > s.n || s.n % s.block != 0)
-        throw Error("block", fmt::format("rows per block must divide the grid side {}, got {}", s.n, s.block));
-    require_page_multiple(s.block * s.n * sizeof(double), "block", "a block of " + std::to_string(s.block) + " rows");
-    if (s.iterations > max_iterations)
-        throw Error("iterations", fmt::format("must be at most {}, got {}", max_iterations, s.iterations));
-    return s;
-}
+AppSize checked(const AppSize& given) { return checked_size("jacobi", given, test_defaults); }
 
 // The serial reference: whole-grid sweeps, written out independently of the
 // kernel with the same expression order.

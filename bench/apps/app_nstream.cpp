@@ -34,20 +34,8 @@ constexpr AppSize test_defaults{16384, 2048, 4};
 constexpr AppSize bench_defaults{std::size_t{1} << 20, 65536, 20};
 constexpr std::size_t streams = 8;
 constexpr double scalar = 3.0;
-constexpr std::size_t max_elements = std::size_t{1} << 30;
-constexpr unsigned max_iterations = 100000;
 
-AppSize checked(const AppSize& given) {
-    const AppSize s = resolve(given, test_defaults);
-    if (s.n > max_elements)
-        throw Error("n", fmt::format("elements per array must be at most {}, got {}", max_elements, s.n));
-    if (s.block > s.n || s.n % s.block != 0)
-        throw Error("block", fmt::format("elements per block must divide the array length {}, got {}", s.n, s.block));
-    require_page_multiple(s.block * sizeof(double), "block", "a block of " + std::to_string(s.block) + " doubles");
-    if (s.iterations > max_iterations)
-        throw Error("iterations", fmt::format("must be at most {}, got {}", max_iterations, s.iterations));
-    return s;
-}
+AppSize checked(const AppSize& given) { return checked_size("nstream", given, test_defaults); }
 
 inline double b_value(std::size_t j) { return 1.0 + static_cast<double>(j % 7) * 0.25; }
 inline double c_value(std::size_t j) { return 2.0 - static_cast<double>(j % 5) * 0.125; }

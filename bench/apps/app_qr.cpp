@@ -51,7 +51,6 @@ using tasks::inout;
 using tasks::out;
 
 constexpr double tolerance = 1e-9;
-constexpr std::size_t max_order = 8192;
 constexpr std::size_t max_inner_block = 32;
 
 double entry(std::size_t i, std::size_t j) { return detail_b::hashed_unit(i, j); }
@@ -137,8 +136,7 @@ std::size_t spawn_graph(tasks::Runtime& rt, const Qr& q) {
 }
 
 AppRun run_qr(tasks::Runtime& rt, const AppSize& given, const AppSize& defaults) {
-    const AppSize size = resolve(given, defaults);
-    detail_b::check_tiled_size(size, max_order);
+    const AppSize size = checked_size("qr", given, defaults);
     detail_b::single_threaded_blas();
 
     Qr q;

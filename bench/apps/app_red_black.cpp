@@ -33,21 +33,8 @@ namespace {
 
 constexpr AppSize test_defaults{256, 32, 4};
 constexpr AppSize bench_defaults{4096, 128, 20};
-constexpr std::size_t max_side = 32768;
-constexpr unsigned max_iterations = 100000;
 
-AppSize checked(const AppSize& given) {
-    const AppSize s = resolve(given, test_defaults);
-    if (s.n < 4 || s.n > max_side || s.n % 2 != 0)
-        throw Error("n", fmt::format("grid side must be even and in 4..{}, got {}", max_side, s.n));
-    if (s.block > s.n || s.n % s.block != 0)
-        throw Error("block", fmt::format("rows per block must divide the grid side {}, got {}", s.n, s.block));
-    require_page_multiple(s.block * (s.n / 2) * sizeof(double), "block",
-                          "a block of " + std::to_string(s.block) + " rows of one colour");
-    if (s.iterations > max_iterations)
-        throw Error("iterations", fmt::format("must be at most {}, got {}", max_iterations, s.iterations));
-    return s;
-}
+AppSize checked(const AppSize& given) { return checked_size("red-black", given, test_defaults); }
 
 // Column of the idx-th point of colour `colour` (0 red, 1 black) in row r.
 inline std::size_t column_of(std::size_t r, unsigned colour, std::size_t idx) { return (r + colour) % 2 + 2 * idx; }

@@ -416,6 +416,11 @@ std::span<const std::string_view> app_names();
 // (the same checks and messages as the real application).
 Graph build_app(std::string_view app, const AppShape& shape, std::span<const unsigned> nodes,
                 const ComputeModel& compute = {});
+// `shape` with 0 fields replaced by the app's test shape, checked by the
+// application's own size rules: the same Error fields and messages as the
+// real application, which calls this for its checks (Error("app") for an
+// unknown name).
+AppShape check_app_shape(std::string_view app, const AppShape& shape);
 // The app's test size (that of bench/apps) and its simulation size (large).
 AppShape app_test_shape(std::string_view app);
 AppShape app_sim_shape(std::string_view app);

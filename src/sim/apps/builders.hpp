@@ -89,6 +89,18 @@ void build_integral_histogram(Context& ctx, const AppShape& shape);
 void build_qr(Context& ctx, const AppShape& shape);
 void build_inversion(Context& ctx, const AppShape& shape);
 
+// The applications' size checks, one per app: `given` resolved against the
+// app's test shape, then the app's own checks (the same fields and messages
+// as bench/apps, which calls them through sim::check_app_shape).
+AppShape check_jacobi(const AppShape& given);
+AppShape check_gauss_seidel(const AppShape& given);
+AppShape check_red_black(const AppShape& given);
+AppShape check_nstream(const AppShape& given);
+AppShape check_cg(const AppShape& given);
+AppShape check_integral_histogram(const AppShape& given);
+AppShape check_qr(const AppShape& given);
+AppShape check_inversion(const AppShape& given);
+
 // The apps' test sizes (bench/apps test_size; a unit test checks they are
 // equal) and the simulation sizes.
 extern const AppShape jacobi_test, jacobi_sim;

@@ -42,7 +42,10 @@ constexpr std::size_t max_side = 512;
 constexpr unsigned max_iterations = 100000;
 constexpr std::uint64_t scalar_bytes = sizeof(double);
 
-AppShape checked(const AppShape& given) {
+
+}  // namespace
+
+AppShape check_cg(const AppShape& given) {
     const AppShape size = resolve(given, cg_test);
     if (size.n < 2 || size.n > max_side) {
         throw Error("n", fmt::format("grid side must be in [2, {}], got {}", max_side, size.n));
@@ -56,10 +59,8 @@ AppShape checked(const AppShape& given) {
     return size;
 }
 
-}  // namespace
-
 void build_cg(Context& ctx, const AppShape& shape) {
-    const AppShape s = checked(shape);
+    const AppShape s = check_cg(shape);
     const std::size_t n = s.n, planes = s.block, nb = n / planes;
     const std::uint64_t count = std::uint64_t{planes} * n * n;
     const std::uint64_t bb = count * sizeof(double);

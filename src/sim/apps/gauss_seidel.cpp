@@ -31,7 +31,10 @@ namespace {
 constexpr std::size_t max_side = 32768;
 constexpr unsigned max_iterations = 100000;
 
-AppShape checked(const AppShape& given) {
+
+}  // namespace
+
+AppShape check_gauss_seidel(const AppShape& given) {
     const AppShape s = resolve(given, gauss_seidel_test);
     if (s.n < 3 || s.n > max_side)
         throw Error("n", fmt::format("grid side must be in 3..{}, got {}", max_side, s.n));
@@ -44,10 +47,8 @@ AppShape checked(const AppShape& given) {
     return s;
 }
 
-}  // namespace
-
 void build_gauss_seidel(Context& ctx, const AppShape& shape) {
-    const AppShape s = checked(shape);
+    const AppShape s = check_gauss_seidel(shape);
     const std::size_t n = s.n, tile = s.block, tps = n / tile;
     const std::uint64_t tile_bytes = tile * tile * sizeof(double);
     const std::uint64_t tiles = std::uint64_t{tps} * tps;

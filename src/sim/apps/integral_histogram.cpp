@@ -38,7 +38,10 @@ constexpr std::size_t max_side = 8192;
 constexpr unsigned max_bins = 256;
 constexpr std::size_t max_hist_bytes = std::size_t{4} << 30;
 
-AppShape checked(const AppShape& given) {
+
+}  // namespace
+
+AppShape check_integral_histogram(const AppShape& given) {
     const AppShape size = resolve(given, integral_histogram_test);
     if (size.n < 1 || size.n > max_side) {
         throw Error("n", fmt::format("image side must be in [1, {}], got {}", max_side, size.n));
@@ -56,10 +59,8 @@ AppShape checked(const AppShape& given) {
     return size;
 }
 
-}  // namespace
-
 void build_integral_histogram(Context& ctx, const AppShape& shape) {
-    const AppShape s = checked(shape);
+    const AppShape s = check_integral_histogram(shape);
     const std::size_t tile = s.block, tiles = s.n / tile, bins = s.iterations;
     const std::uint64_t img_bytes = tile * tile;
     const std::uint64_t hist_bytes = tile * tile * bins * sizeof(std::uint32_t);

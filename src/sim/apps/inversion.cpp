@@ -44,9 +44,14 @@ constexpr std::size_t max_order = 8192;
 
 }  // namespace
 
-void build_inversion(Context& ctx, const AppShape& shape) {
-    const AppShape s = resolve(shape, inversion_test);
+AppShape check_inversion(const AppShape& given) {
+    const AppShape s = resolve(given, inversion_test);
     check_tiled_size(s, max_order);
+    return s;
+}
+
+void build_inversion(Context& ctx, const AppShape& shape) {
+    const AppShape s = check_inversion(shape);
     const std::size_t b = s.block, nt = s.n / b;
     const std::uint64_t tb = b * b * sizeof(double);
     const std::uint64_t lower = std::uint64_t{nt} * (nt + 1) / 2;

@@ -30,7 +30,10 @@ namespace {
 constexpr std::size_t max_side = 32768;
 constexpr unsigned max_iterations = 100000;
 
-AppShape checked(const AppShape& given) {
+
+}  // namespace
+
+AppShape check_jacobi(const AppShape& given) {
     const AppShape s = resolve(given, jacobi_test);
     if (s.n < 3 || s.n > max_side)
         throw Error("n", fmt::format("grid side must be in 3..{}, got {}", max_side, s.n));
@@ -42,10 +45,8 @@ AppShape checked(const AppShape& given) {
     return s;
 }
 
-}  // namespace
-
 void build_jacobi(Context& ctx, const AppShape& shape) {
-    const AppShape s = checked(shape);
+    const AppShape s = check_jacobi(shape);
     const std::size_t n = s.n, rows = s.block, blocks = n / rows;
     const std::uint64_t block_bytes = rows * n * sizeof(double);
     const std::uint64_t task_count = blocks * (std::uint64_t{s.iterations} + 1);

@@ -30,7 +30,10 @@ constexpr std::size_t streams = 8;
 constexpr std::size_t max_elements = std::size_t{1} << 30;
 constexpr unsigned max_iterations = 100000;
 
-AppShape checked(const AppShape& given) {
+
+}  // namespace
+
+AppShape check_nstream(const AppShape& given) {
     const AppShape s = resolve(given, nstream_test);
     if (s.n > max_elements)
         throw Error("n", fmt::format("elements per array must be at most {}, got {}", max_elements, s.n));
@@ -42,10 +45,8 @@ AppShape checked(const AppShape& given) {
     return s;
 }
 
-}  // namespace
-
 void build_nstream(Context& ctx, const AppShape& shape) {
-    const AppShape s = checked(shape);
+    const AppShape s = check_nstream(shape);
     const std::size_t block = s.block, blocks = s.n / block;
     const std::uint64_t block_bytes = block * sizeof(double);
     const std::uint64_t chains = streams * std::uint64_t{blocks};

@@ -39,9 +39,14 @@ constexpr std::size_t max_inner_block = 32;
 
 }  // namespace
 
-void build_qr(Context& ctx, const AppShape& shape) {
-    const AppShape s = resolve(shape, qr_test);
+AppShape check_qr(const AppShape& given) {
+    const AppShape s = resolve(given, qr_test);
     check_tiled_size(s, max_order);
+    return s;
+}
+
+void build_qr(Context& ctx, const AppShape& shape) {
+    const AppShape s = check_qr(shape);
     const std::size_t b = s.block, nt = s.n / b, ib = std::min(b, max_inner_block);
     const std::uint64_t ab = b * b * sizeof(double), tb = ib * b * sizeof(double);
     const std::uint64_t t = nt;

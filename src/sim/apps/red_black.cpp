@@ -34,7 +34,10 @@ namespace {
 constexpr std::size_t max_side = 32768;
 constexpr unsigned max_iterations = 100000;
 
-AppShape checked(const AppShape& given) {
+
+}  // namespace
+
+AppShape check_red_black(const AppShape& given) {
     const AppShape s = resolve(given, red_black_test);
     if (s.n < 4 || s.n > max_side || s.n % 2 != 0)
         throw Error("n", fmt::format("grid side must be even and in 4..{}, got {}", max_side, s.n));
@@ -47,10 +50,8 @@ AppShape checked(const AppShape& given) {
     return s;
 }
 
-}  // namespace
-
 void build_red_black(Context& ctx, const AppShape& shape) {
-    const AppShape s = checked(shape);
+    const AppShape s = check_red_black(shape);
     const std::size_t n = s.n, rows = s.block, blocks = n / rows, h = n / 2;
     const std::uint64_t block_bytes = rows * h * sizeof(double);
     const std::uint64_t half_sweep_deps = 4 * std::uint64_t{blocks} - 2;

@@ -74,6 +74,7 @@ using app_builders::Context;
 struct Entry {
     std::string_view name;
     void (*build)(Context&, const AppShape&);
+    AppShape (*check)(const AppShape&);
     const AppShape* test;
     const AppShape* sim;
 };
@@ -81,15 +82,15 @@ struct Entry {
 const std::array<Entry, 8>& entries() {
     namespace ab = app_builders;
     static const std::array<Entry, 8> table{{
-        {"jacobi", ab::build_jacobi, &ab::jacobi_test, &ab::jacobi_sim},
-        {"gauss-seidel", ab::build_gauss_seidel, &ab::gauss_seidel_test, &ab::gauss_seidel_sim},
-        {"red-black", ab::build_red_black, &ab::red_black_test, &ab::red_black_sim},
-        {"nstream", ab::build_nstream, &ab::nstream_test, &ab::nstream_sim},
-        {"cg", ab::build_cg, &ab::cg_test, &ab::cg_sim},
-        {"integral-histogram", ab::build_integral_histogram, &ab::integral_histogram_test,
+        {"jacobi", ab::build_jacobi, ab::check_jacobi, &ab::jacobi_test, &ab::jacobi_sim},
+        {"gauss-seidel", ab::build_gauss_seidel, ab::check_gauss_seidel, &ab::gauss_seidel_test, &ab::gauss_seidel_sim},
+        {"red-black", ab::build_red_black, ab::check_red_black, &ab::red_black_test, &ab::red_black_sim},
+        {"nstream", ab::build_nstream, ab::check_nstream, &ab::nstream_test, &ab::nstream_sim},
+        {"cg", ab::build_cg, ab::check_cg, &ab::cg_test, &ab::cg_sim},
+        {"integral-histogram", ab::build_integral_histogram, ab::check_integral_histogram, &ab::integral_histogram_test,
          &ab::integral_histogram_sim},
-        {"qr", ab::build_qr, &ab::qr_test, &ab::qr_sim},
-        {"inversion", ab::build_inversion, &ab::inversion_test, &ab::inversion_sim},
+        {"qr", ab::build_qr, ab::check_qr, &ab::qr_test, &ab::qr_sim},
+        {"inversion", ab::build_inversion, ab::check_inversion, &ab::inversion_test, &ab::inversion_sim},
     }};
     return table;
 }
@@ -189,6 +190,8 @@ AppShape parse_app_shape(std::string_view text, std::string_view app, std::strin
     (void)find(app);   // Error("app") for an unknown one
     return AppShape{static_cast<std::size_t>(v[0]), static_cast<std::size_t>(v[1]), static_cast<unsigned>(v[2])};
 }
+
+AppShape check_app_shape(std::string_view app, const AppShape& shape) { return find(app).check(shape); }
 
 AppShape app_test_shape(std::string_view app) { return *find(app).test; }
 
