@@ -197,14 +197,20 @@ static void check_RipDepMovesAtLeastTwiceFewerCrossNodeBytesWithinTwoModules() {
 // RIP-MW partitions every window into one part per socket. Scotch's real
 // time per window task (host time of the partition jobs / tasks in the
 // windows) grows with the parts: measured 1.3-3.5 us at 4 sockets against
-// 3.6-11 us at 16 on this host.
+// 3.6-11 us at 16 on this host (2.2-4.2x). Host time is noisy on a shared
+// machine, so what is asserted is the geometric mean over the four apps of
+// the 16-socket / 4-socket ratio, with room for a slow moment on either side.
 static void check_RipMwPartitioningCostGrowsWithSockets() {
     const auto per_task = [](const sim::SimReport& r) { return r.partition_host_s / (r.partition_s / 3e-6); };
+    double log_sum = 0;
+    std::string ratios;
     for (const char* app : kApps) {
-        const double at4 = per_task(results().at(4).by.at(app).at("rip-mw"));
-        const double at16 = per_task(results().at(16).by.at(app).at("rip-mw"));
-        EXPECT_GT(at16, at4) << app;
+        const double ratio = per_task(results().at(16).by.at(app).at("rip-mw")) /
+                             per_task(results().at(4).by.at(app).at("rip-mw"));
+        log_sum += std::log(ratio);
+        ratios += std::string(app) + " " + std::to_string(ratio) + "; ";
     }
+    EXPECT_GT(std::exp(log_sum / static_cast<double>(std::size(kApps))), 1.3) << ratios;
 }
 
 // One test, so the graphs are simulated once per run of the suite (gtest
