@@ -35,6 +35,8 @@
 #include <utility>
 #include <vector>
 
+#include "numaware/metrics.hpp"
+#include "numaware/observer.hpp"
 #include "numaware/task_policy.hpp"
 #include "numaware/team.hpp"
 
@@ -58,22 +60,9 @@ struct RuntimeOptions {
     // Keep the task graph (tasks, dependencies, bytes, measured durations)
     // for replay; see Runtime::graph().
     bool record_graph = false;
-};
-
-// Metrics of the tasks run since construction or the last reset_metrics().
-struct RunReport {
-    std::string policy;
-    std::uint64_t tasks = 0;
-    double makespan_s = 0;                 // first spawn to last completion
-    std::uint64_t dep_bytes = 0;           // bytes of all dependencies of all tasks
-    std::uint64_t cross_node_bytes = 0;    // of which homed on a node other than the runner's
-    std::vector<unsigned> nodes;           // nodes with workers, ascending
-    std::vector<std::uint64_t> tasks_per_node;   // parallel to `nodes`
-    double load_balance_pct = 0;           // sum(useful) / (max(useful) * workers) * 100
-    double runtime_overhead_pct = 0;       // worker time in the runtime / (workers * makespan) * 100
-    double partition_overhead_pct = 0;     // partitioning time / (workers * makespan) * 100
-
-    std::string to_json() const;
+    // Told of every task's creation, readiness, start, finish and steal,
+    // and of partition jobs (numaware/observer.hpp); not owned. Null: none.
+    Observer* observer = nullptr;
 };
 
 // A recorded task graph (RuntimeOptions::record_graph).

@@ -872,14 +872,12 @@ SimReport Simulator::run() {
         throw Error("graph", fmt::format("the simulation stalled with {} of {} tasks finished under {} ({} held by the policy)",
                                          completed_, g_.size(), policy_.name(), held_));
 
-    double makespan = 0, busy_sum = 0, busy_max = 0;
-    for (const WorkerState& ws : workers_) {
-        busy_sum += ws.busy;
-        busy_max = std::max(busy_max, ws.busy);
-    }
-    makespan = now_;
+    std::vector<double> busy;
+    busy.reserve(workers_.size());
+    for (const WorkerState& ws : workers_) busy.push_back(ws.busy);
+    const double makespan = now_;
     r_.makespan_s = makespan;
-    r_.load_balance_pct = busy_max > 0 ? busy_sum / (busy_max * static_cast<double>(workers_.size())) * 100 : 100;
+    r_.load_balance_pct = tasks::load_balance_pct(busy);
     const double capacity = makespan * static_cast<double>(workers_.size());
     r_.runtime_overhead_pct = capacity > 0 ? o_.task_overhead_s * static_cast<double>(r_.tasks) / capacity * 100 : 0;
     r_.partition_overhead_pct = capacity > 0 ? r_.partition_s / capacity * 100 : 0;

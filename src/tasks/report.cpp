@@ -1,4 +1,4 @@
-// tasks/report.cpp — JSON of RunReport and TaskGraph.
+// tasks/report.cpp — JSON of a recorded TaskGraph.
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -44,21 +44,6 @@ std::uint64_t unsigned_of(const json& obj, const char* key, const std::string& f
 }
 
 }  // namespace
-
-std::string RunReport::to_json() const {
-    json j;
-    j["policy"] = policy;
-    j["tasks"] = tasks;
-    j["makespan_s"] = makespan_s;
-    j["dep_bytes"] = dep_bytes;
-    j["cross_node_bytes"] = cross_node_bytes;
-    j["nodes"] = nodes;
-    j["tasks_per_node"] = tasks_per_node;
-    j["load_balance_pct"] = load_balance_pct;
-    j["runtime_overhead_pct"] = runtime_overhead_pct;
-    j["partition_overhead_pct"] = partition_overhead_pct;
-    return j.dump();
-}
 
 std::string TaskGraph::to_json() const {
     json arr = json::array();

@@ -916,23 +916,23 @@ struct Runtime::Impl {
         r.policy = std::string(policy->name());
         r.nodes = ctx.nodes;
         r.tasks_per_node.assign(ctx.nodes.size(), 0);
-        std::uint64_t last = 0, useful_sum = 0, useful_max = 0, runtime_sum = 0;
+        std::uint64_t last = 0, runtime_sum = 0;
+        std::vector<double> useful;
+        useful.reserve(workers.size());
         for (const auto& w : workers) {
             const std::uint64_t n = w->tasks.load(std::memory_order_acquire);
             r.tasks += n;
             r.tasks_per_node[static_cast<std::size_t>(node_slot[w->node])] += n;
             r.dep_bytes += w->dep_bytes.load(std::memory_order_relaxed);
             r.cross_node_bytes += w->cross_bytes.load(std::memory_order_relaxed);
-            const std::uint64_t u = w->useful.load(std::memory_order_relaxed);
-            useful_sum += u;
-            useful_max = std::max(useful_max, u);
+            useful.push_back(static_cast<double>(w->useful.load(std::memory_order_relaxed)));
             runtime_sum += w->runtime.load(std::memory_order_relaxed);
             last = std::max(last, w->last_done.load(std::memory_order_relaxed));
         }
         const std::uint64_t first = first_spawn.load(std::memory_order_relaxed);
         const double nw = static_cast<double>(workers.size());
         if (first != 0 && last > first) r.makespan_s = static_cast<double>(last - first) * spt;
-        if (useful_max > 0) r.load_balance_pct = static_cast<double>(useful_sum) / (static_cast<double>(useful_max) * nw) * 100.0;
+        r.load_balance_pct = load_balance_pct(useful);
         if (r.makespan_s > 0) {
             r.runtime_overhead_pct = static_cast<double>(runtime_sum) * spt / (nw * r.makespan_s) * 100.0;
             r.partition_overhead_pct =

@@ -1,0 +1,39 @@
+// numaware/metrics.hpp — the one metrics model of a task run.
+//
+// The real runtime (numaware/tasks.hpp) and the task-level simulator
+// (numaware/sim.hpp) both fill a RunReport; the simulator's SimReport holds
+// one and adds only what a simulation alone knows. Every figure that both
+// report is defined here, once.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace numaware::tasks {
+
+// Load balance of a run: Σ useful ÷ (max useful × workers) × 100, where
+// `useful` is each worker's time in task bodies. 100 when nothing ran (no
+// worker had useful time, or there are no workers): an idle machine is
+// perfectly balanced, and both backends say so.
+double load_balance_pct(std::span<const double> useful_per_worker);
+
+// Metrics of the tasks run since a runtime was built or last reset, or of
+// one simulation.
+struct RunReport {
+    std::string policy;
+    std::uint64_t tasks = 0;
+    double makespan_s = 0;                 // first spawn to last completion
+    std::uint64_t dep_bytes = 0;           // bytes of all dependencies of all tasks
+    std::uint64_t cross_node_bytes = 0;    // of which homed on a node other than the runner's
+    std::vector<unsigned> nodes;           // nodes with workers, ascending OS index
+    std::vector<std::uint64_t> tasks_per_node;   // parallel to `nodes`
+    double load_balance_pct = 100;         // load_balance_pct() of the workers' useful time
+    double runtime_overhead_pct = 0;       // worker time in the runtime / (workers * makespan) * 100
+    double partition_overhead_pct = 0;     // partitioning time / (workers * makespan) * 100
+
+    std::string to_json() const;
+};
+
+}  // namespace numaware::tasks

@@ -1,0 +1,149 @@
+// tasks/chrome_trace.cpp — ChromeTrace: an Observer writing trace-event JSON.
+//
+// Workers append their own B/E events to their own buffer without a lock
+// (the observer contract gives worker w's start and finish to worker w's
+// thread alone), so tracing costs a worker one vector push per event; the
+// rarer events from any thread share one mutex.
+#include <algorithm>
+#include <fstream>
+#include <mutex>
+
+#include <nlohmann/json.hpp>
+
+#include "numaware/error.hpp"
+#include "numaware/observer.hpp"
+
+namespace numaware::tasks {
+
+namespace {
+
+enum class Phase : char { begin = 'B', end = 'E', instant = 'i' };
+
+struct Event {
+    double t = 0;
+    TaskId task = 0;
+    unsigned pid = 0;   // node
+    unsigned tid = 0;   // worker; partitioner = workers
+    Phase ph = Phase::instant;
+    const char* what = "";   // instant events: "created", "ready", "stolen"; partition: "partition"
+    std::size_t count = 0;   // partition: tasks in the window
+};
+
+}  // namespace
+
+struct ChromeTrace::State {
+    std::vector<unsigned> worker_nodes;
+    std::string label;
+    std::vector<std::vector<Event>> per_worker;   // B/E of worker w, written by worker w only
+    std::mutex shared_mutex;
+    std::vector<Event> shared;                    // everything else
+};
+
+ChromeTrace::ChromeTrace() : state_(std::make_unique<State>()) {}
+ChromeTrace::~ChromeTrace() = default;
+
+void ChromeTrace::on_setup(const std::vector<unsigned>& worker_nodes, std::string_view label) {
+    state_->worker_nodes = worker_nodes;
+    state_->label = std::string(label);
+    state_->per_worker.assign(worker_nodes.size(), {});
+}
+
+void ChromeTrace::on_task_created(TaskId task, double t) {
+    std::lock_guard lock(state_->shared_mutex);
+    state_->shared.push_back({t, task, 0, 0, Phase::instant, "created", 0});
+}
+
+void ChromeTrace::on_task_ready(TaskId task, double t) {
+    std::lock_guard lock(state_->shared_mutex);
+    state_->shared.push_back({t, task, 0, 0, Phase::instant, "ready", 0});
+}
+
+void ChromeTrace::on_task_started(TaskId task, unsigned worker, unsigned node, double t) {
+    if (worker < state_->per_worker.size())
+        state_->per_worker[worker].push_back({t, task, node, worker, Phase::begin, "", 0});
+}
+
+void ChromeTrace::on_task_finished(TaskId task, unsigned worker, unsigned node, double t) {
+    if (worker < state_->per_worker.size())
+        state_->per_worker[worker].push_back({t, task, node, worker, Phase::end, "", 0});
+}
+
+void ChromeTrace::on_task_stolen(TaskId task, unsigned thief, double t) {
+    const unsigned node = thief < state_->worker_nodes.size() ? state_->worker_nodes[thief] : 0;
+    std::lock_guard lock(state_->shared_mutex);
+    state_->shared.push_back({t, task, node, thief, Phase::instant, "stolen", 0});
+}
+
+void ChromeTrace::on_partition_done(std::size_t tasks, double start, double end) {
+    const auto tid = static_cast<unsigned>(state_->worker_nodes.size());
+    std::lock_guard lock(state_->shared_mutex);
+    state_->shared.push_back({start, 0, 0, tid, Phase::begin, "partition", tasks});
+    state_->shared.push_back({end, 0, 0, tid, Phase::end, "partition", tasks});
+}
+
+std::string ChromeTrace::to_json() const {
+    using nlohmann::json;
+    const State& s = *state_;
+    std::vector<Event> all;
+    {
+        std::lock_guard lock(state_->shared_mutex);
+        all = s.shared;
+    }
+    for (const auto& w : s.per_worker) all.insert(all.end(), w.begin(), w.end());
+    // Sorted by time; at equal times an end comes before a begin, so a task
+    // that starts the instant its predecessor on the same worker ends nests
+    // correctly.
+    std::stable_sort(all.begin(), all.end(), [](const Event& a, const Event& b) {
+        if (a.t != b.t) return a.t < b.t;
+        return a.ph == Phase::end && b.ph != Phase::end;
+    });
+
+    json events = json::array();
+    // Metadata: one process per node, one thread per worker (ts 0 so every
+    // event carries ph/ts/pid/tid).
+    std::vector<unsigned> seen;
+    for (std::size_t w = 0; w < s.worker_nodes.size(); ++w) {
+        const unsigned node = s.worker_nodes[w];
+        if (std::find(seen.begin(), seen.end(), node) == seen.end()) {
+            seen.push_back(node);
+            events.push_back({{"name", "process_name"}, {"ph", "M"}, {"ts", 0}, {"pid", node}, {"tid", 0},
+                              {"args", {{"name", "node " + std::to_string(node)}}}});
+        }
+        events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"ts", 0}, {"pid", node}, {"tid", w},
+                          {"args", {{"name", "worker " + std::to_string(w)}}}});
+    }
+    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"ts", 0}, {"pid", 0},
+                      {"tid", s.worker_nodes.size()}, {"args", {{"name", "partitioner"}}}});
+
+    for (const Event& e : all) {
+        const double us = e.t * 1e6;
+        json j{{"ph", std::string(1, static_cast<char>(e.ph))}, {"ts", us}, {"pid", e.pid}, {"tid", e.tid}};
+        if (std::string_view(e.what) == "partition") {
+            j["name"] = "partition";
+            j["cat"] = "partition";
+            if (e.ph == Phase::begin) j["args"] = {{"tasks", e.count}};
+        } else if (e.ph == Phase::instant) {
+            j["name"] = std::string(e.what) + " " + std::to_string(e.task);
+            j["cat"] = e.what;
+            j["s"] = e.tid == 0 && e.pid == 0 && std::string_view(e.what) != "stolen" ? "g" : "t";
+            j["args"] = {{"task", e.task}};
+        } else {
+            j["name"] = "task " + std::to_string(e.task);
+            j["cat"] = "task";
+            if (e.ph == Phase::begin) j["args"] = {{"task", e.task}, {"node", e.pid}};
+        }
+        events.push_back(std::move(j));
+    }
+    json out{{"traceEvents", std::move(events)}, {"displayTimeUnit", "ns"},
+             {"otherData", {{"label", s.label}, {"clock", "seconds since the run's clock zero, as microseconds"}}}};
+    return out.dump();
+}
+
+void ChromeTrace::write(const std::string& path) const {
+    std::ofstream f(path);
+    if (!f) throw Error("path", "cannot open \"" + path + "\" for writing", errno ? errno : EIO);
+    f << to_json() << '\n';
+    if (!f.flush()) throw Error("path", "cannot write \"" + path + "\"", errno ? errno : EIO);
+}
+
+}  // namespace numaware::tasks
