@@ -19,8 +19,9 @@
  * nw_range_migrate leaves the range with its previous policy and page
  * locations. None of the calls takes flags.
  *
- * The live machine that specs are resolved against is read through hwloc
- * once, at the first call of the process; it lists only the nodes that the
+ * The live machine that specs are resolved against (by every call but
+ * nw_range_plan, which is given its machine) is read through hwloc once, at
+ * the first call of the process; it lists only the nodes that the
  * process's cpuset allows, so "all" means those and naming another node is
  * EINVAL.
  *
@@ -28,7 +29,7 @@
  *   no NUMA       a kernel built without NUMA support fails every NUMA system
  *                 call with ENOSYS; the live machine then has one node. On a
  *                 one-node machine with NUMA support every call works and
- *                 every page is on node 0.
+ *                 every page is on that node.
  *   no permission a NUMA system call refused outright (EPERM, as a seccomp
  *                 filter may answer) fails the call with that errno. Pages
  *                 still shared with another process (after fork(), until one
