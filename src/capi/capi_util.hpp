@@ -1,5 +1,5 @@
 // capi/capi_util.hpp — the one way C entry points turn C++ failures into
-// -1 + errno + nw_last_error().
+// -1 + errno + nw_error_message().
 //
 // Usage in a C function:
 //     int nw_thing_do(nw_thing_t* t, unsigned n) {
@@ -21,7 +21,7 @@
 
 namespace numaware::capi {
 
-// Sets errno and the calling thread's nw_last_error() text.
+// Sets errno and the calling thread's nw_error_message() text.
 void set_last_error(int code, std::string message);
 
 // Records the failure and returns -1, for early returns.

@@ -19,4 +19,4 @@ void set_last_error(int code, std::string message) {
 
 }  // namespace numaware::capi
 
-extern "C" const char* nw_last_error(void) { return numaware::capi::last_error.c_str(); }
+extern "C" const char* nw_error_message(void) { return numaware::capi::last_error.c_str(); }

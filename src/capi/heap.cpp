@@ -26,7 +26,7 @@ nw_owner_t owner_to_c(HeapOwner owner) {
 }
 
 // guarded() speaks int; malloc-like functions return NULL on failure with
-// errno and nw_last_error() set by it.
+// errno and nw_error_message() set by it.
 template <class Fn>
 void* guarded_pointer(Fn&& fn) noexcept {
     void* result = nullptr;

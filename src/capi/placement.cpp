@@ -1,5 +1,5 @@
-// capi/placement.cpp — the C face of placement: nw_place and friends wrap
-// parse_policy, plan, apply, verify and migrate.
+// capi/placement.cpp — the C face of placement: nw_range_place and friends
+// wrap parse_policy, plan, apply, verify and migrate.
 #include "numaware/c/placement.h"
 
 #include <algorithm>
@@ -60,7 +60,7 @@ PlacementPlan plan_for(const void* addr, std::size_t bytes, const char* spec, os
 
 using namespace numaware;
 
-extern "C" int nw_place(void* addr, size_t bytes, const char* policy_spec, nw_place_report* out) {
+extern "C" int nw_range_place(void* addr, size_t bytes, const char* policy_spec, nw_place_report* out) {
     return capi::guarded([&] {
         os::Os& os = os::linux_os();
         const PlacementPlan p = capi::plan_for(addr, bytes, policy_spec, os);
@@ -70,7 +70,7 @@ extern "C" int nw_place(void* addr, size_t bytes, const char* policy_spec, nw_pl
     });
 }
 
-extern "C" int nw_place_verify(const void* addr, size_t bytes, const char* policy_spec, nw_place_report* out) {
+extern "C" int nw_range_verify(const void* addr, size_t bytes, const char* policy_spec, nw_place_report* out) {
     return capi::guarded([&] {
         os::Os& os = os::linux_os();
         const PlacementPlan p = capi::plan_for(addr, bytes, policy_spec, os);
@@ -80,7 +80,7 @@ extern "C" int nw_place_verify(const void* addr, size_t bytes, const char* polic
     });
 }
 
-extern "C" int nw_place_migrate(void* addr, size_t bytes, const char* policy_spec, nw_place_report* out) {
+extern "C" int nw_range_migrate(void* addr, size_t bytes, const char* policy_spec, nw_place_report* out) {
     return capi::guarded([&] {
         os::Os& os = os::linux_os();
         const PlacementPlan p = capi::plan_for(addr, bytes, policy_spec, os);
@@ -90,7 +90,7 @@ extern "C" int nw_place_migrate(void* addr, size_t bytes, const char* policy_spe
     });
 }
 
-extern "C" long nw_place_plan(const nw_machine_t* machine, const void* addr, size_t bytes, const char* policy_spec,
+extern "C" long nw_range_plan(const nw_machine_t* machine, const void* addr, size_t bytes, const char* policy_spec,
                               int cpu, int* page_nodes, size_t capacity) {
     long pages = -1;
     const int rc = capi::guarded([&] {
@@ -107,7 +107,7 @@ extern "C" long nw_place_plan(const nw_machine_t* machine, const void* addr, siz
     return rc < 0 ? -1 : pages;
 }
 
-extern "C" int nw_place_process(const char* policy_spec) {
+extern "C" int nw_thread_set_mempolicy(const char* policy_spec) {
     return capi::guarded([&] {
         capi::require(policy_spec, "policy_spec");
         os::Os& os = os::linux_os();

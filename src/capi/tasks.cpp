@@ -83,7 +83,7 @@ int nw_runtime_create(nw_team_t* team, const char* policy, const struct nw_polic
 
 void nw_runtime_destroy(nw_runtime_t* rt) { delete rt; }
 
-int nw_spawn(nw_runtime_t* rt, void (*fn)(void* arg), void* arg, const struct nw_dep* deps, size_t ndeps) {
+int nw_task_spawn(nw_runtime_t* rt, void (*fn)(void* arg), void* arg, const struct nw_dep* deps, size_t ndeps) {
     return guarded([&] {
         tasks::Runtime& r = runtime_of(rt);
         if (fn == nullptr) throw Error("fn", "is NULL");
@@ -94,8 +94,8 @@ int nw_spawn(nw_runtime_t* rt, void (*fn)(void* arg), void* arg, const struct nw
     });
 }
 
-int nw_spawn_on(nw_runtime_t* rt, unsigned node, void (*fn)(void* arg), void* arg, const struct nw_dep* deps,
-                size_t ndeps) {
+int nw_task_spawn_on(nw_runtime_t* rt, unsigned node, void (*fn)(void* arg), void* arg, const struct nw_dep* deps,
+                     size_t ndeps) {
     return guarded([&] {
         tasks::Runtime& r = runtime_of(rt);
         if (fn == nullptr) throw Error("fn", "is NULL");
@@ -106,21 +106,21 @@ int nw_spawn_on(nw_runtime_t* rt, unsigned node, void (*fn)(void* arg), void* ar
     });
 }
 
-int nw_taskwait(nw_runtime_t* rt) {
+int nw_task_wait(nw_runtime_t* rt) {
     return guarded([&] {
         runtime_of(rt).taskwait();
         return 0;
     });
 }
 
-int nw_barrier(nw_runtime_t* rt) {
+int nw_runtime_barrier(nw_runtime_t* rt) {
     return guarded([&] {
         runtime_of(rt).barrier();
         return 0;
     });
 }
 
-int nw_register_region(nw_runtime_t* rt, const void* addr, size_t bytes, unsigned node) {
+int nw_runtime_register_region(nw_runtime_t* rt, const void* addr, size_t bytes, unsigned node) {
     return guarded([&] {
         runtime_of(rt).register_region(addr, bytes, node);
         return 0;

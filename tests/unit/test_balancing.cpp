@@ -161,7 +161,7 @@ TEST(BalancingC, GetMatchesTheSysctl) {
     int expect = -1;
     ASSERT_EQ(std::fscanf(f, "%d", &expect), 1);
     std::fclose(f);
-    ASSERT_EQ(nw_balancing_get(&state), 0) << nw_last_error();
+    ASSERT_EQ(nw_balancing_get(&state), 0) << nw_error_message();
     EXPECT_EQ(state, expect);
 }
 
@@ -169,22 +169,22 @@ TEST(BalancingC, BadInputIsEINVALWithText) {
     errno = 0;
     EXPECT_EQ(nw_balancing_get(nullptr), -1);
     EXPECT_EQ(errno, EINVAL);
-    EXPECT_EQ(std::string(nw_last_error()), "state: is NULL");
+    EXPECT_EQ(std::string(nw_error_message()), "state: is NULL");
     errno = 0;
     EXPECT_EQ(nw_balancing_set(7), -1);
     EXPECT_EQ(errno, EINVAL);
-    EXPECT_NE(std::string(nw_last_error()).find("7 is not a NUMA balancing state"), std::string::npos);
+    EXPECT_NE(std::string(nw_error_message()).find("7 is not a NUMA balancing state"), std::string::npos);
     EXPECT_EQ(nw_balancing_exempt_ranges(0, nullptr, nullptr, 4), -1);
     EXPECT_EQ(errno, EINVAL);
 }
 
 TEST(BalancingC, SettingTheCurrentStateSucceedsOrSaysWhyNot) {
     int state = -1;
-    if (nw_balancing_get(&state) != 0) GTEST_FAIL() << "cannot read: " << nw_last_error();
+    if (nw_balancing_get(&state) != 0) GTEST_FAIL() << "cannot read: " << nw_error_message();
     // Writing the value it already has changes nothing on this shared host.
     if (nw_balancing_set(state) == 0) return;
     EXPECT_TRUE(errno == EPERM || errno == EACCES || errno == EROFS) << errno;
-    EXPECT_NE(std::string(nw_last_error()).find("not permitted"), std::string::npos) << nw_last_error();
+    EXPECT_NE(std::string(nw_error_message()).find("not permitted"), std::string::npos) << nw_error_message();
 }
 
 TEST(BalancingC, ExemptRangesListABoundMapping) {
@@ -195,7 +195,7 @@ TEST(BalancingC, ExemptRangesListABoundMapping) {
     ASSERT_EQ(os::linux_os().mbind(addr, 2 * page, os::PolicyMode::bind, NodeSet{0}, 0), 0);
     addr[0] = 1;
     const int total = nw_balancing_exempt_ranges(0, nullptr, nullptr, 0);
-    ASSERT_GE(total, 1) << nw_last_error();
+    ASSERT_GE(total, 1) << nw_error_message();
     std::vector<uintptr_t> starts(static_cast<std::size_t>(total) + 8);
     std::vector<int> bound(starts.size(), -1);
     const int again = nw_balancing_exempt_ranges(0, starts.data(), bound.data(), starts.size());

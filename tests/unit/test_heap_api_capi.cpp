@@ -1,4 +1,4 @@
-// The heap's C API: NULL/-1/0 + errno + nw_last_error() for every bad input,
+// The heap's C API: NULL/-1/0 + errno + nw_error_message() for every bad input,
 // and the same owners, sizes and statistics as the C++ API.
 #include <cerrno>
 #include <cstdint>
@@ -19,8 +19,8 @@ constexpr std::size_t size_max = std::numeric_limits<std::size_t>::max();
 
 // Checks the failure a C call just reported.
 void expect_failure(int expected_errno, const std::string& text) {
-    EXPECT_EQ(errno, expected_errno) << nw_last_error();
-    EXPECT_TRUE(contains(nw_last_error(), text)) << nw_last_error() << " lacks " << text;
+    EXPECT_EQ(errno, expected_errno) << nw_error_message();
+    EXPECT_TRUE(contains(nw_error_message(), text)) << nw_error_message() << " lacks " << text;
 }
 
 TEST(HeapCapi, OwnerHelpers) {
@@ -34,9 +34,9 @@ TEST(HeapCapi, OwnerHelpers) {
 
 TEST(HeapCapi, AllocFreeOwnerOfOnNode0) {
     void* p = nw_psm_alloc(1000, nw_owner_node(0));
-    ASSERT_NE(p, nullptr) << nw_last_error();
+    ASSERT_NE(p, nullptr) << nw_error_message();
     nw_psm_owner_info info{};
-    ASSERT_EQ(nw_psm_owner_of(p, &info), 0) << nw_last_error();
+    ASSERT_EQ(nw_psm_owner_of(p, &info), 0) << nw_error_message();
     EXPECT_EQ(info.node, 0u);
     EXPECT_EQ(info.owner.kind, NW_OWNER_NODE);
     EXPECT_EQ(info.owner.id, 0u);
@@ -70,11 +70,11 @@ TEST(HeapCapi, OutOfMemoryFailsWithEnomem) {
 
 TEST(HeapCapi, CallocReallocAligned) {
     auto* z = static_cast<unsigned char*>(nw_psm_calloc(100, 10, nw_owner_node(0)));
-    ASSERT_NE(z, nullptr) << nw_last_error();
+    ASSERT_NE(z, nullptr) << nw_error_message();
     for (int i = 0; i < 1000; ++i) ASSERT_EQ(z[i], 0);
     z[999] = 9;
     z = static_cast<unsigned char*>(nw_psm_realloc(z, 100000));
-    ASSERT_NE(z, nullptr) << nw_last_error();
+    ASSERT_NE(z, nullptr) << nw_error_message();
     EXPECT_EQ(z[999], 9);
     EXPECT_GE(nw_psm_usable_size(z), 100000u);
     EXPECT_EQ(nw_psm_free(z), 0);
@@ -85,7 +85,7 @@ TEST(HeapCapi, CallocReallocAligned) {
     expect_failure(EINVAL, "p: is NULL");
 
     void* a = nw_psm_aligned_alloc(8192, 10, nw_owner_node(0));
-    ASSERT_NE(a, nullptr) << nw_last_error();
+    ASSERT_NE(a, nullptr) << nw_error_message();
     EXPECT_EQ(reinterpret_cast<std::uintptr_t>(a) % 8192, 0u);
     EXPECT_EQ(nw_psm_free(a), 0);
     EXPECT_EQ(nw_psm_aligned_alloc(24, 10, nw_owner_node(0)), nullptr);
@@ -110,7 +110,7 @@ TEST(HeapCapi, ForeignPointersFail) {
 
 TEST(HeapCapi, NodeStats) {
     nw_psm_stats before{};
-    ASSERT_EQ(nw_psm_node_stats(0, &before), 0) << nw_last_error();
+    ASSERT_EQ(nw_psm_node_stats(0, &before), 0) << nw_error_message();
     void* p = nw_psm_alloc(std::size_t{8} << 20, nw_owner_node(0));
     ASSERT_NE(p, nullptr);
     nw_psm_stats during{};
@@ -128,18 +128,18 @@ TEST(HeapCapi, RegisterTeamGivesItsRanksOwners) {
     expect_failure(EINVAL, "team: is NULL");
 
     nw_machine_t* machine = nullptr;
-    ASSERT_EQ(nw_machine_load("live", &machine), 0) << nw_last_error();
+    ASSERT_EQ(nw_machine_load("live", &machine), 0) << nw_error_message();
     nw_team_mapping map{};
     map.threads = 1;
     map.kind = NW_TEAM_CONTIGUOUS;
     nw_team_t* team = nullptr;
-    ASSERT_EQ(nw_team_create(machine, &map, &team), 0) << nw_last_error();
-    ASSERT_EQ(nw_psm_register_team(team), 0) << nw_last_error();
+    ASSERT_EQ(nw_team_create(machine, &map, &team), 0) << nw_error_message();
+    ASSERT_EQ(nw_psm_register_team(team), 0) << nw_error_message();
     unsigned node = 99;
     ASSERT_EQ(nw_team_rank_place(team, 0, nullptr, &node), 0);
 
     void* p = nw_psm_alloc(256, nw_owner_rank(0));
-    ASSERT_NE(p, nullptr) << nw_last_error();
+    ASSERT_NE(p, nullptr) << nw_error_message();
     nw_psm_owner_info info{};
     ASSERT_EQ(nw_psm_owner_of(p, &info), 0);
     EXPECT_EQ(info.owner.kind, NW_OWNER_RANK);

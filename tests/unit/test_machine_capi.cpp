@@ -1,5 +1,5 @@
 // The machine C API: results match the C++ model, failures are -1 + errno
-// with a message from nw_last_error().
+// with a message from nw_error_message().
 #include <cerrno>
 #include <cstdlib>
 #include <string>
@@ -16,7 +16,7 @@ const char* spec = "nodes=3 cpus=2,0,1 mem=1G,256M,512M distances=10,21,31/21,10
 
 TEST(MachineCApi, LoadsAndAnswersQueries) {
     nw_machine_t* m = nullptr;
-    ASSERT_EQ(nw_machine_load(spec, &m), 0) << nw_last_error();
+    ASSERT_EQ(nw_machine_load(spec, &m), 0) << nw_error_message();
     ASSERT_NE(m, nullptr);
     EXPECT_EQ(nw_machine_node_count(m), 3);
     EXPECT_EQ(nw_machine_node_os_index(m, 2), 2);
@@ -46,28 +46,28 @@ TEST(MachineCApi, BadInputIsMinusOneWithErrnoAndText) {
     errno = 0;
     EXPECT_EQ(nw_machine_load("nodes=2 distances=10,21/31,10", &m), -1);
     EXPECT_EQ(errno, EINVAL);
-    EXPECT_NE(std::string(nw_last_error()).find("distances[0][1]=21 but distances[1][0]=31"), std::string::npos)
-        << nw_last_error();
+    EXPECT_NE(std::string(nw_error_message()).find("distances[0][1]=21 but distances[1][0]=31"), std::string::npos)
+        << nw_error_message();
     EXPECT_EQ(m, reinterpret_cast<nw_machine_t*>(0x1)) << "out must be untouched on failure";
 
     errno = 0;
     EXPECT_EQ(nw_machine_load("/nonexistent/box.xml", &m), -1);
     EXPECT_EQ(errno, ENOENT);
-    EXPECT_NE(std::string(nw_last_error()).find("/nonexistent/box.xml"), std::string::npos) << nw_last_error();
+    EXPECT_NE(std::string(nw_error_message()).find("/nonexistent/box.xml"), std::string::npos) << nw_error_message();
 
     errno = 0;
     EXPECT_EQ(nw_machine_load(nullptr, &m), -1);
     EXPECT_EQ(errno, EINVAL);
-    EXPECT_NE(std::string(nw_last_error()).find("spec"), std::string::npos);
+    EXPECT_NE(std::string(nw_error_message()).find("spec"), std::string::npos);
 
     ASSERT_EQ(nw_machine_load("nodes=2", &m), 0);
     errno = 0;
     EXPECT_EQ(nw_machine_distance(m, 0, 5), -1);
     EXPECT_EQ(errno, EINVAL);
-    EXPECT_NE(std::string(nw_last_error()).find("node 5 is not in this machine"), std::string::npos)
-        << nw_last_error();
+    EXPECT_NE(std::string(nw_error_message()).find("node 5 is not in this machine"), std::string::npos)
+        << nw_error_message();
     EXPECT_EQ(nw_machine_node_os_index(m, 2), -1);
-    EXPECT_NE(std::string(nw_last_error()).find("out of range"), std::string::npos) << nw_last_error();
+    EXPECT_NE(std::string(nw_error_message()).find("out of range"), std::string::npos) << nw_error_message();
     EXPECT_EQ(nw_machine_node_memory(m, 0, nullptr), -1);
     EXPECT_EQ(nw_machine_node_count(nullptr), -1);
     EXPECT_EQ(errno, EINVAL);

@@ -1,6 +1,7 @@
-// The C face of placement (nw_place_*) and the `numaware place` command, on
-// this machine's real kernel: whatever its node count, node 0 exists and
-// bind:0 / interleave:all must place every page where the plan says.
+// The C face of placement (nw_range_* and nw_thread_set_mempolicy) and the
+// `numaware place` command, on this machine's real kernel: whatever its node
+// count, node 0 exists and bind:0 / interleave:all must place every page
+// where the plan says.
 #include <sys/mman.h>
 
 #include <cerrno>
@@ -28,15 +29,15 @@ TEST(PlacementCApi, PlaceVerifyAndMigrateOnThisMachine) {
     Mapping m;
     ASSERT_NE(m.addr, MAP_FAILED);
     nw_place_report r{};
-    ASSERT_EQ(nw_place(m.addr, kBytes, "bind:0", &r), 0) << nw_last_error();
+    ASSERT_EQ(nw_range_place(m.addr, kBytes, "bind:0", &r), 0) << nw_error_message();
     EXPECT_EQ(r.pages, 64u);
     EXPECT_EQ(r.matched, 64u);
     EXPECT_EQ(r.intended[0], 64u);
     EXPECT_EQ(r.actual[0], 64u);
     EXPECT_EQ(r.mismatched + r.unplaced, 0u);
     EXPECT_NE(std::string(r.realisation).find("mbind(bind, 0)"), std::string::npos) << r.realisation;
-    EXPECT_EQ(nw_place_verify(m.addr, kBytes, "bind:0", &r), 0) << nw_last_error();
-    EXPECT_EQ(nw_place_migrate(m.addr, kBytes, "interleave:all", &r), 0) << nw_last_error();
+    EXPECT_EQ(nw_range_verify(m.addr, kBytes, "bind:0", &r), 0) << nw_error_message();
+    EXPECT_EQ(nw_range_migrate(m.addr, kBytes, "interleave:all", &r), 0) << nw_error_message();
     EXPECT_EQ(r.matched, 64u);
 }
 
@@ -45,7 +46,7 @@ TEST(PlacementCApi, VerifyReportsAbsentPages) {
     ASSERT_NE(m.addr, MAP_FAILED);
     nw_place_report r{};
     // Nothing touched yet: every page is reported, as not present.
-    EXPECT_EQ(nw_place_verify(m.addr, kBytes, "first-touch", &r), 1);
+    EXPECT_EQ(nw_range_verify(m.addr, kBytes, "first-touch", &r), 1);
     EXPECT_EQ(r.unplaced, 64u);
 }
 
@@ -53,15 +54,15 @@ TEST(PlacementCApi, BadInputIsMinusOneWithErrnoAndMessage) {
     Mapping m;
     ASSERT_NE(m.addr, MAP_FAILED);
     errno = 0;
-    EXPECT_EQ(nw_place(m.addr, kBytes, "bind:999", nullptr), -1);
+    EXPECT_EQ(nw_range_place(m.addr, kBytes, "bind:999", nullptr), -1);
     EXPECT_EQ(errno, EINVAL);
-    EXPECT_NE(std::string(nw_last_error()).find("policy 'bind:999': node 999"), std::string::npos) << nw_last_error();
-    EXPECT_EQ(nw_place(m.addr, kBytes, nullptr, nullptr), -1);
-    EXPECT_NE(std::string(nw_last_error()).find("policy_spec"), std::string::npos) << nw_last_error();
-    EXPECT_EQ(nw_place(static_cast<char*>(m.addr) + 1, kBytes, "bind:0", nullptr), -1);
-    EXPECT_NE(std::string(nw_last_error()).find("not aligned"), std::string::npos) << nw_last_error();
-    EXPECT_EQ(nw_place_process("cyclic:0"), -1);
-    EXPECT_NE(std::string(nw_last_error()).find("cannot be a process policy"), std::string::npos) << nw_last_error();
+    EXPECT_NE(std::string(nw_error_message()).find("policy 'bind:999': node 999"), std::string::npos) << nw_error_message();
+    EXPECT_EQ(nw_range_place(m.addr, kBytes, nullptr, nullptr), -1);
+    EXPECT_NE(std::string(nw_error_message()).find("policy_spec"), std::string::npos) << nw_error_message();
+    EXPECT_EQ(nw_range_place(static_cast<char*>(m.addr) + 1, kBytes, "bind:0", nullptr), -1);
+    EXPECT_NE(std::string(nw_error_message()).find("not aligned"), std::string::npos) << nw_error_message();
+    EXPECT_EQ(nw_thread_set_mempolicy("cyclic:0"), -1);
+    EXPECT_NE(std::string(nw_error_message()).find("cannot be a process policy"), std::string::npos) << nw_error_message();
 }
 
 TEST(PlacementCApi, PlanOnASyntheticMachine) {
@@ -70,16 +71,16 @@ TEST(PlacementCApi, PlanOnASyntheticMachine) {
                               "distances=10,21,31,31/21,10,21,31/31,21,10,21/31,31,21,10",
                               &machine),
               0)
-        << nw_last_error();
+        << nw_error_message();
     const void* base = reinterpret_cast<const void*>(0x10000000);   // page number divisible by 4
     std::vector<int> nodes(6, -2);
-    EXPECT_EQ(nw_place_plan(machine, base, 6 * 4096, "interleave:all", -1, nodes.data(), nodes.size()), 6);
+    EXPECT_EQ(nw_range_plan(machine, base, 6 * 4096, "interleave:all", -1, nodes.data(), nodes.size()), 6);
     EXPECT_EQ(nodes, (std::vector<int>{0, 1, 2, 3, 0, 1}));
-    EXPECT_EQ(nw_place_plan(machine, base, 6 * 4096, "remote", 3 - 1, nodes.data(), 2), 6);   // cpu 2 on node 2
+    EXPECT_EQ(nw_range_plan(machine, base, 6 * 4096, "remote", 3 - 1, nodes.data(), 2), 6);   // cpu 2 on node 2
     EXPECT_EQ(nodes[0], 1);   // 2->1 and 2->3 both 21: the lower index
-    EXPECT_EQ(nw_place_plan(machine, base, 4096, "local:node=3", -1, nodes.data(), 1), -1);
+    EXPECT_EQ(nw_range_plan(machine, base, 4096, "local:node=3", -1, nodes.data(), 1), -1);
     EXPECT_EQ(errno, EINVAL);
-    EXPECT_NE(std::string(nw_last_error()).find("node 3 has no CPUs"), std::string::npos) << nw_last_error();
+    EXPECT_NE(std::string(nw_error_message()).find("node 3 has no CPUs"), std::string::npos) << nw_error_message();
     nw_machine_destroy(machine);
 }
 

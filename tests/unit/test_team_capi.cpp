@@ -1,5 +1,5 @@
 // Tests for the C API of teams (numaware/c/team.h): the same behaviour as
-// the C++ Team, errors as -1 + errno + nw_last_error().
+// the C++ Team, errors as -1 + errno + nw_error_message().
 #include <gtest/gtest.h>
 
 #include <sched.h>
@@ -36,7 +36,7 @@ void record(const nw_team_ctx* ctx, void* arg) {
 
 class TeamCapi : public ::testing::Test {
 protected:
-    void SetUp() override { ASSERT_EQ(nw_machine_load("live", &machine), 0) << nw_last_error(); }
+    void SetUp() override { ASSERT_EQ(nw_machine_load("live", &machine), 0) << nw_error_message(); }
     void TearDown() override { nw_machine_destroy(machine); }
     nw_machine_t* machine = nullptr;
 };
@@ -49,11 +49,11 @@ TEST_F(TeamCapi, RunsPinnedRanksWithABarrier) {
     map.threads = static_cast<unsigned>(cpus);
     map.kind = NW_TEAM_SCATTER;
     nw_team_t* team = nullptr;
-    ASSERT_EQ(nw_team_create(machine, &map, &team), 0) << nw_last_error();
+    ASSERT_EQ(nw_team_create(machine, &map, &team), 0) << nw_error_message();
     ASSERT_EQ(nw_team_size(team), cpus);
     for (int round = 0; round < 20; ++round) {
         Seen seen{std::vector<int>(cpus, 0), std::vector<unsigned>(cpus, 99), std::vector<int>(cpus, 0), 0};
-        ASSERT_EQ(nw_team_run(team, record, &seen), 0) << nw_last_error();
+        ASSERT_EQ(nw_team_run(team, record, &seen), 0) << nw_error_message();
         EXPECT_EQ(seen.barrier_rc, 0);
         EXPECT_EQ(seen.cpu_ok, std::vector<int>(cpus, 1));
         EXPECT_EQ(seen.after_barrier, std::vector<int>(cpus, cpus));
@@ -77,7 +77,7 @@ TEST_F(TeamCapi, ExplicitCpuList) {
     map.cpus = &first;
     map.cpu_count = 1;
     nw_team_t* team = nullptr;
-    ASSERT_EQ(nw_team_create(machine, &map, &team), 0) << nw_last_error();
+    ASSERT_EQ(nw_team_create(machine, &map, &team), 0) << nw_error_message();
     unsigned cpu = 99;
     ASSERT_EQ(nw_team_rank_place(team, 0, &cpu, nullptr), 0);
     EXPECT_EQ(cpu, first);
@@ -91,7 +91,7 @@ TEST_F(TeamCapi, BadInputIsMinusOneWithErrnoAndAMessage) {
         errno = 0;
         EXPECT_EQ(nw_team_create(machine, &map, &team), -1) << text;
         EXPECT_EQ(errno, EINVAL) << text;
-        EXPECT_NE(std::string(nw_last_error()).find(text), std::string::npos) << nw_last_error();
+        EXPECT_NE(std::string(nw_error_message()).find(text), std::string::npos) << nw_error_message();
         EXPECT_EQ(team, reinterpret_cast<nw_team_t*>(0x1));
     };
     map.threads = 0;

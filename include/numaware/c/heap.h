@@ -8,17 +8,42 @@
  *
  *     nw_psm_register_team(team);                 // rank -> node, once
  *     double* part = nw_psm_alloc(n * sizeof *part, nw_owner_rank(ctx->rank));
- *     if (part == NULL) fprintf(stderr, "%s\n", nw_last_error());
+ *     if (part == NULL) fprintf(stderr, "%s\n", nw_error_message());
  *     ...
  *     nw_psm_free(part);                          // from any thread
  *
  * Errors: functions that return a pointer (nw_psm_alloc, nw_psm_calloc,
  * nw_psm_realloc, nw_psm_aligned_alloc) return NULL like malloc, with errno
  * set (EINVAL for bad input, ENOMEM when memory runs out) and
- * nw_last_error() naming the input and the limit. nw_psm_usable_size
+ * nw_error_message() naming the input and the limit. nw_psm_usable_size
  * returns 0 with errno EINVAL. The others return 0 on success and -1 with
  * errno on failure. A failed call leaves the heap as it was. All functions
- * are thread-safe.
+ * are thread-safe. None takes flags: the owner says where a block lives.
+ *
+ * Where memory comes from: each sub-heap maps 8 MiB chunks (and one mapping
+ * per block over 256 KiB), binds each to its node with
+ * mbind(MPOL_BIND, MPOL_MF_MOVE|MPOL_MF_STRICT) and checks the binding
+ * (get_mempolicy, move_pages) before carving any block from it. Only the
+ * allocating calls that need a new chunk or a large block make those
+ * system calls; the heap's nodes are read from /sys/devices/system/node
+ * (every node with memory, whatever the cpuset allows).
+ *
+ * Where a feature is missing:
+ *   no NUMA       a kernel without NUMA support shows one node; the heap then
+ *                 uses its memory unbound (mbind's ENOSYS is ignored: with
+ *                 one node no page can be misplaced), and every call works
+ *                 with nw_owner_node(0).
+ *   no permission on one node, a refused mbind (EPERM) is ignored the same
+ *                 way. With several nodes, a chunk or large block whose
+ *                 binding fails (EPERM when the call is refused, EINVAL for
+ *                 a node the process's cpuset does not allow, EIO when the
+ *                 check finds the chunk not bound as asked) is unmapped, and
+ *                 the allocation that needed it returns NULL + ENOMEM; the
+ *                 kernel's errno is not passed on. Blocks already in the
+ *                 sub-heap are still served.
+ *   old kernel    the heap uses only mbind, get_mempolicy and move_pages,
+ *                 which every supported kernel has; nothing depends on the
+ *                 kernel version.
  */
 #ifndef NUMAWARE_C_HEAP_H
 #define NUMAWARE_C_HEAP_H

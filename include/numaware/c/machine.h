@@ -9,8 +9,18 @@
  * Nodes are addressed by OS index except in nw_machine_node_os_index, which
  * maps a position 0..count-1 to an OS index. Functions return -1 with errno
  * set on failure (EINVAL for a NULL argument or a node not in the machine);
- * see nw_last_error(). A machine is immutable, so it may be shared between
- * threads.
+ * see nw_error_message(). A machine is immutable, so it may be shared
+ * between threads.
+ *
+ * Where a feature is missing. "live" asks hwloc, which answers on any Linux:
+ *   no NUMA       a kernel without NUMA support, or a one-node machine,
+ *                 gives one node holding every CPU and all the memory;
+ *   no permission hwloc leaves out the CPUs and nodes that the process's
+ *                 cpuset does not allow, so a live machine lists only what
+ *                 this process may use (a machine from XML, JSON or a
+ *                 synthetic description lists what it says);
+ *   old kernel    nothing here depends on the kernel version.
+ * Every other call only reads the loaded description: no system call.
  */
 #ifndef NUMAWARE_C_MACHINE_H
 #define NUMAWARE_C_MACHINE_H

@@ -7,20 +7,33 @@
  *
  *     static void sweep(void* arg) { ... }
  *     nw_runtime_t* rt;
- *     if (nw_runtime_create(team, "rip-dep", NULL, &rt) != 0) fprintf(stderr, "%s\n", nw_last_error());
+ *     if (nw_runtime_create(team, "rip-dep", NULL, &rt) != 0) fprintf(stderr, "%s\n", nw_error_message());
  *     for (int b = 0; b < blocks; ++b) {
  *         struct nw_dep deps[2] = {{a + b * n, n * 8, NW_IN}, {c + b * n, n * 8, NW_OUT}};
- *         nw_spawn(rt, sweep, &args[b], deps, 2);
+ *         nw_task_spawn(rt, sweep, &args[b], deps, 2);
  *     }
- *     nw_taskwait(rt);
+ *     nw_task_wait(rt);
  *     nw_runtime_destroy(rt);
  *
  * Two ranges that tasks name must be identical or disjoint. Functions return
  * 0 on success and -1 with errno set on failure (EINVAL for bad input);
- * nw_last_error() names the input and the limit. A failed call leaves the
- * runtime as it was. Task functions must not call nw_barrier() or
- * nw_runtime_destroy(); they may spawn (the new task is their child) and
- * call nw_taskwait() to wait for their children.
+ * nw_error_message() names the input and the limit. A failed call leaves
+ * the runtime as it was. Task functions must not call nw_runtime_barrier()
+ * or nw_runtime_destroy(); they may spawn (the new task is their child) and
+ * call nw_task_wait() to wait for their children. None of the calls takes
+ * flags: the policy and its options are given once, at creation.
+ *
+ * Where a feature is missing. The workers are the team's threads, already
+ * pinned (numaware/c/team.h). The only NUMA system call of the runtime is
+ * move_pages(nodes=NULL) on up to 16 pages of a range, to find the home of
+ * memory that is neither registered with nw_runtime_register_region() nor a
+ * block of the numaware heap (when kernel_homes is on).
+ *   no NUMA       that query fails (ENOSYS) and the range counts as not yet
+ *                 placed, as untouched memory does; tasks still run, in
+ *                 dependency order.
+ *   no permission the query reads only the process's own pages; a refused
+ *                 call is treated as under "no NUMA". No call fails for it.
+ *   old kernel    nothing depends on the kernel version.
  */
 #ifndef NUMAWARE_C_TASKS_H
 #define NUMAWARE_C_TASKS_H
@@ -28,6 +41,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "numaware/c/deprecated.h"
 #include "numaware/c/team.h"
 
 #ifdef __cplusplus
@@ -107,26 +121,37 @@ void nw_runtime_destroy(nw_runtime_t* rt);
  * dependency with a NULL address, zero bytes or an unknown access, a range
  * that partially overlaps a range in use, or the same range named twice with
  * different access. */
-int nw_spawn(nw_runtime_t* rt, void (*fn)(void* arg), void* arg, const struct nw_dep* deps, size_t ndeps);
+int nw_task_spawn(nw_runtime_t* rt, void (*fn)(void* arg), void* arg, const struct nw_dep* deps, size_t ndeps);
 
 /* The same with a node hint (the "sa" policy follows it). EINVAL for a node
  * without workers. */
-int nw_spawn_on(nw_runtime_t* rt, unsigned node, void (*fn)(void* arg), void* arg, const struct nw_dep* deps,
-                size_t ndeps);
+int nw_task_spawn_on(nw_runtime_t* rt, unsigned node, void (*fn)(void* arg), void* arg, const struct nw_dep* deps,
+                     size_t ndeps);
 
 /* Inside a task: waits for the task's children. Outside: waits for every
  * task spawned from outside and their descendants. */
-int nw_taskwait(nw_runtime_t* rt);
+int nw_task_wait(nw_runtime_t* rt);
 
 /* Waits for every task of the runtime; EINVAL from inside a task. */
-int nw_barrier(nw_runtime_t* rt);
+int nw_runtime_barrier(nw_runtime_t* rt);
 
 /* Tells the runtime that [addr, addr+bytes) lives on `node`. EINVAL for a
  * NULL or empty range or a node without memory. */
-int nw_register_region(nw_runtime_t* rt, const void* addr, size_t bytes, unsigned node);
+int nw_runtime_register_region(nw_runtime_t* rt, const void* addr, size_t bytes, unsigned node);
 
-/* Fills *report; call after nw_barrier() for complete figures. */
+/* Fills *report; call after nw_runtime_barrier() for complete figures. */
 int nw_runtime_report(const nw_runtime_t* rt, struct nw_run_report* report);
+
+/* The 0.1 names, kept for one release. */
+NW_DEPRECATED(nw_task_spawn)
+int nw_spawn(nw_runtime_t* rt, void (*fn)(void* arg), void* arg, const struct nw_dep* deps, size_t ndeps);
+NW_DEPRECATED(nw_task_spawn_on)
+int nw_spawn_on(nw_runtime_t* rt, unsigned node, void (*fn)(void* arg), void* arg, const struct nw_dep* deps,
+                size_t ndeps);
+NW_DEPRECATED(nw_task_wait) int nw_taskwait(nw_runtime_t* rt);
+NW_DEPRECATED(nw_runtime_barrier) int nw_barrier(nw_runtime_t* rt);
+NW_DEPRECATED(nw_runtime_register_region)
+int nw_register_region(nw_runtime_t* rt, const void* addr, size_t bytes, unsigned node);
 
 #ifdef __cplusplus
 }

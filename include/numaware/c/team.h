@@ -14,12 +14,25 @@
  *     }
  *     struct nw_team_mapping map = { .threads = 8, .kind = NW_TEAM_SCATTER };
  *     nw_team_t* team;
- *     if (nw_team_create(machine, &map, &team) != 0) perror(nw_last_error());
+ *     if (nw_team_create(machine, &map, &team) != 0) fprintf(stderr, "%s\n", nw_error_message());
  *     nw_team_run(team, work, data);
  *     nw_team_destroy(team);
  *
  * Functions return 0 (or a non-negative value) on success, -1 with errno set
- * on failure; nw_last_error() names the input and the limit.
+ * on failure; nw_error_message() names the input and the limit. None of the
+ * calls takes flags: the mapping is given once, at creation.
+ *
+ * Where a feature is missing. Only nw_team_create makes a system call
+ * (sched_setaffinity, once per thread); the others work on any kernel.
+ *   no NUMA       nothing here needs the kernel's NUMA support. A live
+ *                 machine on a kernel without it has one node, so a mapping
+ *                 asking for more nodes (K > 1) is EINVAL.
+ *   no permission pinning the process's own threads needs no privilege. A
+ *                 CPU outside the process's cpuset is refused: a live machine
+ *                 does not list it (EINVAL when the mapping names it); a
+ *                 machine from XML, JSON or a synthetic description may list
+ *                 it, and pinning then fails with the kernel's EINVAL.
+ *   old kernel    nothing here depends on the kernel version.
  */
 #ifndef NUMAWARE_C_TEAM_H
 #define NUMAWARE_C_TEAM_H
@@ -68,8 +81,9 @@ struct nw_team_ctx {
 /* Plans the layout on `machine`, starts the threads and pins each to its
  * CPU. EINVAL for a bad mapping (threads = 0, K or threads over the limit,
  * a CPU not in the machine or listed twice, an unknown kind); the kernel's
- * errno when pinning fails, in which case no thread is left running. On
- * failure *out is left untouched. */
+ * errno when pinning fails (EINVAL for a CPU this process may not use or
+ * that the host does not have), in which case no thread is left running.
+ * On failure *out is left untouched. */
 int nw_team_create(const nw_machine_t* machine, const struct nw_team_mapping* mapping, nw_team_t** out);
 
 /* Runs fn(ctx, arg) on every rank and returns when all have returned.
