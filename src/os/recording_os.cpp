@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <utility>
 
 #include "os/hex.hpp"
 
@@ -147,7 +148,11 @@ void RecordingOs::init_common() {
 
 // ---- the recording and failure injection ------------------------------------
 
-void RecordingOs::record(Call call) { calls_.push_back(std::move(call)); }
+int RecordingOs::record(Call call, int result) {
+    call.result = result;
+    calls_.push_back(std::move(call));
+    return result;
+}
 
 std::vector<Call> RecordingOs::calls() const {
     std::lock_guard lock(mutex_);
@@ -241,9 +246,7 @@ int RecordingOs::set_affinity(pid_t tid, const std::vector<unsigned>& cpus) {
         ts.affinity = allowed;
         if (!ts.cpu || std::find(allowed.begin(), allowed.end(), *ts.cpu) == allowed.end()) ts.cpu = allowed.front();
     }
-    call.result = err;
-    record(call);
-    return err;
+    return record(std::move(call), err);
 }
 
 int RecordingOs::get_affinity(pid_t tid, std::vector<unsigned>& cpus) {
@@ -256,9 +259,7 @@ int RecordingOs::get_affinity(pid_t tid, std::vector<unsigned>& cpus) {
         const ThreadState* ts = find_thread(tid);
         cpus = ts != nullptr && ts->affinity ? *ts->affinity : all_cpus_;
     }
-    call.result = err;
-    record(call);
-    return err;
+    return record(std::move(call), err);
 }
 
 int RecordingOs::current_cpu() {
@@ -277,9 +278,7 @@ int RecordingOs::current_cpu() {
         else
             result = static_cast<int>(all_cpus_.front());
     }
-    call.result = result;
-    record(call);
-    return result;
+    return record(std::move(call), result);
 }
 
 std::vector<unsigned> RecordingOs::affinity(pid_t tid) const {
@@ -307,9 +306,7 @@ int RecordingOs::read_numa_balancing(int& value) {
     int err = check_injected(CallKind::read_numa_balancing);
     if (err == 0 && !balancing_) err = ENOENT;
     if (err == 0) value = *balancing_;
-    call.result = err;
-    record(call);
-    return err;
+    return record(std::move(call), err);
 }
 
 int RecordingOs::write_numa_balancing(int value) {
@@ -322,9 +319,7 @@ int RecordingOs::write_numa_balancing(int value) {
     if (err == 0 && balancing_write_error_ != 0) err = balancing_write_error_;
     if (err == 0 && (value < 0 || value > 3)) err = EINVAL;   // the sysctl's range
     if (err == 0) balancing_ = value;
-    call.result = err;
-    record(call);
-    return err;
+    return record(std::move(call), err);
 }
 
 void RecordingOs::set_numa_balancing(std::optional<int> value) {
@@ -346,8 +341,7 @@ bool RecordingOs::has_weighted_interleave() {
     std::lock_guard lock(mutex_);
     Call call;
     call.kind = CallKind::has_weighted_interleave;
-    call.result = weighted_available_ ? 1 : 0;
-    record(call);
+    record(std::move(call), weighted_available_ ? 1 : 0);
     return weighted_available_;
 }
 
@@ -359,9 +353,7 @@ int RecordingOs::read_interleave_weight(unsigned node, unsigned& weight) {
     int err = check_injected(CallKind::read_interleave_weight);
     if (err == 0 && (!weighted_available_ || weights_.count(node) == 0)) err = ENOENT;
     if (err == 0) weight = weights_.at(node);
-    call.result = err;
-    record(call);
-    return err;
+    return record(std::move(call), err);
 }
 
 int RecordingOs::write_interleave_weight(unsigned node, unsigned weight) {
@@ -375,9 +367,7 @@ int RecordingOs::write_interleave_weight(unsigned node, unsigned weight) {
     // The sysfs file takes a u8; numaware treats 0 as invalid (6.13+ refuse it).
     if (err == 0 && (weight == 0 || weight > 255)) err = EINVAL;
     if (err == 0) weights_[node] = weight;
-    call.result = err;
-    record(call);
-    return err;
+    return record(std::move(call), err);
 }
 
 void RecordingOs::set_weighted_interleave_available(bool available) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <sys/mman.h>
+#include <utility>
 
 namespace numaware::os {
 
@@ -156,17 +157,12 @@ int RecordingOs::mbind(void* addr, std::size_t len, PolicyMode mode, const NodeS
     call.mode = mode;
     call.nodes = nodes;
     call.flags = flags;
-    auto finish = [&](int result) {
-        call.result = result;
-        record(call);
-        return result;
-    };
-    if (int err = check_injected(CallKind::mbind)) return finish(err);
-    if (call.addr % page_size_ != 0) return finish(EINVAL);
-    if ((flags & ~(mf_strict | mf_move | mf_move_all)) != 0) return finish(EINVAL);
+    if (int err = check_injected(CallKind::mbind)) return record(std::move(call), err);
+    if (call.addr % page_size_ != 0) return record(std::move(call), EINVAL);
+    if ((flags & ~(mf_strict | mf_move | mf_move_all)) != 0) return record(std::move(call), EINVAL);
     NodeSet effective;
-    if (int err = normalise_nodes(mode, nodes, effective)) return finish(err);
-    if (len == 0) return finish(0);
+    if (int err = normalise_nodes(mode, nodes, effective)) return record(std::move(call), err);
+    if (len == 0) return record(std::move(call), 0);
     const std::uintptr_t end = call.addr + (len + page_size_ - 1) / page_size_ * page_size_;
     const SimPolicy policy{mode, effective};
     const bool moving = (flags & (mf_move | mf_move_all)) != 0;
@@ -178,7 +174,7 @@ int RecordingOs::mbind(void* addr, std::size_t len, PolicyMode mode, const NodeS
     // EIO and the old policy stays).
     if ((flags & mf_strict) != 0 && !moving) {
         for (auto it = page_node_.lower_bound(call.addr); it != page_node_.end() && it->first < end; ++it)
-            if (misplaced(it->second)) return finish(EIO);
+            if (misplaced(it->second)) return record(std::move(call), EIO);
     }
     // Install first, then migrate, as the kernel's do_mbind does.
     for (std::uintptr_t p = call.addr; p < end; p += page_size_) {
@@ -202,7 +198,7 @@ int RecordingOs::mbind(void* addr, std::size_t len, PolicyMode mode, const NodeS
             it->second = static_cast<int>(place(policy, it->first / page_size_, cpu));
         }
     }
-    return finish(failed != 0 && (flags & mf_strict) != 0 ? EIO : 0);
+    return record(std::move(call), failed != 0 && (flags & mf_strict) != 0 ? EIO : 0);
 }
 
 int RecordingOs::set_mempolicy(PolicyMode mode, const NodeSet& nodes) {
@@ -217,9 +213,7 @@ int RecordingOs::set_mempolicy(PolicyMode mode, const NodeSet& nodes) {
     if (err == 0) {
         thread(0).policy = SimPolicy{mode, effective};
     }
-    call.result = err;
-    record(call);
-    return err;
+    return record(std::move(call), err);
 }
 
 int RecordingOs::get_mempolicy(const void* addr, PolicyQuery& out) {
@@ -240,9 +234,7 @@ int RecordingOs::get_mempolicy(const void* addr, PolicyQuery& out) {
         out.nodes = p.nodes;
         out.mode_flags = 0;
     }
-    call.result = err;
-    record(call);
-    return err;
+    return record(std::move(call), err);
 }
 
 int RecordingOs::move_pages(pid_t pid, std::size_t count, void* const* pages, const int* nodes, int* status,
@@ -256,14 +248,9 @@ int RecordingOs::move_pages(pid_t pid, std::size_t count, void* const* pages, co
         call.pages.push_back(reinterpret_cast<std::uintptr_t>(pages[i]));
         if (nodes != nullptr) call.targets.push_back(nodes[i]);
     }
-    auto finish = [&](int result) {
-        call.result = result;
-        record(call);
-        return result;
-    };
-    if (int err = check_injected(CallKind::move_pages)) return finish(err);
-    if (pid != 0 && pid != pid_) return finish(ESRCH);
-    if ((flags & ~(mf_move | mf_move_all)) != 0) return finish(EINVAL);
+    if (int err = check_injected(CallKind::move_pages)) return record(std::move(call), err);
+    if (pid != 0 && pid != pid_) return record(std::move(call), ESRCH);
+    if ((flags & ~(mf_move | mf_move_all)) != 0) return record(std::move(call), EINVAL);
     for (std::size_t i = 0; i < count; ++i) {
         const std::uintptr_t page = call.pages[i] / page_size_ * page_size_;
         auto it = page_node_.find(page);
@@ -273,7 +260,7 @@ int RecordingOs::move_pages(pid_t pid, std::size_t count, void* const* pages, co
         }
         // The kernel validates each target as it reaches it and aborts the
         // whole call there; earlier pages have already been handled.
-        if (!is_valid_target(nodes[i])) return finish(ENODEV);
+        if (!is_valid_target(nodes[i])) return record(std::move(call), ENODEV);
         if (it == page_node_.end()) {
             status[i] = -ENOENT;
         } else if (auto f = failing_pages_.find(page); f != failing_pages_.end() && it->second != nodes[i]) {
@@ -283,7 +270,7 @@ int RecordingOs::move_pages(pid_t pid, std::size_t count, void* const* pages, co
             status[i] = nodes[i];
         }
     }
-    return finish(0);
+    return record(std::move(call), 0);
 }
 
 int RecordingOs::madvise(void* addr, std::size_t len, int advice) {
@@ -307,9 +294,7 @@ int RecordingOs::madvise(void* addr, std::size_t len, int advice) {
         // state here.
         if (advice == madv_populate_write) touch_locked(addr, len, -1);
     }
-    call.result = err;
-    record(call);
-    return err;
+    return record(std::move(call), err);
 }
 
 int RecordingOs::physical_frame(const void* addr, std::uint64_t& pfn) {
@@ -325,9 +310,7 @@ int RecordingOs::physical_frame(const void* addr, std::uint64_t& pfn) {
         else  // a made-up frame that encodes node and page: distinct per page
             pfn = (static_cast<std::uint64_t>(it->second) << 40) | (call.addr / page_size_ & ((1ull << 40) - 1));
     }
-    call.result = err;
-    record(call);
-    return err;
+    return record(std::move(call), err);
 }
 
 // ---- simulated faults and page state -----------------------------------------

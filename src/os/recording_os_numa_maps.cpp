@@ -5,6 +5,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <set>
+#include <utility>
 
 namespace numaware::os {
 
@@ -47,9 +48,7 @@ int RecordingOs::read_numa_maps(pid_t pid, std::string& text) {
                 text = std::move(simulated);
         }
     }
-    call.result = err;
-    record(call);
-    return err;
+    return record(std::move(call), err);
 }
 
 void RecordingOs::set_numa_maps_text(pid_t pid, std::string text) {
