@@ -37,6 +37,7 @@
 #include "numaware/error.hpp"
 #include "numaware/machine.hpp"
 #include "os/os.hpp"
+#include "placement/page_locations.hpp"
 
 
 namespace {
@@ -126,11 +127,12 @@ Count count_remote(const Worker& w, numaware::os::Os& os) {
     std::vector<void*> pages = pages_of(w.live, os.page_size());
     std::vector<int> status(pages.size(), 0);
     c.pages = pages.size();
-    // move_pages may give up part way (EAGAIN); a query is side-effect free,
-    // so asking again is safe.
+    // Every page was written, so one that reads absent is in transit
+    // (settled). move_pages may give up part way (EAGAIN); a query is
+    // side-effect free, so asking again is safe.
     int rc = 0;
     for (int attempt = 0; attempt < 5; ++attempt) {
-        rc = os.move_pages(0, pages.size(), pages.data(), nullptr, status.data(), 0);
+        rc = numaware::locate_pages(os, pages.data(), pages.size(), status.data(), numaware::PagesExpected::present);
         if (rc != EAGAIN) break;
     }
     if (rc != 0) throw numaware::Error("move_pages", std::string("query failed: ") + std::strerror(rc));

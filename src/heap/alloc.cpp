@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "heap/fast_path.hpp"
+#include "util/bits.hpp"
 
 namespace numaware::heap {
 
@@ -25,8 +26,6 @@ NW_NOINLINE void* detail::allocate_large_local(std::size_t bytes, std::size_t al
 }
 
 namespace {
-
-bool is_power_of_two(std::size_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
 // The first class >= bytes whose size is a multiple of alignment (<= 64 KiB):
 // its blocks are aligned because spans start on 64 KiB boundaries.

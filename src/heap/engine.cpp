@@ -2,11 +2,10 @@
 // and fork safety.
 //
 // Start-up happens on the first slow-path call. It reads the node lists from
-// sysfs with open/read, creates one arena per node with memory (metadata
+// sysfs (os/node_files.hpp, no allocation), creates one arena per node with memory (metadata
 // from mmap), registers the thread-exit key and the fork handlers. A call
 // that reenters while start-up runs (pthread_atfork may allocate) is served
 // from a static bootstrap region whose blocks are never reused.
-#include <sys/mman.h>
 #include <sys/rseq.h>
 
 #include <cerrno>
@@ -14,6 +13,7 @@
 #include <sched.h>
 
 #include "heap/internal.hpp"
+#include "os/node_files.hpp"
 #include "os/os.hpp"
 
 namespace numaware::heap {
@@ -33,13 +33,29 @@ std::atomic<std::size_t> g_bootstrap_used{0};
 
 Arena* new_arena(ArenaId id, unsigned node, std::uint32_t owner_tag) noexcept {
     const std::size_t bytes = (sizeof(Arena) + kOsPage - 1) & ~(kOsPage - 1);
-    void* m = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED) return nullptr;
+    void* m = nullptr;
+    if (os::sys::map_anonymous(bytes, m) != 0) return nullptr;
     Arena* a = new (m) Arena{};
     a->id = id;
     a->node = node;
     a->owner_tag = owner_tag;
     return a;
+}
+
+// The nearest node with memory to `node` by SLIT distance (ties: lower
+// index); `fallback` when the distances cannot be read.
+unsigned nearest_memory_node(unsigned node, std::uint64_t memory_nodes, unsigned fallback) noexcept {
+    unsigned distance[max_nodes];
+    const unsigned count = os::sys::read_node_distances(node, distance, max_nodes);
+    unsigned best = fallback;
+    unsigned best_distance = ~0u;
+    for (unsigned to = 0; to < count; ++to) {
+        if (((memory_nodes >> to) & 1u) && distance[to] < best_distance) {
+            best = to;
+            best_distance = distance[to];
+        }
+    }
+    return best;
 }
 
 // Every lock, in one fixed order, so the forking thread holds them all and
@@ -101,13 +117,14 @@ NW_NOINLINE bool init_slow() noexcept {
     g_engine.os = &os::linux_os();
     (void)g_engine.os->page_size();   // its function-local static, outside any lock
     std::uint64_t possible = 0;
-    g_engine.nodes = read_node_list("/sys/devices/system/node/possible", possible);
+    g_engine.nodes = os::sys::read_node_mask("/sys/devices/system/node/possible", possible, max_nodes);
     if (g_engine.nodes == 0) {
         g_engine.nodes = 1;
         possible = 1;
     }
     std::uint64_t mem = 0;
-    if (read_node_list("/sys/devices/system/node/has_memory", mem) == 0 || mem == 0) mem = possible;
+    if (os::sys::read_node_mask("/sys/devices/system/node/has_memory", mem, max_nodes) == 0 || mem == 0)
+        mem = possible;
     g_engine.memory_nodes = mem;
     g_engine.fallback_node = static_cast<unsigned>(__builtin_ctzll(mem));
     for (unsigned n = 0; n < g_engine.nodes; ++n)

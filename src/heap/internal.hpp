@@ -1,12 +1,14 @@
 // heap/internal.hpp — the engine's shared internals: spans, arenas, thread
 // caches, the page map and the few process-wide globals.
 //
-// Where things live: size classes (size_classes.hpp), OS memory and node
-// queries (system.cpp), span metadata and the page map (page_map.cpp), the
+// Where things live: size classes (size_classes.hpp), span metadata and the
+// page map (page_map.cpp), the
 // per-arena page heap and large mappings (page_heap.cpp), central free lists
 // (central.cpp), thread caches (thread_cache.cpp), the allocation path
 // (alloc.cpp), the free path (free.cpp), arenas, statistics and fork
-// (engine.cpp).
+// (engine.cpp). Every system call goes through the os layer's
+// allocation-free core (os/syscalls.hpp); chunks are bound through the
+// placement layer (placement/bind_chunk.hpp).
 #pragma once
 
 #include <pthread.h>
@@ -18,6 +20,7 @@
 
 #include "heap/engine.hpp"
 #include "heap/size_classes.hpp"
+#include "os/syscalls.hpp"
 
 namespace numaware::os {
 class Os;
@@ -172,14 +175,14 @@ std::size_t bootstrap_size(const void* p) noexcept;
 Arena* arena_of(ArenaId id) noexcept;
 ArenaId arena_for_node(unsigned node) noexcept;   // fallback node for memoryless nodes
 
-// ---- system.cpp ----
-unsigned read_node_list(const char* path, std::uint64_t& mask) noexcept;   // max+1, 0 on failure
-// The nearest node with memory to `node` by SLIT distance (ties: lower index).
-unsigned nearest_memory_node(unsigned node, std::uint64_t memory_nodes, unsigned fallback) noexcept;
-void* map_aligned(std::size_t bytes, std::size_t alignment) noexcept;
-void unmap(void* p, std::size_t bytes) noexcept;
-unsigned current_node(unsigned* cpu) noexcept;
-int bind_to_node(void* p, std::size_t bytes, unsigned node) noexcept;   // 0 or errno
+// The node (and CPU) the calling thread runs on; node 0 should getcpu fail.
+inline unsigned current_node(unsigned* cpu) noexcept {
+    unsigned c = 0;
+    unsigned node = 0;
+    if (os::sys::getcpu(&c, &node) != 0) node = 0;
+    if (cpu != nullptr) *cpu = c;
+    return node;
+}
 
 // ---- page_map.cpp: address -> span in O(1), and span metadata ----
 inline constexpr unsigned kLeafBits = 16;

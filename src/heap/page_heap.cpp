@@ -21,10 +21,33 @@
 
 #include "heap/internal.hpp"
 #include "os/os.hpp"
+#include "placement/bind_chunk.hpp"
 
 namespace numaware::heap::detail {
 
 namespace {
+
+// A fresh mapping of `bytes` whose start is aligned to `alignment`, or null.
+void* map_aligned(std::size_t bytes, std::size_t alignment) noexcept {
+    void* m = nullptr;
+    return os::sys::map_anonymous_aligned(bytes, alignment, m) == 0 ? m : nullptr;
+}
+
+void unmap(void* p, std::size_t bytes) noexcept { (void)os::sys::unmap(p, bytes); }
+
+// Binds a fresh mapping to `node` and proves it; 0 or an errno.
+int bind_to_node(void* p, std::size_t bytes, unsigned node) noexcept {
+    // The os layer may allocate inside mbind; tl_busy sends such reentrant
+    // allocations to the bootstrap region instead of our held locks.
+    const bool was = tl_busy;
+    tl_busy = true;
+    const int err = bind_range_to_node(p, bytes, node, *g_engine.os, nullptr);
+    tl_busy = was;
+    // A kernel without NUMA support cannot misplace pages on a one-node
+    // machine; anywhere else an unbound chunk would break the promise.
+    if ((err == ENOSYS || err == EPERM) && g_engine.nodes == 1) return 0;
+    return err;
+}
 
 Span* make_span(Arena& a, char* start, unsigned pages, bool released) noexcept {
     Span* s = span_new();

@@ -1,5 +1,5 @@
 // heap/page_map.cpp — the radix tree from an address to its span, and the
-// pool that span metadata comes from (mmap, never malloc).
+// pool that span metadata comes from (mmap through the os core, never malloc).
 //
 // 48-bit addresses in 64 KiB engine pages: 2^32 pages, split into a static
 // root of 2^16 leaf pointers (512 KiB of BSS, touched sparsely) and leaves of
@@ -27,9 +27,8 @@ PageEntry* leaf_for(std::uintptr_t page) noexcept {
     LockGuard g(g_engine.meta_lock);
     leaf = __atomic_load_n(&slot, __ATOMIC_ACQUIRE);
     if (leaf != nullptr) return leaf;
-    void* m = ::mmap(nullptr, kLeafEntries * sizeof(PageEntry), PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (m == MAP_FAILED) return nullptr;
+    void* m = nullptr;
+    if (os::sys::map_anonymous(kLeafEntries * sizeof(PageEntry), m, MAP_NORESERVE) != 0) return nullptr;
     leaf = static_cast<PageEntry*>(m);
     __atomic_store_n(&slot, leaf, __ATOMIC_RELEASE);
     return leaf;
@@ -71,8 +70,8 @@ Span* span_new() noexcept {
         g_span_free = s->next;
     } else {
         if (g_meta_bump == nullptr || g_meta_end - g_meta_bump < static_cast<std::ptrdiff_t>(sizeof(Span))) {
-            void* m = ::mmap(nullptr, kMetaSlab, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-            if (m == MAP_FAILED) return nullptr;
+            void* m = nullptr;
+            if (os::sys::map_anonymous(kMetaSlab, m) != 0) return nullptr;
             g_meta_bump = static_cast<char*>(m);
             g_meta_end = g_meta_bump + kMetaSlab;
         }

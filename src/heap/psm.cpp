@@ -18,6 +18,7 @@
 #include "heap/engine.hpp"
 #include "numaware/error.hpp"
 #include "numaware/heap.hpp"
+#include "util/bits.hpp"
 
 namespace numaware {
 namespace {
@@ -99,8 +100,6 @@ void* allocate_checked(std::size_t bytes, std::size_t alignment, HeapOwner owner
     if (p == nullptr) throw_allocation_failure(errno == EINVAL ? EINVAL : ENOMEM, bytes, alignment, owner);
     return p;
 }
-
-bool is_power_of_two(std::size_t n) { return n != 0 && (n & (n - 1)) == 0; }
 
 }  // namespace
 

@@ -1,20 +1,17 @@
-// os/linux_os.cpp — the real Os: raw Linux NUMA system calls and sysfs/procfs.
+// os/linux_os.cpp — the real Os: the Os interface over the system-call core
+// (os/syscalls.hpp) and the procfs/sysfs files.
 //
-// Raw syscall(2) rather than libnuma so that numaware sees the kernel's own
-// errno for every call (libnuma prints warnings and retries in places) and
-// so the exact nodemask length is under our control.
+// Raw system calls rather than libnuma so that numaware sees the kernel's
+// own errno for every call (libnuma prints warnings and retries in places)
+// and so the exact nodemask length is under our control.
 #include "os/os.hpp"
 
 #include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <fcntl.h>
-#include <sched.h>
+#include <cstdlib>
 #include <string>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <unistd.h>
+#include <sched.h>
+
+#include "os/syscalls.hpp"
 
 namespace numaware {
 
@@ -46,38 +43,27 @@ constexpr std::size_t kMaskWords = NodeSet::mask_bits / (8 * sizeof(unsigned lon
 
 constexpr unsigned kModeFlagMask = mode_f_static_nodes | mode_f_relative_nodes | mode_f_numa_balancing;
 
-int last_errno() { return errno != 0 ? errno : EIO; }
-
 // Reads a whole (proc/sys) file; such files report size 0, so read to EOF.
 int read_file(const std::string& path, std::string& out) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return last_errno();
+    int fd = -1;
+    if (int err = sys::open_read(path.c_str(), fd)) return err;
     out.clear();
     char buf[8192];
+    int err = 0;
     for (;;) {
-        ssize_t n = ::read(fd, buf, sizeof buf);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            int err = last_errno();
-            ::close(fd);
-            return err;
-        }
-        if (n == 0) break;
-        out.append(buf, static_cast<std::size_t>(n));
+        std::size_t got = 0;
+        if ((err = sys::read_some(fd, buf, sizeof buf, got)) != 0 || got == 0) break;
+        out.append(buf, got);
     }
-    ::close(fd);
-    return 0;
+    (void)sys::close_fd(fd);
+    return err;
 }
 
 int write_file(const std::string& path, const std::string& text) {
-    int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) return last_errno();
-    ssize_t n;
-    do {
-        n = ::write(fd, text.data(), text.size());
-    } while (n < 0 && errno == EINTR);
-    int err = n < 0 ? last_errno() : (static_cast<std::size_t>(n) != text.size() ? EIO : 0);
-    if (::close(fd) != 0 && err == 0) err = last_errno();
+    int fd = -1;
+    if (int err = sys::open_write(path.c_str(), fd)) return err;
+    int err = sys::write_all(fd, text.data(), text.size());
+    if (int cerr = sys::close_fd(fd); err == 0) err = cerr;
     return err;
 }
 
@@ -93,8 +79,10 @@ int read_unsigned(const std::string& path, unsigned long& value) {
 
 std::string proc_dir(pid_t pid) { return pid == 0 ? "/proc/self" : "/proc/" + std::to_string(pid); }
 
-const std::string kBalancingPath = "/proc/sys/kernel/numa_balancing";
-const std::string kWeightDir = "/sys/kernel/mm/mempolicy/weighted_interleave";
+// Plain strings: a std::string global would allocate at load time, and the
+// malloc shim links this file.
+constexpr const char* kBalancingPath = "/proc/sys/kernel/numa_balancing";
+constexpr const char* kWeightDir = "/sys/kernel/mm/mempolicy/weighted_interleave";
 
 // A node set as mbind/set_mempolicy take it: the mask and its bit count,
 // or (nullptr, 0) for an empty set. On the stack: the malloc shim binds its
@@ -113,30 +101,27 @@ private:
 class LinuxOs final : public Os {
 public:
     std::size_t page_size() const override {
-        static const std::size_t size = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+        static const std::size_t size = sys::page_size();
         return size;
     }
 
     int mbind(void* addr, std::size_t len, PolicyMode mode, const NodeSet& nodes,
               unsigned flags) override {
         const KernelNodemask m(nodes);
-        long rc = ::syscall(SYS_mbind, addr, len, static_cast<unsigned long>(mode), m.ptr(), m.maxnode(), flags);
-        return rc == 0 ? 0 : last_errno();
+        return sys::mbind(addr, len, static_cast<int>(mode), m.ptr(), m.maxnode(), flags);
     }
 
     int set_mempolicy(PolicyMode mode, const NodeSet& nodes) override {
         const KernelNodemask m(nodes);
-        long rc = ::syscall(SYS_set_mempolicy, static_cast<int>(mode), m.ptr(), m.maxnode());
-        return rc == 0 ? 0 : last_errno();
+        return sys::set_mempolicy(static_cast<int>(mode), m.ptr(), m.maxnode());
     }
 
     int get_mempolicy(const void* addr, PolicyQuery& out) override {
         constexpr unsigned long kFlagAddr = 1ul << 1;   // MPOL_F_ADDR
         unsigned long mask[kMaskWords] = {};
         int mode = 0;
-        long rc = ::syscall(SYS_get_mempolicy, &mode, mask, kMaxNode, addr,
-                            addr != nullptr ? kFlagAddr : 0ul);
-        if (rc != 0) return last_errno();
+        if (int err = sys::get_mempolicy(mode, mask, kMaxNode, addr, addr != nullptr ? kFlagAddr : 0ul))
+            return err;
         const unsigned raw = static_cast<unsigned>(mode);
         out.mode = static_cast<PolicyMode>(raw & ~kModeFlagMask);
         out.mode_flags = raw & kModeFlagMask;
@@ -149,15 +134,11 @@ public:
 
     int move_pages(pid_t pid, std::size_t count, void* const* pages, const int* nodes, int* status,
                    unsigned flags) override {
-        long rc = ::syscall(SYS_move_pages, pid, count, pages, nodes, status, flags);
-        if (rc < 0) return last_errno();
-        // A positive count means the kernel stopped after some pages could
-        // not be migrated; the status of pages after that point is stale.
-        return rc == 0 ? 0 : EAGAIN;
+        return sys::move_pages(pid, count, pages, nodes, status, static_cast<int>(flags));
     }
 
     int madvise(void* addr, std::size_t len, int advice) override {
-        return ::madvise(addr, len, advice) == 0 ? 0 : last_errno();
+        return sys::madvise(addr, len, advice);
     }
 
     int set_affinity(pid_t tid, const std::vector<unsigned>& cpus) override {
@@ -169,8 +150,7 @@ public:
         const std::size_t size = CPU_ALLOC_SIZE(ncpus);
         CPU_ZERO_S(size, set);
         for (unsigned c : cpus) CPU_SET_S(c, size, set);
-        int rc = ::sched_setaffinity(tid, size, set);
-        int err = rc == 0 ? 0 : last_errno();
+        const int err = sys::set_affinity(tid, size, set);
         CPU_FREE(set);
         return err;
     }
@@ -183,14 +163,14 @@ public:
             if (set == nullptr) return ENOMEM;
             const std::size_t size = CPU_ALLOC_SIZE(ncpus);
             CPU_ZERO_S(size, set);
-            if (::sched_getaffinity(tid, size, set) == 0) {
+            const int err = sys::get_affinity(tid, size, set);
+            if (err == 0) {
                 cpus.clear();
                 for (int c = 0; c < ncpus; ++c)
                     if (CPU_ISSET_S(c, size, set)) cpus.push_back(static_cast<unsigned>(c));
                 CPU_FREE(set);
                 return 0;
             }
-            int err = last_errno();
             CPU_FREE(set);
             if (err != EINVAL) return err;
         }
@@ -198,8 +178,9 @@ public:
     }
 
     int current_cpu() override {
-        int cpu = ::sched_getcpu();
-        return cpu >= 0 ? cpu : -last_errno();
+        unsigned cpu = 0;
+        if (int err = sys::current_cpu(cpu)) return -err;
+        return static_cast<int>(cpu);
     }
 
     int read_numa_balancing(int& value) override {
@@ -214,19 +195,18 @@ public:
     }
 
     bool has_weighted_interleave() override {
-        struct stat st{};
-        return ::stat(kWeightDir.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+        return sys::is_directory(kWeightDir);
     }
 
     int read_interleave_weight(unsigned node, unsigned& weight) override {
         unsigned long v = 0;
-        if (int err = read_unsigned(kWeightDir + "/node" + std::to_string(node), v)) return err;
+        if (int err = read_unsigned(std::string(kWeightDir) + "/node" + std::to_string(node), v)) return err;
         weight = static_cast<unsigned>(v);
         return 0;
     }
 
     int write_interleave_weight(unsigned node, unsigned weight) override {
-        return write_file(kWeightDir + "/node" + std::to_string(node), std::to_string(weight) + "\n");
+        return write_file(std::string(kWeightDir) + "/node" + std::to_string(node), std::to_string(weight) + "\n");
     }
 
     int read_numa_maps(pid_t pid, std::string& text) override {
@@ -234,13 +214,14 @@ public:
     }
 
     int physical_frame(const void* addr, std::uint64_t& pfn) override {
-        int fd = ::open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-        if (fd < 0) return last_errno();
+        int fd = -1;
+        if (int err = sys::open_read("/proc/self/pagemap", fd)) return err;
         const std::uint64_t index = reinterpret_cast<std::uintptr_t>(addr) / page_size();
         std::uint64_t entry = 0;
-        ssize_t n = ::pread(fd, &entry, sizeof entry, static_cast<off_t>(index * sizeof entry));
-        int err = n == static_cast<ssize_t>(sizeof entry) ? 0 : (n < 0 ? last_errno() : EIO);
-        ::close(fd);
+        std::size_t got = 0;
+        int err = sys::read_at(fd, &entry, sizeof entry, static_cast<off_t>(index * sizeof entry), got);
+        if (err == 0 && got != sizeof entry) err = EIO;
+        (void)sys::close_fd(fd);
         if (err != 0) return err;
         constexpr std::uint64_t kPresent = 1ull << 63;
         constexpr std::uint64_t kPfnMask = (1ull << 55) - 1;   // bits 0-54

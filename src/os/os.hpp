@@ -2,9 +2,11 @@
 //
 // Every mbind, set_mempolicy, get_mempolicy, move_pages, sched_*affinity,
 // madvise, pagemap read and numa_balancing sysctl in numaware goes through
-// an Os. LinuxOs makes the real calls; RecordingOs (os/recording_os.hpp)
-// records them and simulates a kernel's page placement so placement logic
-// is unit-tested without a NUMA machine.
+// an Os. LinuxOs makes the real calls through the system-call core
+// (os/syscalls.hpp, which the heap engine also uses directly for mmap and
+// getcpu); RecordingOs (os/recording_os.hpp) records them and simulates a
+// kernel's page placement so placement logic is unit-tested without a NUMA
+// machine.
 //
 // Calls return 0 on success or a positive errno value; they never throw and
 // never print. Higher layers turn errors into numaware::Error.
@@ -15,6 +17,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <sys/mman.h>
 #include <sys/types.h>
 #include <vector>
 
@@ -31,6 +34,15 @@ using PolicyMode = MemoryPolicyMode;
 inline constexpr unsigned mf_strict = 1u << 0;
 inline constexpr unsigned mf_move = 1u << 1;
 inline constexpr unsigned mf_move_all = 1u << 2;
+
+// madvise advice (Linux 5.14) that faults every page of a range in, for
+// reading or for writing, in the calling thread, without touching the data.
+// The values are the kernel's; older C library headers lack the names.
+inline constexpr int madv_populate_read = 22;
+inline constexpr int madv_populate_write = 23;
+#ifdef MADV_POPULATE_WRITE
+static_assert(MADV_POPULATE_READ == madv_populate_read && MADV_POPULATE_WRITE == madv_populate_write);
+#endif
 
 // Mode flags the kernel ORs into the mode word (linux/mempolicy.h values).
 // get_mempolicy reports them in PolicyQuery::mode_flags.

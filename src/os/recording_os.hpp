@@ -258,7 +258,7 @@ private:
 
     void init_common();
     int check_injected(CallKind kind);   // returns error or 0; consumes a count
-    void record(Call call);
+    int record(Call call, int result);   // logs the call with its result; returns it
     pid_t self_tid() const;
     ThreadState& thread(pid_t tid);
     const ThreadState* find_thread(pid_t tid) const;

@@ -1,25 +1,21 @@
 // placement/apply.cpp — carrying a plan out through the os layer, proving
 // it with move_pages(nodes=NULL), and undoing it when it cannot be done.
 #include <algorithm>
-#include <chrono>
-#include <thread>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <string>
 #include <sys/mman.h>
 
 #include "numaware/error.hpp"
+#include "numaware/nodeset.hpp"
 #include "numaware/placement.hpp"
+#include "os/hex.hpp"
 #include "os/os.hpp"
+#include "placement/page_locations.hpp"
 
 namespace numaware {
 
 namespace {
-
-// MADV_POPULATE_WRITE (Linux 5.14) faults every page in for writing, in the
-// calling thread, without touching the data; older headers lack the name.
-constexpr int kMadvPopulateWrite = 23;
 
 struct Range {
     std::uintptr_t start = 0;
@@ -53,75 +49,28 @@ Range make_range(const void* addr, std::size_t bytes, const PlacementPlan& plan,
 
 std::size_t range_len(const Range& r) { return r.pages.size() * r.page_size; }
 
-// Where every page is now: node, or a negative errno (-ENOENT: not present).
-//
-// With `settle`, the caller expects the pages to be present (it populated
-// them, or is about to move them). Automatic NUMA balancing makes present
-// pages read as absent in two ways, both seen in our 4-node guests:
-//  - a page under migration has a migration entry instead of a page
-//    (EFAULT/ENOENT or EBUSY until the migration ends);
-//  - a page whose entry balancing made PROT_NONE for a hinting fault reads
-//    as absent, and cannot be moved, on kernels whose follow_page() refuses
-//    such entries (ENOENT on Debian's 6.1). A read fault resolves the hint.
-// So such pages get MADV_POPULATE_READ (which takes that fault through the
-// kernel, never a signal; of a truly absent anonymous page it maps only the
-// zero page) and are asked again a few times, briefly apart.
+// Where every page is now: node, or a negative errno (-ENOENT: not
+// present). With `settle`, the caller expects the pages present (it
+// populated them, or is about to move them): see PagesExpected::present.
 int locate(os::Os& os, const Range& r, std::vector<int>& status, bool settle = false) {
     status.assign(r.pages.size(), -ENOENT);
-    if (int err = os.move_pages(0, r.pages.size(), r.pages.data(), nullptr, status.data(), 0)) return err;
-    if (!settle) return 0;
-    const auto transient = [](int st) { return os::is_absent_status(st) || st == -EBUSY || st == -EAGAIN; };
-    // Up to ~0.1 s in all: migrating a huge page under emulation takes tens of ms.
-    for (int attempt = 0; attempt < 7; ++attempt) {
-        std::vector<std::size_t> again;
-        for (std::size_t i = 0; i < status.size(); ++i)
-            if (transient(status[i])) again.push_back(i);
-        if (again.empty()) return 0;
-        if (attempt == 0) {
-            // One call per run of adjacent pages; failures only mean the
-            // page stays as it reads.
-            for (std::size_t k = 0; k < again.size();) {
-                std::size_t end = k + 1;
-                while (end < again.size() && again[end] == again[end - 1] + 1) ++end;
-                (void)os.madvise(r.at(again[k]), (end - k) * r.page_size, MADV_POPULATE_READ);
-                k = end;
-            }
-        } else {
-            std::this_thread::sleep_for(std::chrono::milliseconds(1 << attempt));
-        }
-        std::vector<void*> addrs;
-        for (std::size_t i : again) addrs.push_back(r.at(i));
-        std::vector<int> st(addrs.size(), -ENOENT);
-        if (int err = os.move_pages(0, addrs.size(), addrs.data(), nullptr, st.data(), 0)) return err;
-        for (std::size_t k = 0; k < again.size(); ++k) status[again[k]] = st[k];
-    }
-    return 0;
+    return locate_pages(os, r.pages.data(), r.pages.size(), status.data(),
+                        settle ? PagesExpected::present : PagesExpected::maybe_absent);
 }
 
 // "3-7,12,40-41", at most `limit` items.
 std::string page_list(const std::vector<std::size_t>& pages, std::size_t limit = 8) {
-    std::string out;
-    std::size_t items = 0;
-    for (std::size_t i = 0; i < pages.size();) {
-        std::size_t j = i;
-        while (j + 1 < pages.size() && pages[j + 1] == pages[j] + 1) ++j;
-        if (items == limit) {
-            out += ", ... (" + std::to_string(pages.size()) + " pages in all)";
-            break;
-        }
-        if (!out.empty()) out += ',';
-        out += std::to_string(pages[i]);
-        if (j > i) out += "-" + std::to_string(pages[j]);
-        ++items;
-        i = j + 1;
+    std::vector<unsigned> indices;
+    indices.reserve(pages.size());
+    for (std::size_t p : pages) indices.push_back(static_cast<unsigned>(p));
+    const std::string all = format_index_list(std::move(indices));
+    std::size_t cut = 0;
+    for (std::size_t items = 0; items < limit; ++items) {
+        cut = all.find(',', cut);
+        if (cut == std::string::npos) return all;
+        ++cut;
     }
-    return out;
-}
-
-std::string hex(std::uintptr_t v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-    return buf;
+    return all.substr(0, cut - 1) + ", ... (" + std::to_string(pages.size()) + " pages in all)";
 }
 
 // The range's state before apply() or migrate() changed it.
@@ -148,7 +97,7 @@ Snapshot take_snapshot(os::Os& os, const Range& r, bool with_policies, bool sett
             os::PolicyQuery q;
             if (int err = os.get_mempolicy(r.at(i), q))
                 throw Error("addr", "cannot read the policy of page " + std::to_string(i) + " at " +
-                                        hex(reinterpret_cast<std::uintptr_t>(r.at(i))) + ": get_mempolicy: " +
+                                        os::hex(reinterpret_cast<std::uintptr_t>(r.at(i))) + ": get_mempolicy: " +
                                         errno_name(err) + "; nothing was changed",
                             err);
             if (!s.policies.empty() && same_policy(s.policies.back().policy, q) &&
@@ -159,7 +108,7 @@ Snapshot take_snapshot(os::Os& os, const Range& r, bool with_policies, bool sett
         }
     }
     if (int err = locate(os, r, s.nodes, settle))
-        throw Error("addr", "cannot locate the pages of the range at " + hex(r.start) + ": move_pages: " +
+        throw Error("addr", "cannot locate the pages of the range at " + os::hex(r.start) + ": move_pages: " +
                                 errno_name(err) + "; nothing was changed",
                     err);
     return s;
@@ -244,7 +193,7 @@ std::string mode_text(MemoryPolicyMode m, const NodeSet& nodes) {
 // kernels older than 5.14 (EINVAL). Either way the calling thread faults,
 // so first-touch pages land on its node.
 int populate(os::Os& os, const Range& r) {
-    int err = os.madvise(reinterpret_cast<void*>(r.start), range_len(r), kMadvPopulateWrite);
+    int err = os.madvise(reinterpret_cast<void*>(r.start), range_len(r), os::madv_populate_write);
     if (err != EINVAL) return err;
     for (void* page : r.pages) {
         auto* p = static_cast<volatile char*>(page);
@@ -265,7 +214,7 @@ int populate(os::Os& os, const Range& r) {
     const std::string problems = restore(os, r, snap);
     throw Error("pages",
                 "could not place pages " + page_list(pages) + " of the " + std::to_string(plan.pages()) +
-                    "-page range at " + hex(r.start) + " (" + plan.policy.to_string() + "): " + step +
+                    "-page range at " + os::hex(r.start) + " (" + plan.policy.to_string() + "): " + step +
                     " failed: " + errno_name(err) +
                     (problems.empty() ? "; the range keeps its previous policy and page locations"
                                       : "; rollback incomplete" + problems),
@@ -346,7 +295,7 @@ PlacementResult verify(const void* addr, std::size_t bytes, const PlacementPlan&
     const Range r = make_range(addr, bytes, plan, os, "verify");
     std::vector<int> status;
     if (int err = locate(os, r, status))
-        throw Error("addr", "cannot locate the pages of the range at " + hex(r.start) +
+        throw Error("addr", "cannot locate the pages of the range at " + os::hex(r.start) +
                                 ": move_pages: " + errno_name(err),
                     err);
     PlacementResult res = compare(plan, status);

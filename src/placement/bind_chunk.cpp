@@ -1,18 +1,22 @@
 // placement/bind_chunk.cpp — bind one allocator chunk to one node and prove it.
 //
 // The heap engine runs inside malloc, so this path keeps its working state
-// on the stack: fixed-size move_pages batches, no containers.
-#include "numaware/placement.hpp"
+// on the stack: fixed-size batches of the page-location query, no containers.
+#include "placement/bind_chunk.hpp"
 
+#include <cerrno>
 #include <cstdint>
 
+#include "numaware/nodeset.hpp"
 #include "os/os.hpp"
+#include "placement/page_locations.hpp"
 
 namespace numaware {
 
 namespace {
-// Pages per move_pages query: large enough that an 8 MiB chunk takes a few
-// calls, small enough (6 KiB) for any thread's stack.
+// Pages per query: large enough that an 8 MiB chunk takes a few calls,
+// small enough (2 KiB of status here, 4 KiB of addresses in the query) for
+// any thread's stack.
 constexpr std::size_t kQueryBatch = 512;
 }  // namespace
 
@@ -42,14 +46,12 @@ int bind_range_to_node(void* addr, std::size_t bytes, unsigned node, os::Os& os,
 
     // Pages already present (a chunk reused after a fork, a range the caller
     // touched) must have moved; fresh pages all read "absent".
-    void* pages[kQueryBatch];
     int status[kQueryBatch];
     char* const base = static_cast<char*>(addr);
     const std::size_t count = (bytes + page - 1) / page;
     for (std::size_t first = 0; first < count; first += kQueryBatch) {
         const std::size_t n = count - first < kQueryBatch ? count - first : kQueryBatch;
-        for (std::size_t i = 0; i < n; ++i) pages[i] = base + (first + i) * page;
-        if (int err = os.move_pages(0, n, pages, nullptr, status, 0)) {
+        if (int err = locate_range(os, base + first * page, n, status, PagesExpected::maybe_absent)) {
             r.error = err;
             return err;
         }

@@ -22,6 +22,7 @@
 #include "numaware/error.hpp"
 #include "os/os.hpp"
 #include "skeletons/engine.hpp"
+#include "util/bits.hpp"
 
 namespace numaware::stencil::detail {
 
@@ -74,8 +75,6 @@ Traffic butterfly_phase_traffic(std::size_t page_elems, Block block, unsigned no
 
 namespace {
 
-bool is_power_of_two(std::size_t n) { return n != 0 && (n & (n - 1)) == 0; }
-
 Traffic averaged(const Traffic& sum, std::size_t phases) {
     Traffic t = sum;
     for (std::size_t* f : {&t.read_bytes, &t.remote_read_bytes, &t.unknown_read_bytes, &t.write_bytes,
@@ -115,7 +114,7 @@ namespace {
 // leaves nothing behind).
 void check_input(const Team& team, std::size_t n, const Options& o, std::size_t page_size) {
     const std::size_t threads = team.size();
-    if (!detail::is_power_of_two(n))
+    if (!is_power_of_two(n))
         throw Error("n", "n=" + std::to_string(n) + " is not a power of two (butterfly phases pair i with i ^ 2^p)");
     if (n < 512 * threads)
         throw Error("n", "n=" + std::to_string(n) + " is smaller than 512 x " + std::to_string(threads) +

@@ -13,15 +13,11 @@
 #include "numaware/balancing.hpp"
 #include "numaware/error.hpp"
 #include "os/os.hpp"
+#include "placement/page_locations.hpp"
 
 namespace numaware::stencil::detail {
 
 namespace {
-
-// MADV_POPULATE_WRITE (Linux 5.14); older headers lack the name.
-constexpr int kMadvPopulateWrite = 23;
-// Pages per move_pages query.
-constexpr std::size_t kQueryBatch = 4096;
 
 std::string node_counts(const std::map<unsigned, std::size_t>& per_node) {
     std::string s;
@@ -49,7 +45,7 @@ void write_summary(PlacementReport& r) {
 void first_touch(os::Os& os, double* base, std::size_t lo, std::size_t hi, std::size_t page) {
     if (lo >= hi) return;
     auto* p = reinterpret_cast<char*>(base) + lo;
-    if (os.madvise(p, hi - lo, kMadvPopulateWrite) == 0) return;
+    if (os.madvise(p, hi - lo, os::madv_populate_write) == 0) return;
     for (std::size_t off = lo; off < hi; off += page) {
         // The mapping is zero-filled: writing a zero changes no value.
         reinterpret_cast<volatile char*>(base)[off] = 0;
@@ -118,16 +114,11 @@ std::vector<int> PlacedArray::page_nodes(os::Os& os) const {
     const std::size_t pages = (bytes_ + page - 1) / page;
     std::vector<int> nodes(pages, -1);
     if (!data_) return nodes;
-    std::vector<void*> addrs;
-    std::vector<int> status;
-    for (std::size_t first = 0; first < pages; first += kQueryBatch) {
-        const std::size_t n = std::min(kQueryBatch, pages - first);
-        addrs.resize(n);
-        status.assign(n, -ENOENT);
-        for (std::size_t i = 0; i < n; ++i) addrs[i] = reinterpret_cast<char*>(data_) + (first + i) * page;
-        if (os.move_pages(0, n, addrs.data(), nullptr, status.data(), 0) != 0) continue;   // stays -1
-        for (std::size_t i = 0; i < n; ++i) nodes[first + i] = status[i] >= 0 ? status[i] : -1;
-    }
+    // The array was initialised (placed and written) before anyone asks, so
+    // pages that read absent or busy are in transit and are settled.
+    std::vector<int> status(pages, -ENOENT);
+    if (locate_range(os, data_, pages, status.data(), PagesExpected::present) != 0) return nodes;   // all -1
+    for (std::size_t i = 0; i < pages; ++i) nodes[i] = status[i] >= 0 ? status[i] : -1;
     return nodes;
 }
 

@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "heap/engine.hpp"
+#include "placement/page_locations.hpp"
 
 namespace numaware::tasks::detail {
 
@@ -67,7 +68,9 @@ int HomeRegistry::query_kernel(std::uint64_t start, std::uint64_t bytes) const {
         const std::uint64_t p = n == 1 ? first : first + (pages - 1) * i / (n - 1);
         addrs[i] = reinterpret_cast<void*>(static_cast<std::uintptr_t>(p * page));
     }
-    if (os_.move_pages(0, n, addrs.data(), nullptr, status.data(), 0) != 0) return unallocated;
+    // Untouched memory is an answer here (DEP's virtual socket), not a page
+    // in transit: no settling.
+    if (locate_pages(os_, addrs.data(), n, status.data(), PagesExpected::maybe_absent) != 0) return unallocated;
     std::array<unsigned, max_node_slots> votes{};
     int best = unallocated;
     for (std::size_t i = 0; i < n; ++i) {

@@ -20,6 +20,7 @@
 #include "numaware/placement.hpp"
 #include "os/os.hpp"
 #include "os/recording_os.hpp"
+#include "placement/bind_chunk.hpp"
 
 namespace numaware {
 namespace {

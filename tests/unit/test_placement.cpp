@@ -18,7 +18,6 @@ namespace numaware {
 namespace {
 
 constexpr std::size_t kPage = 4096;
-constexpr int kMadvPopulateWrite = 23;
 
 // SLIT 10/21/31 ring-ish 4-node machine, one CPU per node.
 Machine four_nodes() {
@@ -320,7 +319,7 @@ TEST(PlacementApply, InterleaveIssuesOneStrictMoveMbindAndVerifies) {
     const auto adv = fake.calls(os::CallKind::madvise);
     ASSERT_EQ(adv.size(), 2u);
     EXPECT_EQ(adv[0].advice, MADV_NOHUGEPAGE);
-    EXPECT_EQ(adv[1].advice, kMadvPopulateWrite);
+    EXPECT_EQ(adv[1].advice, os::madv_populate_write);
     // Order: snapshot query, ..., final query with nodes == NULL.
     const auto all = fake.calls();
     EXPECT_EQ(all.back().kind, os::CallKind::move_pages);

@@ -8,6 +8,7 @@
 #include <fmt/core.h>
 
 #include "numaware/machine.hpp"
+#include "numaware/nodeset.hpp"
 #include "tools/cli/commands.hpp"
 
 namespace numaware::cli {
@@ -19,17 +20,9 @@ struct TopoOptions {
     bool json = false;
 };
 
+// Same compact range syntax as node lists ("0-3,8"); "-" for none.
 std::string cpu_list(const std::vector<unsigned>& cpus) {
-    // Same compact range syntax as node lists ("0-3,8").
-    std::string out;
-    for (std::size_t i = 0; i < cpus.size();) {
-        std::size_t j = i;
-        while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
-        if (!out.empty()) out += ',';
-        out += std::to_string(cpus[i]);
-        if (j > i) out += '-' + std::to_string(cpus[j]);
-        i = j + 1;
-    }
+    const std::string out = format_index_list(cpus);
     return out.empty() ? "-" : out;
 }
 

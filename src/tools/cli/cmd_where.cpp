@@ -14,6 +14,7 @@
 
 #include "numaware/error.hpp"
 #include "os/balancing.hpp"
+#include "os/hex.hpp"
 #include "os/numa_maps.hpp"
 #include "os/os.hpp"
 #include "tools/cli/commands.hpp"
@@ -53,8 +54,6 @@ std::string read_maps_text(pid_t pid) {
     return text;
 }
 
-std::string hex(std::uintptr_t a) { return fmt::format("{:x}", a); }
-
 std::string human_bytes(std::uint64_t bytes) {
     const char* units[] = {"B", "K", "M", "G", "T"};
     // Exact ("4K", "2M") when the size is a whole number of the unit.
@@ -92,7 +91,8 @@ void show_text(pid_t pid, const std::vector<os::NumaMapsRecord>& records,
             ++hidden;
             continue;
         }
-        fmt::print("{:<14} {:<24} {:<6}", hex(r.address), r.policy, r.hugetlb ? "huge" : r.kind);
+        // Addresses as numa_maps prints them: hex without 0x.
+        fmt::print("{:<14x} {:<24} {:<6}", r.address, r.policy, r.hugetlb ? "huge" : r.kind);
         for (unsigned n : nodes) {
             auto it = r.pages_per_node.find(n);
             fmt::print(" {:>8}", it == r.pages_per_node.end() ? std::string("-") : std::to_string(it->second));
@@ -122,7 +122,7 @@ void show_json(pid_t pid, const std::vector<os::NumaMapsRecord>& records,
         json per_node = json::object();
         for (const auto& [n, p] : r.pages_per_node) per_node[std::to_string(n)] = p;
         json m = {
-            {"address", "0x" + hex(r.address)},
+            {"address", os::hex(r.address)},
             {"policy", r.policy},
             {"policy_mode", r.policy_mode},
             {"policy_nodes", r.policy_nodes.empty() ? "" : r.policy_nodes.to_string()},

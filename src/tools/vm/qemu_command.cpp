@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "numaware/error.hpp"
+#include "numaware/nodeset.hpp"
 
 namespace numaware::vm {
 namespace {
@@ -47,12 +48,11 @@ std::string escape_option_value(const std::string& value) {
 // "cpus=0-3,cpus=6": QEMU takes one range per cpus= key.
 std::string cpu_ranges(const std::vector<unsigned>& cpus) {
     std::string out;
-    for (std::size_t i = 0; i < cpus.size();) {
-        std::size_t j = i;
-        while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
-        out += fmt::format(",cpus={}", cpus[i]);
-        if (j > i) out += fmt::format("-{}", cpus[j]);
-        i = j + 1;
+    const std::string list = format_index_list(cpus);
+    for (std::size_t i = 0; i < list.size();) {
+        const std::size_t comma = std::min(list.find(',', i), list.size());
+        out += ",cpus=" + list.substr(i, comma - i);
+        i = comma + 1;
     }
     return out;
 }

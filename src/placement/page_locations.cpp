@@ -1,0 +1,132 @@
+// placement/page_locations.cpp — where pages are (see page_locations.hpp).
+#include "placement/page_locations.hpp"
+
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <thread>
+
+#include "os/os.hpp"
+
+namespace numaware {
+
+namespace {
+
+// Pages per move_pages call when the addresses are made here: 4 KiB of
+// addresses, small enough for any thread's stack (the heap asks from
+// inside malloc, on the application's threads).
+constexpr std::size_t kBatch = 512;
+constexpr int kSettleAttempts = 7;
+
+// The pages asked about: the caller's list, or `count` consecutive pages.
+struct Pages {
+    void* const* list = nullptr;
+    std::uintptr_t base = 0;
+    std::size_t page = 4096;
+    std::size_t count = 0;
+
+    void* at(std::size_t i) const noexcept {
+        return list != nullptr ? list[i] : reinterpret_cast<void*>(base + i * page);
+    }
+    std::uintptr_t page_of(std::size_t i) const noexcept {
+        return reinterpret_cast<std::uintptr_t>(at(i)) / page * page;
+    }
+};
+
+bool in_transit(int status) noexcept {
+    return os::is_absent_status(status) || status == -EBUSY || status == -EAGAIN;
+}
+
+int query(os::Os& os, const Pages& p, int* status) noexcept {
+    for (std::size_t i = 0; i < p.count; ++i) status[i] = -ENOENT;
+    if (p.list != nullptr) return os.move_pages(0, p.count, p.list, nullptr, status, 0);
+    void* addrs[kBatch];
+    for (std::size_t first = 0; first < p.count; first += kBatch) {
+        const std::size_t n = p.count - first < kBatch ? p.count - first : kBatch;
+        for (std::size_t i = 0; i < n; ++i) addrs[i] = p.at(first + i);
+        if (int err = os.move_pages(0, n, addrs, nullptr, status + first, 0)) return err;
+    }
+    return 0;
+}
+
+// A read fault on every page in transit, one madvise per run of adjacent
+// pages; a failure only means the page stays as it reads.
+void fault_in_transit(os::Os& os, const Pages& p, const int* status) noexcept {
+    for (std::size_t i = 0; i < p.count;) {
+        if (!in_transit(status[i])) {
+            ++i;
+            continue;
+        }
+        std::size_t end = i + 1;
+        while (end < p.count && in_transit(status[end]) && p.page_of(end) == p.page_of(end - 1) + p.page) ++end;
+        (void)os.madvise(reinterpret_cast<void*>(p.page_of(i)), (end - i) * p.page, os::madv_populate_read);
+        i = end;
+    }
+}
+
+// Asks again about every page in transit, in batches.
+int requery_in_transit(os::Os& os, const Pages& p, int* status) noexcept {
+    std::size_t index[kBatch];
+    void* addrs[kBatch];
+    int fresh[kBatch];
+    std::size_t n = 0;
+    auto ask = [&]() -> int {
+        if (n == 0) return 0;
+        for (std::size_t k = 0; k < n; ++k) fresh[k] = -ENOENT;
+        if (int err = os.move_pages(0, n, addrs, nullptr, fresh, 0)) return err;
+        for (std::size_t k = 0; k < n; ++k) status[index[k]] = fresh[k];
+        n = 0;
+        return 0;
+    };
+    for (std::size_t i = 0; i < p.count; ++i) {
+        if (!in_transit(status[i])) continue;
+        index[n] = i;
+        addrs[n] = p.at(i);
+        if (++n == kBatch)
+            if (int err = ask()) return err;
+    }
+    return ask();
+}
+
+// The settling rule of PagesExpected::present. Out of line: its batches
+// stay off the stack of the plain query the heap makes inside malloc.
+__attribute__((noinline)) int settle(os::Os& os, const Pages& p, int* status) noexcept {
+    for (int attempt = 0; attempt < kSettleAttempts; ++attempt) {
+        bool any = false;
+        for (std::size_t i = 0; i < p.count && !any; ++i) any = in_transit(status[i]);
+        if (!any) return 0;
+        if (attempt == 0)
+            fault_in_transit(os, p, status);
+        else
+            std::this_thread::sleep_for(std::chrono::milliseconds(1 << attempt));
+        if (int err = requery_in_transit(os, p, status)) return err;
+    }
+    return 0;
+}
+
+int locate(os::Os& os, const Pages& p, int* status, PagesExpected expected) noexcept {
+    if (int err = query(os, p, status)) return err;
+    return expected == PagesExpected::present ? settle(os, p, status) : 0;
+}
+
+}  // namespace
+
+int locate_pages(os::Os& os, void* const* pages, std::size_t count, int* status,
+                 PagesExpected expected) noexcept {
+    Pages p;
+    p.list = pages;
+    p.page = os.page_size();
+    p.count = count;
+    return locate(os, p, status, expected);
+}
+
+int locate_range(os::Os& os, const void* start, std::size_t count, int* status,
+                 PagesExpected expected) noexcept {
+    Pages p;
+    p.base = reinterpret_cast<std::uintptr_t>(start);
+    p.page = os.page_size();
+    p.count = count;
+    return locate(os, p, status, expected);
+}
+
+}  // namespace numaware

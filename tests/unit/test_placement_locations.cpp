@@ -1,0 +1,84 @@
+// The one page-location query (placement/page_locations.hpp) against the
+// recording fake: what it asks the kernel, and the settling rule.
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <vector>
+
+#include "os/recording_os.hpp"
+#include "placement/page_locations.hpp"
+
+namespace numaware {
+namespace {
+
+constexpr std::size_t kPage = 4096;
+constexpr std::uintptr_t kBase = 0x40000000;
+
+void* at(std::size_t page) { return reinterpret_cast<void*>(kBase + page * kPage); }
+
+TEST(PlacementLocations, MaybeAbsentAsksOnceAndTakesAbsentAsAnAnswer) {
+    os::RecordingOs fake(2, 1);
+    fake.touch(at(1), kPage, 1);   // page 1 on node 1; pages 0 and 2 never touched
+    std::vector<void*> pages = {at(0), at(1), at(2)};
+    std::vector<int> status(3, 99);
+    ASSERT_EQ(locate_pages(fake, pages.data(), pages.size(), status.data(), PagesExpected::maybe_absent), 0);
+    EXPECT_EQ(status, (std::vector<int>{-ENOENT, 1, -ENOENT}));
+    EXPECT_EQ(fake.calls(os::CallKind::move_pages).size(), 1u);
+    EXPECT_TRUE(fake.calls(os::CallKind::madvise).empty());
+}
+
+TEST(PlacementLocations, PresentSettlesPagesThatReadAbsent) {
+    os::RecordingOs fake(2, 1);
+    fake.set_absent_errno(EFAULT);   // as Debian's 6.1 reads them
+    fake.touch(at(1), kPage, 0);
+    std::vector<int> status(4, 99);
+    ASSERT_EQ(locate_range(fake, at(0), 4, status.data(), PagesExpected::present), 0);
+    // Pages 0, 2 and 3 stay absent in the fake (a read fault maps only the
+    // zero page), so every attempt asks about them again.
+    EXPECT_EQ(status, (std::vector<int>{-EFAULT, 0, -EFAULT, -EFAULT}));
+    const auto advice = fake.calls(os::CallKind::madvise);
+    ASSERT_EQ(advice.size(), 2u) << "one MADV_POPULATE_READ per run of adjacent pages";
+    EXPECT_EQ(advice[0].advice, os::madv_populate_read);
+    EXPECT_EQ(advice[0].addr, kBase);
+    EXPECT_EQ(advice[0].len, kPage);
+    EXPECT_EQ(advice[1].addr, kBase + 2 * kPage);
+    EXPECT_EQ(advice[1].len, 2 * kPage);
+    const auto queries = fake.calls(os::CallKind::move_pages);
+    ASSERT_EQ(queries.size(), 8u) << "the first query and seven settling attempts";
+    EXPECT_EQ(queries.back().pages, (std::vector<std::uintptr_t>{kBase, kBase + 2 * kPage, kBase + 3 * kPage}));
+}
+
+TEST(PlacementLocations, PresentPagesNeedNoSettling) {
+    os::RecordingOs fake(2, 1);
+    fake.touch(at(0), 3 * kPage, 1);
+    std::vector<int> status(3, 99);
+    ASSERT_EQ(locate_range(fake, at(0), 3, status.data(), PagesExpected::present), 0);
+    EXPECT_EQ(status, (std::vector<int>{1, 1, 1}));
+    EXPECT_EQ(fake.calls(os::CallKind::move_pages).size(), 1u);
+    EXPECT_TRUE(fake.calls(os::CallKind::madvise).empty());
+}
+
+TEST(PlacementLocations, RangesAreAskedInStackBatches) {
+    os::RecordingOs fake(2, 1);
+    fake.touch(at(0), 1000 * kPage, 0);
+    std::vector<int> status(1000, 99);
+    ASSERT_EQ(locate_range(fake, at(0), 1000, status.data(), PagesExpected::maybe_absent), 0);
+    for (int s : status) ASSERT_EQ(s, 0);
+    const auto queries = fake.calls(os::CallKind::move_pages);
+    ASSERT_EQ(queries.size(), 2u);
+    EXPECT_EQ(queries[0].pages.size(), 512u);
+    EXPECT_EQ(queries[1].pages.size(), 488u);
+    EXPECT_EQ(queries[1].pages.front(), kBase + 512 * kPage);
+}
+
+TEST(PlacementLocations, AFailedQueryReturnsItsErrno) {
+    os::RecordingOs fake(2, 1);
+    fake.fail_call(os::CallKind::move_pages, EPERM);
+    std::vector<int> status(2, 99);
+    EXPECT_EQ(locate_range(fake, at(0), 2, status.data(), PagesExpected::present), EPERM);
+    EXPECT_TRUE(fake.calls(os::CallKind::madvise).empty());
+}
+
+}  // namespace
+}  // namespace numaware
