@@ -8,6 +8,7 @@
 # is not found.
 
 function(numaware_read_layers file)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${file})
   file(STRINGS ${file} lines REGEX "^[a-z]")
   set(names "")
   foreach(line IN LISTS lines)
