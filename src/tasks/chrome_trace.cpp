@@ -90,13 +90,11 @@ std::string ChromeTrace::to_json() const {
         all = s.shared;
     }
     for (const auto& w : s.per_worker) all.insert(all.end(), w.begin(), w.end());
-    // Sorted by time; at equal times an end comes before a begin, so a task
-    // that starts the instant its predecessor on the same worker ends nests
-    // correctly.
-    std::stable_sort(all.begin(), all.end(), [](const Event& a, const Event& b) {
-        if (a.t != b.t) return a.t < b.t;
-        return a.ph == Phase::end && b.ph != Phase::end;
-    });
+    // Sorted by time, stably: each worker's buffer is already in its own
+    // time order, so at equal times a worker's events keep the order they
+    // happened in (the end of one task before the start of the next, and
+    // the start of a zero-length task before its end).
+    std::stable_sort(all.begin(), all.end(), [](const Event& a, const Event& b) { return a.t < b.t; });
 
     json events = json::array();
     // Metadata: one process per node, one thread per worker (ts 0 so every

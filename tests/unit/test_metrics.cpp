@@ -71,6 +71,18 @@ TEST(ChromeTrace, BackToBackTasksOnOneWorkerNest) {
     EXPECT_EQ(c.ends, 2u);
 }
 
+TEST(ChromeTrace, ZeroLengthTaskBeginsBeforeItEnds) {
+    nt::ChromeTrace trace;
+    trace.on_setup({0}, "zero length");
+    trace.on_task_started(0, 0, 0, 1.0);
+    trace.on_task_finished(0, 0, 0, 1.0);
+    trace.on_task_started(1, 0, 0, 1.0);
+    trace.on_task_finished(1, 0, 0, 2.0);
+    const auto c = numaware::test::check_chrome_trace(trace.to_json());
+    EXPECT_EQ(c.begins, 2u);
+    EXPECT_EQ(c.ends, 2u);
+}
+
 TEST(ChromeTrace, WriteNamesAnUnwritablePath) {
     nt::ChromeTrace trace;
     try {
