@@ -261,31 +261,37 @@ void Simulator::start(std::uint32_t w, std::uint32_t i) {
     const std::size_t pos = workers_.pos(w);
     if (obs_) obs_->on_task_started(i, w, node, engine_.now());
     const GraphTask& t = g_.tasks()[i];
+    // The runtime's cross-node rule on the homes at the task's start, and
+    // where each dependency's bytes are (a region not yet touched is
+    // first-touched here).
+    std::vector<MemoryAccess>& accesses = accesses_[w];
+    accesses.clear();
     std::uint64_t bytes = 0, cross = 0;
     for (const GraphDep& d : g_.deps_of(t)) {
         const GraphRegion& reg = g_.regions()[d.region];
+        const PageHome& ph = pages_[reg.page];
         bytes += reg.bytes;
-        const int home = pages_[reg.page].home;
-        if (home == tasks::unallocated && d.access != Access::in) continue;   // first touch here
-        if (home != static_cast<int>(node)) cross += reg.bytes;
+        const bool first_touch = ph.home == tasks::unallocated && d.access != Access::in;
+        if (!first_touch && ph.home != static_cast<int>(node)) cross += reg.bytes;
+        accesses.push_back(MemoryAccess{reg.start, reg.bytes,
+                                        ph.home == tasks::unallocated ? static_cast<std::uint32_t>(pos) : ph.home_pos,
+                                        d.access});
     }
     r_.run.dep_bytes += bytes;
     r_.run.cross_node_bytes += cross;
     ++r_.run.tasks;
     ++r_.run.tasks_per_node[workers_.slot_of_pos(pos)];
-    // Where each dependency's bytes are now (a region not yet touched is
-    // first-touched here), then the balancing model's faults, which may
-    // move a page before a later dependency on it.
-    std::vector<MemoryAccess>& accesses = accesses_[w];
-    accesses.clear();
+    // The balancing model's faults, in order: one may move a page before a
+    // later dependency on the same page is read, which then comes from the
+    // page's new home.
     double extra = 0;
-    for (const GraphDep& d : g_.deps_of(t)) {
-        const GraphRegion& reg = g_.regions()[d.region];
-        const PageHome& ph = pages_[reg.page];
-        accesses.push_back(MemoryAccess{reg.start, reg.bytes,
-                                        ph.home == tasks::unallocated ? static_cast<std::uint32_t>(pos) : ph.home_pos,
-                                        d.access});
-        if (balancer_) extra += balancer_->touch(node, pos, d.region);
+    if (balancer_) {
+        const auto deps = g_.deps_of(t);
+        for (std::size_t k = 0; k < deps.size(); ++k) {
+            const PageHome& ph = pages_[g_.regions()[deps[k].region].page];
+            accesses[k].home = ph.home == tasks::unallocated ? static_cast<std::uint32_t>(pos) : ph.home_pos;
+            extra += balancer_->touch(node, pos, deps[k].region);
+        }
     }
     memory_->task_start(w, accesses, TaskCost{o_.task_overhead_s, t.compute_s, extra});
 }
