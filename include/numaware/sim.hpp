@@ -344,14 +344,13 @@ struct SimOptions {
     tasks::Observer* observer = nullptr;
 };
 
-// Everything is simulated: `label` says so and names the model. `run`
-// holds the figures a real run reports too (numaware/metrics.hpp), defined
-// there once; the rest only a simulation knows. to_json() writes them all
-// as one flat object.
+// Everything is simulated: `label` says so and names the model. to_json()
+// writes `run` and the simulation's own fields as one flat object.
 struct SimReport {
-    // What a real run reports too. Here makespan_s runs from the first
-    // submission to the last completion, simulated; runtime_overhead_pct is
-    // task_overhead_s * tasks / (workers * makespan) * 100.
+    // What a real run reports too (numaware/metrics.hpp, defined there
+    // once). Here makespan_s runs from the first submission to the last
+    // completion, simulated; runtime_overhead_pct is task_overhead_s *
+    // tasks / (workers * makespan) * 100.
     tasks::RunReport run;
     std::string label;                     // "simulated on bullion-s16 (8 sockets)"
     std::string machine;                   // TimedMachine::name

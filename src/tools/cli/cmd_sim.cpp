@@ -310,7 +310,8 @@ void add_sim_command(CLI::App& app) {
                      "Write each run's Chrome trace-event JSON (simulated time; opens in Perfetto or "
                      "chrome://tracing) to FILE; with several policies (or apps) one file per run, the policy "
                      "(app) name inserted before the extension: FILE=t.json, --policy dep,rip-dep -> t.dep.json, "
-                     "t.rip-dep.json");
+                     "t.rip-dep.json")
+        ->type_name("FILE");
     tcmd->footer("Example: numaware sim tasks --machine bullion-s16 --sockets 8 --app jacobi --policy dep,rip-dep");
     tcmd->callback([topts] { sim_tasks(*topts); });
 }
