@@ -211,18 +211,18 @@ int speed_command(const SpeedArgs& a) {
             fmt::print("| {} | {} | {:.3f} | {:.2f} | {} | {:.3f} | {:.2f} | {:.3f} | {:.3f} |\n", p, r.workers,
                        r.host_s, r.tasks_per_host_s / 1e6,
                        has_target ? (met ? "≥ 2 M: met" : "≥ 2 M: MISSED") : "includes partitioning", cpu_s,
-                       static_cast<double>(r.tasks) / cpu_s / 1e6, r.partition_host_s, r.makespan_s * 1e3);
+                       static_cast<double>(r.run.tasks) / cpu_s / 1e6, r.partition_host_s, r.run.makespan_s * 1e3);
             std::fflush(stdout);
         }
         runs.push_back({{"policy", p},
                         {"workers", r.workers},
-                        {"tasks", r.tasks},
+                        {"tasks", r.run.tasks},
                         {"host_s", r.host_s},
                         {"tasks_per_host_s", r.tasks_per_host_s},
                         {"process_cpu_s", cpu_s},
                         {"partition_host_s", r.partition_host_s},
                         {"partition_jobs", r.partition_jobs},
-                        {"makespan_s", r.makespan_s},
+                        {"makespan_s", r.run.makespan_s},
                         {"target_tasks_per_host_s",
                          has_target ? nlohmann::json(kTargetTasksPerHostS) : nlohmann::json()},
                         {"meets_target", has_target ? nlohmann::json(met) : nlohmann::json()}});
@@ -305,13 +305,13 @@ int directions_command(const DirectionArgs& a) {
             const sim::SimReport& dep = by.at("dep");
             for (const std::string& p : policies) {
                 const sim::SimReport& r = by.at(p);
-                const auto speedup = ratio(dep.makespan_s, r.makespan_s);
-                const auto cross = ratio(static_cast<double>(dep.cross_node_bytes),
-                                         static_cast<double>(r.cross_node_bytes));
+                const auto speedup = ratio(dep.run.makespan_s, r.run.makespan_s);
+                const auto cross = ratio(static_cast<double>(dep.run.cross_node_bytes),
+                                         static_cast<double>(r.run.cross_node_bytes));
                 if (!a.json) {
                     fmt::print("| {} | {} | {} | {:.3f} | {} | {:.1f} | {} | {:.1f} | {} | {:.2f} | {:.2f} |\n", app,
-                               r.tasks, p, r.makespan_s * 1e3, show(speedup),
-                               static_cast<double>(r.cross_node_bytes) / 1e6, show(cross), r.load_balance_pct,
+                               r.run.tasks, p, r.run.makespan_s * 1e3, show(speedup),
+                               static_cast<double>(r.run.cross_node_bytes) / 1e6, show(cross), r.run.load_balance_pct,
                                r.window > 0 ? std::to_string(r.window) : std::string("–"), r.partition_busy_pct,
                                r.host_s);
                     std::fflush(stdout);
@@ -323,11 +323,11 @@ int directions_command(const DirectionArgs& a) {
                 app_runs.push_back(std::move(j));
             }
             const sim::SimReport& rip = by.at("rip-dep");
-            cross_ratios.push_back(ratio(static_cast<double>(dep.cross_node_bytes),
-                                         static_cast<double>(rip.cross_node_bytes)));
-            rip_speedups.push_back(ratio(dep.makespan_s, rip.makespan_s));
-            if (rip.makespan_s < dep.makespan_s) ++sum.rip_dep_wins;
-            if (by.count("dfifo")) dfifo_ratios.push_back(ratio(by.at("dfifo").makespan_s, dep.makespan_s));
+            cross_ratios.push_back(ratio(static_cast<double>(dep.run.cross_node_bytes),
+                                         static_cast<double>(rip.run.cross_node_bytes)));
+            rip_speedups.push_back(ratio(dep.run.makespan_s, rip.run.makespan_s));
+            if (rip.run.makespan_s < dep.run.makespan_s) ++sum.rip_dep_wins;
+            if (by.count("dfifo")) dfifo_ratios.push_back(ratio(by.at("dfifo").run.makespan_s, dep.run.makespan_s));
             if (by.count("rip-mw")) mw_pct.push_back(by.at("rip-mw").partition_busy_pct);
         }
         sum.apps = apps.size();

@@ -21,6 +21,8 @@
 #include <vector>
 
 #include "numaware/machine.hpp"
+#include "numaware/metrics.hpp"
+#include "numaware/observer.hpp"
 #include "numaware/task_policy.hpp"
 #include "numaware/tasks.hpp"
 #include "numaware/team.hpp"
@@ -336,30 +338,30 @@ struct SimOptions {
     // initialisation and the first step of the application.
     bool rip_window_from_graph = true;
     BalancingModel balancing{};
+    // Told of every task's creation, readiness, start, end and steal, and
+    // of every partition job, in simulated seconds (numaware/observer.hpp);
+    // on_setup gets each worker's node and SimReport::label. Not owned.
+    tasks::Observer* observer = nullptr;
 };
 
-// Everything is simulated: `label` says so and names the model.
+// Everything is simulated: `label` says so and names the model. to_json()
+// writes `run` and the simulation's own fields as one flat object.
 struct SimReport {
+    // What a real run reports too (numaware/metrics.hpp, defined there
+    // once). Here makespan_s runs from the first submission to the last
+    // completion, simulated; runtime_overhead_pct is task_overhead_s *
+    // tasks / (workers * makespan) * 100.
+    tasks::RunReport run;
     std::string label;                     // "simulated on bullion-s16 (8 sockets)"
     std::string machine;                   // TimedMachine::name
-    std::string policy;
     std::string graph;                     // Graph::name
-    std::string contention;                // "snapshot" or "exact"
-    std::uint64_t tasks = 0;
+    std::string contention;                // the memory model: "snapshot" or "exact"
     unsigned workers = 0;
-    double makespan_s = 0;                 // first submission to last completion, simulated
-    std::uint64_t dep_bytes = 0;           // bytes of all dependencies of all tasks
-    std::uint64_t cross_node_bytes = 0;    // of which homed on a node other than the runner's (runtime's rule)
-    std::vector<unsigned> nodes;           // nodes with workers, ascending OS index
-    std::vector<std::uint64_t> tasks_per_node;   // parallel to `nodes`
     // Bytes moved from home (column) to reader (row), by node position;
     // the diagonal is local traffic. link_bytes[r][h], r != h, is the
     // traffic of link h -> r.
     NodeMatrix<std::uint64_t> link_bytes;
-    double load_balance_pct = 0;           // sum(busy) / (max(busy) * workers) * 100
-    double runtime_overhead_pct = 0;       // task_overhead_s * tasks / (workers * makespan) * 100
     double partition_s = 0;                // simulated partitioning time (background thread)
-    double partition_overhead_pct = 0;     // partition_s / (workers * makespan) * 100 (the runtime's definition)
     double partition_busy_pct = 0;         // partition_s / makespan * 100: how much of the run the partitioner works
     std::size_t window = 0;                // the policy's window (RIP), after rip_window_from_graph
     double partition_host_s = 0;           // host time spent in PartitionJob::run()

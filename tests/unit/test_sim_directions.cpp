@@ -78,9 +78,9 @@ std::string table(const Runs& runs) {
     std::string s;
     for (const auto& [app, by] : runs.by)
         for (const auto& [policy, r] : by)
-            s += app + " " + policy + ": makespan " + std::to_string(r.makespan_s * 1e3) + " ms, cross " +
-                 std::to_string(static_cast<double>(r.cross_node_bytes) / 1e6) + " MB, partition " +
-                 std::to_string(r.partition_overhead_pct) + " % (" + std::to_string(r.partition_s * 1e3) +
+            s += app + " " + policy + ": makespan " + std::to_string(r.run.makespan_s * 1e3) + " ms, cross " +
+                 std::to_string(static_cast<double>(r.run.cross_node_bytes) / 1e6) + " MB, partition " +
+                 std::to_string(r.run.partition_overhead_pct) + " % (" + std::to_string(r.partition_s * 1e3) +
                  " ms)\n";
     return s;
 }
@@ -93,7 +93,7 @@ static void check_EveryFigureIsLabelledWithTheModel() {
             for (const auto& [policy, r] : by) {
                 EXPECT_EQ(r.label, "simulated on " + runs.machine) << app << " " << policy;
                 EXPECT_EQ(r.workers, sockets * 18u);
-                EXPECT_GT(r.makespan_s, 0.0);
+                EXPECT_GT(r.run.makespan_s, 0.0);
             }
 }
 
@@ -105,7 +105,7 @@ double geomean_over_apps(const Runs& runs, F f) {
     return std::exp(log_sum / static_cast<double>(std::size(kApps)));
 }
 
-double cross(const sim::SimReport& r) { return static_cast<double>(r.cross_node_bytes); }
+double cross(const sim::SimReport& r) { return static_cast<double>(r.run.cross_node_bytes); }
 
 // cross(dep) / cross(rip-dep): infinite when RIP-DEP moves no cross-node
 // bytes at all (it then moves "at least 2x fewer"), 1 when neither does.
@@ -120,9 +120,9 @@ double dep_over_rip_cross(const std::map<std::string, sim::SimReport>& by) {
 static void check_TablesArePrinted() {
     for (const auto& [sockets, runs] : results()) {
         const double slowdown = geomean_over_apps(
-            runs, [](const auto& by) { return by.at("dfifo").makespan_s / by.at("dep").makespan_s; });
+            runs, [](const auto& by) { return by.at("dfifo").run.makespan_s / by.at("dep").run.makespan_s; });
         const double speedup = geomean_over_apps(
-            runs, [](const auto& by) { return by.at("dep").makespan_s / by.at("rip-dep").makespan_s; });
+            runs, [](const auto& by) { return by.at("dep").run.makespan_s / by.at("rip-dep").run.makespan_s; });
         const double fewer = geomean_over_apps(runs, dep_over_rip_cross);
         std::printf("simulated on %s: geometric means over the apps: dfifo/dep makespan %.3f, dep/rip-dep makespan "
                     "%.3f, dep/rip-dep cross-node bytes %.3f\n%s",
@@ -153,7 +153,7 @@ static void check_DfifoMovesMoreCrossNodeBytesThanDep() {
 static void check_DfifoIsFarSlowerThanDepAcrossModules() {
     const auto slowdown = [](const Runs& runs) {
         return geomean_over_apps(runs,
-                                 [](const auto& by) { return by.at("dfifo").makespan_s / by.at("dep").makespan_s; });
+                                 [](const auto& by) { return by.at("dfifo").run.makespan_s / by.at("dep").run.makespan_s; });
     };
     EXPECT_GT(slowdown(results().at(8)), 1.5) << table(results().at(8));
     EXPECT_GT(slowdown(results().at(16)), 1.2) << table(results().at(16));
@@ -182,7 +182,7 @@ static void check_RipDepTiesDepOnNStream() {
         const auto& by = results().at(sockets).by.at("nstream");
         EXPECT_LT(cross(by.at("rip-dep")), cross(by.at("dep"))) << sockets;
         if (sockets <= 8) {
-            EXPECT_NEAR(by.at("rip-dep").makespan_s / by.at("dep").makespan_s, 1.0, 0.05) << sockets;
+            EXPECT_NEAR(by.at("rip-dep").run.makespan_s / by.at("dep").run.makespan_s, 1.0, 0.05) << sockets;
         }
     }
 }

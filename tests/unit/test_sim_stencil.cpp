@@ -382,8 +382,8 @@ sim::SimReport run(const Fixture& f, const sim::StencilSim& s, sim::BalancingMod
 
 void print(const std::string& what, const sim::SimReport& r) {
     std::printf("  %-44s makespan %9.1f us  cross-node %10llu B of %10llu B  migrated %9llu B  faults %6llu  (%s)\n",
-                what.c_str(), r.makespan_s * 1e6, static_cast<unsigned long long>(r.cross_node_bytes),
-                static_cast<unsigned long long>(r.dep_bytes), static_cast<unsigned long long>(r.migrated_bytes),
+                what.c_str(), r.run.makespan_s * 1e6, static_cast<unsigned long long>(r.run.cross_node_bytes),
+                static_cast<unsigned long long>(r.run.dep_bytes), static_cast<unsigned long long>(r.migrated_bytes),
                 static_cast<unsigned long long>(r.hinting_faults), r.label.c_str());
 }
 
@@ -401,13 +401,13 @@ TEST(SimStencilPlacement, StencilAwareMovesOnlyTheHalosAndIsFastest) {
     for (const auto* r : {&aware, &serial, &inter}) {
         EXPECT_TRUE(contains(r->label, "simulated")) << r->label;
         EXPECT_TRUE(contains(r->label, f.m.name)) << r->label;
-        EXPECT_EQ(r->tasks, std::uint64_t{threads} * sweeps);
-        EXPECT_EQ(r->dep_bytes, aware.dep_bytes);   // the same work, only the homes differ
+        EXPECT_EQ(r->run.tasks, std::uint64_t{threads} * sweeps);
+        EXPECT_EQ(r->run.dep_bytes, aware.run.dep_bytes);   // the same work, only the homes differ
     }
-    EXPECT_LT(aware.cross_node_bytes, serial.cross_node_bytes);
-    EXPECT_LT(aware.cross_node_bytes, inter.cross_node_bytes);
-    EXPECT_LT(aware.makespan_s, serial.makespan_s);
-    EXPECT_LT(aware.makespan_s, inter.makespan_s);
+    EXPECT_LT(aware.run.cross_node_bytes, serial.run.cross_node_bytes);
+    EXPECT_LT(aware.run.cross_node_bytes, inter.run.cross_node_bytes);
+    EXPECT_LT(aware.run.makespan_s, serial.run.makespan_s);
+    EXPECT_LT(aware.run.makespan_s, inter.run.makespan_s);
 
     // Halo arithmetic: a row is one page (512 doubles); each thread reads
     // one halo row from each neighbour, cross-node when the neighbour runs
@@ -417,7 +417,7 @@ TEST(SimStencilPlacement, StencilAwareMovesOnlyTheHalosAndIsFastest) {
     for (unsigned t = 0; t + 1 < threads; ++t)
         if (f.workers[t] != f.workers[t + 1]) expect += 2 * row;   // t reads t+1's row and t+1 reads t's
     expect *= sweeps;
-    EXPECT_EQ(aware.cross_node_bytes, expect);
+    EXPECT_EQ(aware.run.cross_node_bytes, expect);
     EXPECT_EQ(expect, 10u * 3 * 2 * 4096);   // 3 node boundaries in the cut
     // Serial first touch: every byte of the threads off node 0 is remote.
     const auto b = sim::build_stencil_plan(f.m, f.workers, problem(threads, Placement::serial_first_touch, sweeps));
@@ -425,7 +425,7 @@ TEST(SimStencilPlacement, StencilAwareMovesOnlyTheHalosAndIsFastest) {
     for (const auto& t : b.graph.tasks())
         if (f.workers[static_cast<unsigned>(t.worker)] != f.workers[0])
             for (const auto& d : b.graph.deps_of(t)) off_node += b.graph.regions()[d.region].bytes;
-    EXPECT_EQ(serial.cross_node_bytes, off_node);
+    EXPECT_EQ(serial.run.cross_node_bytes, off_node);
 }
 
 TEST(SimStencilPlacement, ExactContentionOrdersThePlacementsTheSameWay) {
@@ -438,9 +438,9 @@ TEST(SimStencilPlacement, ExactContentionOrdersThePlacementsTheSameWay) {
     print("serial-first-touch (exact contention)", serial);
     print("interleave (exact contention)", inter);
     EXPECT_EQ(aware.contention, "exact");
-    EXPECT_LT(aware.cross_node_bytes, serial.cross_node_bytes);
-    EXPECT_LT(aware.makespan_s, serial.makespan_s);
-    EXPECT_LT(aware.makespan_s, inter.makespan_s);
+    EXPECT_LT(aware.run.cross_node_bytes, serial.run.cross_node_bytes);
+    EXPECT_LT(aware.run.makespan_s, serial.run.makespan_s);
+    EXPECT_LT(aware.run.makespan_s, inter.run.makespan_s);
 }
 
 TEST(SimStencilMigration, MigratingThreadsAreSlowerThanPinned) {
@@ -452,8 +452,8 @@ TEST(SimStencilMigration, MigratingThreadsAreSlowerThanPinned) {
     const auto moving = run(f, s);
     print("stencil-aware, pinned", pinned);
     print("stencil-aware, migrating (seed 7)", moving);
-    EXPECT_GT(moving.cross_node_bytes, pinned.cross_node_bytes);
-    EXPECT_GT(moving.makespan_s, pinned.makespan_s);
+    EXPECT_GT(moving.run.cross_node_bytes, pinned.run.cross_node_bytes);
+    EXPECT_GT(moving.run.makespan_s, pinned.run.makespan_s);
 }
 
 TEST(SimStencilChunks, NumaChunksAgainstEqualChunks) {
@@ -485,7 +485,7 @@ TEST(SimStencilChunks, NumaChunksAgainstEqualChunks) {
     for (const auto& t : eq_plan.graph.tasks()) c_eq += t.compute_s;
     for (const auto& t : nw_plan.graph.tasks()) c_nw += t.compute_s;
     EXPECT_NEAR(c_eq, c_nw, 1e-12 * c_eq);
-    EXPECT_EQ(eq.dep_bytes, nw.dep_bytes);
+    EXPECT_EQ(eq.run.dep_bytes, nw.run.dep_bytes);
 }
 
 namespace {
@@ -520,7 +520,7 @@ TEST(SimStencilBalancing, SerialFirstTouchPagesMoveTowardTheirUsers) {
     EXPECT_EQ(off.migrated_bytes, 0u);
     EXPECT_EQ(off.hinting_faults, 0u);
     EXPECT_GT(bal.hinting_faults, 0u);
-    EXPECT_LT(bal.cross_node_bytes, off.cross_node_bytes);
+    EXPECT_LT(bal.run.cross_node_bytes, off.run.cross_node_bytes);
     // A region that only one remote node touches takes two faults in a row
     // from it and must move; a region no remote node touches cannot.
     const auto b = sim::build_stencil_plan(f.m, f.workers, s);
@@ -551,8 +551,8 @@ TEST(SimStencilBalancing, StencilAwareHaloPagesStayPut) {
     // never fires: no migration, no ping-pong; only the fault cost remains.
     EXPECT_GT(bal.hinting_faults, 0u);
     EXPECT_EQ(bal.migrated_bytes, 0u);
-    EXPECT_EQ(bal.cross_node_bytes, off.cross_node_bytes);
-    EXPECT_GE(bal.makespan_s, off.makespan_s);
+    EXPECT_EQ(bal.run.cross_node_bytes, off.run.cross_node_bytes);
+    EXPECT_GE(bal.run.makespan_s, off.run.makespan_s);
 }
 
 TEST(SimStencilBalancing, ExactContentionRunsTheModelToo) {
@@ -563,7 +563,7 @@ TEST(SimStencilBalancing, ExactContentionRunsTheModelToo) {
     EXPECT_EQ(off.migrated_bytes, 0u);
     EXPECT_GT(on.migrated_bytes, 0u);
     EXPECT_GT(on.hinting_faults, 0u);
-    EXPECT_LT(on.cross_node_bytes, off.cross_node_bytes);
+    EXPECT_LT(on.run.cross_node_bytes, off.run.cross_node_bytes);
     // Stencil-aware with the scans between flows (a scan event while the
     // network is idle must not move its clock backwards).
     const auto aware = run(f, problem(8, Placement::stencil_aware, 10), balancing_on(), sim::Contention::exact);

@@ -3,12 +3,21 @@
 // both contention models, the real policies, reproducibility, bad input.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "numaware/observer.hpp"
 #include "numaware/sim.hpp"
 #include "support.hpp"
+#include "trace_check.hpp"
 
 namespace numaware::sim {
 namespace {
@@ -46,9 +55,9 @@ TEST_P(SimAnalytic, OneTaskReadingARemoteRegion) {
     // latency 160 ns + 8 MB at the core's remote limit, 4 GB/s (< link 5).
     EXPECT_DOUBLE_EQ(two_nodes().core_gbps(0, 1), 4.0);
     const double expected = 160e-9 + 8e6 / 4e9;
-    EXPECT_NEAR(rep.makespan_s, expected, expected * 1e-9);
-    EXPECT_EQ(rep.cross_node_bytes, 8 * MB);
-    EXPECT_EQ(rep.dep_bytes, 8 * MB);
+    EXPECT_NEAR(rep.run.makespan_s, expected, expected * 1e-9);
+    EXPECT_EQ(rep.run.cross_node_bytes, 8 * MB);
+    EXPECT_EQ(rep.run.dep_bytes, 8 * MB);
     EXPECT_EQ(rep.link_bytes[0][1], 8 * MB);   // reader 0, home 1
     EXPECT_EQ(rep.link_bytes[1][0], 0u);
     EXPECT_NE(rep.label.find("simulated"), std::string::npos);
@@ -62,8 +71,8 @@ TEST_P(SimAnalytic, TwoTasksContendForOneMemoryController) {
     const SimReport rep = simulate(two_nodes(), g, "dfifo", opts(GetParam()));
     // Both on node 0's 10 GB/s: 5 GB/s each (< the core's 8).
     const double expected = 80e-9 + 10e6 / 5e9;
-    EXPECT_NEAR(rep.makespan_s, expected, expected * 1e-9);
-    EXPECT_EQ(rep.cross_node_bytes, 0u);
+    EXPECT_NEAR(rep.run.makespan_s, expected, expected * 1e-9);
+    EXPECT_EQ(rep.run.cross_node_bytes, 0u);
     EXPECT_EQ(rep.link_bytes[0][0], 20 * MB);
 }
 
@@ -78,10 +87,10 @@ TEST_P(SimAnalytic, AChain) {
     const SimReport rep = simulate(two_nodes(), g, "dep", o);
     const double per = 160e-9 + 4e6 / 4e9;
     const double expected = 6e-3 + 3 * per;
-    EXPECT_NEAR(rep.makespan_s, expected, expected * 1e-9);
-    EXPECT_EQ(rep.tasks, 3u);
-    EXPECT_EQ(rep.cross_node_bytes, 12 * MB);
-    EXPECT_NEAR(rep.load_balance_pct, 100.0, 1e-9);
+    EXPECT_NEAR(rep.run.makespan_s, expected, expected * 1e-9);
+    EXPECT_EQ(rep.run.tasks, 3u);
+    EXPECT_EQ(rep.run.cross_node_bytes, 12 * MB);
+    EXPECT_NEAR(rep.run.load_balance_pct, 100.0, 1e-9);
 }
 
 TEST_P(SimAnalytic, RemoteReadersShareTheLinkAndTheController) {
@@ -93,7 +102,7 @@ TEST_P(SimAnalytic, RemoteReadersShareTheLinkAndTheController) {
     g.add_task(0, {{b, Access::in}}, -1, 1);
     const SimReport rep = simulate(two_nodes(), g, "dfifo", opts(GetParam()));
     const double expected = 160e-9 + 10e6 / 2.5e9;
-    EXPECT_NEAR(rep.makespan_s, expected, expected * 1e-9);
+    EXPECT_NEAR(rep.run.makespan_s, expected, expected * 1e-9);
 }
 
 INSTANTIATE_TEST_SUITE_P(BothModels, SimAnalytic, ::testing::Values(Contention::snapshot, Contention::exact),
@@ -107,10 +116,10 @@ TEST(SimTasks, ExactModelRevisesSharesWhenATaskEnds) {
     g.add_task(0, {{a, Access::in}}, -1, 0);
     g.add_task(0, {{b, Access::in}}, -1, 1);
     const SimReport exact = simulate(two_nodes(), g, "dfifo", opts(Contention::exact));
-    EXPECT_NEAR(exact.makespan_s, 80e-9 + 2e-3 + 2.5e-3, 1e-9);
+    EXPECT_NEAR(exact.run.makespan_s, 80e-9 + 2e-3 + 2.5e-3, 1e-9);
     // The snapshot model keeps the share it started with: 30 MB at 5 GB/s.
     const SimReport snap = simulate(two_nodes(), g, "dfifo", opts(Contention::snapshot));
-    EXPECT_NEAR(snap.makespan_s, 80e-9 + 6e-3, 1e-9);
+    EXPECT_NEAR(snap.run.makespan_s, 80e-9 + 6e-3, 1e-9);
 }
 
 TEST(SimTasks, FirstTouchByTheFirstWriterAndTheRuntimesCrossNodeRule) {
@@ -120,11 +129,11 @@ TEST(SimTasks, FirstTouchByTheFirstWriterAndTheRuntimesCrossNodeRule) {
     g.add_task(0, {{a, Access::in}}, -1, /*worker=*/0);    // node 0 reads: remote
     g.add_task(0, {{a, Access::in}}, -1, /*worker=*/3);    // node 1 reads: local
     const SimReport rep = simulate(two_nodes(), g, "dfifo", opts());
-    EXPECT_EQ(rep.dep_bytes, 3 * MB);
-    EXPECT_EQ(rep.cross_node_bytes, 1 * MB);   // the first write is first touch, not cross
+    EXPECT_EQ(rep.run.dep_bytes, 3 * MB);
+    EXPECT_EQ(rep.run.cross_node_bytes, 1 * MB);   // the first write is first touch, not cross
     EXPECT_EQ(rep.link_bytes[0][1], 1 * MB);
     EXPECT_EQ(rep.link_bytes[1][1], 2 * MB);
-    EXPECT_EQ(rep.tasks_per_node, (std::vector<std::uint64_t>{1, 2}));
+    EXPECT_EQ(rep.run.tasks_per_node, (std::vector<std::uint64_t>{1, 2}));
 }
 
 TEST(SimTasks, RegionsOnOnePageShareItsHome) {
@@ -140,7 +149,7 @@ TEST(SimTasks, RegionsOnOnePageShareItsHome) {
     g.add_task(0, {{first + 70, Access::out}}, -1, /*worker=*/0);  // second page: first touch on node 0
     g.add_task(0, {{first + 9, Access::in}}, -1, /*worker=*/3);    // node 1 reads its own page
     const SimReport rep = simulate(two_nodes(), g, "dfifo", opts());
-    EXPECT_EQ(rep.cross_node_bytes, 8u);   // only the write of region 7 from node 0
+    EXPECT_EQ(rep.run.cross_node_bytes, 8u);   // only the write of region 7 from node 0
     expect_error([&] { g.add_strided_regions(2, 4, 8); }, "stride", "less than");
     Graph h;
     const auto r = h.add_strided_regions(4, 64, 8);
@@ -153,7 +162,7 @@ TEST(SimTasks, ReadingUntouchedMemoryCountsAsCrossLikeTheRuntime) {
     const auto a = g.add_region(1 * MB);
     g.add_task(0, {{a, Access::in}}, -1, 0);
     const SimReport rep = simulate(two_nodes(), g, "dfifo", opts());
-    EXPECT_EQ(rep.cross_node_bytes, 1 * MB);
+    EXPECT_EQ(rep.run.cross_node_bytes, 1 * MB);
 }
 
 // A row-block Jacobi-like graph: init tasks write blocks, sweeps read
@@ -190,14 +199,14 @@ TEST(SimTasks, EveryTaskRunsOnceUnderEveryPolicyAndSaKeepsItsHints) {
         o.policy.window = 16;
         o.policy.intersection = 4;
         const SimReport rep = simulate(two_nodes(), g, p, o);
-        EXPECT_EQ(rep.tasks, g.size()) << p;
-        EXPECT_GT(rep.makespan_s, 0) << p;
-        EXPECT_EQ(rep.tasks_per_node[0] + rep.tasks_per_node[1], g.size()) << p;
+        EXPECT_EQ(rep.run.tasks, g.size()) << p;
+        EXPECT_GT(rep.run.makespan_s, 0) << p;
+        EXPECT_EQ(rep.run.tasks_per_node[0] + rep.run.tasks_per_node[1], g.size()) << p;
         if (p == "sa") {
             // Hints: blocks 0-7 on node 0, 8-15 on node 1; only the two halo
             // blocks cross, each sweep: 2 x 64 KiB x 6 sweeps.
-            EXPECT_EQ(rep.cross_node_bytes, 2u * 64 * 1024 * 6) << p;
-            EXPECT_EQ(rep.tasks_per_node[0], rep.tasks_per_node[1]);
+            EXPECT_EQ(rep.run.cross_node_bytes, 2u * 64 * 1024 * 6) << p;
+            EXPECT_EQ(rep.run.tasks_per_node[0], rep.run.tasks_per_node[1]);
         }
         if (p == "rip-dep" || p == "rip-mw") {
             EXPECT_GT(rep.partition_jobs, 0u) << p;
@@ -212,13 +221,13 @@ TEST(SimTasks, SameSeedSameResultAndHintsBeatRoundRobinOnLocality) {
     SimOptions o = opts();
     const SimReport a = simulate(two_nodes(), g, "dep", o);
     const SimReport b = simulate(two_nodes(), g, "dep", o);
-    EXPECT_EQ(a.makespan_s, b.makespan_s);
-    EXPECT_EQ(a.cross_node_bytes, b.cross_node_bytes);
-    EXPECT_EQ(a.tasks_per_node, b.tasks_per_node);
+    EXPECT_EQ(a.run.makespan_s, b.run.makespan_s);
+    EXPECT_EQ(a.run.cross_node_bytes, b.run.cross_node_bytes);
+    EXPECT_EQ(a.run.tasks_per_node, b.run.tasks_per_node);
     const SimReport f = simulate(two_nodes(), g, "dfifo", o);
     const SimReport sa = simulate(two_nodes(), g, "sa", o);
-    EXPECT_LT(sa.cross_node_bytes, f.cross_node_bytes);
-    EXPECT_LT(sa.cross_node_bytes, a.cross_node_bytes);
+    EXPECT_LT(sa.run.cross_node_bytes, f.run.cross_node_bytes);
+    EXPECT_LT(sa.run.cross_node_bytes, a.run.cross_node_bytes);
 }
 
 TEST(SimTasks, SnapshotAndExactAgreeOnAGraph) {
@@ -226,8 +235,8 @@ TEST(SimTasks, SnapshotAndExactAgreeOnAGraph) {
     const Graph g = blocks_graph(16, 6, 1024 * 1024, nodes);
     const SimReport s = simulate(two_nodes(), g, "sa", opts(Contention::snapshot));
     const SimReport e = simulate(two_nodes(), g, "sa", opts(Contention::exact));
-    EXPECT_EQ(s.cross_node_bytes, e.cross_node_bytes);   // SA's placement does not depend on timing
-    EXPECT_NEAR(s.makespan_s / e.makespan_s, 1.0, 0.25);
+    EXPECT_EQ(s.run.cross_node_bytes, e.run.cross_node_bytes);   // SA's placement does not depend on timing
+    EXPECT_NEAR(s.run.makespan_s / e.run.makespan_s, 1.0, 0.25);
 }
 
 TEST(SimTasks, InitialPartIsTheInitialisationAndAsManyTasksAgain) {
@@ -248,7 +257,7 @@ TEST(SimTasks, BarrierHoldsBackTheSpawner) {
     g.barrier();
     g.add_task(1e-3, std::initializer_list<GraphDep>{}, -1, 2);   // could run at once on another worker
     const SimReport rep = simulate(two_nodes(), g, "dfifo", opts());
-    EXPECT_NEAR(rep.makespan_s, 2e-3, 1e-12);
+    EXPECT_NEAR(rep.run.makespan_s, 2e-3, 1e-12);
     EXPECT_TRUE(g.tasks()[1].after_barrier);
     EXPECT_FALSE(g.tasks()[0].after_barrier);
 }
@@ -259,7 +268,7 @@ TEST(SimTasks, SpawnRateDelaysIndependentTasks) {
     SimOptions o = opts();
     o.spawn_s = 1e-6;
     const SimReport rep = simulate(two_nodes(), g, "dfifo", o);
-    EXPECT_NEAR(rep.makespan_s, 4e-6 + 1e-6, 1e-12);   // the last is submitted at 4 us
+    EXPECT_NEAR(rep.run.makespan_s, 4e-6 + 1e-6, 1e-12);   // the last is submitted at 4 us
 }
 
 TEST(SimTasks, BalancingModelMigratesARegionAfterTwoFaultsFromOneNode) {
@@ -275,11 +284,11 @@ TEST(SimTasks, BalancingModelMigratesARegionAfterTwoFaultsFromOneNode) {
     const SimReport rep = simulate(two_nodes(), g, "dfifo", o);
     EXPECT_EQ(rep.migrated_bytes, 1 * MB);
     EXPECT_GE(rep.hinting_faults, 2u);
-    EXPECT_LT(rep.cross_node_bytes, 6 * MB);   // after the move the reads are local
-    EXPECT_GE(rep.cross_node_bytes, 2 * MB);
+    EXPECT_LT(rep.run.cross_node_bytes, 6 * MB);   // after the move the reads are local
+    EXPECT_GE(rep.run.cross_node_bytes, 2 * MB);
     o.balancing.enabled = false;
     const SimReport off = simulate(two_nodes(), g, "dfifo", o);
-    EXPECT_EQ(off.cross_node_bytes, 6 * MB);
+    EXPECT_EQ(off.run.cross_node_bytes, 6 * MB);
     EXPECT_EQ(off.migrated_bytes, 0u);
 }
 
@@ -350,6 +359,133 @@ TEST(SimTextForms, AppsPoliciesAndShapes) {
     expect_error([] { (void)parse_app_shape("256,-3,2", "jacobi", "--size"); }, "--size", "'256,-3,2'");
     expect_error([] { (void)parse_app_shape("256,32,2000000", "jacobi", "--size"); }, "--size", "at most 1000000");
 }
+
+}  // namespace
+}  // namespace numaware::sim
+
+// ---- the observer: every hook, in simulated time
+
+namespace numaware::sim {
+namespace {
+
+// Counts every hook and checks what each promises.
+struct CountingObserver final : tasks::Observer {
+    std::vector<unsigned> worker_nodes;
+    std::string label;
+    std::uint64_t created = 0, ready = 0, started = 0, finished = 0, stolen = 0, partitions = 0;
+    std::vector<int> running;   // per worker: its task, or -1
+    double last_t = 0;
+    bool monotonic = true, consistent = true;
+
+    void at(double t) {
+        monotonic &= t >= last_t;
+        last_t = t;
+    }
+    void on_setup(const std::vector<unsigned>& nodes, std::string_view l) override {
+        worker_nodes = nodes;
+        label = std::string(l);
+        running.assign(nodes.size(), -1);
+    }
+    void on_task_created(tasks::TaskId, double t) override { ++created, at(t); }
+    void on_task_ready(tasks::TaskId, double t) override { ++ready, at(t); }
+    void on_task_started(tasks::TaskId task, unsigned w, unsigned node, double t) override {
+        ++started, at(t);
+        consistent &= w < running.size() && running[w] == -1 && worker_nodes[w] == node;
+        if (w < running.size()) running[w] = static_cast<int>(task);
+    }
+    void on_task_finished(tasks::TaskId task, unsigned w, unsigned node, double t) override {
+        ++finished, at(t);
+        consistent &= w < running.size() && running[w] == static_cast<int>(task) && worker_nodes[w] == node;
+        if (w < running.size()) running[w] = -1;
+    }
+    void on_task_stolen(tasks::TaskId, unsigned w, double t) override {
+        ++stolen, at(t);
+        consistent &= w < running.size();
+    }
+    void on_partition_done(std::size_t tasks, double start, double end) override {
+        ++partitions;
+        consistent &= tasks > 0 && start <= end;
+    }
+};
+
+TEST(SimTrace, EveryHookInSimulatedTimeAndNoEffectOnTheResult) {
+    const TimedMachine m = model("bullion-s16", 4);
+    SimOptions o;
+    o.partition_s_per_task = 1e-7;   // deterministic partitioning time
+    const Graph g = build_app("jacobi", app_test_shape("jacobi"), worker_node_set(m.machine, o.mapping));
+    for (const char* policy : {"dep", "rip-dep", "dfifo"}) {
+        const SimReport plain = simulate(m, g, policy, o);
+        CountingObserver seen;
+        SimOptions watched = o;
+        watched.observer = &seen;
+        const SimReport r = simulate(m, g, policy, watched);
+        EXPECT_EQ(r.run.makespan_s, plain.run.makespan_s) << policy;
+        EXPECT_EQ(r.run.cross_node_bytes, plain.run.cross_node_bytes) << policy;
+        EXPECT_EQ(seen.label, r.label);
+        EXPECT_EQ(seen.worker_nodes, worker_nodes(m.machine, o.mapping));
+        EXPECT_EQ(seen.created, r.run.tasks) << policy;
+        EXPECT_EQ(seen.ready, r.run.tasks) << policy;
+        EXPECT_EQ(seen.started, r.run.tasks) << policy;
+        EXPECT_EQ(seen.finished, r.run.tasks) << policy;
+        EXPECT_EQ(seen.partitions, r.partition_jobs) << policy;
+        EXPECT_TRUE(seen.monotonic) << policy;
+        EXPECT_TRUE(seen.consistent) << policy;
+        EXPECT_LE(seen.last_t, r.run.makespan_s) << policy;   // a partition job may end last
+    }
+}
+
+TEST(SimTrace, ChromeTraceOfASimulation) {
+    const TimedMachine m = model("bullion-s16", 4);
+    SimOptions o;
+    o.partition_s_per_task = 1e-7;
+    const Graph g = build_app("jacobi", app_test_shape("jacobi"), worker_node_set(m.machine, o.mapping));
+    tasks::ChromeTrace trace;
+    o.observer = &trace;
+    const SimReport r = simulate(m, g, "rip-dep", o);
+    const auto c = test::check_chrome_trace(trace.to_json());
+    EXPECT_EQ(c.begins, r.run.tasks + r.partition_jobs);   // one B/E per task and per partition job
+    EXPECT_EQ(c.ends, c.begins);
+    EXPECT_GE(c.instants, 2 * r.run.tasks);   // created and ready, then the steals
+}
+
+#ifdef NUMAWARE_CLI
+std::string slurp(const std::string& path) {
+    std::ifstream f(path);
+    return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+TEST(SimTrace, CliWritesTheTraceOfA4SocketJacobiRun) {
+    const std::string path = ::testing::TempDir() + "nw_sim_trace_" + std::to_string(::getpid()) + ".json";
+    const auto r = test::run_cli("sim tasks --machine bullion-s16 --sockets 4 --app jacobi --size test --policy dep "
+                                 "--json --trace '" + path + "'", false);
+    ASSERT_EQ(r.status, 0) << r.out;
+    const auto j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["runs"].size(), 1u);
+    const auto tasks = j["runs"][0]["tasks"].get<std::uint64_t>();
+    const auto c = test::check_chrome_trace(slurp(path));
+    EXPECT_GT(tasks, 0u);
+    EXPECT_EQ(c.begins, tasks);
+    EXPECT_EQ(c.ends, tasks);
+    std::remove(path.c_str());
+}
+
+TEST(SimTrace, CliWritesOneTracePerPolicy) {
+    const std::string base = ::testing::TempDir() + "nw_sim_trace_" + std::to_string(::getpid());
+    const auto r = test::run_cli("sim tasks --machine bullion-s16 --sockets 4 --app jacobi --size test "
+                                 "--policy dep,dfifo --trace '" + base + ".json'");
+    ASSERT_EQ(r.status, 0) << r.out;
+    for (const char* policy : {"dep", "dfifo"}) {
+        const std::string path = base + "." + policy + ".json";
+        const auto c = test::check_chrome_trace(slurp(path));
+        EXPECT_GT(c.begins, 0u) << path;
+        EXPECT_EQ(c.begins, c.ends) << path;
+        std::remove(path.c_str());
+    }
+    const auto bad = test::run_cli("sim tasks --app jacobi --size test --policy dep --trace /nonexistent/dir/t.json");
+    EXPECT_NE(bad.status, 0);
+    EXPECT_EQ(bad.out, "numaware: --trace: cannot open '/nonexistent/dir/t.json' for writing\n");
+}
+#endif
 
 }  // namespace
 }  // namespace numaware::sim

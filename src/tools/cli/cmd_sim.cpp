@@ -8,9 +8,12 @@
 // scheduler policies on a timed machine: makespan, speedup against a named
 // baseline policy of the same run, cross-node bytes, load balance and
 // partitioning overhead, every figure labelled with the machine model.
+// --trace writes each run's Chrome trace (tasks::ChromeTrace, simulated
+// time) for Perfetto or chrome://tracing.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -22,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "numaware/error.hpp"
+#include "numaware/observer.hpp"
 #include "numaware/sim.hpp"
 #include "numaware/team.hpp"
 #include "tools/cli/commands.hpp"
@@ -87,6 +91,7 @@ struct SimTasksOptions {
     std::size_t window = tasks::PolicyOptions{}.window;
     std::size_t intersection = tasks::PolicyOptions{}.intersection;
     bool json = false;
+    std::string trace;   // empty: no trace
 };
 
 // "a,b,c" -> {"a", "b", "c"}; empty items are an error naming `field`.
@@ -113,6 +118,20 @@ sim::TimedMachine pick_machine(const SimTasksOptions& o) {
     return sim::model(o.machine, o.sockets);
 }
 
+// Where the trace of one run goes: `path` itself when the command makes one
+// run; otherwise `path` with ".APP" (several apps) and ".POLICY" (several
+// policies) inserted before its extension: trace.json -> trace.dep.json.
+std::string trace_path(const std::string& path, const std::string& app, const std::string& policy, bool many_apps,
+                       bool many_policies) {
+    std::string insert;
+    if (many_apps) insert += "." + app;
+    if (many_policies) insert += "." + policy;
+    const std::size_t slash = path.find_last_of('/');
+    const std::size_t dot = path.find_last_of('.');
+    const bool has_ext = dot != std::string::npos && dot > (slash == std::string::npos ? 0 : slash + 1);
+    return has_ext ? path.substr(0, dot) + insert + path.substr(dot) : path + insert;
+}
+
 struct AppRuns {
     std::string app;
     std::string graph;
@@ -134,19 +153,19 @@ void print_tables(const sim::TimedMachine& t, const std::vector<AppRuns>& all, c
         first = false;
         const sim::SimReport& base = a.reports[a.baseline];
         fmt::print("simulated on {} — {}\n", t.name, a.graph);
-        fmt::print("{} tasks, {} workers, contention {}\n", base.tasks, base.workers, base.contention);
+        fmt::print("{} tasks, {} workers, contention {}\n", base.run.tasks, base.workers, base.contention);
         const std::string speed = fmt::format("speedup vs {}", baseline);
         const std::string cross_ratio = fmt::format("cross ÷ {}", baseline);
         fmt::print("{:<8} {:>12} {:>{}} {:>14} {:>{}} {:>15} {:>13} {:>10}\n", "policy", "makespan ms", speed,
                    speed.size(), "cross-node MB", cross_ratio, cross_ratio.size() - 1, "load balance %",
                    "partition %", "host s");
         for (const sim::SimReport& r : a.reports)
-            fmt::print("{:<8} {:>12.3f} {:>{}} {:>14.2f} {:>{}} {:>15.1f} {:>13.2f} {:>10.3f}\n", r.policy,
-                       r.makespan_s * 1e3, fmt_ratio(ratio(base.makespan_s, r.makespan_s)), speed.size(),
-                       static_cast<double>(r.cross_node_bytes) / 1e6,
-                       fmt_ratio(ratio(static_cast<double>(r.cross_node_bytes),
-                                       static_cast<double>(base.cross_node_bytes))),
-                       cross_ratio.size() - 1, r.load_balance_pct, r.partition_overhead_pct, r.host_s);
+            fmt::print("{:<8} {:>12.3f} {:>{}} {:>14.2f} {:>{}} {:>15.1f} {:>13.2f} {:>10.3f}\n", r.run.policy,
+                       r.run.makespan_s * 1e3, fmt_ratio(ratio(base.run.makespan_s, r.run.makespan_s)), speed.size(),
+                       static_cast<double>(r.run.cross_node_bytes) / 1e6,
+                       fmt_ratio(ratio(static_cast<double>(r.run.cross_node_bytes),
+                                       static_cast<double>(base.run.cross_node_bytes))),
+                       cross_ratio.size() - 1, r.run.load_balance_pct, r.run.partition_overhead_pct, r.host_s);
     }
     fmt::print("\nspeedup = makespan({0}) / makespan(policy); cross ÷ {0} = cross-node bytes(policy) / "
                "cross-node bytes({0}); MB = 10^6 bytes; partition % = simulated partitioning time / (workers × "
@@ -163,10 +182,10 @@ nlohmann::ordered_json runs_json(const sim::TimedMachine& t, const std::vector<A
             nlohmann::ordered_json j = nlohmann::ordered_json::parse(r.to_json());
             j["app"] = a.app;
             j["baseline"] = baseline;
-            const auto speedup = ratio(base.makespan_s, r.makespan_s);
+            const auto speedup = ratio(base.run.makespan_s, r.run.makespan_s);
             j["speedup_vs_baseline"] = speedup ? nlohmann::ordered_json(*speedup) : nlohmann::ordered_json();
-            const auto cross = ratio(static_cast<double>(r.cross_node_bytes),
-                                     static_cast<double>(base.cross_node_bytes));
+            const auto cross = ratio(static_cast<double>(r.run.cross_node_bytes),
+                                     static_cast<double>(base.run.cross_node_bytes));
             j["cross_node_bytes_vs_baseline"] = cross ? nlohmann::ordered_json(*cross) : nlohmann::ordered_json();
             runs.push_back(std::move(j));
         }
@@ -202,13 +221,34 @@ void sim_tasks(const SimTasksOptions& o) {
     options.contention = sim::parse_contention(o.contention);
     const std::vector<unsigned> nodes = sim::worker_node_set(t.machine, options.mapping);
 
+    const auto traced = [&](const std::string& app, const std::string& policy) {
+        return trace_path(o.trace, app, policy, apps.size() > 1, policies.size() > 1);
+    };
+    if (!o.trace.empty())   // an unwritable path fails now, not after the simulations
+        for (const std::string& a : apps)
+            for (const std::string& p : policies)
+                if (!std::ofstream(traced(a, p)))
+                    throw Error("--trace", fmt::format("cannot open '{}' for writing", traced(a, p)));
+
     std::vector<AppRuns> all;
     for (std::size_t i = 0; i < apps.size(); ++i) {
         const sim::Graph graph = sim::build_app(apps[i], shapes[i], nodes);
         AppRuns a{apps[i], graph.name, {}, 0};
         for (const std::string& p : policies) {
             if (p == baseline) a.baseline = a.reports.size();
-            a.reports.push_back(sim::simulate(t, graph, p, options));
+            if (o.trace.empty()) {
+                a.reports.push_back(sim::simulate(t, graph, p, options));
+                continue;
+            }
+            tasks::ChromeTrace trace;
+            sim::SimOptions traced_options = options;
+            traced_options.observer = &trace;
+            a.reports.push_back(sim::simulate(t, graph, p, traced_options));
+            try {
+                trace.write(traced(apps[i], p));
+            } catch (const Error&) {
+                throw Error("--trace", fmt::format("cannot write '{}'", traced(apps[i], p)));
+            }
         }
         all.push_back(std::move(a));
     }
@@ -266,6 +306,12 @@ void add_sim_command(CLI::App& app) {
                      "RIP-MW: tasks of the previous window kept as fixed vertices (< --window)")
         ->capture_default_str();
     tcmd->add_flag("--json", topts->json, "Print one JSON document: label, machine, runs");
+    tcmd->add_option("--trace", topts->trace,
+                     "Write each run's Chrome trace-event JSON (simulated time; opens in Perfetto or "
+                     "chrome://tracing) to FILE; with several policies (or apps) one file per run, the policy "
+                     "(app) name inserted before the extension: FILE=t.json, --policy dep,rip-dep -> t.dep.json, "
+                     "t.rip-dep.json")
+        ->type_name("FILE");
     tcmd->footer("Example: numaware sim tasks --machine bullion-s16 --sockets 8 --app jacobi --policy dep,rip-dep");
     tcmd->callback([topts] { sim_tasks(*topts); });
 }

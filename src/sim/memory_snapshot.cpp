@@ -1,0 +1,133 @@
+// sim/memory_snapshot.cpp — the "snapshot" memory model (the default).
+//
+// A task's share of each resource (its home's memory, the path's link, any
+// shared link the path crosses) is fixed when it starts: the resource's
+// capacity divided by max(1, its users), where every running task counts on
+// each resource with the share of its dependency bytes that go through it
+// (its expected occupancy, since it transfers one region at a time). Tasks
+// starting at the same instant all count before any share is fixed, which
+// is why durations are computed in step(), once the clock is about to move.
+// Cost: O(dependencies) per task.
+#include <algorithm>
+
+#include "sim/memory_model.hpp"
+
+namespace numaware::sim {
+
+namespace {
+
+class SnapshotMemory final : public MemoryModel {
+public:
+    void attach(const MemorySetup& setup) override;
+    void task_start(std::uint32_t worker, std::span<const MemoryAccess> accesses, const TaskCost& cost) override;
+    bool step(double t_next) override;
+    void task_end(std::uint32_t worker) override { count_users(worker, false); }
+    void final_stats(SimReport& report) const override { report.link_bytes = link_bytes_; }
+
+private:
+    // Users, in units of 1/weight_unit of a task.
+    static constexpr std::uint64_t weight_unit = std::uint64_t{1} << 20;
+    struct Running {
+        std::span<const MemoryAccess> accesses;
+        std::vector<std::uint64_t> weight;   // each access's share of the task's bytes, in weight_unit
+        TaskCost cost;
+    };
+    void count_users(std::uint32_t w, bool add);
+    void begin_memory(std::uint32_t w);
+
+    const TimedMachine* m_ = nullptr;
+    EventEngine* engine_ = nullptr;
+    std::vector<std::size_t> pos_;             // per worker
+    std::vector<Running> running_;             // per worker
+    std::size_t n_ = 0;
+    std::vector<std::uint64_t> users_mem_;     // per node position
+    std::vector<std::uint64_t> users_link_;    // [reader * n + home]
+    std::vector<std::vector<std::uint32_t>> shared_of_;   // [reader * n + home]: the shared links the path crosses
+    std::vector<std::uint64_t> users_shared_;
+    std::vector<std::uint32_t> starting_;      // workers that started at the current time
+    NodeMatrix<std::uint64_t> link_bytes_;
+};
+
+void SnapshotMemory::attach(const MemorySetup& setup) {
+    m_ = setup.machine;
+    engine_ = setup.engine;
+    pos_ = setup.worker_pos;
+    running_.resize(pos_.size());
+    n_ = m_->machine.node_count();
+    users_mem_.assign(n_, 0);
+    users_link_.assign(n_ * n_, 0);
+    shared_of_.assign(n_ * n_, {});
+    for (std::uint32_t l = 0; l < m_->shared_links.size(); ++l)
+        for (const auto& [r, h] : m_->shared_links[l].paths) shared_of_[r * n_ + h].push_back(l);
+    users_shared_.assign(m_->shared_links.size(), 0);
+    link_bytes_.assign(n_, std::vector<std::uint64_t>(n_, 0));
+}
+
+void SnapshotMemory::task_start(std::uint32_t w, std::span<const MemoryAccess> accesses, const TaskCost& cost) {
+    Running& run = running_[w];
+    run.accesses = accesses;
+    run.cost = cost;
+    std::uint64_t bytes = 0;
+    for (const MemoryAccess& a : accesses) bytes += a.bytes;
+    run.weight.clear();
+    for (const MemoryAccess& a : accesses)
+        run.weight.push_back(bytes > 0 ? static_cast<std::uint64_t>(static_cast<double>(a.bytes) /
+                                                                    static_cast<double>(bytes) * weight_unit)
+                                       : 0);
+    count_users(w, true);
+    starting_.push_back(w);
+    pending_ = true;
+}
+
+// Adds (or removes) w's running task to the users of every resource its
+// dependencies go through, weighted by their bytes.
+void SnapshotMemory::count_users(std::uint32_t w, bool add) {
+    const Running& run = running_[w];
+    const std::size_t reader = pos_[w];
+    for (std::size_t k = 0; k < run.accesses.size(); ++k) {
+        const std::size_t h = run.accesses[k].home;
+        const std::uint64_t wk = run.weight[k];
+        const auto apply = [&](std::uint64_t& u) { u = add ? u + wk : u - wk; };
+        apply(users_mem_[h]);
+        if (h != reader) {
+            apply(users_link_[reader * n_ + h]);
+            for (std::uint32_t l : shared_of_[reader * n_ + h]) apply(users_shared_[l]);
+        }
+    }
+}
+
+bool SnapshotMemory::step(double t_next) {
+    if (!(t_next > engine_->now())) return false;
+    for (std::uint32_t w : starting_) begin_memory(w);
+    starting_.clear();
+    pending_ = false;
+    return true;
+}
+
+// Every share is fixed now.
+void SnapshotMemory::begin_memory(std::uint32_t w) {
+    const Running& run = running_[w];
+    const std::size_t reader = pos_[w];
+    double d_s = run.cost.overhead_s + run.cost.compute_s + run.cost.extra_s;
+    for (const MemoryAccess& a : run.accesses) {
+        const std::size_t h = a.home;
+        // A resource's capacity is split between its users (at least one:
+        // a task never gets more than the whole resource).
+        const auto users = [](std::uint64_t u) { return std::max(1.0, static_cast<double>(u) / weight_unit); };
+        double bw = std::min(m_->core_gbps(reader, h), m_->memory_gbps[h] / users(users_mem_[h]));
+        if (h != reader) {
+            bw = std::min(bw, m_->link_gbps[reader][h] / users(users_link_[reader * n_ + h]));
+            for (std::uint32_t l : shared_of_[reader * n_ + h])
+                bw = std::min(bw, m_->shared_links[l].gbps / users(users_shared_[l]));
+        }
+        d_s += m_->latency_ns[reader][h] * 1e-9 + static_cast<double>(a.bytes) / (bw * 1e9);
+        link_bytes_[reader][h] += a.bytes;
+    }
+    engine_->push(engine_->now() + d_s, EventKind::finish, w);
+}
+
+}  // namespace
+
+std::unique_ptr<MemoryModel> make_snapshot_memory() { return std::make_unique<SnapshotMemory>(); }
+
+}  // namespace numaware::sim

@@ -1,0 +1,227 @@
+// sim/worker_model.cpp — the simulated cores, their queues and searches.
+#include "sim/worker_model.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "numaware/error.hpp"
+
+namespace numaware::sim {
+
+namespace {
+constexpr std::uint64_t max_rounds = 256;   // the executor's workers sleep after 256 searches
+}
+
+void Ring::grow() {
+    std::vector<std::uint32_t> bigger(buf_.empty() ? 16 : buf_.size() * 2);
+    for (std::uint64_t i = head_; i != tail_; ++i) bigger[i - head_] = buf_[i & (buf_.size() - 1)];
+    tail_ -= head_;
+    head_ = 0;
+    buf_.swap(bigger);
+}
+
+void WorkerModel::build(const Machine& machine, const TeamLayout& layout) {
+    machine_ = &machine;
+    const std::size_t n_nodes = machine.node_count();
+    cores_.resize(layout.size());
+    for (std::size_t w = 0; w < layout.size(); ++w) {
+        cores_[w].node = layout.ranks[w].node;
+        cores_[w].pos = machine.index_of(layout.ranks[w].node);
+        worker_nodes_.push_back(layout.ranks[w].node);
+    }
+    std::sort(worker_nodes_.begin(), worker_nodes_.end());
+    worker_nodes_.erase(std::unique(worker_nodes_.begin(), worker_nodes_.end()), worker_nodes_.end());
+    node_slot_of_pos_.assign(n_nodes, worker_nodes_.size());
+    for (std::size_t s = 0; s < worker_nodes_.size(); ++s) node_slot_of_pos_[machine.index_of(worker_nodes_[s])] = s;
+    queues_.resize(cores_.size() + n_nodes);
+    takers_.resize(queues_.size());
+}
+
+std::vector<unsigned> WorkerModel::node_of_each() const {
+    std::vector<unsigned> out;
+    out.reserve(cores_.size());
+    for (const Core& c : cores_) out.push_back(c.node);
+    return out;
+}
+
+std::uint32_t WorkerModel::queue_id(const tasks::QueueRef& q, std::string_view policy_name) const {
+    if (q.kind == tasks::QueueRef::Kind::worker) {
+        if (q.index >= cores_.size())
+            throw Error("policy", fmt::format("{} listed worker queue {} of {}", policy_name, q.index, cores_.size()));
+        return q.index;
+    }
+    std::size_t pos = 0;
+    try {
+        pos = machine_->index_of(q.index);
+    } catch (const Error&) {
+        throw Error("policy", fmt::format("{} listed the queue of node {}, not a node of the machine", policy_name, q.index));
+    }
+    return node_queue(pos);
+}
+
+// Each worker's search order: steal_order(w, 0), then queues that a later
+// round adds, each with the first round that lists it (found by bisection:
+// a policy widens its search as rounds go by, never narrows it).
+void WorkerModel::build_search_orders(tasks::Policy& policy, double round_s) {
+    std::vector<tasks::QueueRef> order;
+    std::vector<char> seen(queues_.size(), 0);
+    rank_.assign(cores_.size() * queues_.size(), no_index);
+    idle_index_.assign(cores_.size(), no_index);
+    nonempty_index_.assign(queues_.size(), no_index);
+    for (std::uint32_t w = 0; w < cores_.size(); ++w) {
+        Core& ws = cores_[w];
+        std::fill(seen.begin(), seen.end(), 0);
+        policy.steal_order(w, 0, order);
+        for (const tasks::QueueRef& q : order) {
+            const std::uint32_t id = queue_id(q, policy.name());
+            if (seen[id]) continue;
+            seen[id] = 1;
+            ws.search.push_back(id);
+            ws.delays.push_back(0);
+        }
+        std::vector<tasks::QueueRef> deep;
+        policy.steal_order(w, max_rounds, deep);
+        for (const tasks::QueueRef& q : deep) {
+            const std::uint32_t id = queue_id(q, policy.name());
+            if (seen[id]) continue;
+            seen[id] = 1;
+            std::uint64_t lo = 1, hi = max_rounds;   // listed at hi, not at lo - 1
+            while (lo < hi) {
+                const std::uint64_t mid = (lo + hi) / 2;
+                policy.steal_order(w, mid, order);
+                bool listed = false;
+                for (const tasks::QueueRef& x : order) listed |= x == q;
+                if (listed) hi = mid; else lo = mid + 1;
+            }
+            ws.search.push_back(id);
+            ws.delays.push_back(static_cast<double>(lo) * round_s);
+        }
+        for (double d : ws.delays)
+            if (d > 0) ws.wake_delays.push_back(d);
+        std::sort(ws.wake_delays.begin(), ws.wake_delays.end());
+        ws.wake_delays.erase(std::unique(ws.wake_delays.begin(), ws.wake_delays.end()), ws.wake_delays.end());
+        for (std::uint32_t k = 0; k < ws.search.size(); ++k) {
+            takers_[ws.search[k]].push_back(Taker{w, k, ws.delays[k]});
+            rank_[static_cast<std::size_t>(w) * queues_.size() + ws.search[k]] = k;
+        }
+    }
+    for (auto& list : takers_)
+        std::sort(list.begin(), list.end(), [](const Taker& a, const Taker& b) {
+            if (a.delay != b.delay) return a.delay < b.delay;
+            if (a.position != b.position) return a.position < b.position;
+            return a.worker < b.worker;
+        });
+}
+
+// Worker w takes a task from queue q: the owner of a worker queue takes
+// the newest, everyone else the oldest.
+Take WorkerModel::take(std::uint32_t w, std::uint32_t q) {
+    Ring& dq = queues_[q];
+    const std::uint32_t i = q == w ? dq.pop_back() : dq.pop_front();
+    if (dq.empty()) {
+        const std::uint32_t at = nonempty_index_[q];
+        nonempty_index_[nonempty_.back()] = at;
+        nonempty_[at] = nonempty_.back();
+        nonempty_.pop_back();
+        nonempty_index_[q] = no_index;
+    }
+    return Take{w, i, q};
+}
+
+Take WorkerModel::enqueue(std::uint32_t q, std::uint32_t i) {
+    if (queues_[q].empty()) {
+        nonempty_index_[q] = static_cast<std::uint32_t>(nonempty_.size());
+        nonempty_.push_back(q);
+    }
+    queues_[q].push_back(i);
+    if (idle_list_.empty()) return {};
+    const double now = engine_.now();
+    const std::size_t nq = queues_.size();
+    if (idle_list_.size() * 4 < takers_[q].size()) {
+        // Few idle workers: rank them, rather than walking every taker.
+        std::uint32_t best = no_index, best_k = no_index;
+        double best_delay = 0;
+        for (std::uint32_t w : idle_list_) {
+            const std::uint32_t k = rank_[w * nq + q];
+            if (k == no_index) continue;
+            const Core& ws = cores_[w];
+            const double d = ws.delays[k];
+            if (ws.idle_since + d > now) continue;
+            if (best == no_index || d < best_delay ||
+                (d == best_delay && (k < best_k || (k == best_k && w < best)))) {
+                best = w;
+                best_k = k;
+                best_delay = d;
+            }
+        }
+        if (best != no_index) return take(best, q);
+        return {};
+    }
+    for (const Taker& tk : takers_[q]) {
+        const Core& ws = cores_[tk.worker];
+        if (!ws.idle || ws.idle_since + tk.delay > now) continue;
+        return take(tk.worker, q);
+    }
+    return {};
+}
+
+Take WorkerModel::next_task(std::uint32_t w) {
+    Core& ws = cores_[w];
+    if (!ws.pinned.empty()) return Take{w, ws.pinned.pop_front(), no_index};
+    const double idle_for = ws.idle ? engine_.now() - ws.idle_since : 0;
+    if (nonempty_.size() * 4 < ws.search.size()) {
+        // Few queues hold work: the first of them in this worker's order.
+        const std::size_t nq = queues_.size();
+        std::uint32_t best_k = no_index;
+        for (std::uint32_t q : nonempty_) {
+            const std::uint32_t k = rank_[w * nq + q];
+            if (k != no_index && ws.delays[k] <= idle_for && k < best_k) best_k = k;
+        }
+        if (best_k == no_index) return {};
+        return take(w, ws.search[best_k]);
+    }
+    for (std::size_t k = 0; k < ws.search.size(); ++k) {
+        if (ws.delays[k] > idle_for || queues_[ws.search[k]].empty()) continue;
+        return take(w, ws.search[k]);
+    }
+    return {};
+}
+
+void WorkerModel::begin(std::uint32_t w, std::uint32_t i) {
+    Core& ws = cores_[w];
+    if (ws.idle) {
+        ws.idle = false;
+        const std::uint32_t at = idle_index_[w];
+        idle_index_[idle_list_.back()] = at;
+        idle_list_[at] = idle_list_.back();
+        idle_list_.pop_back();
+    }
+    ws.task = i;
+    ws.started = engine_.now();
+}
+
+void WorkerModel::end(std::uint32_t w) {
+    Core& ws = cores_[w];
+    ws.busy += engine_.now() - ws.started;
+    ws.task = no_index;
+}
+
+void WorkerModel::go_idle(std::uint32_t w) {
+    Core& ws = cores_[w];
+    ws.idle = true;
+    ws.idle_since = engine_.now();
+    ++ws.idle_epoch;
+    idle_index_[w] = static_cast<std::uint32_t>(idle_list_.size());
+    idle_list_.push_back(w);
+    for (double d : ws.wake_delays) engine_.push(ws.idle_since + d, EventKind::wake, w, ws.idle_epoch);
+}
+
+std::vector<double> WorkerModel::busy() const {
+    std::vector<double> out;
+    out.reserve(cores_.size());
+    for (const Core& c : cores_) out.push_back(c.busy);
+    return out;
+}
+
+}  // namespace numaware::sim

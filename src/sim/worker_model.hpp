@@ -1,0 +1,135 @@
+// sim/worker_model.hpp — the simulated cores: one per worker of a team
+// layout, with the executor's queues and each worker's search of them.
+//
+// The model (docs/SIMULATOR.md, "Queues"):
+//   * one queue per worker (its owner takes the newest task, thieves the
+//     oldest) and one per node (oldest first); a pinned task waits in its
+//     worker's own list;
+//   * an idle worker takes work at once from the queues steal_order(w, 0)
+//     lists, and from a queue that appears only at round k after k × round_s
+//     of idleness; when several idle workers could take a new task, the one
+//     that lists its queue earliest wins (ties: the lower worker id).
+// The model only chooses who runs what; starting the task (its memory time,
+// its end) is the simulator's.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "numaware/machine.hpp"
+#include "numaware/task_policy.hpp"
+#include "numaware/team.hpp"
+#include "sim/event_engine.hpp"
+
+namespace numaware::sim {
+
+inline constexpr std::uint32_t no_index = 0xffffffffu;
+
+// A double-ended queue of task indices in one growable power-of-two ring.
+class Ring {
+public:
+    bool empty() const { return head_ == tail_; }
+    void push_back(std::uint32_t v) {
+        if (tail_ - head_ == buf_.size()) grow();
+        buf_[tail_++ & (buf_.size() - 1)] = v;
+    }
+    std::uint32_t pop_back() { return buf_[--tail_ & (buf_.size() - 1)]; }
+    std::uint32_t pop_front() { return buf_[head_++ & (buf_.size() - 1)]; }
+
+private:
+    void grow();
+    std::vector<std::uint32_t> buf_;
+    std::uint64_t head_ = 0, tail_ = 0;
+};
+
+// A worker's choice: the task it takes and the queue it took it from
+// (no_index: its pinned list). task == no_index: nothing to take.
+struct Take {
+    std::uint32_t worker = no_index;
+    std::uint32_t task = no_index;
+    std::uint32_t queue = no_index;
+    explicit operator bool() const { return task != no_index; }
+};
+
+class WorkerModel {
+public:
+    explicit WorkerModel(EventEngine& engine) : engine_(engine) {}
+
+    // The workers of `layout` on `machine`. Queues: one per worker, then one
+    // per node position.
+    void build(const Machine& machine, const TeamLayout& layout);
+    // Each worker's search order from the attached policy (Error("policy",
+    // ...) when it lists a queue that does not exist).
+    void build_search_orders(tasks::Policy& policy, double round_s);
+
+    std::uint32_t size() const { return static_cast<std::uint32_t>(cores_.size()); }
+    unsigned node(std::uint32_t w) const { return cores_[w].node; }     // OS index
+    std::size_t pos(std::uint32_t w) const { return cores_[w].pos; }    // node position in the machine
+    bool idle(std::uint32_t w) const { return cores_[w].idle; }
+    std::uint64_t idle_epoch(std::uint32_t w) const { return cores_[w].idle_epoch; }
+    std::uint32_t task(std::uint32_t w) const { return cores_[w].task; }
+    // Nodes with workers, ascending OS index, and a node position's slot in it.
+    const std::vector<unsigned>& nodes() const { return worker_nodes_; }
+    std::size_t slot_of_pos(std::size_t pos) const { return node_slot_of_pos_[pos]; }
+    std::vector<unsigned> node_of_each() const;
+
+    // The queue a policy names (Error("policy", ...) naming `policy_name`
+    // for one that does not exist).
+    std::uint32_t queue_id(const tasks::QueueRef& q, std::string_view policy_name) const;
+    std::uint32_t node_queue(std::size_t pos) const { return size() + static_cast<std::uint32_t>(pos); }
+    // Whether queue q is w's own or its node's: taking from any other is a steal.
+    bool owns(std::uint32_t w, std::uint32_t q) const { return q == w || q == node_queue(cores_[w].pos); }
+
+    // Task i joins queue q; an idle worker that may search q now takes a
+    // task from it at once (returned; the simulator starts it).
+    Take enqueue(std::uint32_t q, std::uint32_t i);
+    // A pinned task waits for its busy worker.
+    void pin(std::uint32_t w, std::uint32_t i) { cores_[w].pinned.push_back(i); }
+    // What w runs next: its pinned list first, then its queues in search
+    // order, those it may search after idling this long.
+    Take next_task(std::uint32_t w);
+
+    // w starts task i now; w stops now and searches on (wake events).
+    void begin(std::uint32_t w, std::uint32_t i);
+    void end(std::uint32_t w);
+    void go_idle(std::uint32_t w);
+    // Time each worker spent running tasks.
+    std::vector<double> busy() const;
+
+private:
+    // A worker that may search a queue, flattened for the queue.
+    struct Taker {
+        std::uint32_t worker;
+        std::uint32_t position;   // where the queue is in the worker's search order
+        double delay;             // idle time before the worker searches it
+    };
+    struct Core {
+        unsigned node = 0;        // OS index
+        std::size_t pos = 0;      // node position in the machine
+        bool idle = false;
+        double idle_since = 0;
+        std::uint64_t idle_epoch = 0;
+        std::uint32_t task = no_index;      // running
+        double started = 0;
+        double busy = 0;
+        std::vector<std::uint32_t> search;  // queue ids, in search order
+        std::vector<double> delays;         // parallel to search
+        std::vector<double> wake_delays;    // the distinct positive delays, ascending
+        Ring pinned;                        // pinned tasks waiting for this worker
+    };
+    Take take(std::uint32_t w, std::uint32_t q);
+
+    EventEngine& engine_;
+    std::vector<Core> cores_;
+    std::vector<unsigned> worker_nodes_;              // ascending OS index
+    std::vector<std::size_t> node_slot_of_pos_;       // node position -> slot in worker_nodes_
+    const Machine* machine_ = nullptr;
+    std::vector<Ring> queues_;                        // size() worker queues, then one per node position
+    std::vector<std::vector<Taker>> takers_;          // per queue
+    std::vector<std::uint32_t> idle_list_, idle_index_;       // idle workers (unordered), and where each is in it
+    std::vector<std::uint32_t> nonempty_, nonempty_index_;    // queues holding tasks, and where each is in it
+    std::vector<std::uint32_t> rank_;                 // [worker * queues + queue]: index in its search order, or no_index
+};
+
+}  // namespace numaware::sim
