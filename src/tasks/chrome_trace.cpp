@@ -110,12 +110,21 @@ std::string ChromeTrace::to_json() const {
         events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"ts", 0}, {"pid", node}, {"tid", w},
                           {"args", {{"name", "worker " + std::to_string(w)}}}});
     }
-    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"ts", 0}, {"pid", 0},
-                      {"tid", s.worker_nodes.size()}, {"args", {{"name", "partitioner"}}}});
+    // Two tracks of their own: the partitioner, and task creation and
+    // readiness (which happen on no particular worker).
+    const std::size_t partitioner_tid = s.worker_nodes.size(), scheduler_tid = partitioner_tid + 1;
+    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"ts", 0}, {"pid", 0}, {"tid", partitioner_tid},
+                      {"args", {{"name", "partitioner"}}}});
+    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"ts", 0}, {"pid", 0}, {"tid", scheduler_tid},
+                      {"args", {{"name", "tasks created and ready"}}}});
 
     for (const Event& e : all) {
         const double us = e.t * 1e6;
-        json j{{"ph", std::string(1, static_cast<char>(e.ph))}, {"ts", us}, {"pid", e.pid}, {"tid", e.tid}};
+        const bool scheduling = e.ph == Phase::instant && std::string_view(e.what) != "stolen";
+        json j{{"ph", std::string(1, static_cast<char>(e.ph))},
+               {"ts", us},
+               {"pid", e.pid},
+               {"tid", scheduling ? scheduler_tid : static_cast<std::size_t>(e.tid)}};
         if (std::string_view(e.what) == "partition") {
             j["name"] = "partition";
             j["cat"] = "partition";
@@ -123,7 +132,7 @@ std::string ChromeTrace::to_json() const {
         } else if (e.ph == Phase::instant) {
             j["name"] = std::string(e.what) + " " + std::to_string(e.task);
             j["cat"] = e.what;
-            j["s"] = e.tid == 0 && e.pid == 0 && std::string_view(e.what) != "stolen" ? "g" : "t";
+            j["s"] = "t";
             j["args"] = {{"task", e.task}};
         } else {
             j["name"] = "task " + std::to_string(e.task);

@@ -56,7 +56,7 @@ TEST(ChromeTrace, PairsBeginAndEndPerWorker) {
     EXPECT_EQ(c.begins, 3u);   // two tasks and the partition
     EXPECT_EQ(c.ends, 3u);
     EXPECT_EQ(c.instants, 5u);
-    EXPECT_GE(c.metadata, 4u);   // two nodes, two workers, the partitioner
+    EXPECT_GE(c.metadata, 5u);   // two nodes, two workers, the partitioner, the scheduling track
 }
 
 TEST(ChromeTrace, BackToBackTasksOnOneWorkerNest) {
