@@ -27,9 +27,9 @@
 
 #include <fmt/format.h>
 
-#include "numaware/error.hpp"
 #include "apps/common/graph_builder.hpp"
 #include "apps/cg/cg.hpp"
+#include "numaware/error.hpp"
 
 namespace numaware::apps::cg {
 namespace {

@@ -17,9 +17,9 @@
 
 #include <fmt/format.h>
 
-#include "numaware/error.hpp"
 #include "apps/common/graph_builder.hpp"
 #include "apps/gauss_seidel/gauss_seidel.hpp"
+#include "numaware/error.hpp"
 
 namespace numaware::apps::gauss_seidel {
 

@@ -21,9 +21,9 @@
 
 #include <fmt/format.h>
 
-#include "numaware/error.hpp"
 #include "apps/common/graph_builder.hpp"
 #include "apps/integral_histogram/integral_histogram.hpp"
+#include "numaware/error.hpp"
 
 namespace numaware::apps::integral_histogram {
 

@@ -29,9 +29,9 @@
 
 #include <fmt/format.h>
 
-#include "numaware/error.hpp"
 #include "apps/common/graph_builder.hpp"
 #include "apps/inversion/inversion.hpp"
+#include "numaware/error.hpp"
 
 namespace numaware::apps::inversion {
 

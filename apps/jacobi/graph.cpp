@@ -16,9 +16,9 @@
 
 #include <fmt/format.h>
 
-#include "numaware/error.hpp"
 #include "apps/common/graph_builder.hpp"
 #include "apps/jacobi/jacobi.hpp"
+#include "numaware/error.hpp"
 
 namespace numaware::apps::jacobi {
 

@@ -15,9 +15,9 @@
 
 #include <fmt/format.h>
 
-#include "numaware/error.hpp"
 #include "apps/common/graph_builder.hpp"
 #include "apps/nstream/nstream.hpp"
+#include "numaware/error.hpp"
 
 namespace numaware::apps::nstream {
 

@@ -23,9 +23,9 @@
 
 #include <fmt/format.h>
 
-#include "numaware/error.hpp"
 #include "apps/common/graph_builder.hpp"
 #include "apps/qr/qr.hpp"
+#include "numaware/error.hpp"
 
 namespace numaware::apps::qr {
 

@@ -20,9 +20,9 @@
 
 #include <fmt/format.h>
 
-#include "numaware/error.hpp"
 #include "apps/common/graph_builder.hpp"
 #include "apps/red_black/red_black.hpp"
+#include "numaware/error.hpp"
 
 namespace numaware::apps::red_black {
 
