@@ -35,6 +35,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "apps/catalog.hpp"
 #include "numaware/error.hpp"
 #include "numaware/sim.hpp"
 #include "numaware/team.hpp"
@@ -42,6 +43,7 @@
 namespace {
 
 using numaware::Error;
+namespace apps = numaware::apps;
 namespace sim = numaware::sim;
 namespace tasks = numaware::tasks;
 
@@ -74,7 +76,7 @@ unsigned to_unsigned(const std::string& text, const std::string& field) {
 
 // "test", "sim" or "N,BLOCK,ITERATIONS".
 std::vector<std::string> pick_policies(const std::string& text) {
-    std::vector<std::string> policies = sim::parse_policy_list(text, "--policy");
+    std::vector<std::string> policies = apps::parse_policy_list(text, "--policy");
     for (const std::string& p : policies) (void)tasks::make_policy(p);   // Error("policy", ...) names the choices
     return policies;
 }
@@ -156,12 +158,13 @@ struct SpeedArgs {
 // The app's simulation shape with its iterations set so the graph has about
 // `target` tasks (tasks grow linearly with iterations in every builder; the
 // two probe graphs measure the slope).
-sim::AppShape scaled_shape(const std::string& app, std::uint64_t target, std::span<const unsigned> nodes) {
-    sim::AppShape shape = sim::app_sim_shape(app);
+apps::AppSize scaled_shape(const std::string& app, std::uint64_t target, const numaware::Machine& machine,
+                           std::span<const unsigned> nodes) {
+    apps::AppSize shape = apps::find_app(app).sim_size;
     shape.iterations = 1;
-    const double one = static_cast<double>(sim::build_app(app, shape, nodes).size());
+    const double one = static_cast<double>(apps::build_graph(app, shape, machine, nodes).size());
     shape.iterations = 2;
-    const double two = static_cast<double>(sim::build_app(app, shape, nodes).size());
+    const double two = static_cast<double>(apps::build_graph(app, shape, machine, nodes).size());
     const double per_iteration = two - one;
     if (per_iteration <= 0)
         throw Error("--app", fmt::format("{}: the graph does not grow with iterations; give --size", app));
@@ -183,11 +186,12 @@ int speed_command(const SpeedArgs& a) {
         throw Error("--spawn-s", fmt::format("must be finite and >= 0 seconds, got {}", a.spawn_s));
     options.spawn_s = a.spawn_s;
     const std::vector<unsigned> nodes = sim::worker_node_set(t.machine, options.mapping);
-    if (a.app != "all") (void)sim::parse_app_list(a.app, "--app");
-    const sim::AppShape shape = a.size.empty() ? scaled_shape(a.app, a.tasks, nodes) : sim::parse_app_shape(a.size, a.app, "--size");
+    if (a.app != "all") (void)apps::parse_app_list(a.app, "--app");
+    const apps::AppSize shape = a.size.empty() ? scaled_shape(a.app, a.tasks, t.machine, nodes)
+                                               : apps::parse_app_size(a.size, a.app, "--size");
 
     const auto t0 = std::chrono::steady_clock::now();
-    const sim::Graph graph = sim::build_app(a.app, shape, nodes);
+    const sim::Graph graph = apps::build_graph(a.app, shape, t.machine, nodes);
     const double build_s = seconds_since(t0);
 
     const std::string label = "simulated on " + t.name;
@@ -257,12 +261,12 @@ struct DirectionArgs {
 int directions_command(const DirectionArgs& a) {
     std::vector<unsigned> socket_counts;
     for (const std::string& s : split(a.sockets, "--sockets")) socket_counts.push_back(to_unsigned(s, "--sockets"));
-    const std::vector<std::string> apps = sim::parse_app_list(a.app, "--app");
+    const std::vector<std::string> selected = apps::parse_app_list(a.app, "--app");
     std::vector<std::string> policies = pick_policies(a.policy);
     for (const char* needed : {"dep", "rip-dep"})
         if (std::find(policies.begin(), policies.end(), needed) == policies.end())
             throw Error("--policy", fmt::format("the direction tables need dep and rip-dep, got '{}'", a.policy));
-    for (const std::string& app : apps) (void)sim::parse_app_shape(a.size, app, "--size");
+    for (const std::string& app : selected) (void)apps::parse_app_size(a.size, app, "--size");
     std::vector<sim::TimedMachine> machines;
     for (unsigned s : socket_counts) machines.push_back(sim::model("bullion-s16", s));   // bad counts fail first
 
@@ -298,8 +302,9 @@ int directions_command(const DirectionArgs& a) {
         std::vector<std::optional<double>> cross_ratios, dfifo_ratios, rip_speedups;
         std::vector<double> mw_pct;
         nlohmann::json app_runs = nlohmann::json::array();
-        for (const std::string& app : apps) {
-            const sim::Graph graph = sim::build_app(app, sim::parse_app_shape(a.size, app, "--size"), nodes);
+        for (const std::string& app : selected) {
+            const sim::Graph graph =
+                apps::build_graph(app, apps::parse_app_size(a.size, app, "--size"), t.machine, nodes);
             std::map<std::string, sim::SimReport> by;
             for (const std::string& p : policies) by.emplace(p, sim::simulate(t, graph, p, options));
             const sim::SimReport& dep = by.at("dep");
@@ -330,7 +335,7 @@ int directions_command(const DirectionArgs& a) {
             if (by.count("dfifo")) dfifo_ratios.push_back(ratio(by.at("dfifo").run.makespan_s, dep.run.makespan_s));
             if (by.count("rip-mw")) mw_pct.push_back(by.at("rip-mw").partition_busy_pct);
         }
-        sum.apps = apps.size();
+        sum.apps = selected.size();
         sum.cross_geomean = geomean(cross_ratios);
         sum.dfifo_slowdown = geomean(dfifo_ratios);
         sum.rip_speedup = geomean(rip_speedups);
@@ -338,8 +343,8 @@ int directions_command(const DirectionArgs& a) {
         if (!a.json) {
             fmt::print("\n{}: geometric mean over {} apps of dep ÷ rip-dep cross-node bytes = {}; of rip-dep speedup "
                        "vs dep = {}; of dfifo ÷ dep makespan = {}; rip-dep beats dep on {} of {} apps.\n\n",
-                       label, apps.size(), show(sum.cross_geomean), show(sum.rip_speedup), show(sum.dfifo_slowdown),
-                       sum.rip_dep_wins, apps.size());
+                       label, selected.size(), show(sum.cross_geomean), show(sum.rip_speedup), show(sum.dfifo_slowdown),
+                       sum.rip_dep_wins, selected.size());
             std::fflush(stdout);
         }
         per_sockets.push_back({{"label", label},
@@ -357,7 +362,7 @@ int directions_command(const DirectionArgs& a) {
 
     if (!a.json) {
         std::string app_list;
-        for (const std::string& app : apps) app_list += (app_list.empty() ? "" : ", ") + app;
+        for (const std::string& app : selected) app_list += (app_list.empty() ? "" : ", ") + app;
         fmt::print("## Directions, simulated on bullion-s16 (geometric means over: {})\n\n", app_list);
         fmt::print("| machine model | dfifo ÷ dep makespan | rip-dep speedup vs dep | rip-dep beats dep | "
                    "dep ÷ rip-dep cross bytes | rip-mw partitioner busy % (mean) |\n|---|---|---|---|---|---|\n");

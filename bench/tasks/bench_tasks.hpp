@@ -52,7 +52,7 @@ double grid_checksum(const double* grid, std::size_t cells);
 double wavefront_serial(double* grid, std::size_t n);
 
 // ---- 3. stencils (Jacobi, Gauss-Seidel) with the apps' kernels -------------
-// The per-block work is bench/apps/kernels.hpp, the same functions the
+// The per-block work is apps/common/stencil_kernels.hpp, the same functions the
 // task-runtime apps run, in every implementation.
 //   jacobi        n x n row-major grid, double-buffered; a block is `block`
 //                 whole rows (one contiguous range). Task (t, b) reads blocks

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "bench_tasks.hpp"
-#include "kernels.hpp"
+#include "apps/common/stencil_kernels.hpp"
 
 namespace bench::tasks {
 

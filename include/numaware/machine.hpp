@@ -60,6 +60,13 @@ public:
     // bandwidth in GB/s (10^9 bytes/s; hwloc's MiB/s are converted).
     std::optional<NodeMatrix<double>> latency_ns;
     std::optional<NodeMatrix<double>> bandwidth_gbps;
+    // The base page size in bytes: the unit the kernel places and migrates,
+    // and the granularity simulated memory is homed at. hwloc sources take
+    // the first NUMA node's smallest page type; sources without one
+    // (synthetic, JSON without the field, hwloc files that omit page types)
+    // use 4096, the base page of x86-64 and of most arm64 kernels. A power
+    // of two >= 1024 (validate()).
+    std::uint64_t page_bytes = 4096;
 
     // ---- sources -------------------------------------------------------
     static Machine from_live();                          // hwloc on this system
@@ -71,6 +78,7 @@ public:
     // cpus=2,2,0,0 (0 = memory-only node), mem=512M,512M,1G,1G,
     // tiers=0,0,1,1, kinds=DRAM,DRAM,CXL,CXL, plus latency= and bandwidth=
     // matrices in the distances syntax (rows split by '/', entries by ',').
+    // page= sets the page size (default 4K).
     // Node OS indices are 0..nodes-1; CPUs are numbered contiguously across
     // the nodes that have CPUs.
     // Or hwloc synthetic syntax ("hwloc:NUMANode:4 Core:2 PU:1") with
@@ -87,7 +95,7 @@ public:
     // Throws Error naming the field: non-square or asymmetric matrices, a
     // diagonal entry that is not its row's minimum, duplicate OS indices,
     // CPUs listed on two nodes, a matrix whose size differs from the node
-    // count. The SLIT must be positive, symmetric and minimal on the
+    // count, a page size that is not a power of two >= 1024. The SLIT must be positive, symmetric and minimal on the
     // diagonal (ties allowed); latency/bandwidth need only be square,
     // finite and >= 0, since measurements are noisy and may be one-sided.
     // Zero memory is allowed here; check_placement_target() refuses it.

@@ -392,49 +392,4 @@ SimReport simulate(const TimedMachine& machine, const Graph& graph, tasks::Polic
 SimReport simulate(const TimedMachine& machine, const Graph& graph, std::string_view policy,
                    const SimOptions& options = {});
 
-// =====================================================================
-// Graph builders of the applications (src/sim/apps/)
-// =====================================================================
-
-// The task graphs of the eight applications of bench/apps, emitted
-// directly, without bodies or memory, so graphs of millions of tasks are
-// cheap. Each builder names the same regions (sizes, order, access) with
-// the same hints as the real application does on a runtime whose worker
-// nodes are `nodes`; a unit test compares each with the graph the real
-// application records. Compute time per task = the task's floating-point
-// operations / flops_per_s (docs/SIMULATOR.md states the assumption).
-struct AppShape {
-    std::size_t n = 0;          // 0: the app's default (as apps::AppSize)
-    std::size_t block = 0;
-    unsigned iterations = 0;
-};
-struct ComputeModel {
-    double flops_per_s = 4e9;   // one core, double precision, the apps' scalar kernels
-};
-// "jacobi", "gauss-seidel", "red-black", "nstream", "cg",
-// "integral-histogram", "qr", "inversion".
-std::span<const std::string_view> app_names();
-// Throws Error("app", ...) listing the names, and the app's own size errors
-// (the same checks and messages as the real application).
-Graph build_app(std::string_view app, const AppShape& shape, std::span<const unsigned> nodes,
-                const ComputeModel& compute = {});
-// `shape` with 0 fields replaced by the app's test shape, checked by the
-// application's own size rules: the same Error fields and messages as the
-// real application, which calls this for its checks (Error("app") for an
-// unknown name).
-AppShape check_app_shape(std::string_view app, const AppShape& shape);
-// The app's test size (that of bench/apps) and its simulation size (large).
-AppShape app_test_shape(std::string_view app);
-AppShape app_sim_shape(std::string_view app);
-
-// The text forms the tools share, each throwing Error(field, ...) that
-// quotes the text and names what is accepted:
-//   parse_app_list:    "all" or a comma list of app names (duplicates dropped);
-//   parse_policy_list: "all" or a comma list of tasks::policy_names();
-//   parse_app_shape:   "test", "sim" or "N,BLOCK,ITERATIONS" (positive
-//                      integers, at most 1000000 iterations) for `app`.
-std::vector<std::string> parse_app_list(std::string_view text, std::string_view field = "app");
-std::vector<std::string> parse_policy_list(std::string_view text, std::string_view field = "policy");
-AppShape parse_app_shape(std::string_view text, std::string_view app, std::string_view field = "size");
-
 }  // namespace numaware::sim

@@ -30,6 +30,9 @@
 //    include all of node i's CPUs. Pairs without such a value, and rows of
 //    memory-only nodes, are 0 ("not known"). A matrix with no known entry is
 //    left absent.
+//  * Page size: the smallest page type (hwloc sorts them by size) of the
+//    first NUMA node that lists any; hwloc reads it from the kernel for the
+//    live system. Files without page types get Machine's default, 4096.
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -204,6 +207,12 @@ Machine machine_from_topology(hwloc_topology_t topo, std::string name) {
         node.memory_bytes = o->attr ? o->attr->numanode.local_memory : 0;
         set_kind_and_tier(node, subtype_of(o));
         m.nodes.push_back(std::move(node));
+    }
+    for (hwloc_obj_t o : objs) {
+        if (o->attr && o->attr->numanode.page_types_len > 0 && o->attr->numanode.page_types[0].size > 0) {
+            m.page_bytes = o->attr->numanode.page_types[0].size;
+            break;
+        }
     }
     for (hwloc_obj_t pu = nullptr; (pu = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PU, pu)) != nullptr;) {
         const std::size_t home = home_node(objs, pu->os_index);

@@ -100,6 +100,7 @@ std::string Machine::to_json() const {
                               {"line_bytes", c.line_bytes},
                               {"cpus", c.cpus}});
     j["caches"] = cache_list;
+    j["page_bytes"] = page_bytes;
     j["distances"] = matrix_json(distances);
     if (latency_ns) j["latency_ns"] = matrix_json(*latency_ns);
     if (bandwidth_gbps) j["bandwidth_gbps"] = matrix_json(*bandwidth_gbps);
@@ -114,7 +115,7 @@ Machine Machine::from_json(std::string_view text) {
         throw Error("machine JSON", std::string("is not valid JSON: ") + e.what());
     }
     if (!j.is_object()) throw Error("machine JSON", "expected an object with name, nodes and distances");
-    only_keys(j, {"name", "nodes", "caches", "distances", "latency_ns", "bandwidth_gbps"}, "machine");
+    only_keys(j, {"name", "nodes", "caches", "page_bytes", "distances", "latency_ns", "bandwidth_gbps"}, "machine");
 
     Machine m;
     if (j.contains("name")) m.name = as_string(j["name"], "name");
@@ -162,6 +163,8 @@ Machine Machine::from_json(std::string_view text) {
             m.caches.push_back(std::move(c));
         }
     }
+    // Absent in files written before the field existed: the documented default.
+    if (j.contains("page_bytes")) m.page_bytes = as_u64(j["page_bytes"], "page_bytes");
     m.distances = matrix_from<unsigned>(member(j, "distances", "machine"), "distances", as_unsigned);
     if (j.contains("latency_ns") && !j["latency_ns"].is_null())
         m.latency_ns = matrix_from<double>(j["latency_ns"], "latency_ns", as_double);

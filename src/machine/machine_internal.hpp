@@ -4,6 +4,7 @@
 // that the matrix syntax and the default SLIT exist exactly once.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -26,6 +27,10 @@ Machine machine_from_hwloc_xml_buffer(const std::string& xml, const std::string&
 // hwloc synthetic syntax, e.g. "Package:2 NUMANode:1 Core:2 PU:1"; the
 // "hwloc:" prefix is already stripped and no numaware keys remain.
 Machine machine_from_hwloc_synthetic(const std::string& description);
+
+// Throws Error(field, ...) unless `bytes` is a power of two >= 1024: below
+// 1 KiB no kernel pages, and a page size is always a power of two.
+void check_page_bytes(std::uint64_t bytes, std::string_view field);
 
 // Reads a whole file; throws Error naming the path when it cannot.
 std::string read_text_file(const std::string& path);

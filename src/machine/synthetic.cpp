@@ -20,7 +20,7 @@ namespace numaware {
 namespace {
 
 constexpr const char* known_keys = "nodes, cpus-per-node, mem-per-node, distances, cpus, mem, tiers, kinds, "
-                                   "latency, bandwidth";
+                                   "latency, bandwidth, page";
 // Far above any real machine, low enough that a typo cannot exhaust memory.
 constexpr unsigned max_cpus_per_node = 4096;
 
@@ -165,7 +165,7 @@ Machine Machine::from_synthetic(std::string_view description) {
         const std::string key(word.substr(0, eq));
         if (key != "nodes" && key != "cpus-per-node" && key != "mem-per-node" && key != "distances" &&
             key != "cpus" && key != "mem" && key != "tiers" && key != "kinds" && key != "latency" &&
-            key != "bandwidth")
+            key != "bandwidth" && key != "page")
             throw Error(key, "unknown key in synthetic description '" + std::string(description) +
                                  "' (known keys: " + known_keys + ")");
         if (values.count(key)) throw Error(key, "given twice in synthetic description");
@@ -221,6 +221,11 @@ Machine Machine::from_synthetic(std::string_view description) {
     if ((it = values.find("kinds")) != values.end()) {
         auto items = node_list(it->second, "kinds", node_count);
         for (unsigned i = 0; i < node_count; ++i) m.nodes[i].kind = std::string(items[i]);
+    }
+
+    if ((it = values.find("page")) != values.end()) {
+        m.page_bytes = parse_size(it->second, "page");
+        detail::check_page_bytes(m.page_bytes, "page");
     }
 
     // No distances given: the kernel's own default (10 local, 20 remote).

@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "machine/machine_internal.hpp"
 #include "numaware/error.hpp"
 #include "numaware/machine.hpp"
 
@@ -74,6 +75,13 @@ void check_measured(const NodeMatrix<double>& m, std::string_view name) {
 }
 }  // namespace
 
+namespace detail {
+void check_page_bytes(std::uint64_t bytes, std::string_view field) {
+    if (bytes < 1024 || (bytes & (bytes - 1)) != 0)
+        throw Error(std::string(field), "is " + std::to_string(bytes) + "; a page size is a power of two >= 1024");
+}
+}  // namespace detail
+
 void Machine::validate() const {
     const std::size_t n = nodes.size();
     if (n == 0) throw Error("nodes", "a machine needs at least one node");
@@ -105,6 +113,8 @@ void Machine::validate() const {
             throw Error(field + ".tier", "tier " + std::to_string(node.tier) + " is negative; tiers start at 0");
         if (node.kind.empty()) throw Error(field + ".kind", "is empty; expected e.g. DRAM, HBM, MCDRAM, CXL, NVM");
     }
+
+    detail::check_page_bytes(page_bytes, "page_bytes");
 
     check_shape(distances, "distances", n);
     check_slit(distances);

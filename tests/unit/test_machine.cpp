@@ -200,12 +200,37 @@ TEST(MachineQueries, UnknownNodesAndCpusThrow) {
 TEST(MachineJson, RoundTripsSyntheticMachinesExactly) {
     for (const char* spec :
          {four_nodes, "nodes=3 cpus=2,0,3 mem=1G,256M,1.5G tiers=0,1,0 kinds=DRAM,CXL,DRAM",
-          "nodes=2 distances=10,21/21,10 latency=85.5,140.125/141,86.1 bandwidth=20.25,0.1/0.3,19.999999999999"}) {
+          "nodes=2 distances=10,21/21,10 latency=85.5,140.125/141,86.1 bandwidth=20.25,0.1/0.3,19.999999999999",
+          "nodes=2 page=64K"}) {
         const Machine m = Machine::from_synthetic(spec);
         const Machine back = Machine::from_json(m.to_json());
         EXPECT_EQ(back, m) << spec;
         EXPECT_EQ(back.to_json(), m.to_json());
+        EXPECT_EQ(back.page_bytes, m.page_bytes) << spec;
     }
+}
+
+TEST(MachinePageSize, ComesFromTheDescriptionWith4KAsDefault) {
+    EXPECT_EQ(Machine::from_synthetic("nodes=2").page_bytes, 4096u);
+    EXPECT_EQ(Machine::from_synthetic("nodes=2 page=64K").page_bytes, 65536u);
+    // JSON written before the field existed still loads, with the default.
+    const Machine old = Machine::from_json(R"({"nodes":[{"os_index":0,"memory_bytes":1}],"distances":[[10]]})");
+    EXPECT_EQ(old.page_bytes, 4096u);
+    const Machine big = Machine::from_json(
+        R"({"nodes":[{"os_index":0,"memory_bytes":1}],"page_bytes":16384,"distances":[[10]]})");
+    EXPECT_EQ(big.page_bytes, 16384u);
+    for (const char* bad : {"nodes=1 page=512", "nodes=1 page=6K", "nodes=1 page=0"}) {
+        const Error e = expect_error([bad] { (void)Machine::from_synthetic(bad); });
+        EXPECT_EQ(e.field(), "page") << bad;
+        EXPECT_TRUE(contains(e.what(), "power of two")) << e.what();
+    }
+    const Error e = expect_error([] {
+        (void)Machine::from_json(R"({"nodes":[{"os_index":0,"memory_bytes":1}],"page_bytes":3000,"distances":[[10]]})");
+    });
+    EXPECT_EQ(e.field(), "page_bytes");
+    Machine m = Machine::from_synthetic("nodes=1");
+    m.page_bytes = 2048 + 1;
+    EXPECT_EQ(expect_error([&] { m.validate(); }).field(), "page_bytes");
 }
 
 TEST(MachineJson, ErrorsNameTheField) {

@@ -1,6 +1,6 @@
-// tests/unit/test_sim_apps.cpp — the simulator's application graph
-// builders (src/sim/apps) against the graphs the real applications
-// (bench/apps) record on a 2-node synthetic team: same tasks, hints,
+// tests/unit/test_sim_apps.cpp — the applications' simulator graph
+// builders (apps/<name>/graph.cpp) against the graphs their real task
+// programs (apps/<name>/program.cpp) record on a 2-node synthetic team: same tasks, hints,
 // dependencies (bytes, access, order) and region identities; plus the
 // size checks, the compute model and the simulation sizes.
 #include <gtest/gtest.h>
@@ -12,10 +12,12 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "apps.hpp"
+#include "apps/catalog.hpp"
 #include "numaware/machine.hpp"
 #include "numaware/sim.hpp"
 #include "numaware/team.hpp"
@@ -23,6 +25,9 @@
 
 namespace numaware::sim {
 namespace {
+
+using apps::AppSize;
+using apps::ComputeModel;
 
 using numaware::test::contains;
 using numaware::test::expect_error;
@@ -45,7 +50,14 @@ std::unique_ptr<tasks::Runtime> recording_runtime(Team& team) {
 
 const std::vector<unsigned> both_nodes{0, 1};
 
-AppShape shape_of(const apps::AppSize& s) { return AppShape{s.n, s.block, s.iterations}; }
+// The builders' graph for the test machine (4096-byte pages, as the host's).
+Graph build_app(std::string_view name, const AppSize& size, std::span<const unsigned> nodes,
+                const ComputeModel& compute = {}) {
+    return apps::build_graph(name, size, two_nodes(), nodes, compute);
+}
+AppSize app_test_shape(std::string_view name) { return apps::find_app(name).test_size; }
+AppSize app_sim_shape(std::string_view name) { return apps::find_app(name).sim_size; }
+using apps::app_names;
 
 std::vector<std::string> names() {
     std::vector<std::string> out;
@@ -88,7 +100,7 @@ void expect_same_graph(const std::string& name, const apps::AppSize& size) {
     ASSERT_TRUE(run.matches) << run.detail;
     const tasks::TaskGraph& recorded = rt->graph();
 
-    const Graph built = build_app(name, shape_of(size), both_nodes);
+    const Graph built = build_app(name, size, both_nodes);
     ASSERT_EQ(built.size(), recorded.tasks.size());
     ASSERT_EQ(built.size(), run.tasks);
     EXPECT_TRUE(contains(built.name, name + " n=")) << built.name;
@@ -130,7 +142,7 @@ void expect_same_graph(const std::string& name, const apps::AppSize& size) {
 TEST_P(SimAppsGraph, MatchesTheRecordedGraph) {
     const std::string& name = GetParam();
     const apps::App& app = apps::find_app(name);
-    const AppShape test = app_test_shape(name);
+    const AppSize test = app_test_shape(name);
     ASSERT_EQ(test.n, app.test_size.n);
     ASSERT_EQ(test.block, app.test_size.block);
     ASSERT_EQ(test.iterations, app.test_size.iterations);
@@ -181,25 +193,25 @@ INSTANTIATE_TEST_SUITE_P(SimAppsEvery, SimAppsGraph, ::testing::ValuesIn(names()
 // (red-black: per full iteration, both colours), whatever the blocking.
 TEST(SimApps, StencilFlopsSumToTheWholeGridCounts) {
     const double rate = 1e9;
-    auto total_flops = [rate](std::string_view name, const AppShape& s) {
+    auto total_flops = [rate](std::string_view name, const AppSize& s) {
         const Graph g = build_app(name, s, both_nodes, ComputeModel{.flops_per_s = rate});
         double sum = 0;
         for (const GraphTask& t : g.tasks()) sum += t.compute_s * rate;
         return sum;
     };
     for (std::string_view name : {"jacobi", "gauss-seidel", "red-black"}) {
-        for (const AppShape& s : {app_test_shape(name), AppShape{512, 64, 3}}) {
+        for (const AppSize& s : {app_test_shape(name), AppSize{512, 64, 3}}) {
             const double n = static_cast<double>(s.n), it = s.iterations;
             EXPECT_NEAR(total_flops(name, s), n * n + it * 4 * (n - 2) * (n - 2), 1e-6) << name << " n=" << s.n;
         }
     }
     // nstream: 8 streams x 3 arrays initialised, then 3 flops per element per repetition.
-    const AppShape ns = app_test_shape("nstream");
+    const AppSize ns = app_test_shape("nstream");
     EXPECT_NEAR(total_flops("nstream", ns), 8.0 * 3 * static_cast<double>(ns.n) * (1 + ns.iterations), 1e-6);
     // QR and inversion at one tile: init + GEQRT, init + POTRF + TRTRI + LAUUM.
     const double b = 64, b3 = b * b * b;
-    EXPECT_NEAR(total_flops("qr", AppShape{64, 64, 1}), b * b + 4 * b3 / 3, 1e-6);
-    EXPECT_NEAR(total_flops("inversion", AppShape{64, 64, 1}), b * b + b3, 1e-6);
+    EXPECT_NEAR(total_flops("qr", AppSize{64, 64, 1}), b * b + 4 * b3 / 3, 1e-6);
+    EXPECT_NEAR(total_flops("inversion", AppSize{64, 64, 1}), b * b + b3, 1e-6);
 }
 
 // ---- names, shapes, errors ----------------------------------------------
@@ -210,7 +222,7 @@ TEST(SimApps, NamesAndTestShapesAreTheApplications) {
     for (std::size_t i = 0; i < list.size(); ++i) {
         const apps::App& app = apps::all_apps()[i];
         EXPECT_EQ(list[i], app.name);
-        const AppShape s = app_test_shape(app.name);
+        const AppSize s = app_test_shape(app.name);
         EXPECT_EQ(s.n, app.test_size.n) << app.name;
         EXPECT_EQ(s.block, app.test_size.block) << app.name;
         EXPECT_EQ(s.iterations, app.test_size.iterations) << app.name;
@@ -219,15 +231,15 @@ TEST(SimApps, NamesAndTestShapesAreTheApplications) {
 
 TEST(SimApps, ZeroFieldsMeanTheTestDefaults) {
     for (std::string_view name : app_names()) {
-        const Graph defaults = build_app(name, AppShape{}, both_nodes);
+        const Graph defaults = build_app(name, AppSize{}, both_nodes);
         const Graph test = build_app(name, app_test_shape(name), both_nodes);
         EXPECT_EQ(defaults.name, test.name);
         EXPECT_EQ(defaults.size(), test.size()) << name;
         EXPECT_EQ(defaults.deps().size(), test.deps().size()) << name;
     }
     // One field given, the others defaulted.
-    const AppShape jt = app_test_shape("jacobi");
-    const Graph g = build_app("jacobi", AppShape{.iterations = jt.iterations + 3}, both_nodes);
+    const AppSize jt = app_test_shape("jacobi");
+    const Graph g = build_app("jacobi", AppSize{.iterations = jt.iterations + 3}, both_nodes);
     const std::size_t blocks = jt.n / jt.block;
     EXPECT_EQ(g.size(), blocks * (jt.iterations + 4));
     EXPECT_EQ(g.name, "jacobi n=" + std::to_string(jt.n) + " block=" + std::to_string(jt.block) +
@@ -235,7 +247,7 @@ TEST(SimApps, ZeroFieldsMeanTheTestDefaults) {
 }
 
 TEST(SimApps, UnknownAppListsTheNames) {
-    for (auto call : {+[] { (void)build_app("jacobbi", AppShape{}, both_nodes); },
+    for (auto call : {+[] { (void)build_app("jacobbi", AppSize{}, both_nodes); },
                       +[] { (void)app_test_shape("nope"); }, +[] { (void)app_sim_shape(""); }}) {
         const Error e = expect_error(call);
         EXPECT_EQ(e.field(), "app");
@@ -244,11 +256,11 @@ TEST(SimApps, UnknownAppListsTheNames) {
 }
 
 TEST(SimApps, BadNodesAndRatesAreRefused) {
-    EXPECT_EQ(expect_error([] { (void)build_app("jacobi", AppShape{}, std::span<const unsigned>{}); }).field(),
+    EXPECT_EQ(expect_error([] { (void)build_app("jacobi", AppSize{}, std::span<const unsigned>{}); }).field(),
               "nodes");
     for (double rate : {0.0, -1.0, std::nan(""), HUGE_VAL}) {
         const Error e = expect_error([rate] {
-            (void)build_app("nstream", AppShape{}, both_nodes, ComputeModel{.flops_per_s = rate});
+            (void)build_app("nstream", AppSize{}, both_nodes, ComputeModel{.flops_per_s = rate});
         });
         EXPECT_EQ(e.field(), "flops_per_s") << rate;
     }
@@ -296,7 +308,7 @@ TEST(SimApps, BadSizesGiveTheApplicationsErrors) {
         auto rt = recording_runtime(*team);
         const apps::App& app = apps::find_app(c.app);
         const Error real = expect_error([&] { (void)app.run(*rt, c.size); });
-        const Error ours = expect_error([&] { (void)build_app(c.app, shape_of(c.size), both_nodes); });
+        const Error ours = expect_error([&] { (void)build_app(c.app, c.size, both_nodes); });
         EXPECT_FALSE(real.field().empty()) << c.app;
         EXPECT_EQ(ours.field(), real.field()) << c.app << ": " << real.what();
         EXPECT_STREQ(ours.what(), real.what()) << c.app;
@@ -339,7 +351,7 @@ double average_parallelism(const Graph& g) {
 
 TEST(SimApps, SimulationShapesKeep288CoresBusy) {
     for (std::string_view name : app_names()) {
-        const AppShape sim = app_sim_shape(name);
+        const AppSize sim = app_sim_shape(name);
         const Graph big = build_app(name, sim, both_nodes);
         const Graph small = build_app(name, app_test_shape(name), both_nodes);
         EXPECT_GT(big.size(), 10 * small.size()) << name;
@@ -349,14 +361,25 @@ TEST(SimApps, SimulationShapesKeep288CoresBusy) {
         for (const GraphTask& t : big.tasks()) ASSERT_TRUE(std::isfinite(t.compute_s) && t.compute_s >= 0) << name;
     }
     // The Jacobi sweep of the simulation shape: at least 288 row blocks.
-    const AppShape j = app_sim_shape("jacobi");
+    const AppSize j = app_sim_shape("jacobi");
     EXPECT_GE(j.n / j.block, 288u);
+}
+
+TEST(SimApps, PageSizeComesFromTheMachine) {
+    // Gauss-Seidel's 32 x 32 tiles are 8 KiB: whole pages of 4 KiB, not of 64 KiB.
+    const Machine big_pages = Machine::from_spec("nodes=2 cpus-per-node=1 page=64K");
+    const Error e = expect_error([&] { (void)apps::build_graph("gauss-seidel", AppSize{}, big_pages, both_nodes); });
+    EXPECT_EQ(e.field(), "block");
+    EXPECT_TRUE(contains(e.what(), "page size 65536")) << e.what();
+    // Jacobi's 32 rows of 256 doubles are one 64 KiB page.
+    const Graph g = apps::build_graph("jacobi", AppSize{.n = 256, .block = 32}, big_pages, both_nodes);
+    EXPECT_EQ(g.regions().front().bytes, 65536u);
 }
 
 TEST(SimApps, TooLargeGraphsAreRefusedBeforeBuilding) {
     // 32768 / 32 = 1024 x 1024 tiles, 100000 sweeps: ~10^11 tasks.
     const Error e = expect_error(
-        [] { (void)build_app("gauss-seidel", AppShape{.n = 32768, .block = 32, .iterations = 100000}, both_nodes); });
+        [] { (void)build_app("gauss-seidel", AppSize{.n = 32768, .block = 32, .iterations = 100000}, both_nodes); });
     EXPECT_EQ(e.field(), "shape");
     EXPECT_TRUE(contains(e.what(), "tasks")) << e.what();
 }

@@ -22,6 +22,7 @@
 
 #include <gtest/gtest.h>
 
+#include "apps/catalog.hpp"
 #include "numaware/sim.hpp"
 #include "numaware/team.hpp"
 
@@ -33,12 +34,12 @@ const char* const kApps[] = {"jacobi", "gauss-seidel", "red-black", "nstream"};
 const char* const kPolicies[] = {"dfifo", "dep", "rip-dep", "rip-mw"};
 const unsigned kSockets[] = {4, 8, 16};
 
-// The applications' simulation shapes (sim::app_sim_shape), Gauss-Seidel
+// The applications' simulation sizes (apps::App::sim_size), Gauss-Seidel
 // at half the order (its tiles make 4x the tasks of the others), so the
 // suite runs in seconds. Sizes are fixed by this rule, not chosen per
 // direction.
-sim::AppShape medium_shape(const std::string& app) {
-    sim::AppShape s = sim::app_sim_shape(app);
+numaware::apps::AppSize medium_shape(const std::string& app) {
+    numaware::apps::AppSize s = numaware::apps::find_app(app).sim_size;
     if (app == "gauss-seidel") s.n /= 2;
     return s;
 }
@@ -64,7 +65,7 @@ const std::map<unsigned, Runs>& results() {
             Runs& runs = out[sockets];
             runs.machine = t.name;
             for (const char* app : kApps) {
-                const sim::Graph graph = sim::build_app(app, medium_shape(app), nodes);
+                const sim::Graph graph = numaware::apps::build_graph(app, medium_shape(app), t.machine, nodes);
                 for (const char* policy : kPolicies)
                     runs.by[app].emplace(policy, sim::simulate(t, graph, policy, options));
             }

@@ -1,4 +1,4 @@
-// Tests for the fork-join stencil graphs of the simulator (sim_stencil.hpp):
+// Tests for the fork-join stencil graphs (apps/stencil/stencil_graph.hpp):
 // the builder's regions, homes, dependencies, pinning and barriers, and —
 // through simulate() — the placement modes, thread migration, NUMA-aware
 // chunks and the automatic NUMA balancing model.
@@ -12,19 +12,20 @@
 #include <gtest/gtest.h>
 
 #include "support.hpp"
+#include "apps/stencil/stencil_graph.hpp"
 #include "numaware/error.hpp"
 #include "numaware/machine.hpp"
 #include "numaware/sim.hpp"
-#include "numaware/sim_stencil.hpp"
 #include "numaware/stencil.hpp"
 #include "numaware/team.hpp"
 
+namespace apps = numaware::apps;
 namespace sim = numaware::sim;
 namespace st = numaware::stencil;
 using numaware::Error;
 using numaware::test::contains;
 using numaware::test::expect_error;
-using Placement = sim::StencilSim::Placement;
+using Placement = apps::StencilSim::Placement;
 
 namespace {
 
@@ -42,8 +43,8 @@ numaware::TeamMapping two_per_node(const sim::TimedMachine& m) {
 
 // 2-D grid whose rows are exactly one page (512 doubles): every slab is a
 // page, so halo arithmetic is exact in slabs. Interior rows: 64 per thread.
-sim::StencilSim problem(unsigned threads, Placement placement, unsigned sweeps = 4) {
-    sim::StencilSim s;
+apps::StencilSim problem(unsigned threads, Placement placement, unsigned sweeps = 4) {
+    apps::StencilSim s;
     s.shape = st::Shape::d2(512, 64 * threads + 2);
     s.threads = threads;
     s.sweeps = sweeps;
@@ -82,7 +83,7 @@ TEST(SimStencilBuild, RegionsCoverBothArraysExactly) {
         for (bool numa : {false, true}) {
             auto s = problem(8, p);
             s.numa_chunks = numa;
-            const sim::StencilBuild b = sim::build_stencil_plan(f.m, f.workers, s);
+            const apps::StencilBuild b = apps::build_stencil_plan(f.m, f.workers, s);
             ASSERT_EQ(b.regions.size(), b.graph.regions().size());
             std::uint64_t bytes[2] = {0, 0};
             for (std::size_t i = 0; i < b.regions.size(); ++i) {
@@ -97,8 +98,8 @@ TEST(SimStencilBuild, RegionsCoverBothArraysExactly) {
                 EXPECT_GE(b.regions[i].offset, lo);
                 EXPECT_LE(b.regions[i].offset + b.regions[i].part_bytes, hi);
             }
-            EXPECT_EQ(bytes[0], b.layout.bytes) << sim::to_string(p) << " numa=" << numa;
-            EXPECT_EQ(bytes[1], b.layout.bytes) << sim::to_string(p) << " numa=" << numa;
+            EXPECT_EQ(bytes[0], b.layout.bytes) << apps::to_string(p) << " numa=" << numa;
+            EXPECT_EQ(bytes[1], b.layout.bytes) << apps::to_string(p) << " numa=" << numa;
         }
     }
 }
@@ -106,12 +107,12 @@ TEST(SimStencilBuild, RegionsCoverBothArraysExactly) {
 TEST(SimStencilBuild, ThreeDimensionalGridWithBoxStencil) {
     Fixture f;
     // Planes of 34 x 34 doubles, rows padded to 40: 10880 B, padded to 3 pages.
-    sim::StencilSim s;
+    apps::StencilSim s;
     s.shape = st::Shape::d3(34, 34, 8 * 4 + 2);
     s.neighbourhood = st::Neighbourhood::box(3);
     s.threads = 8;
     s.placement = Placement::interleave;
-    const auto b = sim::build_stencil_plan(f.m, f.workers, s);
+    const auto b = apps::build_stencil_plan(f.m, f.workers, s);
     ASSERT_EQ(slab_bytes(b.layout), 3 * 4096u);
     std::uint64_t bytes = 0;
     for (const auto& r : b.regions) bytes += r.bytes;
@@ -131,27 +132,27 @@ TEST(SimStencilBuild, ThreeDimensionalGridWithBoxStencil) {
 TEST(SimStencilBuild, ThreeRegionsPerInnerBlockTwoAtTheEdges) {
     Fixture f;
     for (unsigned threads : {2u, 5u, 8u}) {
-        const auto b = sim::build_stencil_plan(f.m, f.workers, problem(threads, Placement::stencil_aware));
+        const auto b = apps::build_stencil_plan(f.m, f.workers, problem(threads, Placement::stencil_aware));
         // Per array: low halo, interior, high halo for inner blocks; the
         // first block has no low halo part, the last no high one.
         EXPECT_EQ(b.graph.regions().size(), 2u * (3 * threads - 2)) << threads;
     }
     // One thread: one region per array.
-    auto one = sim::build_stencil_plan(f.m, f.workers, problem(1, Placement::stencil_aware));
+    auto one = apps::build_stencil_plan(f.m, f.workers, problem(1, Placement::stencil_aware));
     EXPECT_EQ(one.graph.regions().size(), 2u);
 }
 
 TEST(SimStencilBuild, HomesFollowThePlacementMode) {
     Fixture f;
-    const auto aware = sim::build_stencil_plan(f.m, f.workers, problem(8, Placement::stencil_aware));
+    const auto aware = apps::build_stencil_plan(f.m, f.workers, problem(8, Placement::stencil_aware));
     for (const auto& r : aware.regions) EXPECT_EQ(r.home, f.workers[r.owner]);
 
-    const auto serial = sim::build_stencil_plan(f.m, f.workers, problem(8, Placement::serial_first_touch));
+    const auto serial = apps::build_stencil_plan(f.m, f.workers, problem(8, Placement::serial_first_touch));
     for (const auto& r : serial.regions) EXPECT_EQ(r.home, f.workers[0]);
 
     // Interleave: page i of each array on the (i mod 4)-th node with memory;
     // count each node's pages independently.
-    const auto inter = sim::build_stencil_plan(f.m, f.workers, problem(8, Placement::interleave));
+    const auto inter = apps::build_stencil_plan(f.m, f.workers, problem(8, Placement::interleave));
     std::vector<unsigned> mem_nodes;
     for (const auto& n : f.m.machine.nodes)
         if (n.memory_bytes > 0) mem_nodes.push_back(n.os_index);
@@ -171,7 +172,7 @@ TEST(SimStencilBuild, HomesFollowThePlacementMode) {
 TEST(SimStencilBuild, PinnedTasksAndBarriers) {
     Fixture f;
     const unsigned threads = 8, sweeps = 5;
-    const auto b = sim::build_stencil_plan(f.m, f.workers, problem(threads, Placement::stencil_aware, sweeps));
+    const auto b = apps::build_stencil_plan(f.m, f.workers, problem(threads, Placement::stencil_aware, sweeps));
     ASSERT_EQ(b.graph.size(), std::size_t{threads} * sweeps);
     for (std::size_t k = 0; k < b.graph.size(); ++k) {
         const auto& t = b.graph.tasks()[k];
@@ -185,7 +186,7 @@ TEST(SimStencilBuild, PinnedTasksAndBarriers) {
 TEST(SimStencilBuild, DependenciesNameOwnBlockAndNeighbourHalos) {
     Fixture f;
     const unsigned threads = 8, sweeps = 2;
-    const auto b = sim::build_stencil_plan(f.m, f.workers, problem(threads, Placement::stencil_aware, sweeps));
+    const auto b = apps::build_stencil_plan(f.m, f.workers, problem(threads, Placement::stencil_aware, sweeps));
     const std::uint64_t halo_bytes = 1 * slab_bytes(b.layout);   // 5-point: one slab each side
     for (std::size_t k = 0; k < b.graph.size(); ++k) {
         const unsigned t = static_cast<unsigned>(k % threads);
@@ -221,7 +222,7 @@ TEST(SimStencilBuild, WiderStencilReadsWiderHalos) {
     Fixture f;
     auto s = problem(4, Placement::stencil_aware, 1);
     s.neighbourhood = st::Neighbourhood::star(2, 3);   // radius 3 along y
-    const auto b = sim::build_stencil_plan(f.m, f.workers, s);
+    const auto b = apps::build_stencil_plan(f.m, f.workers, s);
     const auto& t1 = b.graph.tasks()[1];
     std::map<unsigned, std::uint64_t> foreign;
     for (const auto& d : b.graph.deps_of(t1))
@@ -234,10 +235,10 @@ TEST(SimStencilBuild, WiderStencilReadsWiderHalos) {
 TEST(SimStencilBuild, SmallSlabsRoundHalosToPages) {
     Fixture f;
     // 64 doubles a row = 512 B: 8 rows a page; the halo part is one page.
-    sim::StencilSim s;
+    apps::StencilSim s;
     s.shape = st::Shape::d2(64, 4 * 64 + 2);
     s.threads = 4;
-    const auto b = sim::build_stencil_plan(f.m, f.workers, s);
+    const auto b = apps::build_stencil_plan(f.m, f.workers, s);
     ASSERT_EQ(b.layout.granule, 8u);
     for (const auto& r : b.regions) {
         EXPECT_EQ(r.offset % b.layout.page_size, 0u);
@@ -255,12 +256,12 @@ TEST(SimStencilBuild, FewerGranulesThanThreadsKeepWholePages) {
     // 16 interior rows of 512 B = 2 pages for 8 threads: most blocks are
     // empty, and thread 0 owns only the boundary row. A page belongs to the
     // thread owning its first byte, so no page is split between owners.
-    sim::StencilSim s;
+    apps::StencilSim s;
     s.shape = st::Shape::d2(64, 18);
     s.threads = 8;
     s.sweeps = 2;
     s.placement = Placement::interleave;
-    const auto b = sim::build_stencil_plan(f.m, f.workers, s);
+    const auto b = apps::build_stencil_plan(f.m, f.workers, s);
     ASSERT_EQ(b.partition.owned[0], (st::Block{0, 1}));
     std::uint64_t bytes = 0;
     for (const auto& r : b.regions) {
@@ -281,13 +282,13 @@ TEST(SimStencilBuild, ComputeFromCellsAndPoints) {
     Fixture f;
     auto s = problem(8, Placement::stencil_aware, 1);
     s.compute.flops_per_s = 1e9;
-    const auto b = sim::build_stencil_plan(f.m, f.workers, s);
+    const auto b = apps::build_stencil_plan(f.m, f.workers, s);
     double total = 0;
     for (const auto& t : b.graph.tasks()) total += t.compute_s;
     // Interior: (512 - 2) × 512 cells, 5 flops each.
     EXPECT_NEAR(total, 510.0 * 512.0 * 5.0 / 1e9, 1e-12);
     s.neighbourhood = st::Neighbourhood::box(2);   // 9 points
-    const auto b9 = sim::build_stencil_plan(f.m, f.workers, s);
+    const auto b9 = apps::build_stencil_plan(f.m, f.workers, s);
     double total9 = 0;
     for (const auto& t : b9.graph.tasks()) total9 += t.compute_s;
     EXPECT_NEAR(total9, 510.0 * 512.0 * 9.0 / 1e9, 1e-12);
@@ -298,8 +299,8 @@ TEST(SimStencilBuild, MigratingIsASeededPermutationPerSweep) {
     auto s = problem(6, Placement::stencil_aware, 12);   // 6 threads on 8 workers
     s.migrating = true;
     s.seed = 42;
-    const auto a = sim::build_stencil_plan(f.m, f.workers, s);
-    const auto again = sim::build_stencil_plan(f.m, f.workers, s);
+    const auto a = apps::build_stencil_plan(f.m, f.workers, s);
+    const auto again = apps::build_stencil_plan(f.m, f.workers, s);
     EXPECT_EQ(a.workers, again.workers);
     bool moved = false;
     for (unsigned sweep = 0; sweep < s.sweeps; ++sweep) {
@@ -313,7 +314,7 @@ TEST(SimStencilBuild, MigratingIsASeededPermutationPerSweep) {
     }
     EXPECT_TRUE(moved);
     s.seed = 43;
-    EXPECT_NE(sim::build_stencil_plan(f.m, f.workers, s).workers, a.workers);
+    EXPECT_NE(apps::build_stencil_plan(f.m, f.workers, s).workers, a.workers);
     // The pages stay where the nominal placement put them.
     for (const auto& r : a.regions) EXPECT_EQ(r.home, f.workers[r.owner]);
 }
@@ -322,7 +323,7 @@ TEST(SimStencilBuild, NumaChunksUseTheSkeletonsWeights) {
     Fixture f;
     auto s = problem(8, Placement::stencil_aware);
     s.numa_chunks = true;
-    const auto b = sim::build_stencil_plan(f.m, f.workers, s);
+    const auto b = apps::build_stencil_plan(f.m, f.workers, s);
     const auto wp = st::numa_weights(b.layout, s.neighbourhood, b.thread_nodes, f.m.machine);
     EXPECT_EQ(b.partition.weights, wp.weights);
     EXPECT_EQ(b.weight_rule, wp.rule);
@@ -330,7 +331,7 @@ TEST(SimStencilBuild, NumaChunksUseTheSkeletonsWeights) {
     // sim-4socket has near and far remote nodes: the inner threads read
     // remote halos and the two edge threads only one, so the cut is not equal.
     EXPECT_NE(b.partition.work, st::partition_equal(b.layout, 1, 8).work);
-    const auto eq = sim::build_stencil_plan(f.m, f.workers, problem(8, Placement::stencil_aware));
+    const auto eq = apps::build_stencil_plan(f.m, f.workers, problem(8, Placement::stencil_aware));
     EXPECT_EQ(eq.weight_rule, "equal");
 }
 
@@ -338,29 +339,30 @@ TEST(SimStencilBuild, BadInputNamesTheField) {
     Fixture f;
     auto s = problem(8, Placement::stencil_aware);
     s.threads = 0;
-    EXPECT_EQ(expect_error([&] { sim::build_stencil(f.m, f.workers, s); }).field(), "threads");
+    EXPECT_EQ(expect_error([&] { apps::build_stencil(f.m, f.workers, s); }).field(), "threads");
     s.threads = 9;
-    const Error too_many = expect_error([&] { sim::build_stencil(f.m, f.workers, s); });
+    const Error too_many = expect_error([&] { apps::build_stencil(f.m, f.workers, s); });
     EXPECT_EQ(too_many.field(), "threads");
     EXPECT_TRUE(contains(too_many.what(), "8 workers")) << too_many.what();
     s = problem(8, Placement::stencil_aware);
     s.sweeps = 0;
-    EXPECT_EQ(expect_error([&] { sim::build_stencil(f.m, f.workers, s); }).field(), "sweeps");
+    EXPECT_EQ(expect_error([&] { apps::build_stencil(f.m, f.workers, s); }).field(), "sweeps");
     s = problem(8, Placement::stencil_aware);
     auto bad = f.workers;
     bad[3] = 17;
-    EXPECT_EQ(expect_error([&] { sim::build_stencil(f.m, bad, s); }).field(), "worker_node[3]");
-    EXPECT_EQ(expect_error([&] { sim::build_stencil(f.m, {}, s); }).field(), "worker_node");
+    EXPECT_EQ(expect_error([&] { apps::build_stencil(f.m, bad, s); }).field(), "worker_node[3]");
+    EXPECT_EQ(expect_error([&] { apps::build_stencil(f.m, {}, s); }).field(), "worker_node");
     s.neighbourhood = st::Neighbourhood::star(3);
-    EXPECT_EQ(expect_error([&] { sim::build_stencil(f.m, f.workers, s); }).field(), "grid");
+    EXPECT_EQ(expect_error([&] { apps::build_stencil(f.m, f.workers, s); }).field(), "grid");
     s = problem(8, Placement::stencil_aware);
     s.compute.flops_per_s = 0;
-    EXPECT_EQ(expect_error([&] { sim::build_stencil(f.m, f.workers, s); }).field(), "flops_per_s");
+    EXPECT_EQ(expect_error([&] { apps::build_stencil(f.m, f.workers, s); }).field(), "flops_per_s");
     s = problem(8, Placement::stencil_aware);
-    s.page_size = 1000;
-    EXPECT_EQ(expect_error([&] { sim::build_stencil(f.m, f.workers, s); }).field(), "page_size");
-    EXPECT_EQ(sim::parse_stencil_placement("serial-first-touch"), Placement::serial_first_touch);
-    const Error unknown = expect_error([] { sim::parse_stencil_placement("numa", "--placement"); });
+    sim::TimedMachine odd_pages = f.m;   // pages come from the machine model, never the host
+    odd_pages.machine.page_bytes = 1000;
+    EXPECT_EQ(expect_error([&] { apps::build_stencil(odd_pages, f.workers, s); }).field(), "page_bytes");
+    EXPECT_EQ(apps::parse_stencil_placement("serial-first-touch"), Placement::serial_first_touch);
+    const Error unknown = expect_error([] { apps::parse_stencil_placement("numa", "--placement"); });
     EXPECT_EQ(unknown.field(), "--placement");
     EXPECT_TRUE(contains(unknown.what(), "stencil-aware")) << unknown.what();
 }
@@ -371,13 +373,13 @@ TEST(SimStencilBuild, BadInputNamesTheField) {
 
 namespace {
 
-sim::SimReport run(const Fixture& f, const sim::StencilSim& s, sim::BalancingModel balancing = {},
+sim::SimReport run(const Fixture& f, const apps::StencilSim& s, sim::BalancingModel balancing = {},
                    sim::Contention contention = sim::Contention::snapshot) {
     sim::SimOptions o;
     o.mapping = f.mapping;
     o.balancing = balancing;
     o.contention = contention;
-    return sim::simulate(f.m, sim::build_stencil(f.m, f.workers, s), "dfifo", o);
+    return sim::simulate(f.m, apps::build_stencil(f.m, f.workers, s), "dfifo", o);
 }
 
 void print(const std::string& what, const sim::SimReport& r) {
@@ -420,7 +422,7 @@ TEST(SimStencilPlacement, StencilAwareMovesOnlyTheHalosAndIsFastest) {
     EXPECT_EQ(aware.run.cross_node_bytes, expect);
     EXPECT_EQ(expect, 10u * 3 * 2 * 4096);   // 3 node boundaries in the cut
     // Serial first touch: every byte of the threads off node 0 is remote.
-    const auto b = sim::build_stencil_plan(f.m, f.workers, problem(threads, Placement::serial_first_touch, sweeps));
+    const auto b = apps::build_stencil_plan(f.m, f.workers, problem(threads, Placement::serial_first_touch, sweeps));
     std::uint64_t off_node = 0;
     for (const auto& t : b.graph.tasks())
         if (f.workers[static_cast<unsigned>(t.worker)] != f.workers[0])
@@ -460,15 +462,15 @@ TEST(SimStencilChunks, NumaChunksAgainstEqualChunks) {
     Fixture f;
     // Radius-3 stencil, few slabs per thread: the remote halos are a large
     // share of the work, so the weighted cut moves whole slabs.
-    sim::StencilSim s;
+    apps::StencilSim s;
     s.shape = st::Shape::d2(512, 8 * 32 + 6);
     s.neighbourhood = st::Neighbourhood::star(2, 3);
     s.threads = 8;
     s.sweeps = 10;
-    const auto eq_plan = sim::build_stencil_plan(f.m, f.workers, s);
+    const auto eq_plan = apps::build_stencil_plan(f.m, f.workers, s);
     const auto eq = run(f, s);
     s.numa_chunks = true;
-    const auto nw_plan = sim::build_stencil_plan(f.m, f.workers, s);
+    const auto nw_plan = apps::build_stencil_plan(f.m, f.workers, s);
     const auto nw = run(f, s);
     print("stencil-aware, equal chunks", eq);
     print("stencil-aware, NUMA-weighted chunks", nw);
@@ -523,7 +525,7 @@ TEST(SimStencilBalancing, SerialFirstTouchPagesMoveTowardTheirUsers) {
     EXPECT_LT(bal.run.cross_node_bytes, off.run.cross_node_bytes);
     // A region that only one remote node touches takes two faults in a row
     // from it and must move; a region no remote node touches cannot.
-    const auto b = sim::build_stencil_plan(f.m, f.workers, s);
+    const auto b = apps::build_stencil_plan(f.m, f.workers, s);
     const auto users = users_of(b.graph, f.workers);
     std::uint64_t must = 0, may = 0;
     for (std::size_t r = 0; r < users.size(); ++r) {

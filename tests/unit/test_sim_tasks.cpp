@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "apps/catalog.hpp"
 #include "numaware/observer.hpp"
 #include "numaware/sim.hpp"
 #include "support.hpp"
@@ -246,7 +247,7 @@ TEST(SimTasks, InitialPartIsTheInitialisationAndAsManyTasksAgain) {
     Graph independent;
     for (int i = 0; i < 5; ++i) independent.add_task(0, {{independent.add_region(64), Access::out}});
     EXPECT_EQ(initial_part(independent), 5u);   // never more than the graph
-    const Graph app = build_app("jacobi", app_test_shape("jacobi"), nodes);
+    const Graph app = apps::build_graph("jacobi", apps::find_app("jacobi").test_size, two_nodes().machine, nodes);
     EXPECT_EQ(app.initial_tasks, initial_part(app));
     EXPECT_GT(app.initial_tasks, 0u);
 }
@@ -341,6 +342,15 @@ TEST(SimTasks, BadInput) {
 
 namespace numaware::sim {
 namespace {
+
+using apps::app_names;
+using apps::parse_app_list;
+using apps::parse_policy_list;
+using AppShape = apps::AppSize;
+AppShape parse_app_shape(std::string_view text, std::string_view app, std::string_view field = "size") {
+    return apps::parse_app_size(text, app, field);
+}
+AppShape app_test_shape(std::string_view app) { return apps::find_app(app).test_size; }
 
 TEST(SimTextForms, AppsPoliciesAndShapes) {
     EXPECT_EQ(parse_app_list("jacobi,nstream,jacobi"), (std::vector<std::string>{"jacobi", "nstream"}));

@@ -1,5 +1,5 @@
 // tests/unit/test_tasks_apps.cpp — the task-runtime applications
-// (bench/apps) against their serial references, under every policy, on a
+// (apps/<name>/program.cpp) against their serial references, under every policy, on a
 // 2-node synthetic team; plus their size checks and shared helpers.
 #include <gtest/gtest.h>
 
@@ -13,9 +13,9 @@
 #include <thread>
 #include <vector>
 
-#include "app_common.hpp"
-#include "apps.hpp"
-#include "kernels.hpp"
+#include "apps/catalog.hpp"
+#include "apps/common/task_program.hpp"
+#include "apps/common/stencil_kernels.hpp"
 #include "numaware/machine.hpp"
 #include "numaware/team.hpp"
 #include "support.hpp"
@@ -178,7 +178,7 @@ TEST(TasksApps, SaHintsLeaveOnlyHaloTrafficAcrossNodes) {
     EXPECT_EQ(nstream_sa.tasks_per_node, (std::vector<std::uint64_t>{160, 160}));
 }
 
-// ---- registry ------------------------------------------------------------
+// ---- catalog -------------------------------------------------------------
 
 TEST(TasksApps, RegistryListsEveryAppOnceInOrder) {
     const std::vector<std::string> expected{"jacobi", "gauss-seidel", "red-black", "nstream",

@@ -24,6 +24,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "apps/catalog.hpp"
 #include "numaware/error.hpp"
 #include "numaware/observer.hpp"
 #include "numaware/sim.hpp"
@@ -103,7 +104,7 @@ std::string join(const Names& names) {
 }
 
 std::vector<std::string> pick_policies(const std::string& text, const tasks::PolicyOptions& options) {
-    std::vector<std::string> policies = sim::parse_policy_list(text, "--policy");
+    std::vector<std::string> policies = numaware::apps::parse_policy_list(text, "--policy");
     for (const std::string& p : policies) (void)tasks::make_policy(p, options);   // settings out of range fail here
     return policies;
 }
@@ -209,9 +210,9 @@ void sim_tasks(const SimTasksOptions& o) {
         (void)tasks::make_policy(baseline, policy_options);
         policies.insert(policies.begin(), baseline);   // run it too: speedups come from the same run
     }
-    const std::vector<std::string> apps = sim::parse_app_list(o.app, "--app");
-    std::vector<sim::AppShape> shapes;
-    for (const std::string& a : apps) shapes.push_back(sim::parse_app_shape(o.size, a, "--size"));
+    const std::vector<std::string> apps = numaware::apps::parse_app_list(o.app, "--app");
+    std::vector<numaware::apps::AppSize> shapes;
+    for (const std::string& a : apps) shapes.push_back(numaware::apps::parse_app_size(o.size, a, "--size"));
     const sim::TimedMachine t = pick_machine(o);
 
     sim::SimOptions options;
@@ -232,7 +233,7 @@ void sim_tasks(const SimTasksOptions& o) {
 
     std::vector<AppRuns> all;
     for (std::size_t i = 0; i < apps.size(); ++i) {
-        const sim::Graph graph = sim::build_app(apps[i], shapes[i], nodes);
+        const sim::Graph graph = numaware::apps::build_graph(apps[i], shapes[i], t.machine, nodes);
         AppRuns a{apps[i], graph.name, {}, 0};
         for (const std::string& p : policies) {
             if (p == baseline) a.baseline = a.reports.size();

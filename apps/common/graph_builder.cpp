@@ -1,0 +1,31 @@
+// apps/common/graph_builder.cpp — what the applications' graph builders share.
+#include "apps/common/graph_builder.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "numaware/error.hpp"
+
+namespace numaware::apps {
+
+int GraphBuilder::owner(std::size_t block, std::size_t blocks) const {
+    if (blocks == 0) return static_cast<int>(nodes.front());
+    const std::size_t b = std::min(block, blocks - 1);
+    return static_cast<int>(nodes[b * nodes.size() / blocks]);
+}
+
+void GraphBuilder::reserve(std::uint64_t tasks, std::uint64_t deps, std::uint64_t regions) {
+    if (tasks > max_tasks || deps > max_deps) {
+        throw Error("shape", fmt::format("the graph would have {} tasks and {} dependencies; the simulator's "
+                                         "builders accept at most {} tasks and {} dependencies",
+                                         tasks, deps, max_tasks, max_deps));
+    }
+    graph.reserve(static_cast<std::size_t>(tasks), static_cast<std::size_t>(deps), static_cast<std::size_t>(regions));
+}
+
+std::string graph_name(std::string_view app, const AppSize& size) {
+    return fmt::format("{} n={} block={} iterations={}", app, size.n, size.block, size.iterations);
+}
+
+}  // namespace numaware::apps

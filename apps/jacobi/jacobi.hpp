@@ -1,0 +1,41 @@
+// apps/jacobi/jacobi.hpp — 2-D 5-point Jacobi, double-buffered, row blocks:
+// its sizes and size check, written once for both its real task program
+// (program.cpp) and its simulator graph (graph.cpp). The catalog
+// (apps/catalog.hpp) lists it as "jacobi".
+#pragma once
+
+#include <cstddef>
+
+#include "apps/common/app_size.hpp"
+
+namespace numaware::tasks {
+class Runtime;
+}
+
+namespace numaware::apps {
+struct AppRun;
+struct GraphBuilder;
+}
+
+namespace numaware::apps::jacobi {
+
+// Unit tests and emulated machines.
+inline constexpr AppSize test_size{256, 32, 4};
+// The benchmark driver's --bench-size: the original study's inputs scaled to this machine.
+inline constexpr AppSize bench_size{4096, 128, 20};
+// The simulator's large size: 512 row blocks of 4 MiB per sweep.
+inline constexpr AppSize sim_size{16384, 32, 20};
+
+// `given` with 0 fields replaced by test_size, checked against the app's
+// size rules with blocks of whole `page_bytes` pages; Error naming the
+// field (n, block, iterations) otherwise.
+AppSize checked_size(const AppSize& given, std::size_t page_bytes);
+
+// Runs the task program on `rt` (ends with rt.barrier()) and the serial
+// reference, and compares them (program.cpp).
+AppRun run(tasks::Runtime& rt, const AppSize& size);
+
+// Emits the program's task graph into `builder` (graph.cpp).
+void build_graph(GraphBuilder& builder, const AppSize& size);
+
+}  // namespace numaware::apps::jacobi

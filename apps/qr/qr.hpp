@@ -1,0 +1,43 @@
+// apps/qr/qr.hpp — tiled QR factorisation: its sizes and size check, written
+// once for both its real task program (program.cpp) and its simulator graph
+// (graph.cpp). The catalog (apps/catalog.hpp) lists it as "qr".
+#pragma once
+
+#include <cstddef>
+
+#include "apps/common/app_size.hpp"
+
+namespace numaware::tasks {
+class Runtime;
+}
+
+namespace numaware::apps {
+struct AppRun;
+struct GraphBuilder;
+}
+
+namespace numaware::apps::qr {
+
+// Unit tests and emulated machines.
+inline constexpr AppSize test_size{128, 32, 1};
+// The benchmark driver's --bench-size: the original study's inputs scaled to this machine.
+inline constexpr AppSize bench_size{2048, 128, 1};
+// The simulator's large size: 64 x 64 tiles of 128 x 128.
+inline constexpr AppSize sim_size{8192, 128, 1};
+
+// The inner block of the tile kernels (LAPACK ib): min(tile side, this).
+inline constexpr std::size_t max_inner_block = 32;
+
+// `given` with 0 fields replaced by test_size, checked against the app's
+// size rules with blocks of whole `page_bytes` pages; Error naming the
+// field (n, block, iterations) otherwise.
+AppSize checked_size(const AppSize& given, std::size_t page_bytes);
+
+// Runs the task program on `rt` (ends with rt.barrier()) and the serial
+// reference, and compares them (program.cpp).
+AppRun run(tasks::Runtime& rt, const AppSize& size);
+
+// Emits the program's task graph into `builder` (graph.cpp).
+void build_graph(GraphBuilder& builder, const AppSize& size);
+
+}  // namespace numaware::apps::qr
