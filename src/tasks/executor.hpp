@@ -77,8 +77,9 @@ struct Tls {
     Worker* worker = nullptr;
     Task* current = nullptr;        // the task whose body runs
 };
-// Hidden: one library-local variable, as cheap to reach as a file-local one.
-extern constinit thread_local Tls tls __attribute__((visibility("hidden")));
+// Every spawn and every task reads it: initial-exec, as the heap's thread
+// caches (the library already needs static TLS), so no __tls_get_addr call.
+extern constinit thread_local Tls tls __attribute__((visibility("hidden"), tls_model("initial-exec")));
 
 struct Executor {
     Executor(Team& t, std::unique_ptr<Policy> p, RuntimeOptions o, os::Os& os);
