@@ -17,6 +17,8 @@
 #include "tasks/sync.hpp"
 #include "tasks/task_pool.hpp"
 
+#pragma GCC visibility push(hidden)   // library-internal: see executor.hpp
+
 namespace numaware::tasks::detail {
 
 using ReadyQueue = TaskQueue<Task>;
@@ -97,3 +99,5 @@ private:
 };
 
 }  // namespace numaware::tasks::detail
+
+#pragma GCC visibility pop

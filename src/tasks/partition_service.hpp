@@ -19,6 +19,8 @@
 
 #include "numaware/task_policy.hpp"
 
+#pragma GCC visibility push(hidden)   // library-internal: see executor.hpp
+
 namespace numaware::tasks::detail {
 
 class PartitionService {
@@ -58,3 +60,5 @@ private:
 };
 
 }  // namespace numaware::tasks::detail
+
+#pragma GCC visibility pop

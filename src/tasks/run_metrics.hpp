@@ -20,6 +20,8 @@
 #include "numaware/metrics.hpp"
 #include "tasks/sync.hpp"
 
+#pragma GCC visibility push(hidden)   // library-internal: see executor.hpp
+
 namespace numaware::tasks::detail {
 
 // Written by its worker only, read by report().
@@ -74,3 +76,5 @@ private:
 };
 
 }  // namespace numaware::tasks::detail
+
+#pragma GCC visibility pop

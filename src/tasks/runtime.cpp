@@ -14,8 +14,8 @@ namespace numaware::tasks {
 
 using detail::tls;
 
-// The executor, by the name the public header gives it.
-struct Runtime::Impl : detail::Executor {
+// The executor, by the name the public header gives it (hidden as it is).
+struct __attribute__((visibility("hidden"))) Runtime::Impl : detail::Executor {
     using Executor::Executor;
 };
 

@@ -20,6 +20,8 @@
 #include "tasks/registry.hpp"
 #include "tasks/sync.hpp"
 
+#pragma GCC visibility push(hidden)   // library-internal: see executor.hpp
+
 namespace numaware::tasks::detail {
 
 struct Task : DepNode {
@@ -108,3 +110,5 @@ private:
 };
 
 }  // namespace numaware::tasks::detail
+
+#pragma GCC visibility pop

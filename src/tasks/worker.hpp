@@ -23,6 +23,8 @@
 #include "tasks/run_metrics.hpp"
 #include "tasks/task_pool.hpp"
 
+#pragma GCC visibility push(hidden)   // library-internal: see executor.hpp
+
 namespace numaware::tasks::detail {
 
 struct Executor;
@@ -96,3 +98,5 @@ private:
 };
 
 }  // namespace numaware::tasks::detail
+
+#pragma GCC visibility pop
