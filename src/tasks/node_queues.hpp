@@ -23,6 +23,13 @@ namespace numaware::tasks::detail {
 
 using ReadyQueue = TaskQueue<Task>;
 
+// One queue per 128 bytes: the CPU fetches cache lines in adjacent pairs,
+// so two queues on neighbouring lines would contend as if they shared one
+// (each worker's queue used to sit inside its own Worker, far apart).
+struct alignas(128) QueueSlot {
+    ReadyQueue queue;
+};
+
 // A worker's steal orders, touched only by that worker.
 struct StealOrder {
     std::vector<QueueRef> round0;    // steal_order(worker, 0), cached
@@ -53,16 +60,16 @@ public:
     ReadyQueue& queue_for(const Placement& p) {
         switch (p.kind) {
             case Placement::Kind::worker:
-                if (p.index < worker_queues_.size()) return *worker_queues_[p.index];
+                if (p.index < worker_queues_.size()) return worker_queues_[p.index]->queue;
                 break;
             case Placement::Kind::node:
                 if (p.index < node_slot_.size() && node_slot_[p.index] >= 0)
-                    return *node_queues_[static_cast<std::size_t>(node_slot_[p.index])];
+                    return node_queues_[static_cast<std::size_t>(node_slot_[p.index])]->queue;
                 break;
             case Placement::Kind::hold:
                 break;
         }
-        return *node_queues_.front();
+        return node_queues_.front()->queue;
     }
 
     // Worker `worker` (on `node`) searches on its `round`-th try in a row.
@@ -77,13 +84,13 @@ public:
             bool own = true;
             if (q.kind == QueueRef::Kind::worker) {
                 if (q.index >= worker_queues_.size()) continue;
-                ReadyQueue& queue = *worker_queues_[q.index];
+                ReadyQueue& queue = worker_queues_[q.index]->queue;
                 own = q.index == worker;
                 t = own ? queue.pop_back() : queue.pop_front();
             } else {
                 if (q.index >= node_slot_.size() || node_slot_[q.index] < 0) continue;
                 own = q.index == node;
-                t = node_queues_[static_cast<std::size_t>(node_slot_[q.index])]->pop_front();
+                t = node_queues_[static_cast<std::size_t>(node_slot_[q.index])]->queue.pop_front();
             }
             if (t != nullptr) return Found{t, !own};
         }
@@ -93,8 +100,8 @@ public:
     bool any_queued() const;
 
 private:
-    std::vector<std::unique_ptr<ReadyQueue>> worker_queues_;   // by worker
-    std::vector<std::unique_ptr<ReadyQueue>> node_queues_;     // by position in nodes
+    std::vector<std::unique_ptr<QueueSlot>> worker_queues_;   // by worker
+    std::vector<std::unique_ptr<QueueSlot>> node_queues_;     // by position in nodes
     std::vector<int> node_slot_;                               // OS index -> position, -1
 };
 
