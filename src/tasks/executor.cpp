@@ -1,0 +1,291 @@
+// tasks/executor.cpp — the executor's set-up and shutdown, submission, the
+// scheduler lock's work (placement, held tasks, partition results),
+// exceptions and waiting. The design is in executor.hpp.
+#include "tasks/executor.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+#include <utility>
+
+namespace numaware::tasks::detail {
+
+constinit thread_local Tls tls;
+
+Executor::Executor(Team& t, std::unique_ptr<Policy> p, RuntimeOptions o, os::Os& os)
+    : team(t), policy(std::move(p)), options(o), observer(o.observer), machine(t.machine()),
+      registry(os, o.kernel_homes),
+      partitions([this](std::unique_ptr<PartitionJob> job, std::exception_ptr error, std::uint64_t start,
+                        std::uint64_t end) { job_done(std::move(job), std::move(error), start, end); }) {}
+
+void Executor::start() {
+    metrics.start();
+    const TeamLayout& layout = team.layout();
+    ctx.machine = &machine;
+    ctx.seed = 1;
+    for (const RankPlace& r : layout.ranks) ctx.worker_node.push_back(r.node);
+    ctx.nodes = ctx.worker_node;
+    std::sort(ctx.nodes.begin(), ctx.nodes.end());
+    ctx.nodes.erase(std::unique(ctx.nodes.begin(), ctx.nodes.end()), ctx.nodes.end());
+    policy->attach(ctx);
+    queues.init(ctx.nodes, layout.size());
+    for (std::size_t w = 0; w < layout.size(); ++w) {
+        auto wk = std::make_unique<Worker>(*this, static_cast<unsigned>(w), layout.ranks[w].node);
+        policy->steal_order(wk->id, 0, wk->steal.round0);
+        workers.push_back(std::move(wk));
+    }
+    if (observer != nullptr)
+        observer->on_setup(ctx.worker_node,
+                           std::string(policy->name()) + " on " + (machine.name.empty() ? "live" : machine.name));
+    team_thread = std::thread([this] {
+        team.run([this](TeamContext& c) { workers[c.rank()]->main(); });
+    });
+}
+
+void Executor::shutdown() noexcept {
+    try {
+        wait_all();
+    } catch (...) {
+    }
+    stopping.store(true, std::memory_order_release);
+    epoch.fetch_add(1, std::memory_order_release);
+    epoch.notify_all();
+    if (team_thread.joinable()) team_thread.join();
+    partitions.stop();
+    pool.destroy_all();
+}
+
+void Executor::wake_waiters() {
+    std::lock_guard lk(wait_mutex);
+    wait_cv.notify_all();
+}
+
+// ---- held tasks and partition jobs (scheduler lock held) ------------------------
+// Returns true when a released task went to a queue.
+bool Executor::route_released() {
+    bool pushed = false;
+    for (const Released& r : released_scratch) {
+        auto it = held.find(r.id);
+        if (it == held.end()) continue;   // not held: ignore
+        Task* t = it->second;
+        held.erase(it);
+        held_count.fetch_sub(1, std::memory_order_release);
+        if (ReadyQueue* q = queue_for(t, r.where)) {
+            q->push(t);
+            pushed = true;
+        }
+    }
+    released_scratch.clear();
+    return pushed;
+}
+
+void Executor::take_jobs() {
+    while (auto job = policy->take_job()) partitions.submit(std::move(job));
+}
+
+// On the partition service's thread.
+void Executor::job_done(std::unique_ptr<PartitionJob> job, std::exception_ptr error, std::uint64_t start,
+                        std::uint64_t end) {
+    if (error) record_error(nullptr, nullptr, std::move(error));
+    metrics.add_partition(end - start);
+    if (observer != nullptr) observer->on_partition_done(job->tasks(), metrics.seconds(start), metrics.seconds(end));
+    bool pushed;
+    {
+        std::lock_guard g(sched);
+        policy->finish_job(std::move(job), released_scratch);
+        pushed = route_released();
+        take_jobs();
+        partitions.settled();
+    }
+    if (pushed) wake_workers();
+    if (waiters.load(std::memory_order_acquire) > 0) wake_waiters();
+}
+
+void Executor::flush_held() {
+    bool pushed;
+    {
+        std::lock_guard g(sched);
+        if (held_count.load(std::memory_order_relaxed) == 0 || partitions.outstanding(std::memory_order_relaxed) != 0)
+            return;
+        const bool job = policy->flush(released_scratch);
+        pushed = route_released();
+        if (job) take_jobs();
+    }
+    if (pushed) wake_workers();
+}
+
+// ---- submission ------------------------------------------------------------
+TaskId Executor::submit(TaskFn&& fn, std::span<const Dep> deps, int hint, Runtime::Group::State* group) {
+    Worker* me = tls.rt == this ? tls.worker : nullptr;
+    Task* parent = me != nullptr ? tls.current : nullptr;
+    // Spawns from bodies are runtime time, not the body's useful time.
+    // (Sampling one spawn in N was tried: cheaper by a clock read but
+    // its estimate swung by 2x, so every spawn is timed.)
+    // An observer gets the same read as the task's creation time: taken
+    // before the task is known to the tracker, it precedes the readiness
+    // that any completion can announce.
+    const bool timed = parent != nullptr;
+    const std::uint64_t t0 = timed || observer != nullptr ? Ticks::now() : 0;
+    Task* t = pool.alloc(me != nullptr ? &me->cache : nullptr);
+    TaskId id;
+    bool ready = true;
+    bool pushed = false;
+    ReadyQueue* target = nullptr;
+    {
+        std::unique_lock g(sched);
+        if (!deps.empty()) {
+            try {
+                tracker.prepare(deps, t->deps);
+            } catch (...) {
+                g.unlock();
+                pool.recycle(nullptr, t);
+                throw;
+            }
+        }
+        id = next_id++;
+        t->id = id;
+        t->fn = std::move(fn);
+        t->hint = hint;
+        t->group = group;
+        t->parent = parent;
+        t->refs.store(1, std::memory_order_relaxed);
+        if (parent != nullptr) parent->refs.fetch_add(1, std::memory_order_relaxed);
+        if (group != nullptr) group->count.fetch_add(1, std::memory_order_relaxed);
+        spawned.store(id + 1, std::memory_order_release);
+        metrics.note_spawn();
+        if (!t->deps.empty()) {
+            ready = tracker.add(*t);
+            t->infos.resize(t->deps.size());
+            t->homes.resize(t->deps.size());
+            for (std::size_t k = 0; k < t->deps.size(); ++k) {
+                const TrackedDep& d = t->deps[k];
+                if (d.reg->cache == nullptr) d.reg->cache = &registry.lookup(d.region, d.bytes);
+                HomeEntry* e = static_cast<HomeEntry*>(d.reg->cache);
+                t->homes[k] = e;
+                t->infos[k] = DepInfo{d.region, d.bytes, d.access, e->home.load(std::memory_order_relaxed)};
+            }
+        }
+        policy->on_submit(TaskView{id, std::span<const DepInfo>(t->infos), std::span<const Edge>(t->preds), hint});
+        if (options.record_graph) {
+            RecordedTask rec;
+            rec.id = id;
+            rec.hint = hint;
+            for (const DepInfo& d : t->infos) rec.deps.push_back(RecordedDep{d.region, d.bytes, d.access});
+            rec.preds.assign(t->preds.begin(), t->preds.end());
+            graph.tasks.push_back(std::move(rec));
+        }
+        take_jobs();
+        if (ready) target = queue_for(t, place(t));
+    }
+    // Before the push: once queued, the task may start.
+    if (observer != nullptr) announce_created(id, ready, t0);
+    if (target != nullptr) {
+        target->push(t);
+        pushed = true;
+    }
+    if (pushed) wake_workers();
+    if (timed) {
+        const std::uint64_t dt = Ticks::now() - t0;
+        me->excluded += dt;
+        WorkerCounters::add(me->counters.runtime, dt);
+    }
+    return id;
+}
+
+void Executor::announce_created(TaskId id, bool ready, std::uint64_t at) {
+    const double t = metrics.seconds(at);
+    observer->on_task_created(id, t);
+    if (ready) observer->on_task_ready(id, t);
+}
+
+// ---- exceptions ----------------------------------------------------------------
+// Stores `e` where a task's failure goes: its group, its parent, or the runtime.
+void Executor::record_error(Runtime::Group::State* group, Task* parent, std::exception_ptr e) {
+    if (group != nullptr) {
+        std::lock_guard lk(group->mutex);
+        if (!group->error) group->error = std::move(e);
+        return;
+    }
+    std::lock_guard lk(error_mutex);
+    std::exception_ptr& slot = parent != nullptr ? parent->error : first_error;
+    if (!slot) slot = std::move(e);
+}
+
+std::exception_ptr Executor::take_error(std::exception_ptr& slot) {
+    std::lock_guard lk(error_mutex);
+    return std::exchange(slot, nullptr);
+}
+
+void Executor::rethrow_runtime_error() {
+    if (std::exception_ptr e = take_error(first_error)) std::rethrow_exception(e);
+}
+
+// ---- waiting -------------------------------------------------------------------
+bool Executor::quiescent() const {
+    std::uint64_t done = 0;
+    for (const auto& w : workers) done += w->completed.load(std::memory_order_acquire);
+    if (done != spawned.load(std::memory_order_acquire)) return false;
+    for (const auto& w : workers)
+        if (w->unsettled.load(std::memory_order_acquire) != 0) return false;
+    return true;
+}
+
+// Blocks a thread outside the tasks until `done()` holds.
+template <class Pred>
+void Executor::block_until(Pred done) {
+    waiters.fetch_add(1, std::memory_order_acq_rel);
+    wake_workers();   // sleeping workers flush held tasks for us
+    for (;;) {
+        maybe_flush();
+        std::unique_lock lk(wait_mutex);
+        if (done()) break;
+        wait_cv.wait_for(lk, std::chrono::milliseconds(1));
+        if (done()) break;
+    }
+    waiters.fetch_sub(1, std::memory_order_acq_rel);
+}
+
+void Executor::wait_all() {
+    block_until([&] { return quiescent(); });
+}
+
+void Executor::taskwait() {
+    if (tls.rt == this && tls.current != nullptr) {
+        Task* cur = tls.current;
+        tls.worker->help_until([&] { return cur->refs.load(std::memory_order_acquire) == 1; });
+        if (std::exception_ptr e = take_error(cur->error)) std::rethrow_exception(e);
+        return;
+    }
+    wait_all();
+    rethrow_runtime_error();
+}
+
+void Executor::wait_group(Runtime::Group::State& g) {
+    auto done = [&] { return g.count.load(std::memory_order_acquire) == 0; };
+    if (tls.rt == this && tls.current != nullptr)
+        tls.worker->help_until(done);
+    else
+        block_until(done);
+    std::exception_ptr e;
+    {
+        std::lock_guard lk(g.mutex);
+        e = std::exchange(g.error, nullptr);
+    }
+    if (e) std::rethrow_exception(e);
+}
+
+// ---- metrics -------------------------------------------------------------------
+RunReport Executor::report() const {
+    std::vector<RunMetrics::WorkerView> views;
+    views.reserve(workers.size());
+    for (const auto& w : workers)
+        views.push_back({&w->counters, static_cast<std::size_t>(queues.slot_of(w->node))});
+    return metrics.report(std::string(policy->name()), ctx.nodes, views);
+}
+
+void Executor::reset_metrics() {
+    for (auto& w : workers) w->counters.reset();
+    metrics.reset();
+}
+
+}  // namespace numaware::tasks::detail

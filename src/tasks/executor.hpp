@@ -1,0 +1,209 @@
+// tasks/executor.hpp — the executor behind numaware/tasks.hpp: it owns the
+// objects of a run and does the work of the scheduler lock.
+//
+// The objects, one file each:
+//   task_pool.*          task records, allocated and recycled
+//   node_queues.*        the per-worker and per-node queues and the search
+//   worker.*             the worker loop, sleeping, completion
+//   partition_service.*  the background thread of partition jobs
+//   run_metrics.*        per-worker counters and the clock -> RunReport
+// and runtime.cpp, the public facade, which checks arguments and calls in.
+//
+// Design:
+//  * One scheduler lock serialises the dependency tracker, the home
+//    registry and every policy call but steal_order(), as the policy
+//    threading contract asks. A task without dependencies takes the lock
+//    only to be numbered and placed; its completion takes no lock at all.
+//    A completion that finds the lock taken is deferred and settled in a
+//    small batch (Worker::complete()), so completing workers run ready
+//    tasks instead of spinning while a spawning thread holds the lock.
+//  * Partition jobs (take_job()) run one at a time on the partition
+//    service's thread; the tasks finish_job() releases are routed like any
+//    ready task.
+//  * Held tasks cannot deadlock a wait: every waiter registers in
+//    `waiters`, calls flush() when tasks are held and no job is out, and
+//    idle workers do the same while someone waits.
+//  * Completion: a task holds one reference for its body and one per live
+//    child; when the count drops to zero the task goes back to the pool and
+//    releases its parent. So taskwait() inside a task waits for the whole
+//    subtree. Quiescence for barrier() is "tasks completed == tasks
+//    spawned", with per-worker completion counters (no shared counter on
+//    the hot path).
+//  * Exceptions: the first one thrown by a task goes to its group, else to
+//    its parent task (rethrown by the parent's taskwait, or passed on to
+//    the parent's own destination if the parent never waits), else to the
+//    runtime (rethrown by taskwait()/barrier() outside tasks).
+//  * Observer (RuntimeOptions::observer): every hook site is one branch on
+//    a null pointer; with an observer, start and finish reuse the clock
+//    reads of the metrics, and the other hooks read the clock themselves.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "numaware/machine.hpp"
+#include "numaware/tasks.hpp"
+#include "os/os.hpp"
+#include "tasks/deps.hpp"
+#include "tasks/node_queues.hpp"
+#include "tasks/partition_service.hpp"
+#include "tasks/registry.hpp"
+#include "tasks/run_metrics.hpp"
+#include "tasks/sync.hpp"
+#include "tasks/task_pool.hpp"
+#include "tasks/worker.hpp"
+
+namespace numaware::tasks {
+
+struct Runtime::Group::State {
+    std::atomic<std::uint64_t> count{0};   // unfinished tasks of the group
+    std::mutex mutex;                      // guards error
+    std::exception_ptr error;
+};
+
+// The executor's objects are internal to the library: hidden, so calls
+// between them bind locally and may be inlined. (A default-visibility
+// function of a shared library may be interposed, so GCC neither inlines
+// it nor calls it directly: every call of the worker loop's per-task
+// path went through the PLT, measured as a fifth of the spawn benchmark's time.)
+#pragma GCC visibility push(hidden)
+
+namespace detail {
+
+// What the calling thread is to the runtime.
+struct Tls {
+    const Executor* rt = nullptr;   // the executor the thread works for
+    Worker* worker = nullptr;
+    Task* current = nullptr;        // the task whose body runs
+};
+// Every spawn and every task reads it: initial-exec, as the heap's thread
+// caches (the library already needs static TLS), so no __tls_get_addr call.
+extern constinit thread_local Tls tls __attribute__((tls_model("initial-exec")));
+
+struct Executor {
+    Executor(Team& t, std::unique_ptr<Policy> p, RuntimeOptions o, os::Os& os);
+    Executor(const Executor&) = delete;
+    Executor& operator=(const Executor&) = delete;
+
+    void start();
+    void shutdown() noexcept;
+
+    // ---- set-up --------------------------------------------------------
+    Team& team;
+    std::unique_ptr<Policy> policy;
+    const RuntimeOptions options;
+    Observer* const observer;
+    const Machine machine;
+    PolicyContext ctx;
+    std::vector<std::unique_ptr<Worker>> workers;
+    NodeQueues queues;
+    std::thread team_thread;
+
+    // ---- under the scheduler lock ----------------------------------------
+    SleepLock sched;
+    DepTracker tracker;
+    HomeRegistry registry;
+    TaskId next_id = 0;
+    std::unordered_map<TaskId, Task*> held;
+    std::vector<DepNode*> ready_scratch;
+    std::vector<Released> released_scratch;
+    TaskGraph graph;
+
+    // ---- shared atomics ----------------------------------------------------
+    alignas(64) std::atomic<std::uint64_t> spawned{0};
+    std::atomic<std::uint64_t> held_count{0};
+    std::atomic<int> waiters{0};
+    std::atomic<bool> stopping{false};
+    RunMetrics metrics;
+    alignas(64) std::atomic<std::uint32_t> epoch{0};
+    std::atomic<int> sleepers{0};
+
+    // ---- waiting outside tasks ---------------------------------------------
+    std::mutex wait_mutex;
+    std::condition_variable wait_cv;
+
+    // ---- exceptions --------------------------------------------------------
+    std::mutex error_mutex;
+    std::exception_ptr first_error;
+
+    PartitionService partitions;
+    TaskPool pool;
+
+    // ---- waking ---------------------------------------------------------------
+    // Sleepers and pushers meet on one atomic: a pusher's read-modify-write
+    // of `sleepers` either sees a sleeper's increment (and wakes it) or
+    // precedes it, and then the sleeper's own read-modify-write makes the
+    // push visible to its final check of the queues.
+    void wake_workers() {
+        if (sleepers.fetch_add(0, std::memory_order_seq_cst) > 0) {
+            epoch.fetch_add(1, std::memory_order_release);
+            epoch.notify_all();
+        }
+    }
+    void wake_waiters();
+
+    // ---- placement (scheduler lock held) ---------------------------------------
+    Placement place(Task* t) {
+        for (std::size_t k = 0; k < t->deps.size(); ++k)
+            t->infos[k].home = t->homes[k]->home.load(std::memory_order_relaxed);
+        const TaskView view{t->id, std::span<const DepInfo>(t->infos), {}, t->hint};
+        return policy->place(view);
+    }
+    // The queue a placement names, or nullptr after holding the task (which
+    // needs the scheduler lock; pushing to the queue does not, so callers
+    // push after unlocking to keep the lock short).
+    ReadyQueue* queue_for(Task* t, Placement p) {
+        if (p.kind == Placement::Kind::hold) {
+            held.emplace(t->id, t);
+            held_count.fetch_add(1, std::memory_order_release);
+            return nullptr;
+        }
+        return &queues.queue_for(p);
+    }
+    bool route_released();
+    void take_jobs();
+    void job_done(std::unique_ptr<PartitionJob> job, std::exception_ptr error, std::uint64_t start,
+                  std::uint64_t end);
+
+    // flush() when tasks are held and no job can release them.
+    void maybe_flush() {
+        if (held_count.load(std::memory_order_acquire) == 0 || partitions.outstanding() != 0) return;
+        flush_held();
+    }
+    void flush_held();
+
+    // ---- submission ------------------------------------------------------------
+    TaskId submit(TaskFn&& fn, std::span<const Dep> deps, int hint, Runtime::Group::State* group);
+    void announce_created(TaskId id, bool ready, std::uint64_t at);
+
+    // ---- exceptions ----------------------------------------------------------------
+    void record_error(Runtime::Group::State* group, Task* parent, std::exception_ptr e);
+    std::exception_ptr take_error(std::exception_ptr& slot);
+    void rethrow_runtime_error();
+
+    // ---- waiting -------------------------------------------------------------------
+    bool quiescent() const;
+    template <class Pred>
+    void block_until(Pred done);
+    void wait_all();
+    void taskwait();
+    void wait_group(Runtime::Group::State& g);
+
+    // ---- metrics -------------------------------------------------------------------
+    RunReport report() const;
+    void reset_metrics();
+};
+
+}  // namespace detail
+
+#pragma GCC visibility pop
+
+}  // namespace numaware::tasks

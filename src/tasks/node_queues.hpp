@@ -1,0 +1,110 @@
+// tasks/node_queues.hpp — where ready tasks wait: one queue per worker and
+// one per node that has workers, and a worker's search through them.
+//
+// The policy's place() chooses the queue of a ready task; a worker searches
+// the queues its policy's steal_order() lists (round 0's list is cached: it
+// depends only on what attach() set), its own queue newest first, every
+// other queue oldest first. The search is the per-task path, so it is
+// inline here.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "numaware/task_policy.hpp"
+#include "tasks/sync.hpp"
+#include "tasks/task_pool.hpp"
+
+#pragma GCC visibility push(hidden)   // library-internal: see executor.hpp
+
+namespace numaware::tasks::detail {
+
+using ReadyQueue = TaskQueue<Task>;
+
+// One queue per 128 bytes: the CPU fetches cache lines in adjacent pairs,
+// so two queues on neighbouring lines would contend as if they shared one
+// (each worker's queue used to sit inside its own Worker, far apart).
+struct alignas(128) QueueSlot {
+    ReadyQueue queue;
+};
+
+// A worker's steal orders, touched only by that worker.
+struct StealOrder {
+    std::vector<QueueRef> round0;    // steal_order(worker, 0), cached
+    std::vector<QueueRef> scratch;   // later rounds
+};
+
+// A task a search found; `stolen` when it came from a queue the searching
+// worker does not own (another worker's, or another node's).
+struct Found {
+    Task* task = nullptr;
+    bool stolen = false;
+    explicit operator bool() const { return task != nullptr; }
+};
+
+class NodeQueues {
+public:
+    // `nodes`: the nodes with workers, ascending OS index; `workers`: how many.
+    void init(const std::vector<unsigned>& nodes, std::size_t workers);
+
+    // Position of `node` in `nodes`, or -1 for a node without workers.
+    int slot_of(unsigned node) const {
+        return node < node_slot_.size() ? node_slot_[node] : -1;
+    }
+
+    // The queue a worker or node placement names. A placement outside the
+    // team (a policy bug) gets the first node's queue, which keeps the task
+    // runnable. Not for Placement::Kind::hold.
+    ReadyQueue& queue_for(const Placement& p) {
+        switch (p.kind) {
+            case Placement::Kind::worker:
+                if (p.index < worker_queues_.size()) return worker_queues_[p.index]->queue;
+                break;
+            case Placement::Kind::node:
+                if (p.index < node_slot_.size() && node_slot_[p.index] >= 0)
+                    return node_queues_[static_cast<std::size_t>(node_slot_[p.index])]->queue;
+                break;
+            case Placement::Kind::hold:
+                break;
+        }
+        return node_queues_.front()->queue;
+    }
+
+    // Worker `worker` (on `node`) searches on its `round`-th try in a row.
+    Found find(unsigned worker, unsigned node, std::uint64_t round, Policy& policy, StealOrder& order) {
+        const std::vector<QueueRef>* refs = &order.round0;
+        if (round != 0) {
+            policy.steal_order(worker, round, order.scratch);
+            refs = &order.scratch;
+        }
+        for (const QueueRef& q : *refs) {
+            Task* t = nullptr;
+            bool own = true;
+            if (q.kind == QueueRef::Kind::worker) {
+                if (q.index >= worker_queues_.size()) continue;
+                ReadyQueue& queue = worker_queues_[q.index]->queue;
+                own = q.index == worker;
+                t = own ? queue.pop_back() : queue.pop_front();
+            } else {
+                if (q.index >= node_slot_.size() || node_slot_[q.index] < 0) continue;
+                own = q.index == node;
+                t = node_queues_[static_cast<std::size_t>(node_slot_[q.index])]->queue.pop_front();
+            }
+            if (t != nullptr) return Found{t, !own};
+        }
+        return Found{};
+    }
+
+    bool any_queued() const;
+
+private:
+    std::vector<std::unique_ptr<QueueSlot>> worker_queues_;   // by worker
+    std::vector<std::unique_ptr<QueueSlot>> node_queues_;     // by position in nodes
+    std::vector<int> node_slot_;                               // OS index -> position, -1
+};
+
+}  // namespace numaware::tasks::detail
+
+#pragma GCC visibility pop

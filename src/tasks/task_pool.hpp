@@ -1,0 +1,114 @@
+// tasks/task_pool.hpp — task records and where they come from: a shared
+// pool of free tasks and a private cache per worker.
+//
+// Workers keep a private cache of free tasks. A full cache goes to the
+// pool whole, as one chain, and an empty one takes a whole chain back:
+// both O(1) under the pool lock, whatever the chain's length. Taking from
+// and giving to the cache, the per-task path, is inline here; the refills
+// and spills are out of line in task_pool.cpp.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <vector>
+
+#include "numaware/tasks.hpp"
+#include "tasks/deps.hpp"
+#include "tasks/registry.hpp"
+#include "tasks/sync.hpp"
+
+#pragma GCC visibility push(hidden)   // library-internal: see executor.hpp
+
+namespace numaware::tasks::detail {
+
+struct Task : DepNode {
+    TaskFn fn;
+    Task* parent = nullptr;                 // the spawning task, holds a reference of it
+    Runtime::Group::State* group = nullptr;
+    std::atomic<std::uint32_t> refs{0};     // 1 for the body + 1 per unrecycled child
+    int hint = -1;
+    SmallVec<DepInfo, 3> infos;             // parallel to deps
+    SmallVec<HomeEntry*, 3> homes;          // parallel to deps
+    std::exception_ptr error;               // from children, guarded by the executor's error mutex
+    std::uint64_t body_ticks = 0;           // for the recorded graph
+    Task* next_free = nullptr;
+    Task* next_batch = nullptr;             // pool: the next chain of free tasks
+    std::size_t batch_count = 0;            // pool: tasks in the chain this one heads
+};
+
+// A worker's cache of free tasks, touched only by that worker.
+struct PoolCache {
+    Task* free = nullptr;
+    std::size_t count = 0;
+};
+
+class TaskPool {
+public:
+    static constexpr std::size_t cache_max = 256;   // a fuller cache goes to the pool whole
+    static constexpr std::size_t refill_singles = 64;   // single tasks a refill takes when no chain is free
+    static constexpr std::size_t chunk = 64;        // tasks made per allocation
+
+    TaskPool() = default;
+    TaskPool(const TaskPool&) = delete;
+    TaskPool& operator=(const TaskPool&) = delete;
+
+    // A free task, from `cache` (a worker's) or, for a thread that is no
+    // worker (cache == nullptr), from the pool.
+    Task* alloc(PoolCache* cache) {
+        if (cache != nullptr && cache->free == nullptr) refill(*cache);
+        if (cache != nullptr && cache->free != nullptr) {
+            Task* t = cache->free;
+            cache->free = t->next_free;
+            --cache->count;
+            // The next free task was last written by whichever worker ran
+            // it: fetch its link and header now, not at the next spawn.
+            if (Task* next = cache->free) {
+                __builtin_prefetch(&next->next_free, 1);
+                __builtin_prefetch(next, 1);
+            }
+            return t;
+        }
+        return alloc_shared();
+    }
+
+    // Returns a finished task (or one whose spawn failed) to `cache`, or to
+    // the pool for a thread that is no worker.
+    void recycle(PoolCache* cache, Task* t) {
+        t->fn.reset();
+        t->clear_deps();
+        t->infos.clear();
+        t->homes.clear();
+        t->error = nullptr;
+        t->parent = nullptr;
+        t->group = nullptr;
+        if (cache != nullptr) {
+            t->next_free = cache->free;
+            cache->free = t;
+            if (++cache->count < cache_max) return;
+            spill(*cache);
+            return;
+        }
+        give_back(t);
+    }
+
+    // Destroys every task (at shutdown, once no task is in flight).
+    void destroy_all() { chunks_.clear(); }
+
+private:
+    void refill(PoolCache& cache);   // an empty cache takes a chain, or singles
+    void spill(PoolCache& cache);    // a full cache goes to the pool as one chain
+    Task* alloc_shared();
+    void give_back(Task* t);
+
+    SpinLock lock_;
+    Task* free_ = nullptr;      // single tasks, linked by next_free
+    Task* batches_ = nullptr;   // whole worker caches, linked by next_batch
+    std::vector<std::unique_ptr<Task[]>> chunks_;
+};
+
+}  // namespace numaware::tasks::detail
+
+#pragma GCC visibility pop

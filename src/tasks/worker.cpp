@@ -1,0 +1,282 @@
+// tasks/worker.cpp — the worker loop: search, run, complete, sleep.
+#include "tasks/worker.hpp"
+
+#include <algorithm>
+#include <thread>
+
+#include "tasks/executor.hpp"
+
+namespace numaware::tasks::detail {
+
+namespace {
+constexpr std::size_t max_deferred = 16;
+constexpr std::uint32_t max_batched_releases = 1024;
+}  // namespace
+
+void Worker::main() {
+    tls = Tls{&ex_, this, nullptr};
+    std::uint64_t round = 0;
+    unsigned spins = 0;
+    since = Ticks::now();
+    for (;;) {
+        if (Found f = ex_.queues.find(id, node, round, *ex_.policy, steal)) {
+            run(f.task, f.stolen);
+            round = 0;
+            spins = 0;
+            continue;
+        }
+        if (flush_deferred()) continue;
+        flush_releases();
+        if (round == 0) {
+            // The last completion and this search were runtime work.
+            const std::uint64_t now = Ticks::now();
+            WorkerCounters::add(counters.runtime, now - since);
+            counters.last_done.store(std::max(counters.last_done.load(std::memory_order_relaxed), now),
+                                     std::memory_order_relaxed);
+            if (ex_.waiters.load(std::memory_order_acquire) > 0) ex_.wake_waiters();
+        }
+        ++round;
+        if (ex_.stopping.load(std::memory_order_acquire)) break;
+        idle(spins);
+        since = Ticks::now();
+    }
+    flush_deferred();
+    flush_releases();
+    tls = Tls{};
+}
+
+// Spin (a few hundred pauses-worth of searches), then sleep on the
+// futex until a push; no sched_yield loop.
+void Worker::idle(unsigned& spins) {
+    if (ex_.waiters.load(std::memory_order_acquire) > 0) ex_.maybe_flush();
+    ++spins;
+    if (spins < 256) {
+        for (int i = 0; i < 16; ++i) cpu_relax();
+        return;
+    }
+    const std::uint32_t e = ex_.epoch.load(std::memory_order_acquire);
+    ex_.sleepers.fetch_add(1, std::memory_order_seq_cst);
+    const bool work = ex_.queues.any_queued() || ex_.stopping.load(std::memory_order_acquire) ||
+                      (ex_.waiters.load(std::memory_order_acquire) > 0 &&
+                       ex_.held_count.load(std::memory_order_acquire) > 0 && ex_.partitions.outstanding() == 0);
+    if (!work) ex_.epoch.wait(e, std::memory_order_acquire);
+    ex_.sleepers.fetch_sub(1, std::memory_order_relaxed);
+    spins = 0;
+}
+
+// Two clock reads per task: at the body's start and end. The runtime
+// time of a task (completion, the next search, preparation) is
+// charged from the end of one body to the start of the next.
+void Worker::run(Task* t, bool stolen) {
+    if (rel_parent != nullptr && rel_parent != t->parent) flush_releases();
+    // Deferred completions must not wait for this body: settle them if
+    // the lock is free, or anyway when some worker sleeps for want of work.
+    if (!deferred.empty()) {
+        if (ex_.sched.try_lock())
+            settle_locked();
+        else if (ex_.sleepers.load(std::memory_order_relaxed) > 0)
+            flush_deferred();
+    }
+    std::uint64_t bytes = 0, cross = 0;
+    for (std::size_t k = 0; k < t->deps.size(); ++k) {
+        const std::uint64_t n = t->deps[k].bytes;
+        bytes += n;
+        const int home = t->homes[k]->home.load(std::memory_order_relaxed);
+        if (home == unallocated && t->deps[k].access != Access::in) continue;   // first touch here
+        if (home != static_cast<int>(node)) cross += n;
+    }
+    Task* const outer = tls.current;
+    tls.current = t;
+    const std::uint64_t saved = excluded;
+    excluded = 0;
+    std::uint64_t b1 = Ticks::now();
+    if (ex_.observer != nullptr) b1 = announce_start(t, stolen, b1);
+    WorkerCounters::add(counters.runtime, b1 - since);
+    try {
+        t->fn();
+    } catch (...) {
+        ex_.record_error(t->group, t->parent, std::current_exception());
+    }
+    const std::uint64_t b2 = Ticks::now();
+    const std::uint64_t body = b2 - b1;
+    WorkerCounters::add(counters.useful, body > excluded ? body - excluded : 0);
+    excluded = saved;
+    tls.current = outer;
+    WorkerCounters::add(counters.tasks, 1);
+    WorkerCounters::add(counters.dep_bytes, bytes);
+    WorkerCounters::add(counters.cross_bytes, cross);
+    counters.last_done.store(b2, std::memory_order_relaxed);
+    since = b2;
+    // The hook's own time falls after `since`: runtime time, not the body's.
+    if (ex_.observer != nullptr) ex_.observer->on_task_finished(t->id, id, node, ex_.metrics.seconds(b2));
+    t->fn.reset();
+    t->body_ticks = body;
+    complete(t);
+}
+
+// Tells the observer at `at`, the body's clock read; returns a fresh one
+// so that the hooks' time counts as runtime time, not as the body's.
+std::uint64_t Worker::announce_start(const Task* t, bool stolen, std::uint64_t at) {
+    const double s = ex_.metrics.seconds(at);
+    if (stolen) ex_.observer->on_task_stolen(t->id, id, s);
+    ex_.observer->on_task_started(t->id, id, node, s);
+    return Ticks::now();
+}
+
+// Completion. A task without dependencies needs no lock. One with
+// dependencies needs the scheduler lock; when another thread holds it,
+// the completion is deferred (up to max_deferred per worker) and done
+// in a batch later: at the next completion that gets the lock, or
+// before the worker searches in vain, so the worker runs ready tasks
+// instead of spinning, and a spawning thread keeps the lock hot.
+void Worker::complete(Task* t) {
+    if (t->deps.empty() && !ex_.options.record_graph) {
+        finish(t);
+        return;
+    }
+    if (!ex_.sched.try_lock()) {
+        if (deferred.size() < max_deferred) {
+            deferred.push_back(t);
+            return;
+        }
+        ex_.sched.lock();
+    }
+    deferred.push_back(t);
+    settle_locked();
+}
+
+// Settles every deferred completion; returns true if any.
+bool Worker::flush_deferred() {
+    if (deferred.empty()) return false;
+    ex_.sched.lock();
+    settle_locked();
+    return true;
+}
+
+// Called with the scheduler lock held; releases it.
+void Worker::settle_locked() {
+    bool pushed = false;
+    for (Task* t : deferred) {
+        for (std::size_t k = 0; k < t->deps.size(); ++k)
+            if (t->deps[k].access != Access::in && t->homes[k]->home.load(std::memory_order_relaxed) == unallocated)
+                ex_.registry.first_written(*t->homes[k], node);
+        if (!t->deps.empty()) {
+            ex_.tracker.complete(*t, ex_.ready_scratch);
+            for (DepNode* n : ex_.ready_scratch) {
+                Task* s = static_cast<Task*>(n);
+                if (ex_.observer != nullptr) ready_ids.push_back(s->id);
+                if (ReadyQueue* q = ex_.queue_for(s, ex_.place(s))) to_push.emplace_back(q, s);
+            }
+            ex_.ready_scratch.clear();
+        }
+        if (ex_.options.record_graph && t->id < ex_.graph.tasks.size()) {
+            ex_.graph.tasks[t->id].seconds = static_cast<double>(t->body_ticks) * ex_.metrics.seconds_per_tick();
+            ex_.graph.tasks[t->id].worker = id;
+        }
+    }
+    ex_.sched.unlock();
+    // Before the pushes: a pushed task may start at once.
+    if (!ready_ids.empty()) announce_ready();
+    for (const auto& [q, s] : to_push) q->push(s);
+    pushed |= !to_push.empty();
+    to_push.clear();
+    if (pushed) ex_.wake_workers();
+    for (Task* t : deferred) finish(t);
+    deferred.clear();
+}
+
+void Worker::announce_ready() {
+    const double now = ex_.metrics.seconds(Ticks::now());
+    for (TaskId r : ready_ids) ex_.observer->on_task_ready(r, now);
+    ready_ids.clear();
+}
+
+// The task is done for everyone: references, then the completion count
+// that waiters compare with the spawn count.
+void Worker::finish(Task* t) {
+    release(t);   // may recycle t
+    completed.store(completed.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+}
+
+// Drops `n` references of `t`; a task whose count reaches zero is
+// recycled and drops its reference of its parent. That drop is batched
+// (defer_release): a worker running many children of one task in a row,
+// the usual fan-out, then touches the parent's counter, which the spawning
+// thread increments, once per batch instead of per child. A batch is
+// flushed before the worker runs a task of another parent, when its
+// search for work fails, and while it helps in a wait, so a parent's wait
+// never depends on work that is not its own descendant. A group counts a
+// task until it is recycled, so a group's State is alive while any of its
+// tasks may still forward an exception to it.
+void Worker::release(Task* t, std::uint32_t n) {
+    // A lone reference needs no read-modify-write: after the body
+    // nobody adds references, and others drop only their own.
+    if (!(n == 1 && t->refs.load(std::memory_order_acquire) == 1) &&
+        t->refs.fetch_sub(n, std::memory_order_acq_rel) != n)
+        return;
+    Task* parent = t->parent;
+    Runtime::Group::State* group = t->group;
+    if (t->error) ex_.record_error(group, parent, std::exchange(t->error, nullptr));
+    ex_.pool.recycle(&cache, t);
+    if (group != nullptr && group->count.fetch_sub(1, std::memory_order_acq_rel) == 1) ex_.wake_waiters();
+    if (parent != nullptr) defer_release(parent);
+}
+
+void Worker::defer_release(Task* parent) {
+    if (rel_parent == parent && rel_count < max_batched_releases) {
+        ++rel_count;
+        return;
+    }
+    flush_releases();
+    unsettled.store(1, std::memory_order_relaxed);   // published by the completion count
+    rel_parent = parent;
+    rel_count = 1;
+}
+
+void Worker::flush_releases() {
+    Task* p = rel_parent;
+    if (p == nullptr) return;
+    const std::uint32_t n = rel_count;
+    rel_parent = nullptr;
+    rel_count = 0;
+    release(p, n);   // may start a batch for the grandparent
+    if (rel_parent == nullptr) unsettled.store(0, std::memory_order_release);
+}
+
+// ---- helping in a wait ------------------------------------------------------------
+Worker::Helping Worker::help_begin() {
+    const std::uint64_t start = Ticks::now();
+    ex_.waiters.fetch_add(1, std::memory_order_acq_rel);
+    const Helping h{start, since, 0, 0};
+    since = Ticks::now();
+    return h;
+}
+
+// One step of help_until() once its condition was found false.
+void Worker::help_step(Helping& h) {
+    if (Found f = ex_.queues.find(id, node, h.round, *ex_.policy, steal)) {
+        run(f.task, f.stolen);
+        h.round = 0;
+        h.spins = 0;
+        return;
+    }
+    if (flush_deferred()) return;
+    if (h.round == 0) WorkerCounters::add(counters.runtime, Ticks::now() - since);
+    ++h.round;
+    ex_.maybe_flush();
+    // Pause between checks; yield only now and then (a yield per
+    // check is a syscall storm that slows the CPU's other thread).
+    if ((++h.spins & 63) != 0)
+        for (int i = 0; i < 8; ++i) cpu_relax();
+    else
+        std::this_thread::yield();
+    since = Ticks::now();
+}
+
+void Worker::help_end(const Helping& h) {
+    ex_.waiters.fetch_sub(1, std::memory_order_acq_rel);
+    since = h.saved_since;
+    excluded += Ticks::now() - h.start;
+}
+
+}  // namespace numaware::tasks::detail

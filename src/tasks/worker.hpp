@@ -1,0 +1,102 @@
+// tasks/worker.hpp — a worker: one of the team's ranks, running the
+// executor's tasks until the runtime is destroyed.
+//
+// Worker w is rank w and lives on layout().ranks[w].node. Its loop finds a
+// task in the queues (node_queues.hpp), runs it, and completes it: drops
+// the task's references, settles its dependencies under the scheduler lock
+// (or defers that, see complete()), and counts it done. A failed search
+// increments `round`; after a short spin the worker sleeps on a futex
+// (std::atomic::wait) until a push bumps the executor's `epoch`. Inside a
+// task, taskwait() makes the worker help: run other tasks until the wait
+// is over (help_until()).
+//
+// Everything here but `completed` and `unsettled` (read by waiters) and
+// the counters (read by report()) is touched by this worker alone.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "tasks/node_queues.hpp"
+#include "tasks/run_metrics.hpp"
+#include "tasks/task_pool.hpp"
+
+#pragma GCC visibility push(hidden)   // library-internal: see executor.hpp
+
+namespace numaware::tasks::detail {
+
+struct Executor;
+
+class alignas(64) Worker {
+public:
+    Worker(Executor& executor, unsigned worker, unsigned worker_node) : id(worker), node(worker_node), ex_(executor) {}
+    Worker(const Worker&) = delete;
+    Worker& operator=(const Worker&) = delete;
+
+    // The worker loop: on the worker's thread until the executor stops.
+    void main();
+
+    // Inside a task on this worker: runs other tasks until `done()` holds.
+    template <class Pred>
+    void help_until(Pred done) {
+        Helping h = help_begin();
+        for (;;) {
+            flush_releases();
+            if (done()) break;
+            help_step(h);
+        }
+        help_end(h);
+    }
+
+    const unsigned id;
+    const unsigned node;
+    StealOrder steal;
+    PoolCache cache;
+    // Accounting of the task running on this worker.
+    std::uint64_t since = 0;      // start of runtime-accounted time
+    std::uint64_t excluded = 0;   // ticks the current body spent in spawn/taskwait
+    std::vector<Task*> deferred;  // finished tasks whose completion waits for the lock
+    std::vector<std::pair<ReadyQueue*, Task*>> to_push;   // settle_locked(): after unlocking
+    std::vector<TaskId> ready_ids;   // settle_locked(): tasks it made ready, for the observer
+    // References to drop from one parent, batched: consecutive children of
+    // one task finishing here touch the parent's counter once per batch.
+    Task* rel_parent = nullptr;
+    std::uint32_t rel_count = 0;
+    // 1 while a batch is pending or being flushed: quiescence waits for it,
+    // so a parent's disposal (its exception forwarded, its group counted)
+    // is done when barrier() or an outside taskwait() returns.
+    std::atomic<std::uint32_t> unsettled{0};
+    WorkerCounters counters;
+    alignas(64) std::atomic<std::uint64_t> completed{0};   // never reset: quiescence
+
+private:
+    struct Helping {
+        std::uint64_t start;
+        std::uint64_t saved_since;
+        std::uint64_t round;
+        unsigned spins;
+    };
+    Helping help_begin();
+    void help_step(Helping& h);
+    void help_end(const Helping& h);
+
+    void idle(unsigned& spins);
+    void run(Task* t, bool stolen);
+    std::uint64_t announce_start(const Task* t, bool stolen, std::uint64_t at);
+    void complete(Task* t);
+    bool flush_deferred();
+    void settle_locked();
+    void announce_ready();
+    void finish(Task* t);
+    void release(Task* t, std::uint32_t n = 1);
+    void defer_release(Task* parent);
+    void flush_releases();
+
+    Executor& ex_;
+};
+
+}  // namespace numaware::tasks::detail
+
+#pragma GCC visibility pop
