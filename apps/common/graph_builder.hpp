@@ -63,9 +63,9 @@ struct GraphBuilder {
 };
 
 // Dependencies on region r.
-inline sim::GraphDep in(std::uint32_t r) { return {r, tasks::Access::in}; }
-inline sim::GraphDep out(std::uint32_t r) { return {r, tasks::Access::out}; }
-inline sim::GraphDep inout(std::uint32_t r) { return {r, tasks::Access::inout}; }
+inline sim::GraphDep in(std::uint32_t r) { return {r, tasks::AccessMode::in}; }
+inline sim::GraphDep out(std::uint32_t r) { return {r, tasks::AccessMode::out}; }
+inline sim::GraphDep inout(std::uint32_t r) { return {r, tasks::AccessMode::inout}; }
 
 // "jacobi n=4096 block=128 iterations=20"
 std::string graph_name(std::string_view app, const AppSize& size);

@@ -54,18 +54,18 @@ std::uint64_t round_up(std::uint64_t v, std::uint64_t page) { return (v + page -
 
 }  // namespace
 
-std::string_view to_string(StencilSim::Placement placement) {
+std::string_view to_string(StencilSim::PagePlacement placement) {
     switch (placement) {
-    case StencilSim::Placement::stencil_aware: return "stencil-aware";
-    case StencilSim::Placement::serial_first_touch: return "serial-first-touch";
-    case StencilSim::Placement::interleave: return "interleave";
+    case StencilSim::PagePlacement::stencil_aware: return "stencil-aware";
+    case StencilSim::PagePlacement::serial_first_touch: return "serial-first-touch";
+    case StencilSim::PagePlacement::interleave: return "interleave";
     }
     return "?";
 }
 
-StencilSim::Placement parse_stencil_placement(std::string_view text, std::string_view field) {
-    for (auto p : {StencilSim::Placement::stencil_aware, StencilSim::Placement::serial_first_touch,
-                   StencilSim::Placement::interleave})
+StencilSim::PagePlacement parse_stencil_placement(std::string_view text, std::string_view field) {
+    for (auto p : {StencilSim::PagePlacement::stencil_aware, StencilSim::PagePlacement::serial_first_touch,
+                   StencilSim::PagePlacement::interleave})
         if (text == to_string(p)) return p;
     throw Error(std::string(field),
                 fmt::format("unknown placement '{}' (stencil-aware, serial-first-touch, interleave)", text));
@@ -118,7 +118,7 @@ StencilBuild build_stencil_plan(const sim::TimedMachine& m, const std::vector<un
     std::vector<unsigned> with_memory;
     for (const Node& n : machine.nodes)
         if (n.memory_bytes > 0) with_memory.push_back(n.os_index);
-    if (s.placement == StencilSim::Placement::interleave && with_memory.empty())
+    if (s.placement == StencilSim::PagePlacement::interleave && with_memory.empty())
         throw Error("placement", fmt::format("interleave needs a node with memory; {} has none", m.name));
 
     const std::uint64_t slab_bytes = L.slab_stride * kDouble;
@@ -176,9 +176,9 @@ StencilBuild build_stencil_plan(const sim::TimedMachine& m, const std::vector<un
                 out.regions.push_back(StencilRegion{a, p.owner, p.lo, p.hi - p.lo, bytes, home});
             };
             switch (s.placement) {
-            case StencilSim::Placement::stencil_aware: add(p.hi - p.lo, out.thread_nodes[p.owner]); break;
-            case StencilSim::Placement::serial_first_touch: add(p.hi - p.lo, out.thread_nodes[0]); break;
-            case StencilSim::Placement::interleave: {
+            case StencilSim::PagePlacement::stencil_aware: add(p.hi - p.lo, out.thread_nodes[p.owner]); break;
+            case StencilSim::PagePlacement::serial_first_touch: add(p.hi - p.lo, out.thread_nodes[0]); break;
+            case StencilSim::PagePlacement::interleave: {
                 // Page i of the array is on with_memory[i mod n]; a part
                 // may start or end inside a page only at the array's end.
                 const std::uint64_t n = with_memory.size();
@@ -208,8 +208,8 @@ StencilBuild build_stencil_plan(const sim::TimedMachine& m, const std::vector<un
                 for (std::uint32_t k = 0; k < p.region_count; ++k) {
                     const std::uint32_t region = p.first_region + k;
                     if (p.lo < read_hi[t] && read_lo[t] < p.hi)
-                        reads[2 * t + a].push_back(sim::GraphDep{region, tasks::Access::in});
-                    if (p.lo < whi && wlo < p.hi) writes[2 * t + a].push_back(sim::GraphDep{region, tasks::Access::out});
+                        reads[2 * t + a].push_back(sim::GraphDep{region, tasks::AccessMode::in});
+                    if (p.lo < whi && wlo < p.hi) writes[2 * t + a].push_back(sim::GraphDep{region, tasks::AccessMode::out});
                 }
             }
         }

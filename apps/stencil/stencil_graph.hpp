@@ -54,7 +54,7 @@ namespace numaware::apps {
 
 struct StencilSim {
     // Where the pages of both arrays live.
-    enum class Placement : std::uint8_t {
+    enum class PagePlacement : std::uint8_t {
         stencil_aware,        // each owned block on the node of the thread that owns it
         serial_first_touch,   // everything on the node of thread 0 (it initialised the arrays)
         interleave,           // pages round robin over the nodes with memory, page i on the (i mod n)-th
@@ -64,7 +64,7 @@ struct StencilSim {
     stencil::Neighbourhood neighbourhood = stencil::Neighbourhood::star(2);   // 5-point
     unsigned sweeps = 1;                  // >= 1
     unsigned threads = 1;                 // >= 1, at most one per worker
-    Placement placement = Placement::stencil_aware;
+    PagePlacement placement = PagePlacement::stencil_aware;
     // false: thread t runs on worker t in every sweep. true: in every sweep
     // the threads run on a fresh permutation of the workers, drawn from
     // `seed` (the scheduler moving threads between cores and nodes); the
@@ -78,9 +78,9 @@ struct StencilSim {
     ComputeModel compute{};
 };
 
-std::string_view to_string(StencilSim::Placement placement);
+std::string_view to_string(StencilSim::PagePlacement placement);
 // "stencil-aware", "serial-first-touch", "interleave"; Error(field, ...) listing them.
-StencilSim::Placement parse_stencil_placement(std::string_view text, std::string_view field = "placement");
+StencilSim::PagePlacement parse_stencil_placement(std::string_view text, std::string_view field = "placement");
 
 // One region of a stencil graph: a part of one thread's owned block of one
 // array (for interleave: that part's pages on one node).

@@ -368,7 +368,7 @@ std::size_t interior(const Shape& s) {
 
 Options skeleton_options(bool streaming, bool balancing_off) {
     Options o;
-    o.placement = Placement::stencil_aware;
+    o.placement = PagePlacement::stencil_aware;
     o.distribution = Distribution::static_equal;
     o.streaming_stores = streaming;
     o.balancing_off = balancing_off;

@@ -411,7 +411,7 @@ const std::vector<Kind> kAllKinds{Kind::jacobi,   Kind::gauss_seidel, Kind::red_
                                   Kind::variable, Kind::multigrid,    Kind::butterfly};
 
 struct PlacementChoice {
-    Placement placement;
+    PagePlacement placement;
     std::optional<PlacementPolicy> policy;
     std::string name;
 };
@@ -419,8 +419,8 @@ struct PlacementChoice {
 std::vector<PlacementChoice> parse_placements(const std::string& text, const Machine& machine) {
     std::vector<PlacementChoice> out;
     if (text == "all") {
-        for (Placement p : {Placement::serial_first_touch, Placement::parallel_first_touch, Placement::interleave,
-                            Placement::stencil_aware})
+        for (PagePlacement p : {PagePlacement::serial_first_touch, PagePlacement::parallel_first_touch, PagePlacement::interleave,
+                            PagePlacement::stencil_aware})
             out.push_back({p, std::nullopt, std::string(to_string(p))});
         return out;
     }
@@ -428,11 +428,11 @@ std::vector<PlacementChoice> parse_placements(const std::string& text, const Mac
         if (text.size() <= 9 || text[8] != ':')
             throw Error("--placement", "explicit needs a policy: explicit:SPEC (e.g. explicit:interleave:all)");
         const std::string spec = text.substr(9);
-        out.push_back({Placement::explicit_plan, parse_policy(spec, machine), "explicit:" + spec});
+        out.push_back({PagePlacement::explicit_plan, parse_policy(spec, machine), "explicit:" + spec});
         return out;
     }
-    const Placement p = parse_placement(text, "--placement");
-    if (p == Placement::explicit_plan)
+    const PagePlacement p = parse_placement(text, "--placement");
+    if (p == PagePlacement::explicit_plan)
         throw Error("--placement", "explicit needs a policy: explicit:SPEC (e.g. explicit:interleave:all)");
     out.push_back({p, std::nullopt, std::string(to_string(p))});
     return out;

@@ -201,7 +201,7 @@ struct GraphRegion {
 
 struct GraphDep {
     std::uint32_t region = 0;   // index into Graph::regions()
-    tasks::Access access = tasks::Access::in;
+    tasks::AccessMode access = tasks::AccessMode::in;
 };
 
 struct GraphTask {

@@ -8,7 +8,7 @@
 //     using namespace numaware::stencil;
 //     Skeleton sk{team, Shape::d3(258, 258, 258), Neighbourhood::star(3),
 //                 [](std::size_t x, std::size_t y, std::size_t z) { return x == 0 ? 1.0 : 0.0; },
-//                 {.placement = Placement::stencil_aware}};
+//                 {.placement = PagePlacement::stencil_aware}};
 //     Report r = sk.jacobi(100, [](const Access& a) {
 //         return (a(-1, 0, 0) + a(1, 0, 0) + a(0, -1, 0) + a(0, 1, 0) + a(0, 0, -1) + a(0, 0, 1)) / 6.0;
 //     });
@@ -235,7 +235,7 @@ Traffic account(const Layout& layout, const Neighbourhood& nb, Block work, Block
 // =====================================================================
 
 enum class Kind { jacobi, gauss_seidel, red_black, variable, multigrid, butterfly };
-enum class Placement {
+enum class PagePlacement {
     serial_first_touch,     // rank 0 initialises everything (the common mistake)
     parallel_first_touch,   // each rank initialises its owned block
     interleave,             // pages round robin over every node with memory
@@ -254,10 +254,10 @@ enum class Distribution {
 // "stencil-aware", "explicit"; "static", "dynamic", "guided", "numa-weighted".
 // parse_* throw Error(field, ...) listing the accepted names.
 std::string_view to_string(Kind kind);
-std::string_view to_string(Placement placement);
+std::string_view to_string(PagePlacement placement);
 std::string_view to_string(Distribution distribution);
 Kind parse_kind(std::string_view text, std::string_view field = "kind");
-Placement parse_placement(std::string_view text, std::string_view field = "placement");
+PagePlacement parse_placement(std::string_view text, std::string_view field = "placement");
 Distribution parse_distribution(std::string_view text, std::string_view field = "distribution");
 
 // =====================================================================
@@ -277,7 +277,7 @@ struct RankReport {
 };
 
 struct PlacementReport {
-    std::string mode;            // to_string(Placement)
+    std::string mode;            // to_string(PagePlacement)
     std::string realisation;     // what was done, in words
     std::size_t pages = 0;       // pages of all arrays
     std::size_t pages_as_intended = 0;   // pages on the node the mode intends (kernel's answer)
@@ -298,7 +298,7 @@ struct BalancingReport {
 struct Report {
     std::string kind;            // to_string(Kind)
     std::string neighbourhood;   // Neighbourhood::name()
-    std::string placement;       // to_string(Placement)
+    std::string placement;       // to_string(PagePlacement)
     std::string distribution;    // to_string(Distribution)
     Shape shape;
     unsigned threads = 0;
@@ -343,7 +343,7 @@ std::vector<double> calibrate_weights(const Report& measured);
 // =====================================================================
 
 struct Options {
-    Placement placement = Placement::stencil_aware;
+    PagePlacement placement = PagePlacement::stencil_aware;
     // explicit_plan: the policy applied to every array (a page_map must
     // have layout.pages() entries). Required for explicit_plan, refused otherwise.
     std::optional<PlacementPolicy> explicit_policy{};

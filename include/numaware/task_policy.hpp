@@ -38,13 +38,13 @@ using TaskId = std::uint64_t;   // creation order within one runtime: 0, 1, 2, .
 // "virtual socket". A task that writes it first places it by first touch.
 inline constexpr int unallocated = -1;
 
-enum class Access : std::uint8_t { in, out, inout };
+enum class AccessMode : std::uint8_t { in, out, inout };
 
 // One dependency of a task, as a policy sees it.
 struct DepInfo {
     std::uint64_t region = 0;   // the region's id (its start address), stable for the runtime's life
     std::uint64_t bytes = 0;
-    Access access = Access::in;
+    AccessMode access = AccessMode::in;
     int home = unallocated;     // node OS index holding the region, or `unallocated`
 };
 
@@ -63,7 +63,7 @@ struct TaskView {
 };
 
 // Where a ready task goes.
-struct Placement {
+struct Destination {
     enum class Kind : std::uint8_t {
         worker,   // the queue of worker `index`
         node,     // the queue of node `index` (OS index): any worker there may run it
@@ -72,10 +72,10 @@ struct Placement {
     Kind kind = Kind::node;
     unsigned index = 0;
 
-    static constexpr Placement to_worker(unsigned w) { return {Kind::worker, w}; }
-    static constexpr Placement to_node(unsigned n) { return {Kind::node, n}; }
-    static constexpr Placement held() { return {Kind::hold, 0}; }
-    bool operator==(const Placement&) const = default;
+    static constexpr Destination to_worker(unsigned w) { return {Kind::worker, w}; }
+    static constexpr Destination to_node(unsigned n) { return {Kind::node, n}; }
+    static constexpr Destination held() { return {Kind::hold, 0}; }
+    bool operator==(const Destination&) const = default;
 };
 
 // A queue a worker may take work from.
@@ -89,7 +89,7 @@ struct QueueRef {
 // A held task the policy lets go, and where it goes.
 struct Released {
     TaskId id = 0;
-    Placement where{};
+    Destination where{};
     bool operator==(const Released&) const = default;
 };
 
@@ -127,7 +127,7 @@ public:
 
     // A task whose predecessors have all finished. `task.deps[i].home` is
     // the region's current home as the executor knows it.
-    virtual Placement place(const TaskView& task) = 0;
+    virtual Destination place(const TaskView& task) = 0;
 
     // The queues worker `worker` tries, in order, on its `round`-th search
     // for work since it last found some (round 0 first). Must start with the

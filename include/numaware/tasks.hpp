@@ -46,11 +46,11 @@ namespace numaware::tasks {
 struct Dep {
     const void* addr = nullptr;
     std::size_t bytes = 0;
-    Access access = Access::in;
+    AccessMode access = AccessMode::in;
 };
-inline Dep in(const void* addr, std::size_t bytes) { return {addr, bytes, Access::in}; }
-inline Dep out(void* addr, std::size_t bytes) { return {addr, bytes, Access::out}; }
-inline Dep inout(void* addr, std::size_t bytes) { return {addr, bytes, Access::inout}; }
+inline Dep in(const void* addr, std::size_t bytes) { return {addr, bytes, AccessMode::in}; }
+inline Dep out(void* addr, std::size_t bytes) { return {addr, bytes, AccessMode::out}; }
+inline Dep inout(void* addr, std::size_t bytes) { return {addr, bytes, AccessMode::inout}; }
 
 struct RuntimeOptions {
     // Ask the kernel (move_pages) for the home of regions nobody registered.
@@ -69,7 +69,7 @@ struct RuntimeOptions {
 struct RecordedDep {
     std::uint64_t region = 0;
     std::uint64_t bytes = 0;
-    Access access = Access::in;
+    AccessMode access = AccessMode::in;
 };
 struct RecordedTask {
     TaskId id = 0;

@@ -40,11 +40,11 @@ int with_deps(const nw_dep* deps, std::size_t ndeps, Fn&& fn) {
         out = big.data();
     }
     for (std::size_t i = 0; i < ndeps; ++i) {
-        tasks::Access a;
+        tasks::AccessMode a;
         switch (deps[i].access) {
-            case NW_IN: a = tasks::Access::in; break;
-            case NW_OUT: a = tasks::Access::out; break;
-            case NW_INOUT: a = tasks::Access::inout; break;
+            case NW_IN: a = tasks::AccessMode::in; break;
+            case NW_OUT: a = tasks::AccessMode::out; break;
+            case NW_INOUT: a = tasks::AccessMode::inout; break;
             default:
                 throw Error("deps[" + std::to_string(i) + "].access",
                             "is " + std::to_string(deps[i].access) + "; expected NW_IN (0), NW_OUT (1) or NW_INOUT (2)");

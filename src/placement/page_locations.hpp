@@ -2,7 +2,7 @@
 // pages", asked of the kernel with move_pages(nodes = NULL).
 //
 // Internal to the library. Placement's apply, verify and migrate, the
-// heap's chunk binding, the task registry's region homes, the stencil's
+// heap's chunk binding, the task runtime's region homes, the stencil's
 // page maps and the benchmarks all ask through here, so the rule for pages
 // that read as absent while they are not (PagesExpected::present) lives in
 // one place. Nothing here allocates: the heap engine asks from inside

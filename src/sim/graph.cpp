@@ -117,10 +117,10 @@ std::size_t initial_part(const Graph& graph) {
         const GraphTask& t = graph.tasks()[leading];
         bool has_pred = t.after_barrier;
         for (const GraphDep& d : graph.deps_of(t))
-            has_pred |= d.access == tasks::Access::in ? touched[d.region] == 2 : touched[d.region] != 0;
+            has_pred |= d.access == tasks::AccessMode::in ? touched[d.region] == 2 : touched[d.region] != 0;
         if (has_pred) break;
         for (const GraphDep& d : graph.deps_of(t))
-            touched[d.region] = std::max<char>(touched[d.region], d.access == tasks::Access::in ? 1 : 2);
+            touched[d.region] = std::max<char>(touched[d.region], d.access == tasks::AccessMode::in ? 1 : 2);
     }
     return std::min(graph.size(), 2 * leading);
 }

@@ -43,7 +43,7 @@ struct MemoryAccess {
     std::uint64_t start = 0;        // the region's synthetic address
     std::uint64_t bytes = 0;
     std::uint32_t home = 0;         // node position of the memory holding it now
-    tasks::Access access = tasks::Access::in;
+    tasks::AccessMode access = tasks::AccessMode::in;
 };
 
 // A task's time besides memory, kept in parts: the models add them in one

@@ -278,20 +278,20 @@ struct Entry {
     TimedMachine (*make)(unsigned);
 };
 
-const Entry registry[] = {
+const Entry named_models[] = {
     {"bullion-s16", bullion_s16},     {"altix-uv100", altix_uv100},   {"sim-4socket", sim_4socket},
     {"skylake-sp-2s", skylake_sp_2s}, {"epyc-nps4-2s", epyc_nps4_2s},
 };
 
 const Entry* find(std::string_view name) {
-    for (const Entry& e : registry)
+    for (const Entry& e : named_models)
         if (name == e.name) return &e;
     return nullptr;
 }
 
 std::string names_joined() {
     std::string out;
-    for (const Entry& e : registry) {
+    for (const Entry& e : named_models) {
         if (!out.empty()) out += ", ";
         out += e.name;
     }
@@ -302,7 +302,7 @@ std::string names_joined() {
 
 std::vector<std::string> model_names() {
     std::vector<std::string> out;
-    for (const Entry& e : registry) out.emplace_back(e.name);
+    for (const Entry& e : named_models) out.emplace_back(e.name);
     return out;
 }
 

@@ -1,6 +1,6 @@
-// src/sim/report.cpp — SimReport as JSON: one flat object, the run's
-// figures (tasks::RunReport) among the simulation's own, in the order the
-// tools and docs have always read them.
+// src/sim/report.cpp — SimReport as JSON: one flat object, the labels, then
+// every field of the run's tasks::RunReport (written by RunReport::to_json,
+// the one metrics model), then the simulation's own figures.
 #include <nlohmann/json.hpp>
 
 #include "numaware/sim.hpp"
@@ -12,21 +12,12 @@ std::string SimReport::to_json() const {
     j["label"] = label;
     j["simulated"] = true;
     j["machine"] = machine;
-    j["policy"] = run.policy;
     j["graph"] = graph;
     j["contention"] = contention;
-    j["tasks"] = run.tasks;
     j["workers"] = workers;
-    j["makespan_s"] = run.makespan_s;
-    j["dep_bytes"] = run.dep_bytes;
-    j["cross_node_bytes"] = run.cross_node_bytes;
-    j["nodes"] = run.nodes;
-    j["tasks_per_node"] = run.tasks_per_node;
+    j.update(nlohmann::ordered_json::parse(run.to_json()));
     j["link_bytes"] = link_bytes;
-    j["load_balance_pct"] = run.load_balance_pct;
-    j["runtime_overhead_pct"] = run.runtime_overhead_pct;
     j["partition_s"] = partition_s;
-    j["partition_overhead_pct"] = run.partition_overhead_pct;
     j["partition_busy_pct"] = partition_busy_pct;
     j["window"] = window;
     j["partition_host_s"] = partition_host_s;

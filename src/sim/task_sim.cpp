@@ -16,7 +16,7 @@
 // in creation order, one task every spawn_s (a task marked after_barrier
 // waits for every earlier one); the dependency tracker; the policy's
 // decisions; homes (explicit, or first touch by the first task that writes
-// the region, recorded when it completes, as the executor's registry does);
+// the region, recorded when it completes, as the executor's region homes do);
 // and partition jobs, which run for real, one at a time, on a background
 // thread that costs no simulated core.
 #include <algorithm>
@@ -41,8 +41,8 @@ namespace numaware::sim {
 
 namespace {
 
-using tasks::Access;
-using tasks::Placement;
+using tasks::AccessMode;
+using tasks::Destination;
 using tasks::QueueRef;
 using Clock = std::chrono::steady_clock;
 
@@ -70,7 +70,7 @@ private:
     tasks::detail::DepNode* new_node();
     std::span<const tasks::DepInfo> dep_infos(const GraphTask& t);
     // ---- tasks to workers
-    void dispatch(std::uint32_t i, Placement where);
+    void dispatch(std::uint32_t i, Destination where);
     void launch(const Take& take) {
         if (!take) return;
         if (obs_ && take.queue != no_index && !workers_.owns(take.worker, take.queue))
@@ -222,7 +222,7 @@ void Simulator::submit(std::uint32_t i) {
     const bool ready = deps.empty() ? true : tracker_.add(*node);
     if (ready && obs_) obs_->on_task_ready(i, engine_.now());
     if (t.worker >= 0) {
-        if (ready) dispatch(i, Placement::to_worker(static_cast<unsigned>(t.worker)));
+        if (ready) dispatch(i, Destination::to_worker(static_cast<unsigned>(t.worker)));
         return;
     }
     const auto infos = dep_infos(t);
@@ -231,7 +231,7 @@ void Simulator::submit(std::uint32_t i) {
     if (ready) dispatch(i, policy_.place(tasks::TaskView{i, infos, {}, t.hint}));
 }
 
-void Simulator::dispatch(std::uint32_t i, Placement where) {
+void Simulator::dispatch(std::uint32_t i, Destination where) {
     const GraphTask& t = g_.tasks()[i];
     if (t.worker >= 0) {
         const auto w = static_cast<std::uint32_t>(t.worker);
@@ -242,14 +242,14 @@ void Simulator::dispatch(std::uint32_t i, Placement where) {
         return;
     }
     switch (where.kind) {
-        case Placement::Kind::hold: ++held_; return;
-        case Placement::Kind::worker:
+        case Destination::Kind::hold: ++held_; return;
+        case Destination::Kind::worker:
             if (where.index >= workers_.size())
                 throw Error("policy", fmt::format("{} placed task {} on worker {} of {}", policy_.name(), i, where.index,
                                                   workers_.size()));
             launch(workers_.enqueue(where.index, i));
             return;
-        case Placement::Kind::node:
+        case Destination::Kind::node:
             launch(workers_.enqueue(workers_.queue_id(QueueRef{QueueRef::Kind::node, where.index}, policy_.name()), i));
             return;
     }
@@ -271,7 +271,7 @@ void Simulator::start(std::uint32_t w, std::uint32_t i) {
         const GraphRegion& reg = g_.regions()[d.region];
         const PageHome& ph = pages_[reg.page];
         bytes += reg.bytes;
-        const bool first_touch = ph.home == tasks::unallocated && d.access != Access::in;
+        const bool first_touch = ph.home == tasks::unallocated && d.access != AccessMode::in;
         if (!first_touch && ph.home != static_cast<int>(node)) cross += reg.bytes;
         accesses.push_back(MemoryAccess{reg.start, reg.bytes,
                                         ph.home == tasks::unallocated ? static_cast<std::uint32_t>(pos) : ph.home_pos,
@@ -306,7 +306,7 @@ void Simulator::finish(std::uint32_t w) {
     // First touch: a region first written here now lives here.
     for (const GraphDep& d : g_.deps_of(t)) {
         PageHome& ph = pages_[g_.regions()[d.region].page];
-        if (d.access != Access::in && ph.home == tasks::unallocated) {
+        if (d.access != AccessMode::in && ph.home == tasks::unallocated) {
             ph.home = static_cast<int>(workers_.node(w));
             ph.home_pos = static_cast<std::uint32_t>(workers_.pos(w));
         }
@@ -320,7 +320,7 @@ void Simulator::finish(std::uint32_t w) {
             const GraphTask& st = g_.tasks()[s];
             if (obs_) obs_->on_task_ready(s, engine_.now());
             if (st.worker >= 0) {
-                dispatch(s, Placement::to_worker(static_cast<unsigned>(st.worker)));
+                dispatch(s, Destination::to_worker(static_cast<unsigned>(st.worker)));
                 continue;
             }
             dispatch(s, policy_.place(tasks::TaskView{s, dep_infos(st), {}, st.hint}));
@@ -361,7 +361,7 @@ void Simulator::start_job() {
 void Simulator::route(std::vector<tasks::Released>& released) {
     for (const tasks::Released& x : released) {
         if (x.id >= g_.size()) throw Error("policy", fmt::format("{} released task {} that does not exist", policy_.name(), x.id));
-        if (x.where.kind == Placement::Kind::hold)
+        if (x.where.kind == Destination::Kind::hold)
             throw Error("policy", fmt::format("{} released task {} to be held again", policy_.name(), x.id));
         --held_;
         dispatch(static_cast<std::uint32_t>(x.id), x.where);

@@ -70,9 +70,9 @@ std::vector<unsigned> page_owner_nodes(const std::vector<ByteRange>& owned, cons
 os::Os& os_of(const Options& options) { return options.os ? *options.os : os::linux_os(); }
 
 void check_options(const Options& o, const char* static_only) {
-    if (o.placement == Placement::explicit_plan && !o.explicit_policy)
+    if (o.placement == PagePlacement::explicit_plan && !o.explicit_policy)
         throw Error("explicit_policy", "placement explicit needs a policy (Options::explicit_policy is empty)");
-    if (o.placement != Placement::explicit_plan && o.explicit_policy)
+    if (o.placement != PagePlacement::explicit_plan && o.explicit_policy)
         throw Error("explicit_policy", "a policy was given but the placement is " +
                                            std::string(to_string(o.placement)) + "; only placement explicit takes one");
     if (static_only && o.distribution != Distribution::static_equal)
@@ -124,7 +124,7 @@ std::vector<int> PlacedArray::page_nodes(os::Os& os) const {
 
 // ---------------------------------------------------------------- place
 
-PlacementReport place(Team& team, PlacedArray& array, Placement mode,
+PlacementReport place(Team& team, PlacedArray& array, PagePlacement mode,
                       const std::optional<PlacementPolicy>& explicit_policy, const std::vector<ByteRange>& owned,
                       const std::function<void(unsigned rank, std::size_t lo, std::size_t hi)>& init, bool verify,
                       os::Os& os) {
@@ -164,7 +164,7 @@ PlacementReport place(Team& team, PlacedArray& array, Placement mode,
     };
 
     switch (mode) {
-    case Placement::serial_first_touch:
+    case PagePlacement::serial_first_touch:
         team.run([&](TeamContext& ctx) {
             if (ctx.rank() != 0) return;
             for (unsigned r = 0; r < threads; ++r) {
@@ -175,7 +175,7 @@ PlacementReport place(Team& team, PlacedArray& array, Placement mode,
         report.realisation = "rank 0 (cpu " + std::to_string(team.layout().ranks[0].cpu) + ", node " +
                              std::to_string(nodes[0]) + ") first-touched and initialised every page";
         break;
-    case Placement::parallel_first_touch:
+    case PagePlacement::parallel_first_touch:
         team.run([&](TeamContext& ctx) {
             const unsigned r = ctx.rank();
             first_touch(os, base, owned[r].first, owned[r].second, page);
@@ -183,25 +183,25 @@ PlacementReport place(Team& team, PlacedArray& array, Placement mode,
         });
         report.realisation = "each rank first-touched and initialised its owned block";
         break;
-    case Placement::interleave: {
+    case PagePlacement::interleave: {
         NodeSet with_memory;
         for (const Node& n : machine.nodes)
             if (n.memory_bytes > 0) with_memory.add(n.os_index);
         apply_plan(PlacementPolicy::interleave(with_memory), "placement");
         break;
     }
-    case Placement::stencil_aware: {
+    case PagePlacement::stencil_aware: {
         const std::size_t pages = report.pages;
         apply_plan(PlacementPolicy::page_map(page_owner_nodes(owned, nodes, pages, page)), "placement");
         report.realisation = "each owned block bound to its rank's node: " + report.realisation;
         break;
     }
-    case Placement::explicit_plan:
+    case PagePlacement::explicit_plan:
         if (!explicit_policy) throw Error("explicit_policy", "placement explicit needs a policy");
         apply_plan(*explicit_policy, "explicit_policy");
         break;
     }
-    if (mode != Placement::serial_first_touch && mode != Placement::parallel_first_touch) {
+    if (mode != PagePlacement::serial_first_touch && mode != PagePlacement::parallel_first_touch) {
         team.run([&](TeamContext& ctx) {
             const unsigned r = ctx.rank();
             init(r, owned[r].first, owned[r].second);
@@ -221,11 +221,11 @@ PlacementReport place(Team& team, PlacedArray& array, Placement mode,
             ++report.pages_per_node[static_cast<unsigned>(a)];
             bool ok = false;
             switch (mode) {
-            case Placement::serial_first_touch: ok = static_cast<unsigned>(a) == nodes[0]; break;
-            case Placement::parallel_first_touch:
-            case Placement::stencil_aware: ok = static_cast<unsigned>(a) == owner[p]; break;
-            case Placement::interleave:
-            case Placement::explicit_plan: {
+            case PagePlacement::serial_first_touch: ok = static_cast<unsigned>(a) == nodes[0]; break;
+            case PagePlacement::parallel_first_touch:
+            case PagePlacement::stencil_aware: ok = static_cast<unsigned>(a) == owner[p]; break;
+            case PagePlacement::interleave:
+            case PagePlacement::explicit_plan: {
                 const int want = p < the_plan->page_nodes.size() ? the_plan->page_nodes[p] : -1;
                 ok = want >= 0 ? a == want : the_plan->allowed.contains(static_cast<unsigned>(a));
                 break;

@@ -68,7 +68,7 @@ using ByteRange = std::pair<std::size_t, std::size_t>;
 // With verify, the kernel is asked for every page and the report says how
 // many are where the mode intends (serial: rank 0's node; parallel and
 // stencil-aware: the owner's node; interleave / explicit: the plan's node).
-PlacementReport place(Team& team, PlacedArray& array, Placement mode,
+PlacementReport place(Team& team, PlacedArray& array, PagePlacement mode,
                       const std::optional<PlacementPolicy>& explicit_policy, const std::vector<ByteRange>& owned,
                       const std::function<void(unsigned rank, std::size_t lo, std::size_t hi)>& init, bool verify,
                       os::Os& os);

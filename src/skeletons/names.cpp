@@ -23,12 +23,12 @@ constexpr std::array<std::pair<Kind, std::string_view>, 6> kKinds{{{Kind::jacobi
                                                                    {Kind::variable, "variable"},
                                                                    {Kind::multigrid, "multigrid"},
                                                                    {Kind::butterfly, "butterfly"}}};
-constexpr std::array<std::pair<Placement, std::string_view>, 5> kPlacements{
-    {{Placement::serial_first_touch, "serial-first-touch"},
-     {Placement::parallel_first_touch, "parallel-first-touch"},
-     {Placement::interleave, "interleave"},
-     {Placement::stencil_aware, "stencil-aware"},
-     {Placement::explicit_plan, "explicit"}}};
+constexpr std::array<std::pair<PagePlacement, std::string_view>, 5> kPlacements{
+    {{PagePlacement::serial_first_touch, "serial-first-touch"},
+     {PagePlacement::parallel_first_touch, "parallel-first-touch"},
+     {PagePlacement::interleave, "interleave"},
+     {PagePlacement::stencil_aware, "stencil-aware"},
+     {PagePlacement::explicit_plan, "explicit"}}};
 constexpr std::array<std::pair<Distribution, std::string_view>, 4> kDistributions{
     {{Distribution::static_equal, "static"},
      {Distribution::dynamic, "dynamic"},
@@ -55,13 +55,13 @@ E parse_name(const std::array<std::pair<E, std::string_view>, N>& table, std::st
 }  // namespace
 
 std::string_view to_string(Kind kind) { return name_of(kKinds, kind); }
-std::string_view to_string(Placement placement) { return name_of(kPlacements, placement); }
+std::string_view to_string(PagePlacement placement) { return name_of(kPlacements, placement); }
 std::string_view to_string(Distribution distribution) { return name_of(kDistributions, distribution); }
 
 Kind parse_kind(std::string_view text, std::string_view field) {
     return parse_name(kKinds, text, field, "stencil kind");
 }
-Placement parse_placement(std::string_view text, std::string_view field) {
+PagePlacement parse_placement(std::string_view text, std::string_view field) {
     return parse_name(kPlacements, text, field, "placement mode");
 }
 Distribution parse_distribution(std::string_view text, std::string_view field) {

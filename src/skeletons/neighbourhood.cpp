@@ -60,37 +60,33 @@ Neighbourhood::Neighbourhood(unsigned dims, std::vector<Offset> offsets, std::st
 }
 
 namespace {
-void check_shape_args(unsigned dims, unsigned radius) {
+// The offsets of the cube of `radius` around a cell (a square in 2-D) in
+// memory order (z, then y, then x), keeping those that `keep` accepts;
+// star and box differ only in that choice.
+template <class Keep>
+std::vector<Offset> cube_offsets(unsigned dims, unsigned radius, Keep keep) {
     if (dims != 2 && dims != 3) throw Error("neighbourhood", fmt::format("dims must be 2 or 3, got {}", dims));
     if (radius < 1 || radius > static_cast<unsigned>(kMaxOffset))
         throw Error("neighbourhood", fmt::format("radius must be 1..{}, got {}", kMaxOffset, radius));
+    const int r = static_cast<int>(radius);
+    const int zr = dims == 3 ? r : 0;
+    std::vector<Offset> offsets;
+    for (int dz = -zr; dz <= zr; ++dz)
+        for (int dy = -r; dy <= r; ++dy)
+            for (int dx = -r; dx <= r; ++dx)
+                if (keep(dx, dy, dz)) offsets.push_back({dx, dy, dz});
+    return offsets;
 }
 }  // namespace
 
 Neighbourhood Neighbourhood::star(unsigned dims, unsigned radius) {
-    check_shape_args(dims, radius);
-    const int r = static_cast<int>(radius);
-    const int zr = dims == 3 ? r : 0;
-    std::vector<Offset> offsets;
-    // Memory order: z, then y, then x.
-    for (int dz = -zr; dz <= zr; ++dz)
-        for (int dy = -r; dy <= r; ++dy)
-            for (int dx = -r; dx <= r; ++dx) {
-                const int axes = (dx != 0) + (dy != 0) + (dz != 0);
-                if (axes <= 1) offsets.push_back({dx, dy, dz});
-            }
+    auto offsets = cube_offsets(dims, radius, [](int dx, int dy, int dz) { return (dx != 0) + (dy != 0) + (dz != 0) <= 1; });
     std::string name = radius == 1 ? (dims == 2 ? "5-point" : "7-point") : fmt::format("star:{}:{}", dims, radius);
     return Neighbourhood(dims, std::move(offsets), std::move(name));
 }
 
 Neighbourhood Neighbourhood::box(unsigned dims, unsigned radius) {
-    check_shape_args(dims, radius);
-    const int r = static_cast<int>(radius);
-    const int zr = dims == 3 ? r : 0;
-    std::vector<Offset> offsets;
-    for (int dz = -zr; dz <= zr; ++dz)
-        for (int dy = -r; dy <= r; ++dy)
-            for (int dx = -r; dx <= r; ++dx) offsets.push_back({dx, dy, dz});
+    auto offsets = cube_offsets(dims, radius, [](int, int, int) { return true; });
     std::string name = radius == 1 ? (dims == 2 ? "9-point" : "27-point") : fmt::format("box:{}:{}", dims, radius);
     return Neighbourhood(dims, std::move(offsets), std::move(name));
 }

@@ -20,11 +20,11 @@ std::string range_text(std::uint64_t start, std::uint64_t bytes) {
 
 std::string field_of(std::size_t i) { return "deps[" + std::to_string(i) + "]"; }
 
-std::string_view access_name(Access a) {
+std::string_view access_name(AccessMode a) {
     switch (a) {
-        case Access::in: return "in";
-        case Access::out: return "out";
-        case Access::inout: return "inout";
+        case AccessMode::in: return "in";
+        case AccessMode::out: return "out";
+        case AccessMode::inout: return "inout";
     }
     return "?";
 }
@@ -192,7 +192,7 @@ void DepTracker::prepare(std::span<const Dep> deps, DepList& out) const {
         const Dep& d = deps[i];
         if (d.addr == nullptr) throw Error(field_of(i), "address is null; a dependency names a non-empty range");
         if (d.bytes == 0) throw Error(field_of(i), "has 0 bytes; a dependency names a non-empty range");
-        if (d.access != Access::in && d.access != Access::out && d.access != Access::inout)
+        if (d.access != AccessMode::in && d.access != AccessMode::out && d.access != AccessMode::inout)
             throw Error(field_of(i), "access " + std::to_string(static_cast<int>(d.access)) +
                                          " is not in, out or inout");
         const auto start = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(d.addr));
@@ -274,7 +274,7 @@ bool DepTracker::add(DepNode& node) {
         Region& r = region_for(d);
         d.reg = &r;
         d.reader_pos = no_position;
-        if (d.access == Access::in) {
+        if (d.access == AccessMode::in) {
             if (r.writer != nullptr) add_edge(node, *r.writer, d.bytes);
             d.reader_pos = static_cast<std::uint32_t>(r.readers.size());
             r.readers.push_back(Region::Reader{&node, k});
@@ -298,7 +298,7 @@ void DepTracker::complete(DepNode& node, std::vector<DepNode*>& ready) {
     for (TrackedDep& d : node.deps) {
         Region* r = d.reg;
         if (r == nullptr) continue;
-        if (d.access == Access::in) {
+        if (d.access == AccessMode::in) {
             if (d.reader_pos != no_position) {
                 const std::uint32_t pos = d.reader_pos;
                 const Region::Reader last = r->readers.back();

@@ -257,7 +257,7 @@ struct Region {
 struct TrackedDep {
     std::uint64_t region = 0;   // start address
     std::uint64_t bytes = 0;
-    Access access = Access::in;
+    AccessMode access = AccessMode::in;
     Region* reg = nullptr;                      // set by add() (prepare() may leave a hint)
     std::uint32_t reader_pos = no_position;     // position in reg->readers
 };

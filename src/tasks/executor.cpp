@@ -14,7 +14,7 @@ constinit thread_local Tls tls;
 
 Executor::Executor(Team& t, std::unique_ptr<Policy> p, RuntimeOptions o, os::Os& os)
     : team(t), policy(std::move(p)), options(o), observer(o.observer), machine(t.machine()),
-      registry(os, o.kernel_homes),
+      region_homes(os, o.kernel_homes),
       partitions([this](std::unique_ptr<PartitionJob> job, std::exception_ptr error, std::uint64_t start,
                         std::uint64_t end) { job_done(std::move(job), std::move(error), start, end); }) {}
 
@@ -159,7 +159,7 @@ TaskId Executor::submit(TaskFn&& fn, std::span<const Dep> deps, int hint, Runtim
             t->homes.resize(t->deps.size());
             for (std::size_t k = 0; k < t->deps.size(); ++k) {
                 const TrackedDep& d = t->deps[k];
-                if (d.reg->cache == nullptr) d.reg->cache = &registry.lookup(d.region, d.bytes);
+                if (d.reg->cache == nullptr) d.reg->cache = &region_homes.lookup(d.region, d.bytes);
                 HomeEntry* e = static_cast<HomeEntry*>(d.reg->cache);
                 t->homes[k] = e;
                 t->infos[k] = DepInfo{d.region, d.bytes, d.access, e->home.load(std::memory_order_relaxed)};

@@ -11,7 +11,7 @@
 //
 // Design:
 //  * One scheduler lock serialises the dependency tracker, the home
-//    registry and every policy call but steal_order(), as the policy
+//    region homes and every policy call but steal_order(), as the policy
 //    threading contract asks. A task without dependencies takes the lock
 //    only to be numbered and placed; its completion takes no lock at all.
 //    A completion that finds the lock taken is deferred and settled in a
@@ -55,7 +55,7 @@
 #include "tasks/deps.hpp"
 #include "tasks/node_queues.hpp"
 #include "tasks/partition_service.hpp"
-#include "tasks/registry.hpp"
+#include "tasks/region_homes.hpp"
 #include "tasks/run_metrics.hpp"
 #include "tasks/sync.hpp"
 #include "tasks/task_pool.hpp"
@@ -110,7 +110,7 @@ struct Executor {
     // ---- under the scheduler lock ----------------------------------------
     SleepLock sched;
     DepTracker tracker;
-    HomeRegistry registry;
+    RegionHomes region_homes;
     TaskId next_id = 0;
     std::unordered_map<TaskId, Task*> held;
     std::vector<DepNode*> ready_scratch;
@@ -151,7 +151,7 @@ struct Executor {
     void wake_waiters();
 
     // ---- placement (scheduler lock held) ---------------------------------------
-    Placement place(Task* t) {
+    Destination place(Task* t) {
         for (std::size_t k = 0; k < t->deps.size(); ++k)
             t->infos[k].home = t->homes[k]->home.load(std::memory_order_relaxed);
         const TaskView view{t->id, std::span<const DepInfo>(t->infos), {}, t->hint};
@@ -160,8 +160,8 @@ struct Executor {
     // The queue a placement names, or nullptr after holding the task (which
     // needs the scheduler lock; pushing to the queue does not, so callers
     // push after unlocking to keep the lock short).
-    ReadyQueue* queue_for(Task* t, Placement p) {
-        if (p.kind == Placement::Kind::hold) {
+    ReadyQueue* queue_for(Task* t, Destination p) {
+        if (p.kind == Destination::Kind::hold) {
             held.emplace(t->id, t);
             held_count.fetch_add(1, std::memory_order_release);
             return nullptr;

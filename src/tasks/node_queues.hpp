@@ -56,17 +56,17 @@ public:
 
     // The queue a worker or node placement names. A placement outside the
     // team (a policy bug) gets the first node's queue, which keeps the task
-    // runnable. Not for Placement::Kind::hold.
-    ReadyQueue& queue_for(const Placement& p) {
+    // runnable. Not for Destination::Kind::hold.
+    ReadyQueue& queue_for(const Destination& p) {
         switch (p.kind) {
-            case Placement::Kind::worker:
+            case Destination::Kind::worker:
                 if (p.index < worker_queues_.size()) return worker_queues_[p.index]->queue;
                 break;
-            case Placement::Kind::node:
+            case Destination::Kind::node:
                 if (p.index < node_slot_.size() && node_slot_[p.index] >= 0)
                     return node_queues_[static_cast<std::size_t>(node_slot_[p.index])]->queue;
                 break;
-            case Placement::Kind::hold:
+            case Destination::Kind::hold:
                 break;
         }
         return node_queues_.front()->queue;

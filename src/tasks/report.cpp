@@ -12,21 +12,21 @@ namespace {
 
 using nlohmann::json;
 
-std::string_view access_text(Access a) {
+std::string_view access_text(AccessMode a) {
     switch (a) {
-        case Access::in: return "in";
-        case Access::out: return "out";
-        case Access::inout: return "inout";
+        case AccessMode::in: return "in";
+        case AccessMode::out: return "out";
+        case AccessMode::inout: return "inout";
     }
     return "in";
 }
 
-Access parse_access(const json& j, const std::string& field) {
+AccessMode parse_access(const json& j, const std::string& field) {
     if (!j.is_string()) throw Error(field, "must be \"in\", \"out\" or \"inout\"");
     const std::string s = j.get<std::string>();
-    if (s == "in") return Access::in;
-    if (s == "out") return Access::out;
-    if (s == "inout") return Access::inout;
+    if (s == "in") return AccessMode::in;
+    if (s == "out") return AccessMode::out;
+    if (s == "inout") return AccessMode::inout;
     throw Error(field, "is \"" + s + "\"; expected \"in\", \"out\" or \"inout\"");
 }
 

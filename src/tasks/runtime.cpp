@@ -80,7 +80,7 @@ void Runtime::register_region(const void* addr, std::size_t bytes, unsigned node
     }
     m.check_placement_target(node, "node");
     std::lock_guard g(impl_->sched);
-    impl_->registry.register_range(start, bytes, node);
+    impl_->region_homes.register_range(start, bytes, node);
 }
 
 RunReport Runtime::report() const { return impl_->report(); }

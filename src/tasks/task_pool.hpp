@@ -17,7 +17,7 @@
 
 #include "numaware/tasks.hpp"
 #include "tasks/deps.hpp"
-#include "tasks/registry.hpp"
+#include "tasks/region_homes.hpp"
 #include "tasks/sync.hpp"
 
 #pragma GCC visibility push(hidden)   // library-internal: see executor.hpp

@@ -25,7 +25,7 @@ namespace st = numaware::stencil;
 using numaware::Error;
 using numaware::test::contains;
 using numaware::test::expect_error;
-using Placement = apps::StencilSim::Placement;
+using PagePlacement = apps::StencilSim::PagePlacement;
 
 namespace {
 
@@ -43,7 +43,7 @@ numaware::TeamMapping two_per_node(const sim::TimedMachine& m) {
 
 // 2-D grid whose rows are exactly one page (512 doubles): every slab is a
 // page, so halo arithmetic is exact in slabs. Interior rows: 64 per thread.
-apps::StencilSim problem(unsigned threads, Placement placement, unsigned sweeps = 4) {
+apps::StencilSim problem(unsigned threads, PagePlacement placement, unsigned sweeps = 4) {
     apps::StencilSim s;
     s.shape = st::Shape::d2(512, 64 * threads + 2);
     s.threads = threads;
@@ -79,7 +79,7 @@ TEST(SimStencilBuild, WorkerNodesFollowTheMapping) {
 
 TEST(SimStencilBuild, RegionsCoverBothArraysExactly) {
     Fixture f;
-    for (Placement p : {Placement::stencil_aware, Placement::serial_first_touch, Placement::interleave}) {
+    for (PagePlacement p : {PagePlacement::stencil_aware, PagePlacement::serial_first_touch, PagePlacement::interleave}) {
         for (bool numa : {false, true}) {
             auto s = problem(8, p);
             s.numa_chunks = numa;
@@ -111,7 +111,7 @@ TEST(SimStencilBuild, ThreeDimensionalGridWithBoxStencil) {
     s.shape = st::Shape::d3(34, 34, 8 * 4 + 2);
     s.neighbourhood = st::Neighbourhood::box(3);
     s.threads = 8;
-    s.placement = Placement::interleave;
+    s.placement = PagePlacement::interleave;
     const auto b = apps::build_stencil_plan(f.m, f.workers, s);
     ASSERT_EQ(slab_bytes(b.layout), 3 * 4096u);
     std::uint64_t bytes = 0;
@@ -132,27 +132,27 @@ TEST(SimStencilBuild, ThreeDimensionalGridWithBoxStencil) {
 TEST(SimStencilBuild, ThreeRegionsPerInnerBlockTwoAtTheEdges) {
     Fixture f;
     for (unsigned threads : {2u, 5u, 8u}) {
-        const auto b = apps::build_stencil_plan(f.m, f.workers, problem(threads, Placement::stencil_aware));
+        const auto b = apps::build_stencil_plan(f.m, f.workers, problem(threads, PagePlacement::stencil_aware));
         // Per array: low halo, interior, high halo for inner blocks; the
         // first block has no low halo part, the last no high one.
         EXPECT_EQ(b.graph.regions().size(), 2u * (3 * threads - 2)) << threads;
     }
     // One thread: one region per array.
-    auto one = apps::build_stencil_plan(f.m, f.workers, problem(1, Placement::stencil_aware));
+    auto one = apps::build_stencil_plan(f.m, f.workers, problem(1, PagePlacement::stencil_aware));
     EXPECT_EQ(one.graph.regions().size(), 2u);
 }
 
 TEST(SimStencilBuild, HomesFollowThePlacementMode) {
     Fixture f;
-    const auto aware = apps::build_stencil_plan(f.m, f.workers, problem(8, Placement::stencil_aware));
+    const auto aware = apps::build_stencil_plan(f.m, f.workers, problem(8, PagePlacement::stencil_aware));
     for (const auto& r : aware.regions) EXPECT_EQ(r.home, f.workers[r.owner]);
 
-    const auto serial = apps::build_stencil_plan(f.m, f.workers, problem(8, Placement::serial_first_touch));
+    const auto serial = apps::build_stencil_plan(f.m, f.workers, problem(8, PagePlacement::serial_first_touch));
     for (const auto& r : serial.regions) EXPECT_EQ(r.home, f.workers[0]);
 
     // Interleave: page i of each array on the (i mod 4)-th node with memory;
     // count each node's pages independently.
-    const auto inter = apps::build_stencil_plan(f.m, f.workers, problem(8, Placement::interleave));
+    const auto inter = apps::build_stencil_plan(f.m, f.workers, problem(8, PagePlacement::interleave));
     std::vector<unsigned> mem_nodes;
     for (const auto& n : f.m.machine.nodes)
         if (n.memory_bytes > 0) mem_nodes.push_back(n.os_index);
@@ -172,7 +172,7 @@ TEST(SimStencilBuild, HomesFollowThePlacementMode) {
 TEST(SimStencilBuild, PinnedTasksAndBarriers) {
     Fixture f;
     const unsigned threads = 8, sweeps = 5;
-    const auto b = apps::build_stencil_plan(f.m, f.workers, problem(threads, Placement::stencil_aware, sweeps));
+    const auto b = apps::build_stencil_plan(f.m, f.workers, problem(threads, PagePlacement::stencil_aware, sweeps));
     ASSERT_EQ(b.graph.size(), std::size_t{threads} * sweeps);
     for (std::size_t k = 0; k < b.graph.size(); ++k) {
         const auto& t = b.graph.tasks()[k];
@@ -186,7 +186,7 @@ TEST(SimStencilBuild, PinnedTasksAndBarriers) {
 TEST(SimStencilBuild, DependenciesNameOwnBlockAndNeighbourHalos) {
     Fixture f;
     const unsigned threads = 8, sweeps = 2;
-    const auto b = apps::build_stencil_plan(f.m, f.workers, problem(threads, Placement::stencil_aware, sweeps));
+    const auto b = apps::build_stencil_plan(f.m, f.workers, problem(threads, PagePlacement::stencil_aware, sweeps));
     const std::uint64_t halo_bytes = 1 * slab_bytes(b.layout);   // 5-point: one slab each side
     for (std::size_t k = 0; k < b.graph.size(); ++k) {
         const unsigned t = static_cast<unsigned>(k % threads);
@@ -195,11 +195,11 @@ TEST(SimStencilBuild, DependenciesNameOwnBlockAndNeighbourHalos) {
         std::map<unsigned, std::uint64_t> foreign;   // owner -> bytes read
         for (const auto& d : b.graph.deps_of(b.graph.tasks()[k])) {
             const auto& r = b.regions[d.region];
-            if (d.access == numaware::tasks::Access::in) {
+            if (d.access == numaware::tasks::AccessMode::in) {
                 EXPECT_EQ(r.array, src) << k;
                 (r.owner == t ? own_read : foreign[r.owner]) += r.bytes;
             } else {
-                EXPECT_EQ(d.access, numaware::tasks::Access::out);
+                EXPECT_EQ(d.access, numaware::tasks::AccessMode::out);
                 EXPECT_EQ(r.array, 1 - src) << k;
                 EXPECT_EQ(r.owner, t) << k;
                 own_written += r.bytes;
@@ -220,13 +220,13 @@ TEST(SimStencilBuild, DependenciesNameOwnBlockAndNeighbourHalos) {
 
 TEST(SimStencilBuild, WiderStencilReadsWiderHalos) {
     Fixture f;
-    auto s = problem(4, Placement::stencil_aware, 1);
+    auto s = problem(4, PagePlacement::stencil_aware, 1);
     s.neighbourhood = st::Neighbourhood::star(2, 3);   // radius 3 along y
     const auto b = apps::build_stencil_plan(f.m, f.workers, s);
     const auto& t1 = b.graph.tasks()[1];
     std::map<unsigned, std::uint64_t> foreign;
     for (const auto& d : b.graph.deps_of(t1))
-        if (d.access == numaware::tasks::Access::in && b.regions[d.region].owner != 1)
+        if (d.access == numaware::tasks::AccessMode::in && b.regions[d.region].owner != 1)
             foreign[b.regions[d.region].owner] += b.regions[d.region].bytes;
     const std::map<unsigned, std::uint64_t> expect{{0, 3 * slab_bytes(b.layout)}, {2, 3 * slab_bytes(b.layout)}};
     EXPECT_EQ(foreign, expect);
@@ -260,7 +260,7 @@ TEST(SimStencilBuild, FewerGranulesThanThreadsKeepWholePages) {
     s.shape = st::Shape::d2(64, 18);
     s.threads = 8;
     s.sweeps = 2;
-    s.placement = Placement::interleave;
+    s.placement = PagePlacement::interleave;
     const auto b = apps::build_stencil_plan(f.m, f.workers, s);
     ASSERT_EQ(b.partition.owned[0], (st::Block{0, 1}));
     std::uint64_t bytes = 0;
@@ -280,7 +280,7 @@ TEST(SimStencilBuild, FewerGranulesThanThreadsKeepWholePages) {
 
 TEST(SimStencilBuild, ComputeFromCellsAndPoints) {
     Fixture f;
-    auto s = problem(8, Placement::stencil_aware, 1);
+    auto s = problem(8, PagePlacement::stencil_aware, 1);
     s.compute.flops_per_s = 1e9;
     const auto b = apps::build_stencil_plan(f.m, f.workers, s);
     double total = 0;
@@ -296,7 +296,7 @@ TEST(SimStencilBuild, ComputeFromCellsAndPoints) {
 
 TEST(SimStencilBuild, MigratingIsASeededPermutationPerSweep) {
     Fixture f;
-    auto s = problem(6, Placement::stencil_aware, 12);   // 6 threads on 8 workers
+    auto s = problem(6, PagePlacement::stencil_aware, 12);   // 6 threads on 8 workers
     s.migrating = true;
     s.seed = 42;
     const auto a = apps::build_stencil_plan(f.m, f.workers, s);
@@ -321,7 +321,7 @@ TEST(SimStencilBuild, MigratingIsASeededPermutationPerSweep) {
 
 TEST(SimStencilBuild, NumaChunksUseTheSkeletonsWeights) {
     Fixture f;
-    auto s = problem(8, Placement::stencil_aware);
+    auto s = problem(8, PagePlacement::stencil_aware);
     s.numa_chunks = true;
     const auto b = apps::build_stencil_plan(f.m, f.workers, s);
     const auto wp = st::numa_weights(b.layout, s.neighbourhood, b.thread_nodes, f.m.machine);
@@ -331,37 +331,37 @@ TEST(SimStencilBuild, NumaChunksUseTheSkeletonsWeights) {
     // sim-4socket has near and far remote nodes: the inner threads read
     // remote halos and the two edge threads only one, so the cut is not equal.
     EXPECT_NE(b.partition.work, st::partition_equal(b.layout, 1, 8).work);
-    const auto eq = apps::build_stencil_plan(f.m, f.workers, problem(8, Placement::stencil_aware));
+    const auto eq = apps::build_stencil_plan(f.m, f.workers, problem(8, PagePlacement::stencil_aware));
     EXPECT_EQ(eq.weight_rule, "equal");
 }
 
 TEST(SimStencilBuild, BadInputNamesTheField) {
     Fixture f;
-    auto s = problem(8, Placement::stencil_aware);
+    auto s = problem(8, PagePlacement::stencil_aware);
     s.threads = 0;
     EXPECT_EQ(expect_error([&] { apps::build_stencil(f.m, f.workers, s); }).field(), "threads");
     s.threads = 9;
     const Error too_many = expect_error([&] { apps::build_stencil(f.m, f.workers, s); });
     EXPECT_EQ(too_many.field(), "threads");
     EXPECT_TRUE(contains(too_many.what(), "8 workers")) << too_many.what();
-    s = problem(8, Placement::stencil_aware);
+    s = problem(8, PagePlacement::stencil_aware);
     s.sweeps = 0;
     EXPECT_EQ(expect_error([&] { apps::build_stencil(f.m, f.workers, s); }).field(), "sweeps");
-    s = problem(8, Placement::stencil_aware);
+    s = problem(8, PagePlacement::stencil_aware);
     auto bad = f.workers;
     bad[3] = 17;
     EXPECT_EQ(expect_error([&] { apps::build_stencil(f.m, bad, s); }).field(), "worker_node[3]");
     EXPECT_EQ(expect_error([&] { apps::build_stencil(f.m, {}, s); }).field(), "worker_node");
     s.neighbourhood = st::Neighbourhood::star(3);
     EXPECT_EQ(expect_error([&] { apps::build_stencil(f.m, f.workers, s); }).field(), "grid");
-    s = problem(8, Placement::stencil_aware);
+    s = problem(8, PagePlacement::stencil_aware);
     s.compute.flops_per_s = 0;
     EXPECT_EQ(expect_error([&] { apps::build_stencil(f.m, f.workers, s); }).field(), "flops_per_s");
-    s = problem(8, Placement::stencil_aware);
+    s = problem(8, PagePlacement::stencil_aware);
     sim::TimedMachine odd_pages = f.m;   // pages come from the machine model, never the host
     odd_pages.machine.page_bytes = 1000;
     EXPECT_EQ(expect_error([&] { apps::build_stencil(odd_pages, f.workers, s); }).field(), "page_bytes");
-    EXPECT_EQ(apps::parse_stencil_placement("serial-first-touch"), Placement::serial_first_touch);
+    EXPECT_EQ(apps::parse_stencil_placement("serial-first-touch"), PagePlacement::serial_first_touch);
     const Error unknown = expect_error([] { apps::parse_stencil_placement("numa", "--placement"); });
     EXPECT_EQ(unknown.field(), "--placement");
     EXPECT_TRUE(contains(unknown.what(), "stencil-aware")) << unknown.what();
@@ -394,9 +394,9 @@ void print(const std::string& what, const sim::SimReport& r) {
 TEST(SimStencilPlacement, StencilAwareMovesOnlyTheHalosAndIsFastest) {
     Fixture f;
     const unsigned threads = 8, sweeps = 10;
-    const auto aware = run(f, problem(threads, Placement::stencil_aware, sweeps));
-    const auto serial = run(f, problem(threads, Placement::serial_first_touch, sweeps));
-    const auto inter = run(f, problem(threads, Placement::interleave, sweeps));
+    const auto aware = run(f, problem(threads, PagePlacement::stencil_aware, sweeps));
+    const auto serial = run(f, problem(threads, PagePlacement::serial_first_touch, sweeps));
+    const auto inter = run(f, problem(threads, PagePlacement::interleave, sweeps));
     print("stencil-aware", aware);
     print("serial-first-touch", serial);
     print("interleave", inter);
@@ -422,7 +422,7 @@ TEST(SimStencilPlacement, StencilAwareMovesOnlyTheHalosAndIsFastest) {
     EXPECT_EQ(aware.run.cross_node_bytes, expect);
     EXPECT_EQ(expect, 10u * 3 * 2 * 4096);   // 3 node boundaries in the cut
     // Serial first touch: every byte of the threads off node 0 is remote.
-    const auto b = apps::build_stencil_plan(f.m, f.workers, problem(threads, Placement::serial_first_touch, sweeps));
+    const auto b = apps::build_stencil_plan(f.m, f.workers, problem(threads, PagePlacement::serial_first_touch, sweeps));
     std::uint64_t off_node = 0;
     for (const auto& t : b.graph.tasks())
         if (f.workers[static_cast<unsigned>(t.worker)] != f.workers[0])
@@ -433,9 +433,9 @@ TEST(SimStencilPlacement, StencilAwareMovesOnlyTheHalosAndIsFastest) {
 TEST(SimStencilPlacement, ExactContentionOrdersThePlacementsTheSameWay) {
     Fixture f;
     const auto exact = sim::Contention::exact;
-    const auto aware = run(f, problem(8, Placement::stencil_aware, 4), {}, exact);
-    const auto serial = run(f, problem(8, Placement::serial_first_touch, 4), {}, exact);
-    const auto inter = run(f, problem(8, Placement::interleave, 4), {}, exact);
+    const auto aware = run(f, problem(8, PagePlacement::stencil_aware, 4), {}, exact);
+    const auto serial = run(f, problem(8, PagePlacement::serial_first_touch, 4), {}, exact);
+    const auto inter = run(f, problem(8, PagePlacement::interleave, 4), {}, exact);
     print("stencil-aware (exact contention)", aware);
     print("serial-first-touch (exact contention)", serial);
     print("interleave (exact contention)", inter);
@@ -447,7 +447,7 @@ TEST(SimStencilPlacement, ExactContentionOrdersThePlacementsTheSameWay) {
 
 TEST(SimStencilMigration, MigratingThreadsAreSlowerThanPinned) {
     Fixture f;
-    auto s = problem(8, Placement::stencil_aware, 10);
+    auto s = problem(8, PagePlacement::stencil_aware, 10);
     const auto pinned = run(f, s);
     s.migrating = true;
     s.seed = 7;
@@ -514,7 +514,7 @@ sim::BalancingModel balancing_on() {
 
 TEST(SimStencilBalancing, SerialFirstTouchPagesMoveTowardTheirUsers) {
     Fixture f;
-    const auto s = problem(8, Placement::serial_first_touch, 200);
+    const auto s = problem(8, PagePlacement::serial_first_touch, 200);
     const auto off = run(f, s);
     const auto bal = run(f, s, balancing_on());
     print("serial-first-touch, balancing off", off);
@@ -541,7 +541,7 @@ TEST(SimStencilBalancing, SerialFirstTouchPagesMoveTowardTheirUsers) {
 
 TEST(SimStencilBalancing, StencilAwareHaloPagesStayPut) {
     Fixture f;
-    const auto s = problem(8, Placement::stencil_aware, 200);
+    const auto s = problem(8, PagePlacement::stencil_aware, 200);
     const auto off = run(f, s);
     const auto bal = run(f, s, balancing_on());
     print("stencil-aware, balancing off", off);
@@ -559,7 +559,7 @@ TEST(SimStencilBalancing, StencilAwareHaloPagesStayPut) {
 
 TEST(SimStencilBalancing, ExactContentionRunsTheModelToo) {
     Fixture f;
-    const auto s = problem(8, Placement::serial_first_touch, 20);
+    const auto s = problem(8, PagePlacement::serial_first_touch, 20);
     const auto off = run(f, s, {}, sim::Contention::exact);
     const auto on = run(f, s, balancing_on(), sim::Contention::exact);
     EXPECT_EQ(off.migrated_bytes, 0u);
@@ -568,7 +568,7 @@ TEST(SimStencilBalancing, ExactContentionRunsTheModelToo) {
     EXPECT_LT(on.run.cross_node_bytes, off.run.cross_node_bytes);
     // Stencil-aware with the scans between flows (a scan event while the
     // network is idle must not move its clock backwards).
-    const auto aware = run(f, problem(8, Placement::stencil_aware, 10), balancing_on(), sim::Contention::exact);
+    const auto aware = run(f, problem(8, PagePlacement::stencil_aware, 10), balancing_on(), sim::Contention::exact);
     EXPECT_EQ(aware.migrated_bytes, 0u);
     EXPECT_GT(aware.hinting_faults, 0u);
 }

@@ -24,7 +24,7 @@ namespace numaware::sim {
 namespace {
 
 using numaware::test::expect_error;
-using tasks::Access;
+using tasks::AccessMode;
 
 // 2 nodes x 2 CPUs, SLIT 10/20, by the documented rules: latency 80 ns
 // local, 160 ns remote; memory 10 GB/s per node; link 5 GB/s; one core
@@ -51,7 +51,7 @@ class SimAnalytic : public ::testing::TestWithParam<Contention> {};
 TEST_P(SimAnalytic, OneTaskReadingARemoteRegion) {
     Graph g;
     const auto r = g.add_region(8 * MB, /*home=*/1);
-    g.add_task(0, {{r, Access::in}}, -1, /*worker=*/0);
+    g.add_task(0, {{r, AccessMode::in}}, -1, /*worker=*/0);
     const SimReport rep = simulate(two_nodes(), g, "dfifo", opts(GetParam()));
     // latency 160 ns + 8 MB at the core's remote limit, 4 GB/s (< link 5).
     EXPECT_DOUBLE_EQ(two_nodes().core_gbps(0, 1), 4.0);
@@ -67,8 +67,8 @@ TEST_P(SimAnalytic, OneTaskReadingARemoteRegion) {
 TEST_P(SimAnalytic, TwoTasksContendForOneMemoryController) {
     Graph g;
     const auto a = g.add_region(10 * MB, 0), b = g.add_region(10 * MB, 0);
-    g.add_task(0, {{a, Access::in}}, -1, 0);
-    g.add_task(0, {{b, Access::in}}, -1, 1);
+    g.add_task(0, {{a, AccessMode::in}}, -1, 0);
+    g.add_task(0, {{b, AccessMode::in}}, -1, 1);
     const SimReport rep = simulate(two_nodes(), g, "dfifo", opts(GetParam()));
     // Both on node 0's 10 GB/s: 5 GB/s each (< the core's 8).
     const double expected = 80e-9 + 10e6 / 5e9;
@@ -80,9 +80,9 @@ TEST_P(SimAnalytic, TwoTasksContendForOneMemoryController) {
 TEST_P(SimAnalytic, AChain) {
     Graph g;
     const auto a = g.add_region(4 * MB, 1);
-    g.add_task(1e-3, {{a, Access::inout}});
-    g.add_task(2e-3, {{a, Access::inout}});
-    g.add_task(3e-3, {{a, Access::in}});
+    g.add_task(1e-3, {{a, AccessMode::inout}});
+    g.add_task(2e-3, {{a, AccessMode::inout}});
+    g.add_task(3e-3, {{a, AccessMode::in}});
     SimOptions o = opts(GetParam());
     o.mapping = TeamMapping{.threads = 1, .kind = MappingKind::contiguous};   // one worker, node 0
     const SimReport rep = simulate(two_nodes(), g, "dep", o);
@@ -99,8 +99,8 @@ TEST_P(SimAnalytic, RemoteReadersShareTheLinkAndTheController) {
     // bottleneck, 2.5 GB/s each.
     Graph g;
     const auto a = g.add_region(10 * MB, 1), b = g.add_region(10 * MB, 1);
-    g.add_task(0, {{a, Access::in}}, -1, 0);
-    g.add_task(0, {{b, Access::in}}, -1, 1);
+    g.add_task(0, {{a, AccessMode::in}}, -1, 0);
+    g.add_task(0, {{b, AccessMode::in}}, -1, 1);
     const SimReport rep = simulate(two_nodes(), g, "dfifo", opts(GetParam()));
     const double expected = 160e-9 + 10e6 / 2.5e9;
     EXPECT_NEAR(rep.run.makespan_s, expected, expected * 1e-9);
@@ -114,8 +114,8 @@ TEST(SimTasks, ExactModelRevisesSharesWhenATaskEnds) {
     // small one ends at 2 ms, then the core's 8 GB/s: 2 ms + 20 MB / 8 GB/s.
     Graph g;
     const auto a = g.add_region(10 * MB, 0), b = g.add_region(30 * MB, 0);
-    g.add_task(0, {{a, Access::in}}, -1, 0);
-    g.add_task(0, {{b, Access::in}}, -1, 1);
+    g.add_task(0, {{a, AccessMode::in}}, -1, 0);
+    g.add_task(0, {{b, AccessMode::in}}, -1, 1);
     const SimReport exact = simulate(two_nodes(), g, "dfifo", opts(Contention::exact));
     EXPECT_NEAR(exact.run.makespan_s, 80e-9 + 2e-3 + 2.5e-3, 1e-9);
     // The snapshot model keeps the share it started with: 30 MB at 5 GB/s.
@@ -126,9 +126,9 @@ TEST(SimTasks, ExactModelRevisesSharesWhenATaskEnds) {
 TEST(SimTasks, FirstTouchByTheFirstWriterAndTheRuntimesCrossNodeRule) {
     Graph g;
     const auto a = g.add_region(1 * MB);   // unallocated
-    g.add_task(0, {{a, Access::out}}, -1, /*worker=*/2);   // node 1 writes first
-    g.add_task(0, {{a, Access::in}}, -1, /*worker=*/0);    // node 0 reads: remote
-    g.add_task(0, {{a, Access::in}}, -1, /*worker=*/3);    // node 1 reads: local
+    g.add_task(0, {{a, AccessMode::out}}, -1, /*worker=*/2);   // node 1 writes first
+    g.add_task(0, {{a, AccessMode::in}}, -1, /*worker=*/0);    // node 0 reads: remote
+    g.add_task(0, {{a, AccessMode::in}}, -1, /*worker=*/3);    // node 1 reads: local
     const SimReport rep = simulate(two_nodes(), g, "dfifo", opts());
     EXPECT_EQ(rep.run.dep_bytes, 3 * MB);
     EXPECT_EQ(rep.run.cross_node_bytes, 1 * MB);   // the first write is first touch, not cross
@@ -145,10 +145,10 @@ TEST(SimTasks, RegionsOnOnePageShareItsHome) {
     EXPECT_EQ(g.regions()[63].page, g.regions()[0].page);
     EXPECT_NE(g.regions()[64].page, g.regions()[0].page);   // byte 4096 starts the second page
     EXPECT_EQ(g.regions()[1].start - g.regions()[0].start, 64u);
-    g.add_task(0, {{first + 5, Access::out}}, -1, /*worker=*/2);   // node 1 first-touches the first page
-    g.add_task(0, {{first + 7, Access::out}}, -1, /*worker=*/0);   // same page: already on node 1
-    g.add_task(0, {{first + 70, Access::out}}, -1, /*worker=*/0);  // second page: first touch on node 0
-    g.add_task(0, {{first + 9, Access::in}}, -1, /*worker=*/3);    // node 1 reads its own page
+    g.add_task(0, {{first + 5, AccessMode::out}}, -1, /*worker=*/2);   // node 1 first-touches the first page
+    g.add_task(0, {{first + 7, AccessMode::out}}, -1, /*worker=*/0);   // same page: already on node 1
+    g.add_task(0, {{first + 70, AccessMode::out}}, -1, /*worker=*/0);  // second page: first touch on node 0
+    g.add_task(0, {{first + 9, AccessMode::in}}, -1, /*worker=*/3);    // node 1 reads its own page
     const SimReport rep = simulate(two_nodes(), g, "dfifo", opts());
     EXPECT_EQ(rep.run.cross_node_bytes, 8u);   // only the write of region 7 from node 0
     expect_error([&] { g.add_strided_regions(2, 4, 8); }, "stride", "less than");
@@ -161,7 +161,7 @@ TEST(SimTasks, RegionsOnOnePageShareItsHome) {
 TEST(SimTasks, ReadingUntouchedMemoryCountsAsCrossLikeTheRuntime) {
     Graph g;
     const auto a = g.add_region(1 * MB);
-    g.add_task(0, {{a, Access::in}}, -1, 0);
+    g.add_task(0, {{a, AccessMode::in}}, -1, 0);
     const SimReport rep = simulate(two_nodes(), g, "dfifo", opts());
     EXPECT_EQ(rep.run.cross_node_bytes, 1 * MB);
 }
@@ -174,16 +174,16 @@ Graph blocks_graph(unsigned blocks, unsigned sweeps, std::uint64_t bytes, std::s
     for (unsigned k = 0; k < blocks; ++k) a.push_back(g.add_region(bytes));
     for (unsigned k = 0; k < blocks; ++k) b.push_back(g.add_region(bytes));
     auto owner = [&](unsigned k) { return static_cast<int>(nodes[k * nodes.size() / blocks]); };
-    for (unsigned k = 0; k < blocks; ++k) g.add_task(1e-5, {{a[k], Access::out}}, owner(k));
+    for (unsigned k = 0; k < blocks; ++k) g.add_task(1e-5, {{a[k], AccessMode::out}}, owner(k));
     for (unsigned t = 0; t < sweeps; ++t) {
         auto& src = t % 2 ? b : a;
         auto& dst = t % 2 ? a : b;
         for (unsigned k = 0; k < blocks; ++k) {
             std::vector<GraphDep> d;
-            if (k > 0) d.push_back({src[k - 1], Access::in});
-            d.push_back({src[k], Access::in});
-            if (k + 1 < blocks) d.push_back({src[k + 1], Access::in});
-            d.push_back({dst[k], Access::out});
+            if (k > 0) d.push_back({src[k - 1], AccessMode::in});
+            d.push_back({src[k], AccessMode::in});
+            if (k + 1 < blocks) d.push_back({src[k + 1], AccessMode::in});
+            d.push_back({dst[k], AccessMode::out});
             g.add_task(1e-5, d, owner(k));
         }
     }
@@ -245,7 +245,7 @@ TEST(SimTasks, InitialPartIsTheInitialisationAndAsManyTasksAgain) {
     const Graph g = blocks_graph(16, 6, 4096, nodes);   // 16 init tasks, then 16 per sweep
     EXPECT_EQ(initial_part(g), 16u * 2);   // the init tasks and the first sweep
     Graph independent;
-    for (int i = 0; i < 5; ++i) independent.add_task(0, {{independent.add_region(64), Access::out}});
+    for (int i = 0; i < 5; ++i) independent.add_task(0, {{independent.add_region(64), AccessMode::out}});
     EXPECT_EQ(initial_part(independent), 5u);   // never more than the graph
     const Graph app = apps::build_graph("jacobi", apps::find_app("jacobi").test_size, two_nodes().machine, nodes);
     EXPECT_EQ(app.initial_tasks, initial_part(app));
@@ -276,7 +276,7 @@ TEST(SimTasks, BalancingModelMigratesARegionAfterTwoFaultsFromOneNode) {
     Graph g;
     const auto a = g.add_region(1 * MB, 1);
     for (int i = 0; i < 6; ++i) {
-        g.add_task(1e-3, {{a, Access::in}}, -1, 0);   // node 0 reads node 1's region, 1 ms apart
+        g.add_task(1e-3, {{a, AccessMode::in}}, -1, 0);   // node 0 reads node 1's region, 1 ms apart
         g.barrier();
     }
     SimOptions o = opts();
@@ -295,8 +295,8 @@ TEST(SimTasks, BalancingModelMigratesARegionAfterTwoFaultsFromOneNode) {
 
 TEST(SimTasks, FromRecordedGraph) {
     tasks::TaskGraph rec;
-    rec.tasks.push_back({0, -1, {{0x10000, 4096, Access::out}}, {}, 1e-6, 0});
-    rec.tasks.push_back({1, 1, {{0x10000, 4096, Access::in}, {0x20000, 8192, Access::out}}, {{0, 4096}}, 2e-6, 1});
+    rec.tasks.push_back({0, -1, {{0x10000, 4096, AccessMode::out}}, {}, 1e-6, 0});
+    rec.tasks.push_back({1, 1, {{0x10000, 4096, AccessMode::in}, {0x20000, 8192, AccessMode::out}}, {{0, 4096}}, 2e-6, 1});
     const Graph g = Graph::from_recorded(rec);
     ASSERT_EQ(g.size(), 2u);
     ASSERT_EQ(g.regions().size(), 2u);
@@ -304,7 +304,7 @@ TEST(SimTasks, FromRecordedGraph) {
     EXPECT_EQ(g.tasks()[1].hint, 1);
     EXPECT_EQ(g.deps_of(g.tasks()[1]).size(), 2u);
     EXPECT_DOUBLE_EQ(g.tasks()[1].compute_s, 2e-6);
-    rec.tasks.push_back({2, -1, {{0x10800, 4096, Access::in}}, {}, 0, 0});   // overlaps the first
+    rec.tasks.push_back({2, -1, {{0x10800, 4096, AccessMode::in}}, {}, 0, 0});   // overlaps the first
     expect_error([&] { (void)Graph::from_recorded(rec); }, "tasks", "overlap");
 }
 
@@ -312,17 +312,17 @@ TEST(SimTasks, BadInput) {
     Graph g;
     expect_error([&] { g.add_region(0); }, "bytes", "0");
     const auto a = g.add_region(4096);
-    expect_error([&] { g.add_task(0, {{a + 1, Access::in}}); }, "deps[0]", "does not exist");
-    expect_error([&] { g.add_task(0, {{a, Access::in}, {a, Access::out}}); }, "deps[1]", "different access");
+    expect_error([&] { g.add_task(0, {{a + 1, AccessMode::in}}); }, "deps[0]", "does not exist");
+    expect_error([&] { g.add_task(0, {{a, AccessMode::in}, {a, AccessMode::out}}); }, "deps[1]", "different access");
     expect_error([&] { g.add_task(-1, std::initializer_list<GraphDep>{}); }, "compute_s", ">= 0");
     EXPECT_EQ(g.size(), 0u);   // failed calls add nothing
     EXPECT_TRUE(g.deps().empty());
-    g.add_task(0, {{a, Access::in}, {a, Access::in}});   // exact duplicates merge
+    g.add_task(0, {{a, AccessMode::in}, {a, AccessMode::in}});   // exact duplicates merge
     EXPECT_EQ(g.deps().size(), 1u);
 
     Graph bad_home;
     bad_home.add_region(4096, 5);
-    bad_home.add_task(0, {{0, Access::in}});
+    bad_home.add_task(0, {{0, AccessMode::in}});
     expect_error([&] { simulate(two_nodes(), bad_home, "dep", opts()); }, "regions[0].home", "not a node");
     Graph bad_worker;
     bad_worker.add_task(0, std::initializer_list<GraphDep>{}, -1, 9);

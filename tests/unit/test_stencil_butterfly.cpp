@@ -33,7 +33,7 @@ constexpr const char* kTwoNodes = "nodes=2 cpus-per-node=1 mem-per-node=512M dis
 
 // Options for the fake kernel (built field by field: designated
 // initializers would leave members without default initializers).
-Options faked(os::RecordingOs& fake, Placement mode = Placement::stencil_aware) {
+Options faked(os::RecordingOs& fake, PagePlacement mode = PagePlacement::stencil_aware) {
     Options o;
     o.placement = mode;
     o.os = &fake;
@@ -68,9 +68,9 @@ TEST(StencilButterfly, WalshHadamardMatchesSerialReferenceUnderEveryPlacement) {
     for (std::size_t i = 0; i < n; ++i) x[i] = small_int(i);
     const std::vector<double> expected = serial_walsh(x);
 
-    const Placement modes[] = {Placement::serial_first_touch, Placement::parallel_first_touch, Placement::interleave,
-                               Placement::stencil_aware, Placement::explicit_plan};
-    for (const Placement mode : modes) {
+    const PagePlacement modes[] = {PagePlacement::serial_first_touch, PagePlacement::parallel_first_touch, PagePlacement::interleave,
+                               PagePlacement::stencil_aware, PagePlacement::explicit_plan};
+    for (const PagePlacement mode : modes) {
         for (const bool streaming : {true, false}) {
             SCOPED_TRACE(std::string(to_string(mode)) + (streaming ? " streaming" : " cached"));
             // A fresh fake per run: it cannot see munmap, and a new mapping
@@ -78,7 +78,7 @@ TEST(StencilButterfly, WalshHadamardMatchesSerialReferenceUnderEveryPlacement) {
             TwoNodeTeam t;
             Options o = faked(t.fake, mode);
             o.streaming_stores = streaming;
-            if (mode == Placement::explicit_plan) o.explicit_policy = PlacementPolicy::interleave(NodeSet{0, 1});
+            if (mode == PagePlacement::explicit_plan) o.explicit_policy = PlacementPolicy::interleave(NodeSet{0, 1});
             Butterfly b(t.team, n, small_int, o);
             ASSERT_EQ(b.size(), n);
             const Report r = b.run(walsh);
@@ -177,7 +177,7 @@ TEST(StencilButterfly, PhaseTrafficFollowsThePartnerBlockAcrossFourRanks) {
 TEST(StencilButterfly, SerialFirstTouchPutsTheSecondRanksBlockOnTheFirstNode) {
     TwoNodeTeam t;
     const std::size_t n = 2048;
-    Butterfly b(t.team, n, small_int, faked(t.fake, Placement::serial_first_touch));
+    Butterfly b(t.team, n, small_int, faked(t.fake, PagePlacement::serial_first_touch));
     const Report r = b.run(walsh);
     EXPECT_EQ(r.placement_report.pages_per_node, (std::map<unsigned, std::size_t>{{0, 8}}));
     // Rank 1 (node 1) reads and writes only remote pages: its block every
@@ -197,7 +197,7 @@ TEST(StencilButterfly, RunsOnTheRealKernelWithTheLiveMachine) {
     for (std::size_t i = 0; i < n; ++i) x[i] = small_int(i);
     const std::vector<double> expected = serial_walsh(x);
     Options real;
-    real.placement = Placement::parallel_first_touch;
+    real.placement = PagePlacement::parallel_first_touch;
     real.balancing_off = false;
     Butterfly b(team, n, small_int, real);
     const Report r = b.run(walsh);
@@ -219,7 +219,7 @@ TEST(StencilButterfly, RefusesBadSizesAndOptions) {
     e = expect_error([&] { Butterfly b(t.team, 512, small_int, o); });
     EXPECT_EQ(e.field(), "n");
     EXPECT_TRUE(test::contains(e.what(), "1024")) << e.what();
-    e = expect_error([&] { Butterfly b(t.team, 1024, small_int, faked(t.fake, Placement::explicit_plan)); });
+    e = expect_error([&] { Butterfly b(t.team, 1024, small_int, faked(t.fake, PagePlacement::explicit_plan)); });
     EXPECT_EQ(e.field(), "explicit_policy");
     e = expect_error([&] {
         Options d = faked(t.fake);
@@ -228,7 +228,7 @@ TEST(StencilButterfly, RefusesBadSizesAndOptions) {
     });
     EXPECT_EQ(e.field(), "distribution");
     e = expect_error([&] {
-        Options x = faked(t.fake, Placement::explicit_plan);
+        Options x = faked(t.fake, PagePlacement::explicit_plan);
         x.explicit_policy = PlacementPolicy::bind(NodeSet{7});
         Butterfly b(t.team, 1024, small_int, x);
     });

@@ -23,7 +23,6 @@
 namespace numaware::stencil::detail {
 namespace {
 
-constexpr int kMadvPopulateWrite = 23;
 constexpr std::size_t kPage = 4096;
 
 Machine two_nodes() {
@@ -73,7 +72,7 @@ TEST(StencilEngine, ParallelFirstTouchPopulatesOnEachRankThenInits) {
     PlacedArray a(8 * kPage);
     InitLog log;
     const PlacementReport r =
-        place(rig.team, a, Placement::parallel_first_touch, std::nullopt, kOwned, log.fn(a), true, rig.fake);
+        place(rig.team, a, PagePlacement::parallel_first_touch, std::nullopt, kOwned, log.fn(a), true, rig.fake);
     EXPECT_EQ(log.by_rank[0], (std::vector<ByteRange>{kOwned[0]}));
     EXPECT_EQ(log.by_rank[1], (std::vector<ByteRange>{kOwned[1]}));
     EXPECT_EQ(a.page_nodes(rig.fake), (std::vector<int>{0, 0, 0, 1, 1, 1, 1, 1}));
@@ -86,7 +85,7 @@ TEST(StencilEngine, ParallelFirstTouchPopulatesOnEachRankThenInits) {
     EXPECT_EQ(r.pages_per_node, (std::map<unsigned, std::size_t>{{0, 3}, {1, 5}}));
     bool populated = false, nohuge = false;
     for (const auto& c : rig.fake.calls(os::CallKind::madvise)) {
-        populated |= c.advice == kMadvPopulateWrite;
+        populated |= c.advice == os::madv_populate_write;
         nohuge |= c.advice == MADV_NOHUGEPAGE && c.len == 8 * kPage;
     }
     EXPECT_TRUE(populated);
@@ -99,7 +98,7 @@ TEST(StencilEngine, SerialFirstTouchInitialisesEverythingOnRankZero) {
     PlacedArray a(8 * kPage);
     InitLog log;
     const PlacementReport r =
-        place(rig.team, a, Placement::serial_first_touch, std::nullopt, kOwned, log.fn(a), true, rig.fake);
+        place(rig.team, a, PagePlacement::serial_first_touch, std::nullopt, kOwned, log.fn(a), true, rig.fake);
     EXPECT_EQ(log.by_rank[0].size() + log.by_rank[1].size(), 2u);
     EXPECT_EQ(a.page_nodes(rig.fake), std::vector<int>(8, 0));
     EXPECT_EQ(r.pages_as_intended, 8u);
@@ -111,7 +110,7 @@ TEST(StencilEngine, StencilAwareBindsOwnedBlocksWithAPageMap) {
     PlacedArray a(8 * kPage);
     InitLog log;
     const PlacementReport r =
-        place(rig.team, a, Placement::stencil_aware, std::nullopt, kOwned, log.fn(a), true, rig.fake);
+        place(rig.team, a, PagePlacement::stencil_aware, std::nullopt, kOwned, log.fn(a), true, rig.fake);
     EXPECT_EQ(a.page_nodes(rig.fake), (std::vector<int>{0, 0, 0, 1, 1, 1, 1, 1}));
     EXPECT_EQ(r.pages_as_intended, 8u);
     EXPECT_EQ(rig.fake.policy_of_page(a.data()).mode, os::PolicyMode::bind);
@@ -126,7 +125,7 @@ TEST(StencilEngine, InterleaveAndExplicitFollowThePlan) {
         PlacedArray a(8 * kPage);
         InitLog log;
         const PlacementReport r =
-            place(rig.team, a, Placement::interleave, std::nullopt, kOwned, log.fn(a), true, rig.fake);
+            place(rig.team, a, PagePlacement::interleave, std::nullopt, kOwned, log.fn(a), true, rig.fake);
         const auto pn = a.page_nodes(rig.fake);
         for (std::size_t p = 1; p < pn.size(); ++p) EXPECT_NE(pn[p], pn[p - 1]);
         EXPECT_EQ(r.pages_as_intended, 8u);
@@ -135,7 +134,7 @@ TEST(StencilEngine, InterleaveAndExplicitFollowThePlan) {
     {
         PlacedArray a(8 * kPage);
         InitLog log;
-        const PlacementReport r = place(rig.team, a, Placement::explicit_plan, PlacementPolicy::bind(NodeSet{1}),
+        const PlacementReport r = place(rig.team, a, PagePlacement::explicit_plan, PlacementPolicy::bind(NodeSet{1}),
                                         kOwned, log.fn(a), true, rig.fake);
         EXPECT_EQ(a.page_nodes(rig.fake), std::vector<int>(8, 1));
         EXPECT_EQ(r.pages_as_intended, 8u);
@@ -146,10 +145,10 @@ TEST(StencilEngine, InterleaveAndExplicitFollowThePlan) {
         PlacedArray a(8 * kPage);
         InitLog log;
         Error e = test::expect_error(
-            [&] { place(rig.team, a, Placement::explicit_plan, std::nullopt, kOwned, log.fn(a), true, rig.fake); });
+            [&] { place(rig.team, a, PagePlacement::explicit_plan, std::nullopt, kOwned, log.fn(a), true, rig.fake); });
         EXPECT_EQ(e.field(), "explicit_policy");
         e = test::expect_error([&] {
-            place(rig.team, a, Placement::explicit_plan, PlacementPolicy::bind(NodeSet{5}), kOwned, log.fn(a), true,
+            place(rig.team, a, PagePlacement::explicit_plan, PlacementPolicy::bind(NodeSet{5}), kOwned, log.fn(a), true,
                   rig.fake);
         });
         EXPECT_EQ(e.field(), "explicit_policy");
@@ -162,12 +161,12 @@ TEST(StencilEngine, UnverifiedPlacementSaysSoAndMergeAdds) {
     PlacedArray a(8 * kPage), b(8 * kPage);
     InitLog la, lb;
     const PlacementReport ra =
-        place(rig.team, a, Placement::stencil_aware, std::nullopt, kOwned, la.fn(a), false, rig.fake);
+        place(rig.team, a, PagePlacement::stencil_aware, std::nullopt, kOwned, la.fn(a), false, rig.fake);
     EXPECT_FALSE(ra.verified);
     EXPECT_EQ(ra.pages_as_intended, 0u);
     EXPECT_TRUE(test::contains(ra.summary, "not verified")) << ra.summary;
     const PlacementReport rb =
-        place(rig.team, b, Placement::stencil_aware, std::nullopt, kOwned, lb.fn(b), true, rig.fake);
+        place(rig.team, b, PagePlacement::stencil_aware, std::nullopt, kOwned, lb.fn(b), true, rig.fake);
     PlacementReport m;
     merge(m, rb);
     merge(m, rb);

@@ -647,15 +647,15 @@ TEST(StencilGeometry, NumaWeights3DBandwidth) {
 TEST(StencilGeometry, Names) {
     for (Kind k : {Kind::jacobi, Kind::gauss_seidel, Kind::red_black, Kind::variable, Kind::multigrid, Kind::butterfly})
         EXPECT_EQ(parse_kind(to_string(k)), k);
-    for (Placement p : {Placement::serial_first_touch, Placement::parallel_first_touch, Placement::interleave,
-                        Placement::stencil_aware, Placement::explicit_plan})
+    for (PagePlacement p : {PagePlacement::serial_first_touch, PagePlacement::parallel_first_touch, PagePlacement::interleave,
+                        PagePlacement::stencil_aware, PagePlacement::explicit_plan})
         EXPECT_EQ(parse_placement(to_string(p)), p);
     for (Distribution d :
          {Distribution::static_equal, Distribution::dynamic, Distribution::guided, Distribution::numa_weighted})
         EXPECT_EQ(parse_distribution(to_string(d)), d);
     EXPECT_EQ(to_string(Kind::gauss_seidel), "gauss-seidel");
-    EXPECT_EQ(to_string(Placement::explicit_plan), "explicit");
-    EXPECT_EQ(to_string(Placement::stencil_aware), "stencil-aware");
+    EXPECT_EQ(to_string(PagePlacement::explicit_plan), "explicit");
+    EXPECT_EQ(to_string(PagePlacement::stencil_aware), "stencil-aware");
     EXPECT_EQ(to_string(Distribution::static_equal), "static");
     EXPECT_EQ(to_string(Distribution::numa_weighted), "numa-weighted");
 

@@ -34,7 +34,7 @@ struct TwoNodeTeam {
 
 // Options for the fake kernel (built field by field: designated
 // initializers would leave members without default initializers).
-Options faked(os::RecordingOs& fake, Placement mode = Placement::stencil_aware) {
+Options faked(os::RecordingOs& fake, PagePlacement mode = PagePlacement::stencil_aware) {
     Options o;
     o.placement = mode;
     o.os = &fake;
@@ -182,10 +182,10 @@ void expect_matches(const Multigrid& mg, const SerialMultigrid& ref) {
 // ---- tests -------------------------------------------------------------------
 
 TEST(StencilMultigrid, MatchesTheSerialVCycleUnderEveryPlacement) {
-    const Placement modes[] = {Placement::serial_first_touch, Placement::parallel_first_touch, Placement::interleave,
-                               Placement::stencil_aware};
+    const PagePlacement modes[] = {PagePlacement::serial_first_touch, PagePlacement::parallel_first_touch, PagePlacement::interleave,
+                               PagePlacement::stencil_aware};
     for (const Shape& shape : {Shape::d2(33, 33), Shape::d3(17, 17, 17)}) {
-        for (const Placement mode : modes) {
+        for (const PagePlacement mode : modes) {
             SCOPED_TRACE(shape.to_string() + " " + std::string(to_string(mode)));
             TwoNodeTeam t;   // fresh fake: it cannot see munmap (reused addresses)
             Multigrid mg(t.team, shape, rhs, faked(t.fake, mode));
@@ -203,7 +203,7 @@ TEST(StencilMultigrid, MatchesTheSerialVCycleUnderEveryPlacement) {
 TEST(StencilMultigrid, ExplicitPlanAndUnevenSmoothingMatchTheSerialVCycle) {
     TwoNodeTeam t;
     const MultigridOptions opts{.levels = 3, .pre_smooth = 2, .post_smooth = 1, .omega = 0.8};
-    Options o = faked(t.fake, Placement::explicit_plan);
+    Options o = faked(t.fake, PagePlacement::explicit_plan);
     o.explicit_policy = PlacementPolicy::interleave(NodeSet{0, 1});
     Multigrid mg(t.team, Shape::d2(65, 33), rhs, o, opts);
     ASSERT_EQ(mg.levels(), 3u);
@@ -289,7 +289,7 @@ TEST(StencilMultigrid, ReportCountsEveryLevelAndTheFinestTraffic) {
 TEST(StencilMultigrid, SerialFirstTouchMakesTheSecondRanksReadsRemote) {
     TwoNodeTeam t;
     std::vector<std::size_t> cycles_seen;
-    Options o = faked(t.fake, Placement::serial_first_touch);
+    Options o = faked(t.fake, PagePlacement::serial_first_touch);
     o.on_sweep = [&](std::size_t c) { cycles_seen.push_back(c); };
     Multigrid mg(t.team, Shape::d2(33, 33), rhs, o);
     const Report r = mg.vcycles(3);
@@ -318,7 +318,7 @@ TEST(StencilMultigrid, RefusesGridsLevelsAndOptionsItCannotRun) {
     EXPECT_EQ(e.field(), "omega");
     e = expect_error([&] { Multigrid m(t.team, Shape::d2(33, 33), rhs, o, {.pre_smooth = 0, .post_smooth = 0}); });
     EXPECT_EQ(e.field(), "pre_smooth");
-    e = expect_error([&] { Multigrid m(t.team, Shape::d2(33, 33), rhs, faked(t.fake, Placement::explicit_plan)); });
+    e = expect_error([&] { Multigrid m(t.team, Shape::d2(33, 33), rhs, faked(t.fake, PagePlacement::explicit_plan)); });
     EXPECT_EQ(e.field(), "explicit_policy");
     Options guided = faked(t.fake);
     guided.distribution = Distribution::guided;

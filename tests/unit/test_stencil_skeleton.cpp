@@ -39,7 +39,7 @@ struct Rig {
     explicit Rig(unsigned threads = 2, unsigned cpus_per_node = 1)
         : machine(two_nodes(cpus_per_node)), fake(machine),
           team(machine, {.threads = threads, .kind = MappingKind::scatter}, fake) {}
-    Options options(Placement p, Distribution d = Distribution::static_equal) {
+    Options options(PagePlacement p, Distribution d = Distribution::static_equal) {
         Options o;
         o.placement = p;
         o.distribution = d;
@@ -159,13 +159,13 @@ const auto data_dependent = [](const auto& a) {
     return 0.5 * a(-k, j) + 0.25 * a(k, -k) + 0.25 * a.centre();
 };
 
-const Placement kModes[] = {Placement::serial_first_touch, Placement::parallel_first_touch, Placement::interleave,
-                            Placement::stencil_aware};
+const PagePlacement kModes[] = {PagePlacement::serial_first_touch, PagePlacement::parallel_first_touch, PagePlacement::interleave,
+                            PagePlacement::stencil_aware};
 const Distribution kAllDistributions[] = {Distribution::static_equal, Distribution::dynamic, Distribution::guided,
                                           Distribution::numa_weighted};
 const Distribution kStaticDistributions[] = {Distribution::static_equal, Distribution::numa_weighted};
 
-std::string label(Placement p, Distribution d) {
+std::string label(PagePlacement p, Distribution d) {
     return std::string(to_string(p)) + "/" + std::string(to_string(d));
 }
 
@@ -180,7 +180,7 @@ void check_every_mode(const Shape& shape, const Neighbourhood& nb, Kind kind, st
                        : kind == Kind::red_black  ? RefKind::red_black
                                                   : RefKind::jacobi;
     const Grid ref = reference(shape, nb, rk, sweeps, f);
-    for (Placement p : kModes)
+    for (PagePlacement p : kModes)
         for (Distribution d : dists) {
             Rig rig;
             Options o = rig.options(p, d);
@@ -268,7 +268,7 @@ TEST(StencilSkeleton, GaussSeidelWavefrontWithFourRanksAndRadiusTwo) {
     const Grid ref = reference(shape, nb, RefKind::gauss_seidel, 3, f);
     for (std::size_t tile : {std::size_t{0}, std::size_t{2}, std::size_t{5}}) {
         Rig rig(4, 2);
-        Options o = rig.options(Placement::stencil_aware);
+        Options o = rig.options(PagePlacement::stencil_aware);
         o.tile = tile;
         Skeleton sk(rig.team, shape, nb, hash_init(), o);
         sk.gauss_seidel(3, f);
@@ -284,7 +284,7 @@ TEST(StencilSkeleton, RedBlackMatchesSerialColourLoops) {
 
 TEST(StencilSkeleton, ExplicitInterleavePolicyMatchesSerialAndPlacesAlternately) {
     Rig rig;
-    Options o = rig.options(Placement::explicit_plan);
+    Options o = rig.options(PagePlacement::explicit_plan);
     o.explicit_policy = PlacementPolicy::interleave(NodeSet{0, 1});
     const Shape shape = Shape::d3(18, 18, 18);
     Skeleton sk(rig.team, shape, Neighbourhood::star(3), hash_init(), o);
@@ -300,7 +300,7 @@ TEST(StencilSkeleton, ExplicitInterleavePolicyMatchesSerialAndPlacesAlternately)
 
 TEST(StencilSkeleton, NonStreamingJacobiMatchesAndCountsThreeArrays) {
     Rig rig;
-    Options o = rig.options(Placement::stencil_aware);
+    Options o = rig.options(PagePlacement::stencil_aware);
     o.streaming_stores = false;
     Skeleton sk(rig.team, Shape::d2(34, 34), Neighbourhood::star(2), hash_init(), o);
     const Report r = sk.jacobi(3, five_point);
@@ -315,7 +315,7 @@ TEST(StencilSkeleton, NonStreamingJacobiMatchesAndCountsThreeArrays) {
 // and 3-D, with rows longer than the 256-cell buffer.
 TEST(StencilSkeleton, StreamingJacobiMatchesAndCountsTwoArrays) {
     Rig rig;
-    Options o = rig.options(Placement::stencil_aware);
+    Options o = rig.options(PagePlacement::stencil_aware);
     o.streaming_stores = true;
     {
         const Shape shape = Shape::d2(301, 34);
@@ -334,7 +334,7 @@ TEST(StencilSkeleton, StreamingJacobiMatchesAndCountsTwoArrays) {
 
 TEST(StencilSkeleton, SweepsAccumulateAcrossRunsAndOnSweepSeesEachSweep) {
     Rig rig;
-    Options o = rig.options(Placement::parallel_first_touch);
+    Options o = rig.options(PagePlacement::parallel_first_touch);
     std::vector<double> seen;
     const Skeleton* self = nullptr;
     o.on_sweep = [&](std::size_t) { seen.push_back(self->at(5, 7)); };
@@ -353,7 +353,7 @@ TEST(StencilSkeleton, SweepsAccumulateAcrossRunsAndOnSweepSeesEachSweep) {
 
 TEST(StencilSkeleton, AThrowingUpdateStopsEveryRankWithoutHanging) {
     Rig rig;
-    Options o = rig.options(Placement::stencil_aware);
+    Options o = rig.options(PagePlacement::stencil_aware);
     o.tile = 2;
     const Shape shape = Shape::d2(34, 34);
     Skeleton sk(rig.team, shape, Neighbourhood::star(2), hash_init(), o);
@@ -381,19 +381,19 @@ TEST(StencilSkeleton, RejectsBadInputNamingIt) {
     Rig rig;
     Error e = expect_error([&] {
         Skeleton sk(rig.team, Shape::d2(4, 34), Neighbourhood::star(2, 2), hash_init(),
-                    rig.options(Placement::stencil_aware));
+                    rig.options(PagePlacement::stencil_aware));
     });
     EXPECT_EQ(e.field(), "grid");
     EXPECT_TRUE(contains(e.what(), "nx=4")) << e.what();
 
     e = expect_error([&] {
         Skeleton sk(rig.team, Shape::d2(34, 3), Neighbourhood::star(2), hash_init(),
-                    rig.options(Placement::stencil_aware));
+                    rig.options(PagePlacement::stencil_aware));
     });
     EXPECT_EQ(e.field(), "threads");
     EXPECT_TRUE(contains(e.what(), "2 threads")) << e.what();
 
-    Options o = rig.options(Placement::stencil_aware, Distribution::numa_weighted);
+    Options o = rig.options(PagePlacement::stencil_aware, Distribution::numa_weighted);
     o.weights = {1.0, 0.0};
     e = expect_error([&] { Skeleton sk(rig.team, Shape::d2(34, 34), Neighbourhood::star(2), hash_init(), o); });
     EXPECT_EQ(e.field(), "weights[1]");
@@ -403,40 +403,40 @@ TEST(StencilSkeleton, RejectsBadInputNamingIt) {
     e = expect_error([&] { Skeleton sk(rig.team, Shape::d2(34, 34), Neighbourhood::star(2), hash_init(), o); });
     EXPECT_EQ(e.field(), "weights");
 
-    o = rig.options(Placement::explicit_plan);
+    o = rig.options(PagePlacement::explicit_plan);
     e = expect_error([&] { Skeleton sk(rig.team, Shape::d2(34, 34), Neighbourhood::star(2), hash_init(), o); });
     EXPECT_EQ(e.field(), "explicit_policy");
 
-    o = rig.options(Placement::interleave);
+    o = rig.options(PagePlacement::interleave);
     o.explicit_policy = PlacementPolicy::interleave(NodeSet{0, 1});
     e = expect_error([&] { Skeleton sk(rig.team, Shape::d2(34, 34), Neighbourhood::star(2), hash_init(), o); });
     EXPECT_EQ(e.field(), "explicit_policy");
 
-    o = rig.options(Placement::stencil_aware);
+    o = rig.options(PagePlacement::stencil_aware);
     o.remote_cost = -1;
     e = expect_error([&] { Skeleton sk(rig.team, Shape::d2(34, 34), Neighbourhood::star(2), hash_init(), o); });
     EXPECT_EQ(e.field(), "remote_cost");
 
-    o = rig.options(Placement::stencil_aware, Distribution::dynamic);
+    o = rig.options(PagePlacement::stencil_aware, Distribution::dynamic);
     o.chunk = 33;
     e = expect_error([&] { Skeleton sk(rig.team, Shape::d2(34, 34), Neighbourhood::star(2), hash_init(), o); });
     EXPECT_EQ(e.field(), "chunk");
     EXPECT_TRUE(contains(e.what(), "only 32 interior slabs")) << e.what();
 
     // A page map of the wrong length, through the placement layer.
-    o = rig.options(Placement::explicit_plan);
+    o = rig.options(PagePlacement::explicit_plan);
     o.explicit_policy = PlacementPolicy::page_map({0, 1});
     e = expect_error([&] { Skeleton sk(rig.team, Shape::d2(34, 34), Neighbourhood::star(2), hash_init(), o); });
     EXPECT_EQ(e.field(), "explicit_policy");
 
     // Kind / distribution / neighbourhood combinations refused by run().
     Skeleton gs(rig.team, Shape::d2(34, 34), Neighbourhood::star(2), hash_init(),
-                rig.options(Placement::stencil_aware, Distribution::dynamic));
+                rig.options(PagePlacement::stencil_aware, Distribution::dynamic));
     e = expect_error([&] { gs.gauss_seidel(1, five_point); });
     EXPECT_EQ(e.field(), "distribution");
     EXPECT_TRUE(contains(e.what(), "dynamic")) << e.what();
     Skeleton rb(rig.team, Shape::d2(34, 34), Neighbourhood::box(2), hash_init(),
-                rig.options(Placement::stencil_aware));
+                rig.options(PagePlacement::stencil_aware));
     e = expect_error([&] { rb.red_black(1, nine_point); });
     EXPECT_EQ(e.field(), "neighbourhood");
     e = expect_error([&] { (void)rb.at(34, 0); });
@@ -448,7 +448,7 @@ TEST(StencilSkeleton, RejectsBadInputNamingIt) {
 TEST(StencilSkeleton, StencilAwarePutsEachOwnedBlockOnItsRanksNodeAndCountsTheHalo) {
     Rig rig;
     const Shape shape = Shape::d2(34, 34);
-    Skeleton sk(rig.team, shape, Neighbourhood::star(2), hash_init(), rig.options(Placement::stencil_aware));
+    Skeleton sk(rig.team, shape, Neighbourhood::star(2), hash_init(), rig.options(PagePlacement::stencil_aware));
     const Layout& L = sk.layout();
     const Partition& part = sk.partition();
     ASSERT_EQ(part.owned.size(), 2u);
@@ -485,7 +485,7 @@ TEST(StencilSkeleton, StencilAwarePutsEachOwnedBlockOnItsRanksNodeAndCountsTheHa
 TEST(StencilSkeleton, SerialFirstTouchPutsEverythingOnRankZerosNode) {
     Rig rig;
     Skeleton sk(rig.team, Shape::d3(18, 18, 18), Neighbourhood::star(3), hash_init(),
-                rig.options(Placement::serial_first_touch));
+                rig.options(PagePlacement::serial_first_touch));
     for (int n : sk.page_nodes()) EXPECT_EQ(n, 0);
     EXPECT_EQ(sk.placement().pages_as_intended, sk.placement().pages);
     // First touch by populate, not by mbind.
@@ -501,7 +501,7 @@ TEST(StencilSkeleton, SerialFirstTouchPutsEverythingOnRankZerosNode) {
 TEST(StencilSkeleton, ParallelFirstTouchPutsBlocksWhereTheirRanksTouchedThem) {
     Rig rig;
     Skeleton sk(rig.team, Shape::d3(18, 18, 18), Neighbourhood::star(3), hash_init(),
-                rig.options(Placement::parallel_first_touch));
+                rig.options(PagePlacement::parallel_first_touch));
     EXPECT_EQ(sk.placement().pages_as_intended, sk.placement().pages) << sk.placement().summary;
     EXPECT_EQ(sk.placement().pages_per_node.size(), 2u);
     const Report r = sk.jacobi(2, seven_point);
@@ -511,7 +511,7 @@ TEST(StencilSkeleton, ParallelFirstTouchPutsBlocksWhereTheirRanksTouchedThem) {
 
 TEST(StencilSkeleton, DynamicDistributionRecordsChunksPerRank) {
     Rig rig;
-    Options o = rig.options(Placement::stencil_aware, Distribution::dynamic);
+    Options o = rig.options(PagePlacement::stencil_aware, Distribution::dynamic);
     o.chunk = 1;
     Skeleton sk(rig.team, Shape::d3(18, 18, 18), Neighbourhood::star(3), hash_init(), o);
     const Report r = sk.jacobi(4, seven_point);
@@ -524,7 +524,7 @@ TEST(StencilSkeleton, DynamicDistributionRecordsChunksPerRank) {
 
 TEST(StencilSkeleton, NumaWeightedPlacesPagesByTheWeightedCut) {
     Rig rig;
-    Options o = rig.options(Placement::stencil_aware, Distribution::numa_weighted);
+    Options o = rig.options(PagePlacement::stencil_aware, Distribution::numa_weighted);
     o.weights = {3.0, 1.0};
     Skeleton sk(rig.team, Shape::d3(18, 18, 34), Neighbourhood::star(3), hash_init(), o);
     const Report r = sk.jacobi(1, seven_point);
@@ -546,7 +546,7 @@ TEST(StencilSkeleton, NumaWeightedPlacesPagesByTheWeightedCut) {
 TEST(StencilSkeleton, BalancingIsOffDuringTheRunAndRestoredAfter) {
     Rig rig;
     rig.fake.set_numa_balancing(1);
-    Options o = rig.options(Placement::stencil_aware);
+    Options o = rig.options(PagePlacement::stencil_aware);
     std::vector<int> during;
     o.on_sweep = [&](std::size_t) { during.push_back(rig.fake.numa_balancing().value_or(-1)); };
     Skeleton sk(rig.team, Shape::d2(34, 34), Neighbourhood::star(2), hash_init(), o);
@@ -564,7 +564,7 @@ TEST(StencilSkeleton, BalancingRefusalIsANoteAndTheRunCompletes) {
     Rig rig;
     rig.fake.set_numa_balancing(1);
     rig.fake.set_balancing_write_error(EPERM);
-    Options o = rig.options(Placement::stencil_aware);
+    Options o = rig.options(PagePlacement::stencil_aware);
     std::vector<int> during;
     o.on_sweep = [&](std::size_t) { during.push_back(rig.fake.numa_balancing().value_or(-1)); };
     const Shape shape = Shape::d2(34, 34);
@@ -593,7 +593,7 @@ TEST(StencilSkeleton, BalancingRefusalIsANoteAndTheRunCompletes) {
     EXPECT_TRUE(rig.fake.calls(os::CallKind::write_numa_balancing).empty());
 
     // Not wanted: left alone.
-    Options keep = rig.options(Placement::stencil_aware);
+    Options keep = rig.options(PagePlacement::stencil_aware);
     keep.balancing_off = false;
     rig.fake.set_numa_balancing(1);
     Skeleton sk2(rig.team, shape, Neighbourhood::star(2), hash_init(), keep);
@@ -607,7 +607,7 @@ TEST(StencilSkeleton, BalancingRefusalIsANoteAndTheRunCompletes) {
 TEST(StencilSkeleton, ReportJsonHasTheDocumentedMembers) {
     Rig rig;
     Skeleton sk(rig.team, Shape::d2(34, 34), Neighbourhood::star(2), hash_init(),
-                rig.options(Placement::stencil_aware));
+                rig.options(PagePlacement::stencil_aware));
     const Report r = sk.jacobi(2, five_point);
     const auto j = nlohmann::json::parse(r.to_json());
     for (const char* k :
@@ -640,7 +640,7 @@ TEST(StencilSkeleton, RealKernelFirstTouchRunsAndVerifies) {
     const Machine m = two_nodes();
     Team team(m, {.threads = 2, .kind = MappingKind::scatter});
     Options o;
-    o.placement = Placement::parallel_first_touch;
+    o.placement = PagePlacement::parallel_first_touch;
     o.balancing_off = false;   // never change this host's sysctl from a unit test
     const Shape shape = Shape::d2(66, 66);
     Skeleton sk(team, shape, Neighbourhood::star(2), hash_init(), o);

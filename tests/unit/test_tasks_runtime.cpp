@@ -403,9 +403,9 @@ class HoldAll final : public Policy {
 public:
     std::string_view name() const override { return "hold-all"; }
     void attach(const PolicyContext& ctx) override { workers_ = ctx.worker_node.size(); }
-    Placement place(const TaskView& t) override {
+    Destination place(const TaskView& t) override {
         held_.push_back(t.id);
-        return Placement::held();
+        return Destination::held();
     }
     void steal_order(unsigned worker, std::uint64_t, std::vector<QueueRef>& order) const override {
         order.clear();
@@ -414,7 +414,7 @@ public:
             if (w != worker) order.push_back({QueueRef::Kind::worker, w});
     }
     bool flush(std::vector<Released>& released) override {
-        for (TaskId id : held_) released.push_back({id, Placement::to_worker(static_cast<unsigned>(id % workers_))});
+        for (TaskId id : held_) released.push_back({id, Destination::to_worker(static_cast<unsigned>(id % workers_))});
         held_.clear();
         ++flushes;
         return false;

@@ -234,7 +234,7 @@ class AllOnWorkerZero final : public Policy {
 public:
     std::string_view name() const override { return "all-on-0"; }
     void attach(const PolicyContext& ctx) override { workers_ = static_cast<unsigned>(ctx.worker_node.size()); }
-    Placement place(const TaskView&) override { return Placement::to_worker(0); }
+    Destination place(const TaskView&) override { return Destination::to_worker(0); }
     void steal_order(unsigned worker, std::uint64_t, std::vector<QueueRef>& order) const override {
         order.clear();
         order.push_back({QueueRef::Kind::worker, worker});

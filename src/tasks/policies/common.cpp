@@ -99,7 +99,7 @@ std::uint64_t bytes_per_node(const Topology& topo, std::span<const DepInfo> deps
     return unhomed;
 }
 
-Placement dep_place(const Topology& topo, const TaskView& task, std::vector<std::uint64_t>& scratch) {
+Destination dep_place(const Topology& topo, const TaskView& task, std::vector<std::uint64_t>& scratch) {
     const std::uint64_t virtual_bytes = bytes_per_node(topo, task.deps, scratch);
     std::uint64_t best = virtual_bytes;
     for (std::uint64_t b : scratch) best = std::max(best, b);
@@ -108,19 +108,19 @@ Placement dep_place(const Topology& topo, const TaskView& task, std::vector<std:
     const bool virtual_tie = virtual_bytes == best;
     if (real_ties == 1 && !virtual_tie) {
         const auto it = std::find(scratch.begin(), scratch.end(), best);
-        return Placement::to_node(topo.nodes[static_cast<std::size_t>(it - scratch.begin())]);
+        return Destination::to_node(topo.nodes[static_cast<std::size_t>(it - scratch.begin())]);
     }
     // Uniform among the candidates; the virtual socket, as a candidate,
     // stands for "uniformly among all nodes".
     SplitMix rng(hash_words({topo.seed, task.id, 0xde9u}));
     const std::uint64_t pick = rng.below(real_ties + (virtual_tie ? 1 : 0));
-    if (pick == real_ties) return Placement::to_node(topo.nodes[rng.below(topo.nodes.size())]);
+    if (pick == real_ties) return Destination::to_node(topo.nodes[rng.below(topo.nodes.size())]);
     std::uint64_t seen = 0;
     for (std::size_t i = 0; i < scratch.size(); ++i) {
         if (scratch[i] != best) continue;
-        if (seen++ == pick) return Placement::to_node(topo.nodes[i]);
+        if (seen++ == pick) return Destination::to_node(topo.nodes[i]);
     }
-    return Placement::to_node(topo.nodes.front());   // not reached
+    return Destination::to_node(topo.nodes.front());   // not reached
 }
 
 }  // namespace numaware::tasks::policy_detail

@@ -90,13 +90,13 @@ std::uint64_t bytes_per_node(const Topology& topo, std::span<const DepInfo> deps
                              std::vector<std::uint64_t>& per_node);
 
 // Round-robin over the worker nodes by task id.
-inline Placement round_robin_node(const Topology& topo, TaskId id) {
-    return Placement::to_node(topo.nodes[id % topo.nodes.size()]);
+inline Destination round_robin_node(const Topology& topo, TaskId id) {
+    return Destination::to_node(topo.nodes[id % topo.nodes.size()]);
 }
 
 // DEP's choice for one task (see dep in simple.cpp). `scratch` avoids
 // allocation per call.
-Placement dep_place(const Topology& topo, const TaskView& task, std::vector<std::uint64_t>& scratch);
+Destination dep_place(const Topology& topo, const TaskView& task, std::vector<std::uint64_t>& scratch);
 
 // Factories, one per source file.
 std::unique_ptr<Policy> make_dfifo(const PolicyOptions& options);

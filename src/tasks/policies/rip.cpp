@@ -158,15 +158,15 @@ public:
         if (filling_.tasks.size() >= capacity(windows_closed_)) close_window();
     }
 
-    Placement place(const TaskView& task) override {
+    Destination place(const TaskView& task) override {
         if (auto it = node_of_.find(task.id); it != node_of_.end()) {
             const unsigned node = it->second;
             node_of_.erase(it);
-            return Placement::to_node(node);
+            return Destination::to_node(node);
         }
         if (window_of_.count(task.id) != 0) {
             held_.insert(task.id);
-            return Placement::held();
+            return Destination::held();
         }
         return dep_place(topo_, task, scratch_);
     }
@@ -262,10 +262,10 @@ public:
             const TaskId id = rip->ids[i];
             window_of_.erase(id);
             unsigned part = 0;
-            Placement where;
+            Destination where;
             if (error.empty()) {
                 part = rip->parts[tail + i];
-                where = Placement::to_node(topo_.nodes[part]);
+                where = Destination::to_node(topo_.nodes[part]);
             } else {
                 // DEP on what the policy knows of the task: no homes yet (unallocated).
                 where = dep_place(topo_, TaskView{id, {}, {}, -1}, scratch_);

@@ -33,8 +33,8 @@ public:
     explicit Dfifo(std::uint64_t seed) : seed_(seed) {}
     std::string_view name() const override { return "dfifo"; }
     void attach(const PolicyContext& ctx) override { topo_ = make_topology(ctx, seed_); }
-    Placement place(const TaskView& task) override {
-        return Placement::to_worker(static_cast<unsigned>(task.id % topo_.worker_node.size()));
+    Destination place(const TaskView& task) override {
+        return Destination::to_worker(static_cast<unsigned>(task.id % topo_.worker_node.size()));
     }
     void steal_order(unsigned worker, std::uint64_t round, std::vector<QueueRef>& order) const override {
         order.clear();
@@ -74,11 +74,11 @@ class Lq final : public NodePolicy {
 public:
     using NodePolicy::NodePolicy;
     std::string_view name() const override { return "lq"; }
-    Placement place(const TaskView& task) override {
+    Destination place(const TaskView& task) override {
         bytes_per_node(topo_, task.deps, scratch_);
         const auto best = std::max_element(scratch_.begin(), scratch_.end());   // first of ties: lowest OS index
         if (*best == 0) return round_robin_node(topo_, task.id);
-        return Placement::to_node(topo_.nodes[static_cast<std::size_t>(best - scratch_.begin())]);
+        return Destination::to_node(topo_.nodes[static_cast<std::size_t>(best - scratch_.begin())]);
     }
 };
 
@@ -86,17 +86,17 @@ class Dep final : public NodePolicy {
 public:
     using NodePolicy::NodePolicy;
     std::string_view name() const override { return "dep"; }
-    Placement place(const TaskView& task) override { return dep_place(topo_, task, scratch_); }
+    Destination place(const TaskView& task) override { return dep_place(topo_, task, scratch_); }
 };
 
 class Sa final : public NodePolicy {
 public:
     using NodePolicy::NodePolicy;
     std::string_view name() const override { return "sa"; }
-    Placement place(const TaskView& task) override {
+    Destination place(const TaskView& task) override {
         const int node = topo_.serving(task.hint);
         if (node < 0) return round_robin_node(topo_, task.id);
-        return Placement::to_node(static_cast<unsigned>(node));
+        return Destination::to_node(static_cast<unsigned>(node));
     }
     // The programmer's hints are the placement: a worker takes tasks only
     // from its own node's queue. Stealing across nodes would let an idle

@@ -1,4 +1,4 @@
-// src/tasks/policies/registry.cpp — make_policy() and policy_names().
+// src/tasks/policies/catalog.cpp — the built-in policies by name: make_policy() and policy_names().
 #include <array>
 #include <cmath>
 #include <string>

@@ -1,4 +1,4 @@
-// tasks/registry.hpp — where regions live (their home node).
+// tasks/region_homes.hpp — where regions live (their home node).
 //
 // A region's home is found once and cached, in this order:
 //   1. a range given to register_range() that contains the region's start;
@@ -13,7 +13,7 @@
 //
 // Not thread-safe except HomeEntry::home, which workers may read at any
 // time: the caller serialises everything else (the scheduler lock). Entries
-// are never erased, so a HomeEntry pointer stays valid for the registry's
+// are never erased, so a HomeEntry pointer stays valid for the table's
 // life.
 #pragma once
 
@@ -36,9 +36,9 @@ struct HomeEntry {
     bool registered = false;   // home from register_range(): never re-queried
 };
 
-class HomeRegistry {
+class RegionHomes {
 public:
-    HomeRegistry(os::Os& os, bool kernel_homes) : os_(os), kernel_homes_(kernel_homes) {}
+    RegionHomes(os::Os& os, bool kernel_homes) : os_(os), kernel_homes_(kernel_homes) {}
 
     // The entry of the region starting at `start`, resolved on first use.
     HomeEntry& lookup(std::uint64_t start, std::uint64_t bytes);

@@ -332,12 +332,12 @@ double average_parallelism(const Graph& g) {
         for (const GraphDep& d : g.deps_of(t)) {
             const State& s = state[d.region];
             before = std::max(before, s.writer_level);
-            if (d.access != tasks::Access::in) before = std::max(before, s.readers_level);
+            if (d.access != tasks::AccessMode::in) before = std::max(before, s.readers_level);
         }
         const std::uint64_t level = before + 1;
         for (const GraphDep& d : g.deps_of(t)) {
             State& s = state[d.region];
-            if (d.access == tasks::Access::in) {
+            if (d.access == tasks::AccessMode::in) {
                 s.readers_level = std::max(s.readers_level, level);
             } else {
                 s.writer_level = level;

@@ -1,5 +1,5 @@
-// tasks/registry.cpp — region homes (see registry.hpp).
-#include "tasks/registry.hpp"
+// tasks/region_homes.cpp — region homes (see region_homes.hpp).
+#include "tasks/region_homes.hpp"
 
 #include <algorithm>
 #include <array>
@@ -16,7 +16,7 @@ constexpr unsigned max_node_slots = 256;
 constexpr std::size_t chunk_entries = 4096;
 }  // namespace
 
-HomeEntry* HomeRegistry::new_entry() {
+HomeEntry* RegionHomes::new_entry() {
     if (chunks_.empty() || chunk_used_ == chunk_entries) {
         chunks_.push_back(std::make_unique<HomeEntry[]>(chunk_entries));
         chunk_used_ = 0;
@@ -24,7 +24,7 @@ HomeEntry* HomeRegistry::new_entry() {
     return &chunks_.back()[chunk_used_++];
 }
 
-HomeEntry& HomeRegistry::lookup(std::uint64_t start, std::uint64_t bytes) {
+HomeEntry& RegionHomes::lookup(std::uint64_t start, std::uint64_t bytes) {
     if (HomeEntry* found = table_.find(start)) {
         // The same start named with another size after the first region
         // was forgotten by the tracker: keep the larger extent for queries.
@@ -45,7 +45,7 @@ HomeEntry& HomeRegistry::lookup(std::uint64_t start, std::uint64_t bytes) {
     return e;
 }
 
-int HomeRegistry::resolve(std::uint64_t start, std::uint64_t bytes) const {
+int RegionHomes::resolve(std::uint64_t start, std::uint64_t bytes) const {
     heap::BlockInfo info;
     if (heap::block_info(reinterpret_cast<const void*>(static_cast<std::uintptr_t>(start)), info))
         return static_cast<int>(info.node);
@@ -53,7 +53,7 @@ int HomeRegistry::resolve(std::uint64_t start, std::uint64_t bytes) const {
     return unallocated;
 }
 
-int HomeRegistry::query_kernel(std::uint64_t start, std::uint64_t bytes) const {
+int RegionHomes::query_kernel(std::uint64_t start, std::uint64_t bytes) const {
     const std::uint64_t page = os_.page_size();
     if (page == 0 || bytes == 0) return unallocated;
     const std::uint64_t first = start / page;
@@ -89,7 +89,7 @@ int HomeRegistry::query_kernel(std::uint64_t start, std::uint64_t bytes) const {
     return best;
 }
 
-void HomeRegistry::register_range(std::uint64_t start, std::uint64_t bytes, unsigned node) {
+void RegionHomes::register_range(std::uint64_t start, std::uint64_t bytes, unsigned node) {
     const std::uint64_t end = start + bytes;
     // Registered ranges stay disjoint: the newest registration wins, and the
     // parts of older ranges outside it are kept.
@@ -119,7 +119,7 @@ void HomeRegistry::register_range(std::uint64_t start, std::uint64_t bytes, unsi
     }
 }
 
-void HomeRegistry::first_written(HomeEntry& e, unsigned runner_node) {
+void RegionHomes::first_written(HomeEntry& e, unsigned runner_node) {
     if (e.registered || e.home.load(std::memory_order_relaxed) != unallocated) return;
     const int home = kernel_homes_ ? query_kernel(e.start, e.bytes) : static_cast<int>(runner_node);
     e.home.store(home, std::memory_order_relaxed);

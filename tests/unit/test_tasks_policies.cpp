@@ -46,7 +46,7 @@ struct Fixture {
     }
 };
 
-Placement place(Policy& p, TaskId id, std::vector<DepInfo> deps = {}, int hint = -1) {
+Destination place(Policy& p, TaskId id, std::vector<DepInfo> deps = {}, int hint = -1) {
     return p.place(TaskView{id, deps, {}, hint});
 }
 
@@ -139,7 +139,7 @@ TEST(TaskPolicies, AttachRejectsBadContext) {
 TEST(TaskPolicies, DfifoRoundRobinAndStealPermutations) {
     Fixture f(four_nodes, 2);   // 8 workers
     auto p = f.attach("dfifo");
-    for (TaskId id = 0; id < 40; ++id) EXPECT_EQ(place(*p, id), Placement::to_worker(static_cast<unsigned>(id % 8)));
+    for (TaskId id = 0; id < 40; ++id) EXPECT_EQ(place(*p, id), Destination::to_worker(static_cast<unsigned>(id % 8)));
 
     std::set<std::vector<unsigned>> distinct;
     for (unsigned w = 0; w < 8; ++w) {
@@ -186,16 +186,16 @@ TEST(TaskPolicies, NodeQueuesStealNearestFirst) {
 TEST(TaskPolicies, LqPicksNodeWithMostBytes) {
     Fixture f(four_nodes);
     auto p = f.attach("lq");
-    EXPECT_EQ(place(*p, 7, {{1, 100, Access::in, 0}, {2, 300, Access::in, 2}, {3, 250, Access::out, 3}}),
-              Placement::to_node(2));
-    EXPECT_EQ(place(*p, 7, {{1, 100, Access::in, 1}, {2, 100, Access::in, 1}, {3, 150, Access::out, 3}}),
-              Placement::to_node(1));
+    EXPECT_EQ(place(*p, 7, {{1, 100, AccessMode::in, 0}, {2, 300, AccessMode::in, 2}, {3, 250, AccessMode::out, 3}}),
+              Destination::to_node(2));
+    EXPECT_EQ(place(*p, 7, {{1, 100, AccessMode::in, 1}, {2, 100, AccessMode::in, 1}, {3, 150, AccessMode::out, 3}}),
+              Destination::to_node(1));
     // Unallocated bytes do not count while some are homed.
-    EXPECT_EQ(place(*p, 7, {{1, 1000, Access::out, unallocated}, {2, 10, Access::in, 3}}), Placement::to_node(3));
+    EXPECT_EQ(place(*p, 7, {{1, 1000, AccessMode::out, unallocated}, {2, 10, AccessMode::in, 3}}), Destination::to_node(3));
     // No homed bytes: round-robin over the nodes by task id.
     for (TaskId id = 0; id < 12; ++id) {
-        EXPECT_EQ(place(*p, id), Placement::to_node(static_cast<unsigned>(id % 4)));
-        EXPECT_EQ(place(*p, id, {{1, 64, Access::out, unallocated}}), Placement::to_node(static_cast<unsigned>(id % 4)));
+        EXPECT_EQ(place(*p, id), Destination::to_node(static_cast<unsigned>(id % 4)));
+        EXPECT_EQ(place(*p, id, {{1, 64, AccessMode::out, unallocated}}), Destination::to_node(static_cast<unsigned>(id % 4)));
     }
 }
 
@@ -204,9 +204,9 @@ TEST(TaskPolicies, HomesOnNodesWithoutWorkersGoToNearestWorkerNode) {
     Fixture f("nodes=3 cpus=1,1,0 mem-per-node=512M distances=10,21,30/21,10,15/30,15,10");
     ASSERT_EQ(f.ctx.nodes, (std::vector<unsigned>{0, 1}));
     auto p = f.attach("lq");
-    EXPECT_EQ(place(*p, 0, {{1, 100, Access::in, 2}, {2, 60, Access::in, 0}}), Placement::to_node(1));
+    EXPECT_EQ(place(*p, 0, {{1, 100, AccessMode::in, 2}, {2, 60, AccessMode::in, 0}}), Destination::to_node(1));
     auto sa = f.attach("sa");
-    EXPECT_EQ(place(*sa, 0, {}, 2), Placement::to_node(1));
+    EXPECT_EQ(place(*sa, 0, {}, 2), Destination::to_node(1));
 }
 
 // ---- DEP --------------------------------------------------------------
@@ -214,9 +214,9 @@ TEST(TaskPolicies, HomesOnNodesWithoutWorkersGoToNearestWorkerNode) {
 TEST(TaskPolicies, DepPicksHeaviestNode) {
     Fixture f(four_nodes);
     auto p = f.attach("dep");
-    EXPECT_EQ(place(*p, 3, {{1, 100, Access::in, 0}, {2, 300, Access::in, 2}, {3, 250, Access::out, unallocated}}),
-              Placement::to_node(2));
-    EXPECT_EQ(place(*p, 4, {{1, 500, Access::in, 3}, {2, 300, Access::in, 2}}), Placement::to_node(3));
+    EXPECT_EQ(place(*p, 3, {{1, 100, AccessMode::in, 0}, {2, 300, AccessMode::in, 2}, {3, 250, AccessMode::out, unallocated}}),
+              Destination::to_node(2));
+    EXPECT_EQ(place(*p, 4, {{1, 500, AccessMode::in, 3}, {2, 300, AccessMode::in, 2}}), Destination::to_node(3));
 }
 
 TEST(TaskPolicies, DepTiesAndVirtualSocketAreSeededPerTask) {
@@ -229,19 +229,19 @@ TEST(TaskPolicies, DepTiesAndVirtualSocketAreSeededPerTask) {
     seed8.seed = 8;
     auto c = f.attach("dep", seed8);
 
-    const std::vector<DepInfo> virtual_wins{{1, 4096, Access::out, unallocated}, {2, 100, Access::in, 1}};
-    const std::vector<DepInfo> tie13{{1, 200, Access::in, 1}, {2, 200, Access::in, 3}, {3, 50, Access::in, 0}};
+    const std::vector<DepInfo> virtual_wins{{1, 4096, AccessMode::out, unallocated}, {2, 100, AccessMode::in, 1}};
+    const std::vector<DepInfo> tie13{{1, 200, AccessMode::in, 1}, {2, 200, AccessMode::in, 3}, {3, 50, AccessMode::in, 0}};
     std::map<unsigned, int> virtual_count, tie_count;
     int differ = 0;
     // Reverse order in b: the choice depends on (seed, id) only.
-    std::vector<Placement> from_a, from_b(200);
+    std::vector<Destination> from_a, from_b(200);
     for (TaskId id = 0; id < 200; ++id) from_a.push_back(place(*a, id, virtual_wins));
     for (TaskId id = 200; id-- > 0;) from_b[id] = place(*b, id, virtual_wins);
     EXPECT_EQ(from_a, from_b);
     for (TaskId id = 0; id < 200; ++id) {
         ++virtual_count[from_a[id].index];
         differ += place(*c, id, virtual_wins) == from_a[id] ? 0 : 1;
-        const Placement t = place(*a, id, tie13);
+        const Destination t = place(*a, id, tie13);
         EXPECT_EQ(t, place(*b, id, tie13));
         ++tie_count[t.index];
     }
@@ -264,9 +264,9 @@ TEST(TaskPolicies, SaHonoursHints) {
     Fixture f(four_nodes);
     auto p = f.attach("sa");
     for (TaskId id = 0; id < 8; ++id) {
-        EXPECT_EQ(place(*p, id, {{1, 1 << 20, Access::in, 0}}, 2), Placement::to_node(2));
-        EXPECT_EQ(place(*p, id, {}, 3), Placement::to_node(3));
-        EXPECT_EQ(place(*p, id, {{1, 1 << 20, Access::in, 0}}), Placement::to_node(static_cast<unsigned>(id % 4)));
+        EXPECT_EQ(place(*p, id, {{1, 1 << 20, AccessMode::in, 0}}, 2), Destination::to_node(2));
+        EXPECT_EQ(place(*p, id, {}, 3), Destination::to_node(3));
+        EXPECT_EQ(place(*p, id, {{1, 1 << 20, AccessMode::in, 0}}), Destination::to_node(static_cast<unsigned>(id % 4)));
     }
     // The hints are the placement: a worker never takes another node's tasks.
     for (unsigned w = 0; w < 4; ++w)
@@ -285,7 +285,7 @@ struct ChainGraph {
     ChainGraph(unsigned c, unsigned l) : chains(c), length(l) {
         for (unsigned s = 0; s < l; ++s)
             for (unsigned k = 0; k < c; ++k) {
-                deps.push_back({DepInfo{1000 + k, bytes, Access::inout, unallocated}});
+                deps.push_back({DepInfo{1000 + k, bytes, AccessMode::inout, unallocated}});
                 preds.push_back({});
                 if (s > 0) preds.back().push_back(Edge{TaskId{(s - 1) * c + k}, bytes});
             }
@@ -316,19 +316,19 @@ std::vector<unsigned> schedule(Policy& p, const ChainGraph& g) {
     for (TaskId id = 0; id < g.size(); ++id) {
         p.on_submit(g.view(id));
         if (id < g.chains) {
-            const Placement where = p.place(TaskView{id, g.deps[id], {}, -1});
-            EXPECT_EQ(where, Placement::held()) << id;   // its window is not full yet
+            const Destination where = p.place(TaskView{id, g.deps[id], {}, -1});
+            EXPECT_EQ(where, Destination::held()) << id;   // its window is not full yet
         }
         run_jobs(p, released);
     }
     if (p.flush(released)) run_jobs(p, released);
     for (const Released& r : released) {
-        EXPECT_EQ(r.where.kind, Placement::Kind::node);
+        EXPECT_EQ(r.where.kind, Destination::Kind::node);
         node[r.id] = static_cast<int>(r.where.index);
     }
     for (TaskId id = g.chains; id < g.size(); ++id) {
-        const Placement where = p.place(TaskView{id, g.deps[id], {}, -1});
-        EXPECT_EQ(where.kind, Placement::Kind::node) << id;
+        const Destination where = p.place(TaskView{id, g.deps[id], {}, -1});
+        EXPECT_EQ(where.kind, Destination::Kind::node) << id;
         node[id] = static_cast<int>(where.index);
     }
     std::vector<unsigned> out;
@@ -380,18 +380,18 @@ TEST(TaskPolicies, RipDepUsesDepAfterFirstWindow) {
     ASSERT_NE(job, nullptr);
     EXPECT_EQ(job->tasks(), 8u);
     // Later tasks are never held, not even while the job runs.
-    const std::vector<DepInfo> on2{{1, 4096, Access::in, 2}, {2, 100, Access::in, 0}};
+    const std::vector<DepInfo> on2{{1, 4096, AccessMode::in, 2}, {2, 100, AccessMode::in, 0}};
     p->on_submit(TaskView{8, on2, {}, -1});
     EXPECT_EQ(p->take_job(), nullptr);   // one job at a time, and none for later windows
-    EXPECT_EQ(place(*p, 8, on2), Placement::to_node(2));
+    EXPECT_EQ(place(*p, 8, on2), Destination::to_node(2));
     job->run();
     p->finish_job(std::move(job), released);
     EXPECT_TRUE(released.empty());
     for (TaskId id = 9; id < 40; ++id) {
-        const std::vector<DepInfo> on3{{1, 4096, Access::inout, 3}};
+        const std::vector<DepInfo> on3{{1, 4096, AccessMode::inout, 3}};
         p->on_submit(TaskView{id, on3, {}, -1});
         EXPECT_EQ(p->take_job(), nullptr);
-        EXPECT_EQ(place(*p, id, on3), Placement::to_node(3));
+        EXPECT_EQ(place(*p, id, on3), Destination::to_node(3));
     }
     EXPECT_FALSE(p->flush(released));
 }
@@ -406,8 +406,8 @@ TEST(TaskPolicies, RipHeldTasksComeBackFromFinishJob) {
         std::vector<Released> released;
         p->on_submit(TaskView{0, {}, {}, -1});
         p->on_submit(TaskView{1, {}, {}, -1});
-        EXPECT_EQ(place(*p, 0), Placement::held()) << name;
-        EXPECT_EQ(place(*p, 1), Placement::held()) << name;
+        EXPECT_EQ(place(*p, 0), Destination::held()) << name;
+        EXPECT_EQ(place(*p, 1), Destination::held()) << name;
         EXPECT_EQ(p->take_job(), nullptr);
         p->on_submit(TaskView{2, {}, {}, -1});
         p->on_submit(TaskView{3, {}, {}, -1});
@@ -422,12 +422,12 @@ TEST(TaskPolicies, RipHeldTasksComeBackFromFinishJob) {
         std::set<TaskId> ids;
         for (const auto& r : released) {
             ids.insert(r.id);
-            EXPECT_EQ(r.where.kind, Placement::Kind::node);
+            EXPECT_EQ(r.where.kind, Destination::Kind::node);
             EXPECT_LT(r.where.index, 2u);
         }
         EXPECT_EQ(ids, (std::set<TaskId>{0, 1}));
-        EXPECT_EQ(place(*p, 2).kind, Placement::Kind::node) << name;
-        EXPECT_EQ(place(*p, 3).kind, Placement::Kind::node) << name;
+        EXPECT_EQ(place(*p, 2).kind, Destination::Kind::node) << name;
+        EXPECT_EQ(place(*p, 3).kind, Destination::Kind::node) << name;
         EXPECT_FALSE(p->flush(released)) << name;   // nothing held, nothing pending
     }
 }
@@ -443,8 +443,8 @@ TEST(TaskPolicies, RipFlushPartitionsPartialWindow) {
         EXPECT_FALSE(p->flush(released)) << name;   // empty window: nothing to do
         EXPECT_TRUE(released.empty());
         for (TaskId id = 0; id < 10; ++id) p->on_submit(TaskView{id, {}, {}, -1});
-        EXPECT_EQ(place(*p, 4), Placement::held());
-        EXPECT_EQ(place(*p, 7), Placement::held());
+        EXPECT_EQ(place(*p, 4), Destination::held());
+        EXPECT_EQ(place(*p, 7), Destination::held());
         EXPECT_EQ(p->take_job(), nullptr);
         EXPECT_TRUE(p->flush(released)) << name;
         EXPECT_TRUE(released.empty());
@@ -456,7 +456,7 @@ TEST(TaskPolicies, RipFlushPartitionsPartialWindow) {
         ASSERT_EQ(released.size(), 2u);
         EXPECT_EQ(std::min(released[0].id, released[1].id), 4u);
         EXPECT_EQ(std::max(released[0].id, released[1].id), 7u);
-        EXPECT_EQ(place(*p, 0).kind, Placement::Kind::node);
+        EXPECT_EQ(place(*p, 0).kind, Destination::Kind::node);
         EXPECT_FALSE(p->flush(released)) << name;
     }
     // In flight while a partial window holds a task: true without a new
@@ -470,7 +470,7 @@ TEST(TaskPolicies, RipFlushPartitionsPartialWindow) {
     ASSERT_NE(first, nullptr);
     p->on_submit(TaskView{4, {}, {}, -1});
     p->on_submit(TaskView{5, {}, {}, -1});
-    EXPECT_EQ(place(*p, 5), Placement::held());
+    EXPECT_EQ(place(*p, 5), Destination::held());
     EXPECT_TRUE(p->flush(released));
     EXPECT_EQ(p->take_job(), nullptr);
     first->run();
@@ -574,7 +574,7 @@ TEST(TaskPolicies, RipJobsRunConcurrentlyWithPolicyCalls) {
         a->on_submit(g.view(id));
         b->on_submit(g.view(id));
     }
-    EXPECT_EQ(a->place(TaskView{0, g.deps[0], {}, -1}), Placement::held());
+    EXPECT_EQ(a->place(TaskView{0, g.deps[0], {}, -1}), Destination::held());
     auto ja = a->take_job();
     auto jb = b->take_job();
     ASSERT_NE(ja, nullptr);
@@ -595,7 +595,7 @@ TEST(TaskPolicies, RipJobsRunConcurrentlyWithPolicyCalls) {
         a->on_submit(g.view(id));
         EXPECT_EQ(a->take_job(), nullptr);   // one job at a time
     }
-    EXPECT_EQ(a->place(TaskView{64, g.deps[64], {}, -1}), Placement::held());
+    EXPECT_EQ(a->place(TaskView{64, g.deps[64], {}, -1}), Destination::held());
     ta.join();
     tb.join();
     done = true;
@@ -642,7 +642,7 @@ struct TrackedGraph {
         };
         for (const DepInfo& x : d) {
             Region& r = regions[x.region];
-            if (x.access == Access::in) {
+            if (x.access == AccessMode::in) {
                 if (r.writer >= 0) edge(static_cast<TaskId>(r.writer), x.bytes);
                 r.readers.push_back(id);
             } else {
@@ -671,15 +671,15 @@ TrackedGraph gauss_seidel_graph(std::uint64_t tps, unsigned sweeps) {
     TrackedGraph g;
     auto tile = [tps](std::uint64_t i, std::uint64_t j) { return i * tps + j + 1; };
     for (std::uint64_t i = 0; i < tps; ++i)
-        for (std::uint64_t j = 0; j < tps; ++j) g.add({{tile(i, j), gs_tile_bytes, Access::out, unallocated}});
+        for (std::uint64_t j = 0; j < tps; ++j) g.add({{tile(i, j), gs_tile_bytes, AccessMode::out, unallocated}});
     for (unsigned t = 0; t < sweeps; ++t)
         for (std::uint64_t i = 0; i < tps; ++i)
             for (std::uint64_t j = 0; j < tps; ++j) {
-                std::vector<DepInfo> d{{tile(i, j), gs_tile_bytes, Access::inout, unallocated}};
-                if (i > 0) d.push_back({tile(i - 1, j), gs_tile_bytes, Access::in, unallocated});
-                if (j > 0) d.push_back({tile(i, j - 1), gs_tile_bytes, Access::in, unallocated});
-                if (i + 1 < tps) d.push_back({tile(i + 1, j), gs_tile_bytes, Access::in, unallocated});
-                if (j + 1 < tps) d.push_back({tile(i, j + 1), gs_tile_bytes, Access::in, unallocated});
+                std::vector<DepInfo> d{{tile(i, j), gs_tile_bytes, AccessMode::inout, unallocated}};
+                if (i > 0) d.push_back({tile(i - 1, j), gs_tile_bytes, AccessMode::in, unallocated});
+                if (j > 0) d.push_back({tile(i, j - 1), gs_tile_bytes, AccessMode::in, unallocated});
+                if (i + 1 < tps) d.push_back({tile(i + 1, j), gs_tile_bytes, AccessMode::in, unallocated});
+                if (j + 1 < tps) d.push_back({tile(i, j + 1), gs_tile_bytes, AccessMode::in, unallocated});
                 g.add(std::move(d));
             }
     return g;
@@ -699,8 +699,8 @@ std::vector<unsigned> schedule_graph(Policy& p, const TrackedGraph& g) {
     std::vector<unsigned> out;
     for (TaskId id = 0; id < g.size(); ++id) {
         if (node[id] < 0) {
-            const Placement where = p.place(TaskView{id, g.deps[id], {}, -1});
-            EXPECT_EQ(where.kind, Placement::Kind::node) << id;
+            const Destination where = p.place(TaskView{id, g.deps[id], {}, -1});
+            EXPECT_EQ(where.kind, Destination::Kind::node) << id;
             node[id] = static_cast<int>(where.index);
         }
         out.push_back(static_cast<unsigned>(node[id]));
@@ -718,7 +718,7 @@ std::uint64_t cross_bytes(const TrackedGraph& g, const std::vector<unsigned>& no
             const auto it = home.find(d.region);
             if (it != home.end())
                 cross += it->second != node[id] ? d.bytes : 0;
-            else if (d.access != Access::in)
+            else if (d.access != AccessMode::in)
                 home.emplace(d.region, node[id]);
         }
     return cross;
@@ -815,7 +815,7 @@ TEST(TaskPolicies, RipMwLaterWindowsFollowEarlierData) {
         TrackedGraph g;
         constexpr std::uint64_t blocks = 16, bytes = 16384;
         for (std::uint64_t b = 0; b < blocks; ++b)
-            g.add({{b + 1, bytes, Access::out, unallocated}, {b + 1 + blocks, bytes, Access::out, unallocated}});
+            g.add({{b + 1, bytes, AccessMode::out, unallocated}, {b + 1 + blocks, bytes, AccessMode::out, unallocated}});
         PolicyOptions o;
         o.window = blocks;
         o.intersection = 1;
@@ -828,21 +828,21 @@ TEST(TaskPolicies, RipMwLaterWindowsFollowEarlierData) {
         ASSERT_EQ(released.size(), 0u);   // nothing was placed yet: node_of_ keeps them
         std::map<std::uint64_t, unsigned> home;
         for (TaskId id = 0; id < blocks; ++id) {
-            const Placement where = place(*p, id, g.deps[id]);
-            ASSERT_EQ(where.kind, Placement::Kind::node);
+            const Destination where = place(*p, id, g.deps[id]);
+            ASSERT_EQ(where.kind, Destination::Kind::node);
             home[id + 1] = where.index;
         }
         for (std::uint64_t b = 0; b < blocks; ++b) {
             const int h = homes_known ? static_cast<int>(home[b + 1]) : unallocated;
-            g.add({{b + 1, bytes, Access::inout, h}, {b + 1 + blocks, bytes, Access::in, h}});
+            g.add({{b + 1, bytes, AccessMode::inout, h}, {b + 1 + blocks, bytes, AccessMode::in, h}});
         }
         for (TaskId id = blocks; id < g.size(); ++id) {
             p->on_submit(g.view(id));
             run_jobs(*p, released);
         }
         for (TaskId id = blocks; id < g.size(); ++id) {
-            const Placement where = place(*p, id, g.deps[id]);
-            ASSERT_EQ(where.kind, Placement::Kind::node);
+            const Destination where = place(*p, id, g.deps[id]);
+            ASSERT_EQ(where.kind, Destination::Kind::node);
             EXPECT_EQ(where.index, home[id - blocks + 1]) << "task " << id << (homes_known ? " (homes known)" : "");
         }
     }

@@ -136,7 +136,7 @@ public:
     std::string_view name() const override { return inner_->name(); }
     void attach(const tasks::PolicyContext& ctx) override { inner_->attach(ctx); }
     void on_submit(const tasks::TaskView& task) override { inner_->on_submit(task); }
-    tasks::Placement place(const tasks::TaskView& task) override { return inner_->place(task); }
+    tasks::Destination place(const tasks::TaskView& task) override { return inner_->place(task); }
     void steal_order(unsigned worker, std::uint64_t round, std::vector<tasks::QueueRef>& order) const override {
         inner_->steal_order(worker, round, order);
         if (order.size() > 1) order.resize(1);
