@@ -422,7 +422,7 @@ TEST(SimTrace, EveryHookInSimulatedTimeAndNoEffectOnTheResult) {
     const TimedMachine m = model("bullion-s16", 4);
     SimOptions o;
     o.partition_s_per_task = 1e-7;   // deterministic partitioning time
-    const Graph g = build_app("jacobi", app_test_shape("jacobi"), worker_node_set(m.machine, o.mapping));
+    const Graph g = apps::build_graph("jacobi", app_test_shape("jacobi"), m.machine, worker_node_set(m.machine, o.mapping));
     for (const char* policy : {"dep", "rip-dep", "dfifo"}) {
         const SimReport plain = simulate(m, g, policy, o);
         CountingObserver seen;
@@ -448,7 +448,7 @@ TEST(SimTrace, ChromeTraceOfASimulation) {
     const TimedMachine m = model("bullion-s16", 4);
     SimOptions o;
     o.partition_s_per_task = 1e-7;
-    const Graph g = build_app("jacobi", app_test_shape("jacobi"), worker_node_set(m.machine, o.mapping));
+    const Graph g = apps::build_graph("jacobi", app_test_shape("jacobi"), m.machine, worker_node_set(m.machine, o.mapping));
     tasks::ChromeTrace trace;
     o.observer = &trace;
     const SimReport r = simulate(m, g, "rip-dep", o);
