@@ -6,16 +6,7 @@
 
 #include <cstddef>
 
-#include "apps/common/app_size.hpp"
-
-namespace numaware::tasks {
-class Runtime;
-}
-
-namespace numaware::apps {
-struct AppRun;
-struct GraphBuilder;
-}
+#include "apps/common/app_entry_points.hpp"
 
 namespace numaware::apps::integral_histogram {
 
@@ -28,16 +19,9 @@ inline constexpr AppSize bench_size{2048, 64, 16};
 // be large for the weave to keep hundreds of cores busy.
 inline constexpr AppSize sim_size{8192, 32, 16};
 
-// `given` with 0 fields replaced by test_size, checked against the app's
-// size rules with blocks of whole `page_bytes` pages; Error naming the
-// field (n, block, iterations) otherwise.
+// The entry points every application declares (apps/common/app_entry_points.hpp).
 AppSize checked_size(const AppSize& given, std::size_t page_bytes);
-
-// Runs the task program on `rt` (ends with rt.barrier()) and the serial
-// reference, and compares them (program.cpp).
 AppRun run(tasks::Runtime& rt, const AppSize& size);
-
-// Emits the program's task graph into `builder` (graph.cpp).
 void build_graph(GraphBuilder& builder, const AppSize& size);
 
 }  // namespace numaware::apps::integral_histogram

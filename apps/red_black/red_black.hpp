@@ -6,16 +6,7 @@
 
 #include <cstddef>
 
-#include "apps/common/app_size.hpp"
-
-namespace numaware::tasks {
-class Runtime;
-}
-
-namespace numaware::apps {
-struct AppRun;
-struct GraphBuilder;
-}
+#include "apps/common/app_entry_points.hpp"
 
 namespace numaware::apps::red_black {
 
@@ -26,16 +17,9 @@ inline constexpr AppSize bench_size{4096, 128, 20};
 // The simulator's large size: 512 row blocks of 2 MiB per colour.
 inline constexpr AppSize sim_size{16384, 32, 20};
 
-// `given` with 0 fields replaced by test_size, checked against the app's
-// size rules with blocks of whole `page_bytes` pages; Error naming the
-// field (n, block, iterations) otherwise.
+// The entry points every application declares (apps/common/app_entry_points.hpp).
 AppSize checked_size(const AppSize& given, std::size_t page_bytes);
-
-// Runs the task program on `rt` (ends with rt.barrier()) and the serial
-// reference, and compares them (program.cpp).
 AppRun run(tasks::Runtime& rt, const AppSize& size);
-
-// Emits the program's task graph into `builder` (graph.cpp).
 void build_graph(GraphBuilder& builder, const AppSize& size);
 
 }  // namespace numaware::apps::red_black
