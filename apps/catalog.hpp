@@ -9,6 +9,11 @@
 // size checks (<name>.hpp, size.cpp), written once for both. This catalog
 // is how tests, benchmarks, the benchmark driver and `numaware sim tasks`
 // find them. None of it is part of the installed libnumaware.
+//
+// Two libraries: this catalog, the sizes and the graph builders
+// (numaware_app_graphs, no BLAS: the simulator tools link only it), and
+// the real programs with their references (numaware_apps, with OpenBLAS
+// and LAPACKE; run them through apps/programs.hpp).
 #pragma once
 
 #include <cstddef>
@@ -19,10 +24,8 @@
 
 #include "apps/common/app_size.hpp"
 #include "apps/common/graph_builder.hpp"
-#include "apps/common/task_program.hpp"
 #include "numaware/machine.hpp"
 #include "numaware/sim.hpp"
-#include "numaware/tasks.hpp"
 
 namespace numaware::apps {
 
@@ -36,9 +39,6 @@ struct App {
     // `given` with 0 fields replaced by test_size and checked against the
     // app's size rules for pages of `page_bytes`; Error naming the field.
     AppSize (*checked_size)(const AppSize& given, std::size_t page_bytes);
-    // Runs the real program on `rt` (ends with rt.barrier()) and the serial
-    // reference, and compares. Throws Error naming the field for a bad size.
-    AppRun (*run)(tasks::Runtime& rt, const AppSize& size);
     // Emits the program's graph; use build_graph() below.
     void (*emit_graph)(GraphBuilder& builder, const AppSize& size);
 };

@@ -24,7 +24,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "apps/catalog.hpp"
+#include "apps/programs.hpp"
 #include "numaware/error.hpp"
 #include "numaware/machine.hpp"
 #include "numaware/team.hpp"
@@ -126,7 +126,7 @@ int run(const Options& o, bool size_given) {
         for (const std::string& policy : policies) {
             Team team{machine, mapping};
             tasks::Runtime rt{team, policy, policy_options, tasks::RuntimeOptions{.kernel_homes = kernel_homes}};
-            const apps::AppRun r = app->run(rt, size);
+            const apps::AppRun r = apps::run_app(*app, rt, size);
             const tasks::RunReport rep = rt.report();
             all_match = all_match && r.matches;
             detail = r.detail;

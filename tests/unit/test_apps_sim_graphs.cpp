@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "apps/catalog.hpp"
+#include "apps/programs.hpp"
 #include "numaware/machine.hpp"
 #include "numaware/sim.hpp"
 #include "numaware/team.hpp"
@@ -96,7 +96,7 @@ void expect_same_graph(const std::string& name, const apps::AppSize& size) {
     auto team = two_node_team();
     auto rt = recording_runtime(*team);
     ASSERT_EQ(rt->nodes(), both_nodes);
-    const apps::AppRun run = app.run(*rt, size);
+    const apps::AppRun run = run_app(app, *rt, size);
     ASSERT_TRUE(run.matches) << run.detail;
     const tasks::TaskGraph& recorded = rt->graph();
 
@@ -307,7 +307,7 @@ TEST(SimApps, BadSizesGiveTheApplicationsErrors) {
     for (const BadSize& c : cases) {
         auto rt = recording_runtime(*team);
         const apps::App& app = apps::find_app(c.app);
-        const Error real = expect_error([&] { (void)app.run(*rt, c.size); });
+        const Error real = expect_error([&] { (void)run_app(app, *rt, c.size); });
         const Error ours = expect_error([&] { (void)build_app(c.app, c.size, both_nodes); });
         EXPECT_FALSE(real.field().empty()) << c.app;
         EXPECT_EQ(ours.field(), real.field()) << c.app << ": " << real.what();

@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "apps/catalog.hpp"
+#include "apps/programs.hpp"
 #include "apps/common/task_program.hpp"
 #include "apps/common/stencil_kernels.hpp"
 #include "numaware/machine.hpp"
@@ -64,7 +64,7 @@ TEST_P(AppUnderPolicy, MatchesSerialReference) {
     const App& app = find_app(GetParam().app);
     auto team = two_node_team();
     auto rt = runtime(*team, GetParam().policy);
-    const AppRun run = app.run(*rt, app.test_size);
+    const AppRun run = run_app(app, *rt, app.test_size);
     EXPECT_TRUE(run.matches) << app.name << " under " << GetParam().policy << ": max_error " << run.max_error
                              << " (" << run.detail << ")";
     EXPECT_GT(run.tasks, 0u);
@@ -109,7 +109,7 @@ TEST(TasksApps, EveryTaskOfEveryAppCarriesANodeHint) {
     for (const App& app : all_apps()) {
         tasks::Runtime rt{*team, "sa", tasks::PolicyOptions{.seed = 7},
                           tasks::RuntimeOptions{.kernel_homes = false, .record_graph = true}};
-        const AppRun run = app.run(rt, app.test_size);
+        const AppRun run = run_app(app, rt, app.test_size);
         EXPECT_TRUE(run.matches) << app.name << ": " << run.detail;
         const tasks::TaskGraph& graph = rt.graph();
         ASSERT_EQ(graph.tasks.size(), run.tasks) << app.name;
@@ -149,7 +149,7 @@ private:
 tasks::RunReport run_without_steals(Team& team, std::string_view policy, std::string_view app_name) {
     tasks::Runtime rt{team, std::make_unique<WithoutSteals>(policy), tasks::RuntimeOptions{.kernel_homes = false}};
     const App& app = find_app(app_name);
-    const AppRun run = app.run(rt, app.test_size);
+    const AppRun run = run_app(app, rt, app.test_size);
     EXPECT_TRUE(run.matches) << app_name << " under " << policy << ": " << run.detail;
     return rt.report();
 }
@@ -188,8 +188,20 @@ TEST(TasksApps, RegistryListsEveryAppOnceInOrder) {
         EXPECT_EQ(all_apps()[i].name, expected[i]);
         EXPECT_EQ(&find_app(expected[i]), &all_apps()[i]);
         EXPECT_FALSE(all_apps()[i].description.empty());
-        EXPECT_TRUE(static_cast<bool>(all_apps()[i].run));
+        EXPECT_TRUE(static_cast<bool>(all_apps()[i].emit_graph));
     }
+}
+
+// Every catalog entry has a real program (MatchesSerialReference runs them
+// all); an App that is not the catalog's is refused by name.
+TEST(TasksApps, RunAppRefusesAnAppWithoutProgram) {
+    App stranger = all_apps()[0];
+    stranger.name = "jacobi3d";
+    auto team = two_node_team();
+    auto rt = runtime(*team, "dfifo");
+    const Error e = expect_error([&] { (void)run_app(stranger, *rt, stranger.test_size); });
+    EXPECT_EQ(e.field(), "app");
+    EXPECT_TRUE(contains(e.what(), "jacobi3d"));
 }
 
 TEST(TasksApps, UnknownAppNamesTheKnownOnes) {
@@ -229,7 +241,7 @@ TEST(TasksApps, BadSizesThrowNamingTheFieldAndSpawnNothing) {
     auto rt = runtime(*team, "dfifo");
     for (const BadSize& b : bad) {
         const App& app = find_app(b.app);
-        const Error e = expect_error([&] { (void)app.run(*rt, b.size); });
+        const Error e = expect_error([&] { (void)run_app(app, *rt, b.size); });
         EXPECT_EQ(e.field(), b.field) << b.app << " n=" << b.size.n << " block=" << b.size.block << ": " << e.what();
     }
     rt->barrier();
@@ -240,8 +252,8 @@ TEST(TasksApps, ZeroFieldsMeanTheTestDefaults) {
     auto team = two_node_team();
     auto rt = runtime(*team, "lq");
     const App& app = find_app("jacobi");
-    const AppRun a = app.run(*rt, AppSize{});
-    const AppRun b = app.run(*rt, app.test_size);
+    const AppRun a = run_app(app, *rt, AppSize{});
+    const AppRun b = run_app(app, *rt, app.test_size);
     EXPECT_TRUE(a.matches);
     EXPECT_EQ(a.tasks, b.tasks);
     EXPECT_EQ(a.detail, b.detail);
@@ -256,7 +268,7 @@ TEST(TasksApps, ReportedErrorIsExactForStencils) {
     const std::size_t d = page_size() / sizeof(double);   // doubles per page
     auto run_fresh = [&](std::string_view name, const AppSize& size) {
         auto rt = runtime(*team, "dep");
-        return find_app(name).run(*rt, size);
+        return run_app(find_app(name), *rt, size);
     };
     const AppRun j = run_fresh("jacobi", {d, 8, 3});            // 8 one-page rows per block
     const AppRun g = run_fresh("gauss-seidel", {3 * 32, 32, 2});   // 3x3 tiles
