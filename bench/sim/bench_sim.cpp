@@ -13,7 +13,14 @@
 //       RIP-DEP cross-node bytes and its geometric mean over the
 //       applications, partitioning overhead; Markdown tables.
 //
-// Both take --json (one JSON document instead of the tables) and
+//   numaware_bench_sim partition-cost [--sockets 4,8,16] [--size sim]
+//       runs every RIP-DEP and RIP-MW window of the applications through the
+//       real partitioner on this host and fits the simulator's partitioning
+//       cost model, seconds = (a * vertices + b * edges) * log2(parts), by
+//       least squares: the measurement behind sim::PartitionCostModel's
+//       defaults (docs/SIMULATOR.md).
+//
+// All take --json (one JSON document instead of the tables) and
 // --json-file FILE (the document written there as well). Exit status 2 for
 // bad arguments (one line on stderr).
 #include <algorithm>
@@ -248,11 +255,12 @@ int speed_command(const SpeedArgs& a) {
 struct DirectionArgs {
     std::string sockets = "4,8,16";
     std::string app = "jacobi,gauss-seidel,red-black,nstream";
-    std::string policy = "dfifo,dep,rip-dep,rip-mw";
+    std::string policy = "dfifo,dep,sa,rip-dep,rip-mw";
     std::string size = "sim";
     std::string contention = "snapshot";
     std::size_t window = tasks::PolicyOptions{}.window;
     std::uint64_t seed = 1;
+    std::uint64_t steal_delay_rounds = tasks::PolicyOptions{}.steal_delay_rounds;
     double partition_s_per_task = 0;
     bool json = false;
     std::string json_file;
@@ -274,6 +282,7 @@ int directions_command(const DirectionArgs& a) {
     options.contention = sim::parse_contention(a.contention);
     options.policy.window = a.window;
     options.policy.seed = a.seed;
+    options.policy.steal_delay_rounds = a.steal_delay_rounds;
     options.partition_s_per_task = a.partition_s_per_task;
 
     nlohmann::json per_sockets = nlohmann::json::array();
@@ -301,6 +310,11 @@ int directions_command(const DirectionArgs& a) {
         Summary sum{sockets, t.name, {}, {}, {}, 0, 0, 0};
         std::vector<std::optional<double>> cross_ratios, dfifo_ratios, rip_speedups;
         std::vector<double> mw_pct;
+        struct PerPolicy {
+            std::vector<std::optional<double>> speedup;
+            double balance = 0, overhead = 0, busy = 0;
+        };
+        std::map<std::string, PerPolicy> per_policy;
         nlohmann::json app_runs = nlohmann::json::array();
         for (const std::string& app : selected) {
             const sim::Graph graph =
@@ -321,6 +335,11 @@ int directions_command(const DirectionArgs& a) {
                                r.host_s);
                     std::fflush(stdout);
                 }
+                PerPolicy& pp = per_policy[p];
+                pp.speedup.push_back(speedup);
+                pp.balance += r.run.load_balance_pct / static_cast<double>(selected.size());
+                pp.overhead += r.run.partition_overhead_pct / static_cast<double>(selected.size());
+                pp.busy += r.partition_busy_pct / static_cast<double>(selected.size());
                 nlohmann::json j = nlohmann::json::parse(r.to_json());
                 j["app"] = app;
                 j["speedup_vs_dep"] = json_or_null(speedup);
@@ -340,11 +359,28 @@ int directions_command(const DirectionArgs& a) {
         sum.dfifo_slowdown = geomean(dfifo_ratios);
         sum.rip_speedup = geomean(rip_speedups);
         for (double v : mw_pct) sum.rip_mw_partition_pct += v / static_cast<double>(mw_pct.size());
+        nlohmann::json policy_summary = nlohmann::json::array();
+        for (const std::string& p : policies) {
+            const PerPolicy& pp = per_policy.at(p);
+            policy_summary.push_back({{"policy", p},
+                                      {"geomean_speedup_vs_dep", json_or_null(geomean(pp.speedup))},
+                                      {"mean_load_balance_pct", pp.balance},
+                                      {"mean_partition_overhead_pct", pp.overhead},
+                                      {"mean_partitioner_busy_pct", pp.busy}});
+        }
         if (!a.json) {
             fmt::print("\n{}: geometric mean over {} apps of dep ÷ rip-dep cross-node bytes = {}; of rip-dep speedup "
                        "vs dep = {}; of dfifo ÷ dep makespan = {}; rip-dep beats dep on {} of {} apps.\n\n",
                        label, selected.size(), show(sum.cross_geomean), show(sum.rip_speedup), show(sum.dfifo_slowdown),
                        sum.rip_dep_wins, selected.size());
+            fmt::print("| policy | speedup vs dep (geometric mean) | load balance % (mean) | partitioning overhead % "
+                       "of worker time (mean) | partitioner busy % of makespan (mean) |\n|---|---|---|---|---|\n");
+            for (const std::string& p : policies) {
+                const PerPolicy& pp = per_policy.at(p);
+                fmt::print("| {} | {} | {:.1f} | {:.3f} | {:.2f} |\n", p, show(geomean(pp.speedup)), pp.balance,
+                           pp.overhead, pp.busy);
+            }
+            fmt::print("\n");
             std::fflush(stdout);
         }
         per_sockets.push_back({{"label", label},
@@ -355,6 +391,7 @@ int directions_command(const DirectionArgs& a) {
                                {"geomean_rip_dep_speedup_vs_dep", json_or_null(sum.rip_speedup)},
                                {"geomean_dfifo_over_dep_makespan", json_or_null(sum.dfifo_slowdown)},
                                {"rip_dep_beats_dep", sum.rip_dep_wins},
+                               {"per_policy", policy_summary},
                                {"rip_mw_partitioner_busy_pct_mean",
                                 mw_pct.empty() ? nlohmann::json() : nlohmann::json(sum.rip_mw_partition_pct)}});
         summaries.push_back(sum);
@@ -374,7 +411,7 @@ int directions_command(const DirectionArgs& a) {
                    a.size, a.contention,
                    a.window, a.seed,
                    a.partition_s_per_task > 0 ? fmt::format("{} s per task (fixed)", a.partition_s_per_task)
-                                              : std::string("measured host time"));
+                                              : std::string("modelled from the window's size (sim::PartitionCostModel)"));
     }
     emit({{"label", "simulated on bullion-s16"},
           {"size", a.size},
@@ -383,6 +420,118 @@ int directions_command(const DirectionArgs& a) {
           {"seed", a.seed},
           {"partition_s_per_task", a.partition_s_per_task},
           {"sockets", per_sockets}},
+         a.json, a.json_file);
+    return 0;
+}
+
+// ---------------------------------------------------------------- partition-cost
+
+struct CostArgs {
+    std::string sockets = "4,8,16";
+    std::string app = "all";
+    std::string size = "sim";
+    bool json = false;
+    std::string json_file;
+};
+
+int partition_cost_command(const CostArgs& a) {
+    std::vector<unsigned> socket_counts;
+    for (const std::string& s : split(a.sockets, "--sockets")) socket_counts.push_back(to_unsigned(s, "--sockets"));
+    const std::vector<std::string> selected = apps::parse_app_list(a.app, "--app");
+    for (const std::string& app : selected) (void)apps::parse_app_size(a.size, app, "--size");
+    std::vector<sim::TimedMachine> machines;
+    for (unsigned s : socket_counts) machines.push_back(sim::model("bullion-s16", s));
+
+    struct Sample {
+        std::string app, policy;
+        tasks::PartitionSize size;
+        double host_s;
+    };
+    std::vector<Sample> samples;
+    sim::SimOptions options;
+    options.partition_s_per_task = 1e-9;   // the simulated time does not matter here
+    for (const sim::TimedMachine& t : machines) {
+        const std::vector<unsigned> nodes = sim::worker_node_set(t.machine, options.mapping);
+        for (const std::string& app : selected) {
+            const sim::Graph graph =
+                apps::build_graph(app, apps::parse_app_size(a.size, app, "--size"), t.machine, nodes);
+            for (const char* policy : {"rip-dep", "rip-mw"}) {
+                const sim::SimReport r = sim::simulate(t, graph, policy, options);
+                for (const sim::PartitionRecord& p : r.partitions)
+                    if (p.size.parts > 1) samples.push_back({app, policy, p.size, p.host_s});
+            }
+        }
+    }
+    if (samples.empty()) throw Error("--sockets", "no window was partitioned into more than one part");
+    // Least squares, no intercept: host_s ~ a * x1 + b * x2 with
+    // x1 = vertices * log2(parts), x2 = edges * log2(parts); each sample
+    // weighted by 1 / host_s^2 so that the relative error is minimised (the
+    // small windows of RIP-MW would otherwise not count).
+    double s11 = 0, s12 = 0, s22 = 0, s1y = 0, s2y = 0;
+    for (const Sample& x : samples) {
+        const double l = std::log2(static_cast<double>(x.size.parts));
+        const double x1 = static_cast<double>(x.size.vertices) * l, x2 = static_cast<double>(x.size.edges) * l;
+        const double w = 1 / std::max(1e-12, x.host_s * x.host_s);
+        s11 += w * x1 * x1;
+        s12 += w * x1 * x2;
+        s22 += w * x2 * x2;
+        s1y += w * x1 * x.host_s;
+        s2y += w * x2 * x.host_s;
+    }
+    double av = 0, be = 0;
+    const double det = s11 * s22 - s12 * s12;
+    if (det > 0) {
+        av = (s1y * s22 - s2y * s12) / det;
+        be = (s2y * s11 - s1y * s12) / det;
+    }
+    if (!(det > 0) || av < 0 || be < 0) {   // one term alone, the better of the two
+        const double a_only = s1y / s11, b_only = s2y / s22;
+        double err_a = 0, err_b = 0;
+        for (const Sample& x : samples) {
+            const double l = std::log2(static_cast<double>(x.size.parts));
+            err_a += std::pow(a_only * static_cast<double>(x.size.vertices) * l / x.host_s - 1, 2);
+            err_b += std::pow(b_only * static_cast<double>(x.size.edges) * l / x.host_s - 1, 2);
+        }
+        av = err_a <= err_b ? a_only : 0;
+        be = err_a <= err_b ? 0 : b_only;
+    }
+    const sim::PartitionCostModel fitted{av, be};
+    const sim::PartitionCostModel current{};
+    std::vector<double> rel;
+    nlohmann::json jobs = nlohmann::json::array();
+    if (!a.json)
+        fmt::print("| app | policy | parts | vertices | edges | host s | fitted model s | model ÷ host | "
+                   "default model s |\n|---|---|---|---|---|---|---|---|---|\n");
+    for (const Sample& x : samples) {
+        const double m = fitted.seconds(x.size);
+        rel.push_back(m / x.host_s);
+        if (!a.json && (x.policy == "rip-dep" || x.size.vertices >= 1024))
+            fmt::print("| {} | {} | {} | {} | {} | {:.5f} | {:.5f} | {:.2f} | {:.5f} |\n", x.app, x.policy,
+                       x.size.parts, x.size.vertices, x.size.edges, x.host_s, m, m / x.host_s,
+                       current.seconds(x.size));
+        jobs.push_back({{"app", x.app},
+                        {"policy", x.policy},
+                        {"parts", x.size.parts},
+                        {"vertices", x.size.vertices},
+                        {"edges", x.size.edges},
+                        {"host_s", x.host_s},
+                        {"fitted_s", m}});
+    }
+    std::sort(rel.begin(), rel.end());
+    const double median = rel[rel.size() / 2], lo = rel.front(), hi = rel.back();
+    if (!a.json)
+        fmt::print("\n{} windows (RIP-MW windows under 1,024 tasks not listed). Fitted on this host: s_per_vertex = "
+                   "{:.4g} s, s_per_edge = {:.4g} s; model ÷ host time: median {:.2f}, range {:.2f}–{:.2f}. "
+                   "Defaults in sim::PartitionCostModel: s_per_vertex = {:.4g} s, s_per_edge = {:.4g} s.\n",
+                   samples.size(), av, be, median, lo, hi, current.s_per_vertex, current.s_per_edge);
+    emit({{"label", "host time of the real partitioner on windows simulated on bullion-s16"},
+          {"size", a.size},
+          {"jobs", jobs},
+          {"s_per_vertex", av},
+          {"s_per_edge", be},
+          {"model_over_host_median", median},
+          {"model_over_host_min", lo},
+          {"model_over_host_max", hi}},
          a.json, a.json_file);
     return 0;
 }
@@ -419,11 +568,23 @@ int main(int argc, char** argv) {
     dir->add_option("--contention", d.contention, "snapshot|exact")->capture_default_str();
     dir->add_option("--window", d.window, "RIP: tasks per partitioned window (raised to the graph's initial part)")->capture_default_str();
     dir->add_option("--seed", d.seed, "Seed of the policies")->capture_default_str();
+    dir->add_option("--steal-delay-rounds", d.steal_delay_rounds,
+                    "LQ, DEP, RIP: searches of the own node's queue before each wider ring of nodes (0: all at once)")
+        ->capture_default_str();
     dir->add_option("--partition-s-per-task", d.partition_s_per_task,
-                    "Simulated partitioning seconds per window task (0: measured host time)")
+                    "Simulated partitioning seconds per window task (0: the cost model)")
         ->capture_default_str();
     dir->add_flag("--json", d.json, "Print one JSON document instead of the tables");
     dir->add_option("--json-file", d.json_file, "Also write the JSON document to this file");
+
+    CostArgs c;
+    CLI::App* cost = cli.add_subcommand("partition-cost",
+                                        "Fit the simulator's partitioning cost model to the real partitioner's host time");
+    cost->add_option("--sockets", c.sockets, "Socket counts, comma list")->capture_default_str();
+    cost->add_option("--app", c.app, "Applications, comma list or all")->capture_default_str();
+    cost->add_option("--size", c.size, "test, sim or N,BLOCK,ITERATIONS")->capture_default_str();
+    cost->add_flag("--json", c.json, "Print one JSON document instead of the table");
+    cost->add_option("--json-file", c.json_file, "Also write the JSON document to this file");
 
     try {
         cli.parse(argc, argv);
@@ -433,6 +594,7 @@ int main(int argc, char** argv) {
     }
     try {
         if (speed->parsed()) return speed_command(s);
+        if (cost->parsed()) return partition_cost_command(c);
         return directions_command(d);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "numaware_bench_sim: %s\n", e.what());

@@ -276,10 +276,19 @@ private:
     bool pending_barrier_ = false;
 };
 
-// The graph's initial part: its initialisation (the leading tasks, in
-// creation order, that have no predecessor) and as many tasks again (for
-// an iterative application, its first step: a sweep, a wavefront, a panel).
-std::size_t initial_part(const Graph& graph);
+// The graph's initial part, what RIP's first window partitions: its
+// initialisation and its first step (a sweep, a wavefront, a panel), at
+// most `cap` tasks. A step is a maximal run of tasks, in creation order, in
+// which no region is written twice; the initial part is the first
+// initial_part_steps of them. For a double-buffered sweep the first run
+// holds the initialisation and the first sweep (which writes the second
+// buffer for the first time), the second run the next two sweeps.
+inline constexpr unsigned initial_part_steps = 2;
+// RIP's window is capped so that its partitioning stays bounded: 32,768
+// tasks, the initialisation and first sweep of a 128 x 128-tile wavefront
+// (docs/SIMULATOR.md, "Partitioning cost", has Scotch's time for it).
+inline constexpr std::size_t initial_part_cap = 32768;
+std::size_t initial_part(const Graph& graph, std::size_t cap = initial_part_cap);
 
 // =====================================================================
 // The task simulator
@@ -311,6 +320,26 @@ struct BalancingModel {
     double fault_s = 1e-6;
 };
 
+// The simulated time of a partitioning job (SimOptions::partition_cost).
+struct PartitionCostModel {
+    // Least squares over the host time of 438 windows (RIP-DEP and RIP-MW,
+    // the eight applications at their simulation sizes, 4, 8 and 16 parts)
+    // on the build host, 2026-11-25 (docs/SIMULATOR.md, "Partitioning cost").
+    double s_per_vertex = 1.256e-7;
+    double s_per_edge = 3.952e-7;
+    // Simulated seconds for a problem of this size (0 parts or 1 part: 0).
+    double seconds(const tasks::PartitionSize& size) const;
+};
+
+// One partitioning job as simulated: its size, its modelled (simulated)
+// time and the host time it really took.
+struct PartitionRecord {
+    tasks::PartitionSize size;
+    double simulated_s = 0;
+    double host_s = 0;
+    double start_s = 0;   // simulated time it started
+};
+
 struct SimOptions {
     // The workers: plan_team(machine, mapping). threads = 0: one worker per
     // CPU of every node with CPUs.
@@ -327,11 +356,17 @@ struct SimOptions {
     double round_s = 50e-9;
     // Runtime cost charged to a worker per task it runs (queue, completion).
     double task_overhead_s = 0;
-    // Partitioning jobs (RIP-DEP, RIP-MW) run for real on the host; their
-    // simulated duration is the measured host time times this scale, or,
-    // when partition_s_per_task > 0, that many seconds per task of the
-    // window (deterministic, for tests).
-    double partition_scale = 1.0;
+    // Partitioning jobs (RIP-DEP, RIP-MW) run for real on the host (their
+    // result places the tasks), but their simulated duration is modelled
+    // from the problem's size, so that a simulated result depends only on
+    // its inputs and seed, never on the host's load:
+    //   seconds = (s_per_vertex * vertices + s_per_edge * edges) * log2(parts)
+    // The constants are Scotch's cost measured on the build host
+    // (docs/SIMULATOR.md, "Partitioning cost", with the command). When
+    // partition_s_per_task > 0, that many seconds per task of the window
+    // replace the model. The host time is reported either way
+    // (SimReport::partition_host_s, SimReport::partitions).
+    PartitionCostModel partition_cost{};
     double partition_s_per_task = 0;
     // simulate(..., name, ...): RIP's window (policy.window) is raised to
     // the graph's initial_tasks, so its first partition sees the
@@ -366,6 +401,7 @@ struct SimReport {
     std::size_t window = 0;                // the policy's window (RIP), after rip_window_from_graph
     double partition_host_s = 0;           // host time spent in PartitionJob::run()
     std::uint64_t partition_jobs = 0;
+    std::vector<PartitionRecord> partitions;   // every job, in order
     std::uint64_t migrated_bytes = 0;      // balancing model
     std::uint64_t hinting_faults = 0;
     double host_s = 0;                     // host time of the whole simulation

@@ -104,11 +104,20 @@ struct PolicyContext {
 // Work a policy wants done off the critical path (graph partitioning).
 // run() is pure computation on the job's own data; the executor runs it on
 // a background thread while tasks execute, the simulator charges its time.
+// The size of a partitioning problem: what its cost depends on.
+struct PartitionSize {
+    std::size_t vertices = 0;   // tasks of the window, fixed vertices included
+    std::size_t edges = 0;      // undirected edges given to the partitioner
+    std::size_t parts = 0;      // target parts (worker nodes)
+};
+
 class PartitionJob {
 public:
     virtual ~PartitionJob() = default;
     virtual void run() = 0;
     virtual std::size_t tasks() const = 0;   // size of the window it partitions
+    // The problem's size (the simulator models the job's time from it).
+    virtual PartitionSize size() const { return PartitionSize{tasks(), 0, 0}; }
 };
 
 class Policy {
@@ -162,6 +171,15 @@ struct PolicyOptions {
     // Allowed load imbalance of a partition, as a fraction (Scotch's
     // balance ratio). In [0, 1).
     double imbalance = 0.05;
+    // The node-queue policies (LQ, DEP, RIP-DEP, RIP-MW): an idle worker
+    // searches only its own node's queue for its first steal_delay_rounds
+    // searches, then adds the next ring of nodes by distance every
+    // steal_delay_rounds searches (nearest first). 0: every node at once.
+    // In the executor a search round is a few dozen pause instructions; a
+    // worker sleeps after 256 fruitless rounds while no queue holds work,
+    // and starts again from round 0 when a push wakes it.
+    // SA never steals across nodes; DFIFO steals from every worker at once.
+    std::uint64_t steal_delay_rounds = 128;
 };
 
 // The built-in policies by name: "dfifo", "lq", "dep", "sa", "rip-dep",

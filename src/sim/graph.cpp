@@ -108,21 +108,24 @@ void Graph::reserve(std::size_t tasks, std::size_t deps, std::size_t regions) {
     regions_.reserve(regions);
 }
 
-std::size_t initial_part(const Graph& graph) {
-    // A task has a predecessor when it reads a region someone wrote, or
-    // writes a region someone read or wrote, before it.
-    std::vector<char> touched(graph.regions().size(), 0);   // 1: read, 2: written
-    std::size_t leading = 0;
-    for (; leading < graph.size(); ++leading) {
-        const GraphTask& t = graph.tasks()[leading];
-        bool has_pred = t.after_barrier;
+std::size_t initial_part(const Graph& graph, std::size_t cap) {
+    // Steps: maximal runs of tasks, in creation order, in which no region is
+    // written twice. The first run is the initialisation (with whatever the
+    // program writes for the first time right after it, such as the second
+    // buffer of a double-buffered sweep); the second is the first step.
+    std::vector<std::uint32_t> written_in_step(graph.regions().size(), 0);   // step + 1 of the last write
+    std::uint32_t step = 0;
+    std::size_t end = 0;
+    for (; end < graph.size(); ++end) {
+        const GraphTask& t = graph.tasks()[end];
+        bool rewrites = false;
         for (const GraphDep& d : graph.deps_of(t))
-            has_pred |= d.access == tasks::AccessMode::in ? touched[d.region] == 2 : touched[d.region] != 0;
-        if (has_pred) break;
+            rewrites |= d.access != tasks::AccessMode::in && written_in_step[d.region] == step + 1;
+        if (rewrites && ++step == initial_part_steps) break;
         for (const GraphDep& d : graph.deps_of(t))
-            touched[d.region] = std::max<char>(touched[d.region], d.access == tasks::AccessMode::in ? 1 : 2);
+            if (d.access != tasks::AccessMode::in) written_in_step[d.region] = step + 1;
     }
-    return std::min(graph.size(), 2 * leading);
+    return std::min(end, cap);
 }
 
 Graph Graph::from_recorded(const tasks::TaskGraph& recorded) {

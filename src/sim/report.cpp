@@ -22,6 +22,15 @@ std::string SimReport::to_json() const {
     j["window"] = window;
     j["partition_host_s"] = partition_host_s;
     j["partition_jobs"] = partition_jobs;
+    nlohmann::ordered_json jobs = nlohmann::ordered_json::array();
+    for (const PartitionRecord& p : partitions)
+        jobs.push_back({{"vertices", p.size.vertices},
+                        {"edges", p.size.edges},
+                        {"parts", p.size.parts},
+                        {"start_s", p.start_s},
+                        {"simulated_s", p.simulated_s},
+                        {"host_s", p.host_s}});
+    j["partitions"] = std::move(jobs);
     j["migrated_bytes"] = migrated_bytes;
     j["hinting_faults"] = hinting_faults;
     j["host_s"] = host_s;

@@ -18,13 +18,15 @@
 // decisions; homes (explicit, or first touch by the first task that writes
 // the region, recorded when it completes, as the executor's region homes do);
 // and partition jobs, which run for real, one at a time, on a background
-// thread that costs no simulated core.
+// thread that costs no simulated core, for a simulated time modelled from
+// their size (PartitionCostModel), not for the host time they took.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <deque>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -143,8 +145,9 @@ void Simulator::check_inputs() {
         throw Error("round_s", fmt::format("must be finite and >= 0, got {}", o_.round_s));
     if (!(o_.task_overhead_s >= 0) || !std::isfinite(o_.task_overhead_s))
         throw Error("task_overhead_s", fmt::format("must be finite and >= 0, got {}", o_.task_overhead_s));
-    if (!(o_.partition_scale >= 0) || !std::isfinite(o_.partition_scale))
-        throw Error("partition_scale", fmt::format("must be finite and >= 0, got {}", o_.partition_scale));
+    for (const auto& [field, v] : {std::pair{"partition_cost.s_per_vertex", o_.partition_cost.s_per_vertex},
+                                   std::pair{"partition_cost.s_per_edge", o_.partition_cost.s_per_edge}})
+        if (!(v >= 0) || !std::isfinite(v)) throw Error(field, fmt::format("must be finite and >= 0, got {}", v));
     if (!(o_.partition_s_per_task >= 0) || !std::isfinite(o_.partition_s_per_task))
         throw Error("partition_s_per_task", fmt::format("must be finite and >= 0, got {}", o_.partition_s_per_task));
     balancer_ = make_balancer(o_.balancing);
@@ -352,9 +355,11 @@ void Simulator::start_job() {
     const double host = std::chrono::duration<double>(Clock::now() - t0).count();
     r_.partition_host_s += host;
     ++r_.partition_jobs;
+    const tasks::PartitionSize size = running_job_->size();
     const double d = o_.partition_s_per_task > 0 ? o_.partition_s_per_task * static_cast<double>(running_job_->tasks())
-                                                 : host * o_.partition_scale;
+                                                 : o_.partition_cost.seconds(size);
     r_.partition_s += d;
+    r_.partitions.push_back(PartitionRecord{size, d, host, engine_.now()});
     engine_.push(engine_.now() + d, EventKind::job_done);
 }
 

@@ -10,7 +10,11 @@
 namespace numaware::sim {
 
 namespace {
-constexpr std::uint64_t max_rounds = 256;   // the executor's workers sleep after 256 searches
+// The deepest search round asked of a policy. The executor's workers keep
+// searching (round after round, no sleep) while any queue holds work, so a
+// policy that widens its search ring by ring (steal_delay_rounds) reaches
+// its last ring; 2^40 rounds cover every ring of any delay a policy uses.
+constexpr std::uint64_t max_rounds = std::uint64_t{1} << 40;
 }
 
 void Ring::grow() {

@@ -1,23 +1,30 @@
-// The direction of the published results (issue 6, "Validation" 3), on the
-// bullion S16 model cut to 4, 8 and 16 sockets, every core a worker:
-//   - DFIFO is far slower than DEP;
-//   - RIP-DEP beats DEP on Jacobi, Gauss-Seidel, Red-Black and NStream;
-//   - RIP-DEP moves at least 2x fewer cross-node bytes than DEP, as a
-//     geometric mean over those applications;
-//   - RIP-MW's partitioning overhead grows with sockets.
-// The model is not tuned to these: it is calibrated from documented machine
-// figures only (docs/SIMULATOR.md), and the graphs are the applications'
-// own. The sizes are medium ones so the whole suite runs in seconds.
+// The published directions (issue 13, "Acceptance"), on the bullion S16
+// model cut to 4, 8 and 16 sockets, every core a worker, the eight
+// applications at their simulation sizes, seed 1:
+//   1. DFIFO's makespan >= 1.5x DEP's (geometric mean over the apps);
+//   2. RIP-DEP faster than DEP (geometric mean);
+//   3. RIP-DEP >= 1.15x DEP on Jacobi and on NStream (16 sockets);
+//   4. RIP-DEP's cross-node bytes <= 1/2 of DEP's (geometric mean);
+//   5. SA at least as fast as DEP on every app but inversion;
+//   6. RIP-MW slower than RIP-DEP (16 sockets);
+//   7. RIP-DEP's partitioning overhead (simulated partitioning time /
+//      makespan) <= 1% on every app.
+// The model is not tuned to these: its machine figures are documented
+// (docs/SIMULATOR.md), the partitioning cost is a model measured on the
+// host, and the graphs are the applications' own.
 //
-// Each published direction is a check below, asserted where the model
-// reproduces it; BENCHMARKS.md has the full tables and where it does not.
+// Every direction is checked, with the same threshold at every socket
+// count. Where the model does not show one, the case is listed in
+// kNotReproduced with its cause (BENCHMARKS.md has the figures), and the
+// test asserts that it still does not hold: a listed case that starts to
+// hold fails the test until it is taken off the list, and a case that
+// stops holding fails it as well.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <iterator>
-#include <limits>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -30,44 +37,100 @@ namespace sim = numaware::sim;
 
 namespace {
 
-const char* const kApps[] = {"jacobi", "gauss-seidel", "red-black", "nstream"};
-const char* const kPolicies[] = {"dfifo", "dep", "rip-dep", "rip-mw"};
 const unsigned kSockets[] = {4, 8, 16};
+const char* const kPolicies[] = {"dfifo", "dep", "sa", "rip-dep", "rip-mw"};
 
-// The applications' simulation sizes (apps::App::sim_size), Gauss-Seidel
-// at half the order (its tiles make 4x the tasks of the others), so the
-// suite runs in seconds. Sizes are fixed by this rule, not chosen per
-// direction.
-numaware::apps::AppSize medium_shape(const std::string& app) {
-    numaware::apps::AppSize s = numaware::apps::find_app(app).sim_size;
-    if (app == "gauss-seidel") s.n /= 2;
-    return s;
-}
+// (direction, socket count, app or "" for a geometric mean): not shown by
+// the model, with the cause (the figure measured on 2026-11-25 in the
+// comment). BENCHMARKS.md, "Published directions after the first part of issue 13", has the
+// experiments behind each cause.
+struct Gap {
+    std::string direction;
+    unsigned sockets;
+    std::string app;
+    const char* cause;
+};
+// Within one module (4 sockets) DFIFO's remote accesses ride the QPI links,
+// which are not the bottleneck of a memory-bound run, and spread the load
+// over more memory controllers.
+constexpr const char* kWithinOneModule = "within one module";
+// An idle worker steals across nodes after 128 search rounds (6.4 us
+// simulated), while these tasks run for milliseconds: the partitioned
+// placement is undone. Jacobi at 16 sockets: RIP-DEP's partition gives
+// each node 32 contiguous blocks, SA's hints the same; SA (no stealing)
+// moves 2.5 GB across nodes, RIP-DEP 61.7 GB; with cross-node stealing
+// off (--steal-delay-rounds 2^40) RIP-DEP moves SA's 2.5 GB and is 1.28x
+// faster than DEP.
+constexpr const char* kStealingUndoesThePartition = "cross-node stealing undoes the partition";
+// The simulation sizes run few iterations (Jacobi: 20 sweeps, its window
+// of the initialisation and the first 3 sweeps is 19% of the graph), so
+// the initial partition is a large share of a short run. Jacobi at 16
+// sockets with 200 sweeps: 0.60%.
+constexpr const char* kFewIterations = "few iterations at the simulation size";
+// The initialisation alone fills the capped window (32,768 tasks): the
+// partition of Gauss-Seidel's 16,384 tiles and first sweep, or of the
+// integral histogram's init tasks, costs 0.12-0.27 s modelled.
+constexpr const char* kWindowCapped = "window capped at 32,768 tasks";
+// SA never steals across nodes (simple.cpp): the hints own the load
+// balance, and the triangular QR, the wavefront Gauss-Seidel within one
+// module and the integral histogram's scans leave nodes idle.
+constexpr const char* kSaNeverSteals = "SA never steals";
+const std::vector<Gap> kNotReproduced = {
+    {"dfifo-1.5x-slower", 4, "", kWithinOneModule},   // DFIFO / DEP makespan 1.144723
+    {"rip-dep-faster", 4, "", kStealingUndoesThePartition},   // RIP-DEP speedup over DEP 0.840805
+    {"sa-not-slower", 4, "gauss-seidel", kSaNeverSteals},   // SA speedup over DEP 0.814900
+    {"rip-dep-partitioning-1pct", 4, "gauss-seidel", kWindowCapped},   // RIP-DEP partitioning 12.938018 % of the makespan
+    {"sa-not-slower", 4, "integral-histogram", kSaNeverSteals},   // SA speedup over DEP 0.549815
+    {"rip-dep-partitioning-1pct", 4, "integral-histogram", kWindowCapped},   // RIP-DEP partitioning 8.991162 % of the makespan
+    {"rip-dep-partitioning-1pct", 4, "jacobi", kFewIterations},   // RIP-DEP partitioning 1.228664 % of the makespan
+    {"rip-dep-partitioning-1pct", 4, "nstream", kFewIterations},   // RIP-DEP partitioning 2.883474 % of the makespan
+    {"sa-not-slower", 4, "qr", kSaNeverSteals},   // SA speedup over DEP 0.534119
+    {"rip-dep-faster", 8, "", kStealingUndoesThePartition},   // RIP-DEP speedup over DEP 0.926267
+    {"rip-dep-half-cross-bytes", 8, "", kStealingUndoesThePartition},   // DEP / RIP-DEP cross-node bytes 1.895121
+    {"rip-dep-partitioning-1pct", 8, "cg", kFewIterations},   // RIP-DEP partitioning 1.084733 % of the makespan
+    {"rip-dep-partitioning-1pct", 8, "gauss-seidel", kWindowCapped},   // RIP-DEP partitioning 24.637824 % of the makespan
+    {"sa-not-slower", 8, "integral-histogram", kSaNeverSteals},   // SA speedup over DEP 0.605354
+    {"rip-dep-partitioning-1pct", 8, "integral-histogram", kWindowCapped},   // RIP-DEP partitioning 16.047984 % of the makespan
+    {"rip-dep-partitioning-1pct", 8, "inversion", kFewIterations},   // RIP-DEP partitioning 1.366321 % of the makespan
+    {"rip-dep-partitioning-1pct", 8, "jacobi", kFewIterations},   // RIP-DEP partitioning 3.025338 % of the makespan
+    {"rip-dep-partitioning-1pct", 8, "nstream", kFewIterations},   // RIP-DEP partitioning 8.030220 % of the makespan
+    {"sa-not-slower", 8, "qr", kSaNeverSteals},   // SA speedup over DEP 0.534258
+    {"rip-dep-partitioning-1pct", 8, "red-black", kFewIterations},   // RIP-DEP partitioning 2.105235 % of the makespan
+    {"rip-dep-faster", 16, "", kStealingUndoesThePartition},   // RIP-DEP speedup over DEP 0.696570
+    {"rip-dep-half-cross-bytes", 16, "", kStealingUndoesThePartition},   // DEP / RIP-DEP cross-node bytes 1.415475
+    {"rip-dep-partitioning-1pct", 16, "cg", kFewIterations},   // RIP-DEP partitioning 1.758507 % of the makespan
+    {"rip-dep-partitioning-1pct", 16, "gauss-seidel", kWindowCapped},   // RIP-DEP partitioning 35.090381 % of the makespan
+    {"sa-not-slower", 16, "integral-histogram", kSaNeverSteals},   // SA speedup over DEP 0.820273
+    {"rip-dep-partitioning-1pct", 16, "integral-histogram", kWindowCapped},   // RIP-DEP partitioning 22.614544 % of the makespan
+    {"rip-dep-partitioning-1pct", 16, "inversion", kFewIterations},   // RIP-DEP partitioning 3.482051 % of the makespan
+    {"rip-dep-partitioning-1pct", 16, "jacobi", kFewIterations},   // RIP-DEP partitioning 6.296641 % of the makespan
+    {"rip-dep-partitioning-1pct", 16, "nstream", kFewIterations},   // RIP-DEP partitioning 18.509306 % of the makespan
+    {"sa-not-slower", 16, "qr", kSaNeverSteals},   // SA speedup over DEP 0.541338
+    {"rip-dep-partitioning-1pct", 16, "red-black", kFewIterations},   // RIP-DEP partitioning 3.430867 % of the makespan
+    {"rip-dep-1.15x", 16, "jacobi", kStealingUndoesThePartition},   // RIP-DEP speedup over DEP 0.841458
+    {"rip-dep-1.15x", 16, "nstream", kStealingUndoesThePartition},   // RIP-DEP speedup over DEP 0.864306
+};
 
 struct Runs {
     std::string machine;
-    // app -> policy -> report
-    std::map<std::string, std::map<std::string, sim::SimReport>> by;
+    std::map<std::string, std::map<std::string, sim::SimReport>> by;   // app -> policy -> report
 };
 
-// Simulated once for the whole suite.
 const std::map<unsigned, Runs>& results() {
     static const std::map<unsigned, Runs> all = [] {
         std::map<unsigned, Runs> out;
         for (unsigned sockets : kSockets) {
             const sim::TimedMachine t = sim::model("bullion-s16", sockets);
-            sim::SimOptions options;
-            // Partitioning timed at a fixed 3 us per window task, what Scotch
-            // measured on this host in scripts/bench-sim (BENCHMARKS.md), so
-            // the result does not depend on the load or on a sanitizer.
-            options.partition_s_per_task = 3e-6;
+            const sim::SimOptions options;   // the partitioning cost model, seed 1
             const std::vector<unsigned> nodes = sim::worker_node_set(t.machine, options.mapping);
             Runs& runs = out[sockets];
             runs.machine = t.name;
-            for (const char* app : kApps) {
-                const sim::Graph graph = numaware::apps::build_graph(app, medium_shape(app), t.machine, nodes);
+            for (const auto& app : numaware::apps::all_apps()) {
+                const std::string name(app.name);
+                const sim::Graph graph = numaware::apps::build_graph(name, app.sim_size, t.machine, nodes);
                 for (const char* policy : kPolicies)
-                    runs.by[app].emplace(policy, sim::simulate(t, graph, policy, options));
+                    if (sockets == 16 || std::string(policy) != "rip-mw")   // RIP-MW is checked at 16 only
+                        runs.by[name].emplace(policy, sim::simulate(t, graph, policy, options));
             }
         }
         return out;
@@ -75,178 +138,123 @@ const std::map<unsigned, Runs>& results() {
     return all;
 }
 
+double makespan(const sim::SimReport& r) { return r.run.makespan_s; }
+double cross(const sim::SimReport& r) { return static_cast<double>(r.run.cross_node_bytes); }
+
+template <class F>
+double geomean(const Runs& runs, F f) {
+    double log_sum = 0;
+    for (const auto& [app, by] : runs.by) log_sum += std::log(f(by));
+    return std::exp(log_sum / static_cast<double>(runs.by.size()));
+}
+
 std::string table(const Runs& runs) {
     std::string s;
     for (const auto& [app, by] : runs.by)
         for (const auto& [policy, r] : by)
-            s += app + " " + policy + ": makespan " + std::to_string(r.run.makespan_s * 1e3) + " ms, cross " +
-                 std::to_string(static_cast<double>(r.run.cross_node_bytes) / 1e6) + " MB, partition " +
-                 std::to_string(r.run.partition_overhead_pct) + " % (" + std::to_string(r.partition_s * 1e3) +
-                 " ms)\n";
+            s += app + " " + policy + ": makespan " + std::to_string(makespan(r) * 1e3) + " ms, cross " +
+                 std::to_string(cross(r) / 1e6) + " MB, load balance " + std::to_string(r.run.load_balance_pct) +
+                 " %, partitioning " + std::to_string(r.partition_busy_pct) + " % of the makespan (" +
+                 std::to_string(r.partition_s * 1e3) + " ms simulated, " + std::to_string(r.partition_host_s * 1e3) +
+                 " ms host)\n";
     return s;
+}
+
+struct Check {
+    std::string direction;
+    unsigned sockets;
+    std::string app;   // "" for a geometric mean
+    bool holds;
+    std::string figure;
+};
+
+std::vector<Check> checks() {
+    std::vector<Check> out;
+    for (const auto& [sockets, runs] : results()) {
+        const double slow = geomean(runs, [](const auto& by) { return makespan(by.at("dfifo")) / makespan(by.at("dep")); });
+        out.push_back({"dfifo-1.5x-slower", sockets, "", slow >= 1.5, "DFIFO / DEP makespan " + std::to_string(slow)});
+        const double speed = geomean(runs, [](const auto& by) { return makespan(by.at("dep")) / makespan(by.at("rip-dep")); });
+        out.push_back({"rip-dep-faster", sockets, "", speed > 1.0, "RIP-DEP speedup over DEP " + std::to_string(speed)});
+        const double fewer = geomean(runs, [](const auto& by) {
+            return std::max(cross(by.at("dep")), 1.0) / std::max(cross(by.at("rip-dep")), 1.0);
+        });
+        out.push_back({"rip-dep-half-cross-bytes", sockets, "", fewer >= 2.0,
+                       "DEP / RIP-DEP cross-node bytes " + std::to_string(fewer)});
+        for (const auto& [app, by] : runs.by) {
+            const double sa = makespan(by.at("dep")) / makespan(by.at("sa"));
+            if (app != "inversion")
+                out.push_back({"sa-not-slower", sockets, app, sa >= 1.0, "SA speedup over DEP " + std::to_string(sa)});
+            const double pct = by.at("rip-dep").partition_busy_pct;
+            out.push_back({"rip-dep-partitioning-1pct", sockets, app, pct <= 1.0,
+                           "RIP-DEP partitioning " + std::to_string(pct) + " % of the makespan"});
+        }
+        if (sockets == 16) {
+            for (const char* app : {"jacobi", "nstream"}) {
+                const auto& by = runs.by.at(app);
+                const double s = makespan(by.at("dep")) / makespan(by.at("rip-dep"));
+                out.push_back({"rip-dep-1.15x", sockets, app, s >= 1.15, "RIP-DEP speedup over DEP " + std::to_string(s)});
+            }
+            const double mw = geomean(runs, [](const auto& by) { return makespan(by.at("rip-mw")) / makespan(by.at("rip-dep")); });
+            out.push_back({"rip-mw-slower", sockets, "", mw > 1.0, "RIP-MW / RIP-DEP makespan " + std::to_string(mw)});
+        }
+    }
+    return out;
 }
 
 }  // namespace
 
-static void check_EveryFigureIsLabelledWithTheModel() {
-    for (const auto& [sockets, runs] : results())
+// One test, so the graphs are simulated once per run of the suite.
+TEST(SimDirections, PublishedDirectionsOnTheBullionModel) {
+    for (const auto& [sockets, runs] : results()) {
+        std::printf("simulated on %s:\n%s", runs.machine.c_str(), table(runs).c_str());
         for (const auto& [app, by] : runs.by)
             for (const auto& [policy, r] : by) {
                 EXPECT_EQ(r.label, "simulated on " + runs.machine) << app << " " << policy;
                 EXPECT_EQ(r.workers, sockets * 18u);
-                EXPECT_GT(r.run.makespan_s, 0.0);
+                EXPECT_EQ(r.run.tasks, by.at("dep").run.tasks) << app << " " << policy;
             }
-}
-
-// Geometric mean over the apps of f(reports of one app).
-template <class F>
-double geomean_over_apps(const Runs& runs, F f) {
-    double log_sum = 0;
-    for (const char* app : kApps) log_sum += std::log(f(runs.by.at(app)));
-    return std::exp(log_sum / static_cast<double>(std::size(kApps)));
-}
-
-double cross(const sim::SimReport& r) { return static_cast<double>(r.run.cross_node_bytes); }
-
-// cross(dep) / cross(rip-dep): infinite when RIP-DEP moves no cross-node
-// bytes at all (it then moves "at least 2x fewer"), 1 when neither does.
-double dep_over_rip_cross(const std::map<std::string, sim::SimReport>& by) {
-    const double dep = cross(by.at("dep")), rip = cross(by.at("rip-dep"));
-    if (rip == 0) return dep == 0 ? 1.0 : std::numeric_limits<double>::infinity();
-    return dep / rip;
-}
-
-// The full tables and the figures the directions below test, in the test
-// log for the report; this test asserts nothing else than that they exist.
-static void check_TablesArePrinted() {
-    for (const auto& [sockets, runs] : results()) {
-        const double slowdown = geomean_over_apps(
-            runs, [](const auto& by) { return by.at("dfifo").run.makespan_s / by.at("dep").run.makespan_s; });
-        const double speedup = geomean_over_apps(
-            runs, [](const auto& by) { return by.at("dep").run.makespan_s / by.at("rip-dep").run.makespan_s; });
-        const double fewer = geomean_over_apps(runs, dep_over_rip_cross);
-        std::printf("simulated on %s: geometric means over the apps: dfifo/dep makespan %.3f, dep/rip-dep makespan "
-                    "%.3f, dep/rip-dep cross-node bytes %.3f\n%s",
-                    runs.machine.c_str(), slowdown, speedup, fewer, table(runs).c_str());
-        EXPECT_EQ(runs.by.size(), std::size(kApps));
     }
-}
-
-static void check_DfifoMovesMoreCrossNodeBytesThanDep() {
-    for (const auto& [sockets, runs] : results())
-        for (const char* app : kApps) {
-            const auto& by = runs.by.at(app);
-            EXPECT_GT(cross(by.at("dfifo")), cross(by.at("dep"))) << runs.machine << " " << app;
-        }
-}
-
-// ---- the published directions ----
-//
-// Asserted where the model reproduces them (bullion-s16 with 8 sockets for
-// the DFIFO and cross-byte directions, every socket count for RIP-MW); the
-// full tables for 4, 8 and 16 sockets, with the directions that do not hold
-// there, are in BENCHMARKS.md (scripts/bench-sim).
-
-// Geometric means over the four apps of makespan(dfifo) / makespan(dep):
-// measured 1.17 (4 sockets), 2.47 (8), 1.85 (16) with these graphs. Within
-// one module (4 sockets) DFIFO's remote accesses stay on QPI links; at 8
-// and 16 they crowd the XQPI links between modules.
-static void check_DfifoIsFarSlowerThanDepAcrossModules() {
-    const auto slowdown = [](const Runs& runs) {
-        return geomean_over_apps(runs,
-                                 [](const auto& by) { return by.at("dfifo").run.makespan_s / by.at("dep").run.makespan_s; });
-    };
-    EXPECT_GT(slowdown(results().at(8)), 1.5) << table(results().at(8));
-    EXPECT_GT(slowdown(results().at(16)), 1.2) << table(results().at(16));
-}
-
-// Published: RIP-DEP beats DEP on Jacobi, Gauss-Seidel, Red-Black and
-// NStream. The model does not reproduce it (BENCHMARKS.md has the tables):
-// RIP-DEP moves 3-6x fewer cross-node bytes (asserted below) but its
-// makespan is within -55%..+13% of DEP's, as its initial partition sits on
-// the critical path and the links of one module are not the bottleneck.
-// What is asserted is that its placement is the more local one on every app.
-static void check_RipDepIsMoreLocalThanDepOnEveryApp() {
-    for (unsigned sockets : kSockets)
-        for (const char* app : kApps) {
-            const auto& by = results().at(sockets).by.at(app);
-            EXPECT_LT(cross(by.at("rip-dep")), cross(by.at("dep"))) << sockets << " sockets, " << app;
-        }
-}
-
-// NStream's chains never share data, so DEP already keeps nearly all of it
-// local (1-2% cross-node bytes); RIP-DEP moves even less, but its initial
-// partition costs about what that saves: the two tie within 5% at 4 and 8
-// sockets, and at 16 the partition delay makes RIP-DEP about 10% slower.
-static void check_RipDepTiesDepOnNStream() {
-    for (unsigned sockets : kSockets) {
-        const auto& by = results().at(sockets).by.at("nstream");
-        EXPECT_LT(cross(by.at("rip-dep")), cross(by.at("dep"))) << sockets;
-        if (sockets <= 8) {
-            EXPECT_NEAR(by.at("rip-dep").run.makespan_s / by.at("dep").run.makespan_s, 1.0, 0.05) << sockets;
+    std::map<std::pair<std::string, std::string>, std::string> listed;   // -> cause
+    for (const Gap& g : kNotReproduced) listed.emplace(std::pair{g.direction + "@" + std::to_string(g.sockets), g.app}, g.cause);
+    EXPECT_EQ(listed.size(), kNotReproduced.size()) << "kNotReproduced lists a case twice";
+    std::size_t matched = 0;
+    for (const Check& c : checks()) {
+        const std::string where = c.direction + " at " + std::to_string(c.sockets) + " sockets" +
+                                  (c.app.empty() ? std::string(" (geometric mean)") : " on " + c.app);
+        const auto gap = listed.find({c.direction + "@" + std::to_string(c.sockets), c.app});
+        std::printf("%s: %s: %s%s\n", where.c_str(), c.holds ? "holds" : "does not hold", c.figure.c_str(),
+                    gap == listed.end() ? "" : (" (not reproduced: " + gap->second + ")").c_str());
+        if (gap != listed.end()) {
+            ++matched;
+            EXPECT_FALSE(c.holds) << where << " now holds (" << c.figure << "): take it off kNotReproduced";
+        } else {
+            EXPECT_TRUE(c.holds) << where << ": " << c.figure;
         }
     }
+    EXPECT_EQ(matched, kNotReproduced.size()) << "kNotReproduced lists a case that is not checked";
 }
 
-static void check_RipDepMovesAtLeastTwiceFewerCrossNodeBytesWithinTwoModules() {
-    for (unsigned sockets : {4u, 8u}) {
-        const Runs& runs = results().at(sockets);
-        EXPECT_GE(geomean_over_apps(runs, dep_over_rip_cross), 2.0) << table(runs);
+// The partitioning cost is a model of the window's size: the same command
+// gives the same simulated result whatever the host's load.
+TEST(SimDirections, PartitioningTimeIsAModelNotTheHostClock) {
+    const sim::TimedMachine t = sim::model("bullion-s16", 16);
+    const std::vector<unsigned> nodes = sim::worker_node_set(t.machine, {});
+    const sim::Graph graph =
+        numaware::apps::build_graph("jacobi", numaware::apps::find_app("jacobi").test_size, t.machine, nodes);
+    const sim::SimReport r = sim::simulate(t, graph, "rip-dep", {});
+    ASSERT_FALSE(r.partitions.empty());
+    const sim::PartitionCostModel model;
+    double sum = 0;
+    for (const sim::PartitionRecord& p : r.partitions) {
+        EXPECT_DOUBLE_EQ(p.simulated_s, model.seconds(p.size));
+        EXPECT_GT(p.simulated_s, 0.0);
+        EXPECT_EQ(p.size.parts, 16u);
+        EXPECT_GT(p.host_s, 0.0);
+        sum += p.simulated_s;
     }
-}
-
-// RIP-MW partitions every window into one part per socket. Scotch's real
-// time per window task (host time of the partition jobs / tasks in the
-// windows) grows with the parts: measured 1.3-3.5 us at 4 sockets against
-// 3.6-11 us at 16 on this host (2.2-4.2x). Host time is noisy on a shared
-// machine, so what is asserted is the geometric mean over the four apps of
-// the 16-socket / 4-socket ratio, with room for a slow moment on either side.
-static void check_RipMwPartitioningCostGrowsWithSockets() {
-    const auto per_task = [](const sim::SimReport& r) { return r.partition_host_s / (r.partition_s / 3e-6); };
-    double log_sum = 0;
-    std::string ratios;
-    for (const char* app : kApps) {
-        const double ratio = per_task(results().at(16).by.at(app).at("rip-mw")) /
-                             per_task(results().at(4).by.at(app).at("rip-mw"));
-        log_sum += std::log(ratio);
-        ratios += std::string(app) + " " + std::to_string(ratio) + "; ";
-    }
-    EXPECT_GT(std::exp(log_sum / static_cast<double>(std::size(kApps))), 1.3) << ratios;
-}
-
-// One test, so the graphs are simulated once per run of the suite (gtest
-// runs every test of a discovered suite in a process of its own).
-TEST(SimDirections, PublishedDirectionsOnTheBullionModel) {
-    {
-        SCOPED_TRACE("EveryFigureIsLabelledWithTheModel");
-        check_EveryFigureIsLabelledWithTheModel();
-    }
-    {
-        SCOPED_TRACE("TablesArePrinted");
-        check_TablesArePrinted();
-    }
-    {
-        SCOPED_TRACE("DfifoMovesMoreCrossNodeBytesThanDep");
-        check_DfifoMovesMoreCrossNodeBytesThanDep();
-    }
-    {
-        SCOPED_TRACE("DfifoIsFarSlowerThanDepAcrossModules");
-        check_DfifoIsFarSlowerThanDepAcrossModules();
-    }
-    {
-        SCOPED_TRACE("RipDepIsMoreLocalThanDepOnEveryApp");
-        check_RipDepIsMoreLocalThanDepOnEveryApp();
-    }
-    {
-        SCOPED_TRACE("RipDepTiesDepOnNStream");
-        check_RipDepTiesDepOnNStream();
-    }
-    {
-        SCOPED_TRACE("RipDepMovesAtLeastTwiceFewerCrossNodeBytesWithinTwoModules");
-        check_RipDepMovesAtLeastTwiceFewerCrossNodeBytesWithinTwoModules();
-    }
-    {
-        SCOPED_TRACE("RipMwPartitioningCostGrowsWithSockets");
-        check_RipMwPartitioningCostGrowsWithSockets();
-    }
+    EXPECT_DOUBLE_EQ(r.partition_s, sum);
+    const sim::SimReport again = sim::simulate(t, graph, "rip-dep", {});
+    EXPECT_EQ(again.run.makespan_s, r.run.makespan_s);
+    EXPECT_EQ(again.run.cross_node_bytes, r.run.cross_node_bytes);
+    EXPECT_EQ(again.partition_s, r.partition_s);
 }

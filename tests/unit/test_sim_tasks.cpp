@@ -240,10 +240,23 @@ TEST(SimTasks, SnapshotAndExactAgreeOnAGraph) {
     EXPECT_NEAR(s.run.makespan_s / e.run.makespan_s, 1.0, 0.25);
 }
 
-TEST(SimTasks, InitialPartIsTheInitialisationAndAsManyTasksAgain) {
+TEST(SimTasks, InitialPartIsTheInitialisationAndTheFirstStep) {
     const unsigned nodes[] = {0, 1};
-    const Graph g = blocks_graph(16, 6, 4096, nodes);   // 16 init tasks, then 16 per sweep
-    EXPECT_EQ(initial_part(g), 16u * 2);   // the init tasks and the first sweep
+    // Double-buffered: 16 init tasks write A, sweep 1 writes B for the first
+    // time (the same step), sweeps 2 and 3 write A and B again (the next
+    // step), sweep 4 writes A a third time.
+    const Graph g = blocks_graph(16, 6, 4096, nodes);
+    EXPECT_EQ(initial_part(g), 16u * 4);
+    EXPECT_EQ(initial_part(g, 20), 20u);   // the cap
+    // In place: 8 init tasks, then sweeps that rewrite every region.
+    Graph in_place;
+    std::vector<std::uint32_t> r;
+    for (int i = 0; i < 8; ++i) r.push_back(in_place.add_region(4096));
+    for (int i = 0; i < 8; ++i) in_place.add_task(0, {{r[static_cast<std::size_t>(i)], AccessMode::out}});
+    for (int sweep = 0; sweep < 3; ++sweep)
+        for (std::size_t i = 0; i < 8; ++i)
+            in_place.add_task(0, {{r[(i + 1) % 8], AccessMode::in}, {r[i], AccessMode::inout}});
+    EXPECT_EQ(initial_part(in_place), 16u);   // the init tasks and the first sweep
     Graph independent;
     for (int i = 0; i < 5; ++i) independent.add_task(0, {{independent.add_region(64), AccessMode::out}});
     EXPECT_EQ(initial_part(independent), 5u);   // never more than the graph

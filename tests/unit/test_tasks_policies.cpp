@@ -166,17 +166,21 @@ TEST(TaskPolicies, DfifoRoundRobinAndStealPermutations) {
 
 // ---- node-queue steal order -------------------------------------------
 
-TEST(TaskPolicies, NodeQueuesStealNearestFirst) {
+// Four nodes in two pairs (distance 21 within a pair, 31 across). With
+// steal_delay_rounds = 0 every node is searched at once, nearest first.
+TEST(TaskPolicies, NodeQueuesStealNearestFirstWithoutDelay) {
     Fixture f(four_nodes);
-    for (auto name : {"lq", "dep"}) {   // RIP: RipStealsOnlyAfterLocalRounds
-        auto p = f.attach(name);
+    PolicyOptions o;
+    o.steal_delay_rounds = 0;
+    for (auto name : {"lq", "dep", "rip-dep", "rip-mw"}) {
+        auto p = f.attach(name, o);
         EXPECT_EQ(node_order(*p, 0), (std::vector<unsigned>{0, 1, 2, 3})) << name;
         EXPECT_EQ(node_order(*p, 1), (std::vector<unsigned>{1, 0, 2, 3})) << name;
         EXPECT_EQ(node_order(*p, 2, 5), (std::vector<unsigned>{2, 3, 0, 1})) << name;
         EXPECT_EQ(node_order(*p, 3), (std::vector<unsigned>{3, 2, 0, 1})) << name;
     }
     Fixture g(two_nodes, 2);
-    auto p = g.attach("lq");
+    auto p = g.attach("lq", o);
     EXPECT_EQ(node_order(*p, 0), (std::vector<unsigned>{0, 1}));
     EXPECT_EQ(node_order(*p, 3), (std::vector<unsigned>{1, 0}));
 }
@@ -848,19 +852,28 @@ TEST(TaskPolicies, RipMwLaterWindowsFollowEarlierData) {
     }
 }
 
-// RIP keeps a worker on its own node's queue for its first searches, so
-// an idle worker does not at once take the tasks the partition placed on
-// another node; later rounds steal nearest first.
-TEST(TaskPolicies, RipStealsOnlyAfterLocalRounds) {
+// The node-queue policies keep a worker on its own node's queue for its
+// first steal_delay_rounds searches, so an idle worker does not at once
+// take the tasks placed on another node (by the partition, or by DEP's
+// vote); then one more distance ring every steal_delay_rounds searches.
+TEST(TaskPolicies, NodeQueuesStealLateAndNearFirst) {
     Fixture f(four_nodes);
-    for (auto name : {"rip-dep", "rip-mw"}) {
-        auto p = f.attach(name);
+    for (auto name : {"lq", "dep", "rip-dep", "rip-mw"}) {
+        auto p = f.attach(name);   // the default delay: 128 rounds
         EXPECT_EQ(node_order(*p, 0, 0), (std::vector<unsigned>{0})) << name;
         EXPECT_EQ(node_order(*p, 0, 1), (std::vector<unsigned>{0})) << name;
         EXPECT_EQ(node_order(*p, 3, 127), (std::vector<unsigned>{3})) << name;
-        EXPECT_EQ(node_order(*p, 0, 128), (std::vector<unsigned>{0, 1, 2, 3})) << name;
+        EXPECT_EQ(node_order(*p, 0, 128), (std::vector<unsigned>{0, 1})) << name;
+        EXPECT_EQ(node_order(*p, 2, 255), (std::vector<unsigned>{2, 3})) << name;
+        EXPECT_EQ(node_order(*p, 0, 256), (std::vector<unsigned>{0, 1, 2, 3})) << name;
         EXPECT_EQ(node_order(*p, 3, 1000), (std::vector<unsigned>{3, 2, 0, 1})) << name;
     }
+    PolicyOptions o;
+    o.steal_delay_rounds = 3;
+    auto p = f.attach("dep", o);
+    EXPECT_EQ(node_order(*p, 1, 2), (std::vector<unsigned>{1}));
+    EXPECT_EQ(node_order(*p, 1, 3), (std::vector<unsigned>{1, 0}));
+    EXPECT_EQ(node_order(*p, 1, 6), (std::vector<unsigned>{1, 0, 2, 3}));
 }
 
 }  // namespace

@@ -72,18 +72,31 @@ Topology make_topology(const PolicyContext& ctx, std::uint64_t policy_seed) {
                                  std::to_string(ctx.nodes.size()) + " given, " + std::to_string(topo.nodes.size()) +
                                  " expected)");
 
-    for (unsigned node : topo.nodes) topo.nearest.push_back(nearest_first(machine, node, topo.nodes));
+    for (unsigned node : topo.nodes) {
+        topo.nearest.push_back(nearest_first(machine, node, topo.nodes));
+        const std::vector<unsigned>& near = topo.nearest.back();
+        std::vector<std::size_t> rings{1};
+        for (std::size_t i = 1; i < near.size(); ++i) {
+            if (i > 1 && machine.distance(node, near[i]) != machine.distance(node, near[i - 1])) rings.push_back(i);
+        }
+        if (near.size() > 1) rings.push_back(near.size());
+        topo.ring_end.push_back(std::move(rings));
+    }
     topo.serving_node.reserve(n);
     for (const Node& node : machine.nodes) topo.serving_node.push_back(nearest_first(machine, node.os_index, topo.nodes).front());
     topo.seed = hash_words({policy_seed, ctx.seed});
     return topo;
 }
 
-void node_steal_order(const Topology& topo, unsigned worker, std::vector<QueueRef>& order) {
+void node_steal_order(const Topology& topo, unsigned worker, std::uint64_t round, std::uint64_t delay_rounds,
+                      std::vector<QueueRef>& order) {
     order.clear();
     if (worker >= topo.worker_node.size()) return;
-    const auto& near = topo.nearest[topo.node_slot(topo.worker_node[worker])];
-    for (unsigned node : near) order.push_back(QueueRef{QueueRef::Kind::node, node});
+    const std::size_t slot = topo.node_slot(topo.worker_node[worker]);
+    const auto& near = topo.nearest[slot];
+    const auto& rings = topo.ring_end[slot];
+    const std::uint64_t ring = delay_rounds == 0 ? rings.size() - 1 : std::min<std::uint64_t>(round / delay_rounds, rings.size() - 1);
+    for (std::size_t i = 0; i < rings[ring]; ++i) order.push_back(QueueRef{QueueRef::Kind::node, near[i]});
 }
 
 std::uint64_t bytes_per_node(const Topology& topo, std::span<const DepInfo> deps, std::vector<std::uint64_t>& per_node) {

@@ -63,6 +63,10 @@ struct Topology {
     // For each worker node (parallel to `nodes`): all worker nodes,
     // nearest first by machine distance, ties by OS index; the node itself first.
     std::vector<std::vector<unsigned>> nearest;
+    // For each worker node: ring_end[slot][r] is how many entries of
+    // nearest[slot] lie within distance ring r (ring 0: the node itself;
+    // ring r: the r-th smallest distinct distance to another worker node).
+    std::vector<std::vector<std::size_t>> ring_end;
     // For each machine node position (Machine::nodes order): the worker node
     // nearest to it (itself when it has workers), ties by OS index.
     std::vector<unsigned> serving_node;
@@ -79,9 +83,13 @@ struct Topology {
 // Error("workers"), Error("worker_node[i]") or Error("nodes").
 Topology make_topology(const PolicyContext& ctx, std::uint64_t policy_seed);
 
-// Writes the steal order of a node-queue policy: the worker's node queue,
-// then the other worker nodes nearest first.
-void node_steal_order(const Topology& topo, unsigned worker, std::vector<QueueRef>& order);
+// Writes the steal order of a node-queue policy on the worker's `round`-th
+// search: its own node's queue, then the other worker nodes nearest first,
+// one distance ring more every `delay_rounds` searches (0: every ring at
+// once). Stealing late and near keeps a task near its data while the
+// queues of its own node still have work (PolicyOptions::steal_delay_rounds).
+void node_steal_order(const Topology& topo, unsigned worker, std::uint64_t round, std::uint64_t delay_rounds,
+                      std::vector<QueueRef>& order);
 
 // Bytes of a task's dependencies per worker node (parallel to topo.nodes),
 // homes on nodes without workers credited to the nearest worker node;

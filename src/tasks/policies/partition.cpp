@@ -161,20 +161,26 @@ void refine(const Csr& g, const std::vector<int>& fixed, const std::vector<std::
             }
         }
         for (std::size_t v = 0; v < n; ++v) vertex_cost(v);
+        // The free vertices of each part (a vertex a swap moves is added to
+        // its new part's list; entries whose part changed are skipped), so
+        // a pass over the part pairs costs O(k n), not O(k^2 n).
+        std::vector<std::vector<std::size_t>> members(k);
+        for (std::size_t v = 0; v < n; ++v)
+            if (!is_fixed(v)) members[part[v]].push_back(v);
         for (unsigned a = 0; a < k; ++a)
             for (unsigned b = a + 1; b < k; ++b) {
                 std::vector<std::pair<long double, std::size_t>> from_a, from_b;   // (gain of the move, vertex)
-                for (std::size_t v = 0; v < n; ++v) {
-                    if (is_fixed(v)) continue;
+                for (std::size_t v : members[a])
                     if (part[v] == a) from_a.emplace_back(cost[v * k + a] - cost[v * k + b], v);
+                for (std::size_t v : members[b])
                     if (part[v] == b) from_b.emplace_back(cost[v * k + b] - cost[v * k + a], v);
-                }
                 auto by_gain = [](const auto& x, const auto& y) { return x.first != y.first ? x.first > y.first : x.second < y.second; };
                 std::sort(from_a.begin(), from_a.end(), by_gain);
                 std::sort(from_b.begin(), from_b.end(), by_gain);
                 for (std::size_t i = 0; i < std::min(from_a.size(), from_b.size()); ++i) {
                     if (from_a[i].first + from_b[i].first <= 0) break;
                     const std::size_t u = from_a[i].second, v = from_b[i].second;
+                    if (part[u] != a || part[v] != b) continue;   // listed twice, already swapped
                     // Exact gain now (earlier swaps and the u-v edge change it).
                     vertex_cost(u);
                     vertex_cost(v);
@@ -188,6 +194,8 @@ void refine(const Csr& g, const std::vector<int>& fixed, const std::vector<std::
                     if (gain <= 0 || load[a] - wu + wv > limit || load[b] - wv + wu > limit) continue;
                     move(u, b);
                     move(v, a);
+                    members[b].push_back(u);
+                    members[a].push_back(v);
                     changed = true;
                 }
             }

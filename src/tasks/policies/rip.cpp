@@ -6,8 +6,10 @@
 // `window`. A full window becomes a PartitionJob (take_job(), one at a
 // time): the window's task graph is partitioned by Scotch (partition.hpp)
 // into one part per worker node, part i being the i-th worker node in
-// ascending OS index. Graph: a vertex per task, weight max(1, dependency
-// bytes / 4096), and two kinds of edges, weighted by the bytes shared
+// ascending OS index. Graph: a vertex per task, weight 1, so that parts are
+// balanced on task count, |V_i| <= (1 + imbalance) * ceil(|V| / k), as
+// published (until issue 13 the weight was the task's dependency bytes);
+// and two kinds of edges, weighted by the bytes shared
 // (both directions and repeats summed):
 //   * dependency edges: the predecessor edges inside the graph;
 //   * data edges: every task that names a region links to the window's
@@ -41,8 +43,7 @@
 //          balanced with its own window (with its full weight, Scotch 7.0
 //          misplaced free vertices to meet the balance of the fixed ones).
 //
-// steal_order(): the worker's node queue alone for the first `local_rounds`
-// searches, then every worker node nearest first (see local_rounds).
+// steal_order(): late and nearest first, as DEP (PolicyOptions::steal_delay_rounds).
 //
 // place(): a task whose window is partitioned goes to its part's node
 // queue; a task in a window not partitioned yet is held until finish_job()
@@ -67,21 +68,8 @@
 namespace numaware::tasks::policy_detail {
 namespace {
 
-constexpr std::uint64_t vertex_unit_bytes = 4096;
-
-// Searches for work a worker makes in its own node's queue only, before it
-// steals from other nodes nearest first (steal_order's `round`). Stealing
-// at once undid the partition: on the 2-node driver an idle worker took
-// the other node's queued tasks as soon as its own queue ran dry, so RIP's
-// cross-node bytes came out at 2-3x its placement's and the tasks-per-node
-// counts swung from 128:128 to 225:31 run to run. In the executor a search
-// round is a few dozen pause instructions; the worker sleeps after 256 and
-// then steals on its first search after a wake-up.
-constexpr std::uint64_t local_rounds = 128;
-
 struct WindowTask {
     TaskId id = 0;
-    std::uint64_t weight = 1;
     std::vector<Edge> preds;
     struct Named {
         std::uint64_t region = 0, bytes = 0;
@@ -121,6 +109,9 @@ public:
         }
     }
     std::size_t tasks() const override { return ids.size(); }
+    PartitionSize size() const override {
+        return PartitionSize{problem.vertex_weight.size(), problem.edges.size(), problem.distance.size()};
+    }
 };
 
 class Rip final : public Policy {
@@ -143,9 +134,6 @@ public:
         if (!moving_ && windows_closed_ > 0) return;   // RIP-DEP: DEP from here on
         WindowTask t;
         t.id = task.id;
-        std::uint64_t bytes = 0;
-        for (const DepInfo& d : task.deps) bytes += d.bytes;
-        t.weight = std::max<std::uint64_t>(1, bytes / vertex_unit_bytes);
         t.preds.assign(task.preds.begin(), task.preds.end());
         for (const DepInfo& d : task.deps) {
             const int node = topo_.serving(d.home);
@@ -171,9 +159,12 @@ public:
         return dep_place(topo_, task, scratch_);
     }
 
+    // Stealing at once undid the partition: on the 2-node driver an idle
+    // worker took the other node's queued tasks as soon as its own queue
+    // ran dry, so RIP's cross-node bytes came out at 2-3x its placement's
+    // and the tasks-per-node counts swung from 128:128 to 225:31 run to run.
     void steal_order(unsigned worker, std::uint64_t round, std::vector<QueueRef>& order) const override {
-        node_steal_order(topo_, worker, order);
-        if (round < local_rounds && order.size() > 1) order.resize(1);
+        node_steal_order(topo_, worker, round, options_.steal_delay_rounds, order);
     }
 
     std::unique_ptr<PartitionJob> take_job() override {
@@ -193,7 +184,7 @@ public:
         }
         for (const WindowTask& t : w.tasks) {
             vertex.emplace(t.id, static_cast<std::uint32_t>(prob.vertex_weight.size()));
-            prob.vertex_weight.push_back(t.weight);
+            prob.vertex_weight.push_back(1);
             prob.fixed.push_back(-1);
             job->ids.push_back(t.id);
         }

@@ -14,8 +14,12 @@
 //        by a generator seeded from hash(seed, task id).
 // SA     user hints: spawn_on(node) puts the task on that node's queue;
 //        without a hint, round-robin over the nodes by task id.
-// The node-queue policies (LQ, DEP, SA) steal nearest first: own node,
-// then the other worker nodes by machine distance, ties by OS index.
+// LQ and DEP steal late and nearest first: their own node alone for the
+// first PolicyOptions::steal_delay_rounds searches, then one more ring of
+// worker nodes by machine distance every steal_delay_rounds searches, ties
+// by OS index. Stealing at once from every node (before issue 13) ran a
+// stolen Jacobi task with 3 of its 4 blocks remote. SA never steals across
+// nodes.
 //
 // A home on a node without workers (e.g. a memory-only node) counts for
 // the worker node nearest to it; a home the machine does not have counts
@@ -58,14 +62,15 @@ private:
 
 class NodePolicy : public Policy {
 public:
-    explicit NodePolicy(std::uint64_t seed) : seed_(seed) {}
+    explicit NodePolicy(const PolicyOptions& o) : seed_(o.seed), delay_(o.steal_delay_rounds) {}
     void attach(const PolicyContext& ctx) override { topo_ = make_topology(ctx, seed_); }
-    void steal_order(unsigned worker, std::uint64_t /*round*/, std::vector<QueueRef>& order) const override {
-        node_steal_order(topo_, worker, order);
+    void steal_order(unsigned worker, std::uint64_t round, std::vector<QueueRef>& order) const override {
+        node_steal_order(topo_, worker, round, delay_, order);
     }
 
 protected:
     std::uint64_t seed_;
+    std::uint64_t delay_;
     Topology topo_;
     std::vector<std::uint64_t> scratch_;
 };
@@ -113,8 +118,8 @@ public:
 }  // namespace
 
 std::unique_ptr<Policy> make_dfifo(const PolicyOptions& options) { return std::make_unique<Dfifo>(options.seed); }
-std::unique_ptr<Policy> make_lq(const PolicyOptions& options) { return std::make_unique<Lq>(options.seed); }
-std::unique_ptr<Policy> make_dep(const PolicyOptions& options) { return std::make_unique<Dep>(options.seed); }
-std::unique_ptr<Policy> make_sa(const PolicyOptions& options) { return std::make_unique<Sa>(options.seed); }
+std::unique_ptr<Policy> make_lq(const PolicyOptions& options) { return std::make_unique<Lq>(options); }
+std::unique_ptr<Policy> make_dep(const PolicyOptions& options) { return std::make_unique<Dep>(options); }
+std::unique_ptr<Policy> make_sa(const PolicyOptions& options) { return std::make_unique<Sa>(options); }
 
 }  // namespace numaware::tasks::policy_detail
