@@ -260,7 +260,7 @@ struct DirectionArgs {
     std::string contention = "snapshot";
     std::size_t window = tasks::PolicyOptions{}.window;
     std::uint64_t seed = 1;
-    std::uint64_t steal_delay_rounds = tasks::PolicyOptions{}.steal_delay_rounds;
+    std::int64_t steal_delay_rounds = -1;   // -1: each policy's own default
     double partition_s_per_task = 0;
     bool json = false;
     std::string json_file;
@@ -282,7 +282,7 @@ int directions_command(const DirectionArgs& a) {
     options.contention = sim::parse_contention(a.contention);
     options.policy.window = a.window;
     options.policy.seed = a.seed;
-    options.policy.steal_delay_rounds = a.steal_delay_rounds;
+    if (a.steal_delay_rounds >= 0) options.policy.steal_delay_rounds = static_cast<std::uint64_t>(a.steal_delay_rounds);
     options.partition_s_per_task = a.partition_s_per_task;
 
     nlohmann::json per_sockets = nlohmann::json::array();
@@ -569,7 +569,8 @@ int main(int argc, char** argv) {
     dir->add_option("--window", d.window, "RIP: tasks per partitioned window (raised to the graph's initial part)")->capture_default_str();
     dir->add_option("--seed", d.seed, "Seed of the policies")->capture_default_str();
     dir->add_option("--steal-delay-rounds", d.steal_delay_rounds,
-                    "LQ, DEP, RIP: searches of the own node's queue before each wider ring of nodes (0: all at once)")
+                    "LQ, DEP, RIP: searches of the own node's queue before each wider ring of nodes (0: all at once; -1: "
+                    "each policy's default, 128 for RIP and 0 for LQ and DEP)")
         ->capture_default_str();
     dir->add_option("--partition-s-per-task", d.partition_s_per_task,
                     "Simulated partitioning seconds per window task (0: the cost model)")

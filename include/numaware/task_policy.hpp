@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -174,12 +175,15 @@ struct PolicyOptions {
     // The node-queue policies (LQ, DEP, RIP-DEP, RIP-MW): an idle worker
     // searches only its own node's queue for its first steal_delay_rounds
     // searches, then adds the next ring of nodes by distance every
-    // steal_delay_rounds searches (nearest first). 0: every node at once.
+    // steal_delay_rounds searches (nearest first); 0: every node at once.
+    // Unset: each policy's own default, 128 for RIP-DEP and RIP-MW (without
+    // it, idle workers undid the partition on a 2-node machine) and 0 for
+    // LQ and DEP (a delay of 128 doubled the spawn benchmark's time with
+    // DEP and LQ and changed no simulated result; BENCHMARKS.md, issue 13).
     // In the executor a search round is a few dozen pause instructions; a
-    // worker sleeps after 256 fruitless rounds while no queue holds work,
-    // and starts again from round 0 when a push wakes it.
-    // SA never steals across nodes; DFIFO steals from every worker at once.
-    std::uint64_t steal_delay_rounds = 128;
+    // worker keeps its round count across sleeps. SA never steals across
+    // nodes; DFIFO steals from every worker at once.
+    std::optional<std::uint64_t> steal_delay_rounds = std::nullopt;
 };
 
 // The built-in policies by name: "dfifo", "lq", "dep", "sa", "rip-dep",

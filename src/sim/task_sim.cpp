@@ -445,8 +445,11 @@ SimReport Simulator::run() {
         if (memory_->pending() && memory_->step(engine_.next_time())) continue;
         if (engine_.empty()) break;
         const Event e = engine_.pop();
-        // Balancing scans alone never keep the simulation going.
-        if (e.kind == EventKind::scan && completed_ == g_.size()) continue;
+        // Balancing scans and idle workers' wake-ups never keep the
+        // simulation going: once every task has finished, they are dropped
+        // (a wake-up there used to advance the clock past the last
+        // completion, by up to the policy's longest steal delay).
+        if ((e.kind == EventKind::scan || e.kind == EventKind::wake) && completed_ == g_.size()) continue;
         engine_.set_now(e.t);
         switch (e.kind) {
             case EventKind::finish: finish(e.a); break;

@@ -37,11 +37,7 @@ void Worker::main() {
         }
         ++round;
         if (ex_.stopping.load(std::memory_order_acquire)) break;
-        // A worker that slept was woken by a push: it searches from round
-        // 0 again, its own node's queue first (PolicyOptions::steal_delay_rounds),
-        // so that the wake-up of every sleeper does not hand a new task to
-        // whichever far worker looks first.
-        if (idle(spins)) round = 0;
+        idle(spins);
         since = Ticks::now();
     }
     flush_deferred();
@@ -50,13 +46,13 @@ void Worker::main() {
 }
 
 // Spin (a few hundred pauses-worth of searches), then sleep on the
-// futex until a push; no sched_yield loop. True when it slept.
-bool Worker::idle(unsigned& spins) {
+// futex until a push; no sched_yield loop.
+void Worker::idle(unsigned& spins) {
     if (ex_.waiters.load(std::memory_order_acquire) > 0) ex_.maybe_flush();
     ++spins;
     if (spins < 256) {
         for (int i = 0; i < 16; ++i) cpu_relax();
-        return false;
+        return;
     }
     const std::uint32_t e = ex_.epoch.load(std::memory_order_acquire);
     ex_.sleepers.fetch_add(1, std::memory_order_seq_cst);
@@ -66,7 +62,6 @@ bool Worker::idle(unsigned& spins) {
     if (!work) ex_.epoch.wait(e, std::memory_order_acquire);
     ex_.sleepers.fetch_sub(1, std::memory_order_relaxed);
     spins = 0;
-    return !work;
 }
 
 // Two clock reads per task: at the body's start and end. The runtime

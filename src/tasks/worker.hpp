@@ -82,7 +82,7 @@ private:
     void help_step(Helping& h);
     void help_end(const Helping& h);
 
-    bool idle(unsigned& spins);
+    void idle(unsigned& spins);
     void run(Task* t, bool stolen);
     std::uint64_t announce_start(const Task* t, bool stolen, std::uint64_t at);
     void complete(Task* t);

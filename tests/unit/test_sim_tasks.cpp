@@ -240,6 +240,22 @@ TEST(SimTasks, SnapshotAndExactAgreeOnAGraph) {
     EXPECT_NEAR(s.run.makespan_s / e.run.makespan_s, 1.0, 0.25);
 }
 
+// The makespan ends with the last task, not with an idle worker's last
+// wake-up: with a steal delay of 2^30 rounds (54 simulated seconds) the
+// idle workers' wake-ups are still pending when the last task finishes.
+TEST(SimTasks, MakespanEndsWithTheLastTaskWhateverTheStealDelay) {
+    for (std::uint64_t delay : {std::uint64_t{0}, std::uint64_t{128}, std::uint64_t{1} << 30}) {
+        Graph g;
+        for (int i = 0; i < 4; ++i) g.add_task(1e-3, {{g.add_region(64), AccessMode::out}});
+        SimOptions o = opts();
+        o.policy.steal_delay_rounds = delay;
+        const SimReport rep = simulate(two_nodes(), g, "dep", o);
+        EXPECT_EQ(rep.run.tasks, 4u);
+        EXPECT_GE(rep.run.makespan_s, 1e-3) << delay;
+        EXPECT_LT(rep.run.makespan_s, 4.1e-3) << delay;   // at worst the four run one after another
+    }
+}
+
 TEST(SimTasks, InitialPartIsTheInitialisationAndTheFirstStep) {
     const unsigned nodes[] = {0, 1};
     // Double-buffered: 16 init tasks write A, sweep 1 writes B for the first

@@ -852,21 +852,31 @@ TEST(TaskPolicies, RipMwLaterWindowsFollowEarlierData) {
     }
 }
 
-// The node-queue policies keep a worker on its own node's queue for its
-// first steal_delay_rounds searches, so an idle worker does not at once
-// take the tasks placed on another node (by the partition, or by DEP's
-// vote); then one more distance ring every steal_delay_rounds searches.
+// With a steal delay the node-queue policies keep a worker on its own
+// node's queue for its first steal_delay_rounds searches, so an idle
+// worker does not at once take the tasks placed on another node (by the
+// partition, or by DEP's vote); then one more distance ring every
+// steal_delay_rounds searches. RIP's default delay is 128, LQ's and DEP's 0.
 TEST(TaskPolicies, NodeQueuesStealLateAndNearFirst) {
     Fixture f(four_nodes);
+    PolicyOptions delayed;
+    delayed.steal_delay_rounds = 128;
     for (auto name : {"lq", "dep", "rip-dep", "rip-mw"}) {
-        auto p = f.attach(name);   // the default delay: 128 rounds
-        EXPECT_EQ(node_order(*p, 0, 0), (std::vector<unsigned>{0})) << name;
-        EXPECT_EQ(node_order(*p, 0, 1), (std::vector<unsigned>{0})) << name;
-        EXPECT_EQ(node_order(*p, 3, 127), (std::vector<unsigned>{3})) << name;
-        EXPECT_EQ(node_order(*p, 0, 128), (std::vector<unsigned>{0, 1})) << name;
-        EXPECT_EQ(node_order(*p, 2, 255), (std::vector<unsigned>{2, 3})) << name;
-        EXPECT_EQ(node_order(*p, 0, 256), (std::vector<unsigned>{0, 1, 2, 3})) << name;
-        EXPECT_EQ(node_order(*p, 3, 1000), (std::vector<unsigned>{3, 2, 0, 1})) << name;
+        const bool rip = std::string_view(name).substr(0, 3) == "rip";
+        for (const PolicyOptions& o : {PolicyOptions{}, delayed}) {
+            auto p = f.attach(name, o);
+            if (!rip && !o.steal_delay_rounds) {   // LQ and DEP by default: every ring at once
+                EXPECT_EQ(node_order(*p, 0, 0), (std::vector<unsigned>{0, 1, 2, 3})) << name;
+                continue;
+            }
+            EXPECT_EQ(node_order(*p, 0, 0), (std::vector<unsigned>{0})) << name;
+            EXPECT_EQ(node_order(*p, 0, 1), (std::vector<unsigned>{0})) << name;
+            EXPECT_EQ(node_order(*p, 3, 127), (std::vector<unsigned>{3})) << name;
+            EXPECT_EQ(node_order(*p, 0, 128), (std::vector<unsigned>{0, 1})) << name;
+            EXPECT_EQ(node_order(*p, 2, 255), (std::vector<unsigned>{2, 3})) << name;
+            EXPECT_EQ(node_order(*p, 0, 256), (std::vector<unsigned>{0, 1, 2, 3})) << name;
+            EXPECT_EQ(node_order(*p, 3, 1000), (std::vector<unsigned>{3, 2, 0, 1})) << name;
+        }
     }
     PolicyOptions o;
     o.steal_delay_rounds = 3;

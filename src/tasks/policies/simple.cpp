@@ -14,12 +14,11 @@
 //        by a generator seeded from hash(seed, task id).
 // SA     user hints: spawn_on(node) puts the task on that node's queue;
 //        without a hint, round-robin over the nodes by task id.
-// LQ and DEP steal late and nearest first: their own node alone for the
-// first PolicyOptions::steal_delay_rounds searches, then one more ring of
-// worker nodes by machine distance every steal_delay_rounds searches, ties
-// by OS index. Stealing at once from every node (before issue 13) ran a
-// stolen Jacobi task with 3 of its 4 blocks remote. SA never steals across
-// nodes.
+// LQ and DEP steal nearest first: their own node, then the other worker
+// nodes ring by ring of machine distance, ties by OS index; with
+// PolicyOptions::steal_delay_rounds set, one ring more every that many
+// searches (default 0: every ring at once; see task_policy.hpp for why).
+// SA never steals across nodes.
 //
 // A home on a node without workers (e.g. a memory-only node) counts for
 // the worker node nearest to it; a home the machine does not have counts
@@ -62,7 +61,7 @@ private:
 
 class NodePolicy : public Policy {
 public:
-    explicit NodePolicy(const PolicyOptions& o) : seed_(o.seed), delay_(o.steal_delay_rounds) {}
+    explicit NodePolicy(const PolicyOptions& o) : seed_(o.seed), delay_(o.steal_delay_rounds.value_or(0)) {}
     void attach(const PolicyContext& ctx) override { topo_ = make_topology(ctx, seed_); }
     void steal_order(unsigned worker, std::uint64_t round, std::vector<QueueRef>& order) const override {
         node_steal_order(topo_, worker, round, delay_, order);
