@@ -261,6 +261,7 @@ struct DirectionArgs {
     std::size_t window = tasks::PolicyOptions{}.window;
     std::uint64_t seed = 1;
     std::int64_t steal_delay_rounds = -1;   // -1: each policy's own default
+    bool rip_first_touch = false;
     double partition_s_per_task = 0;
     bool json = false;
     std::string json_file;
@@ -283,6 +284,7 @@ int directions_command(const DirectionArgs& a) {
     options.policy.window = a.window;
     options.policy.seed = a.seed;
     if (a.steal_delay_rounds >= 0) options.policy.steal_delay_rounds = static_cast<std::uint64_t>(a.steal_delay_rounds);
+    options.policy.rip_balance_first_touch = a.rip_first_touch;
     options.partition_s_per_task = a.partition_s_per_task;
 
     nlohmann::json per_sockets = nlohmann::json::array();
@@ -575,6 +577,8 @@ int main(int argc, char** argv) {
     dir->add_option("--partition-s-per-task", d.partition_s_per_task,
                     "Simulated partitioning seconds per window task (0: the cost model)")
         ->capture_default_str();
+    dir->add_flag("--rip-first-touch", d.rip_first_touch,
+                  "RIP: balance the bytes each task writes first too (METIS, two constraints)");
     dir->add_flag("--json", d.json, "Print one JSON document instead of the tables");
     dir->add_option("--json-file", d.json_file, "Also write the JSON document to this file");
 

@@ -172,6 +172,12 @@ struct PolicyOptions {
     // Allowed load imbalance of a partition, as a fraction (Scotch's
     // balance ratio). In [0, 1).
     double imbalance = 0.05;
+    // RIP-DEP and RIP-MW: also balance the bytes each task touches first
+    // (the out/inout regions with no home that no earlier task of the
+    // window writes), so that every node homes a fair share of the data:
+    // a second constraint, partitioned by METIS. Off: task count alone, as
+    // published.
+    bool rip_balance_first_touch = false;
     // The node-queue policies (LQ, DEP, RIP-DEP, RIP-MW): an idle worker
     // searches only its own node's queue for its first steal_delay_rounds
     // searches, then adds the next ring of nodes by distance every

@@ -808,6 +808,41 @@ TEST(TaskPolicies, PartitionFollowsFixedVertices) {
     }
 }
 
+// A second balance constraint (the bytes each task writes first): 64
+// tasks in a chain, the first 16 heavy writers (1 MB each), the rest
+// light (1 KB). Balancing the task count alone, a contiguous cut puts the
+// heavy ones in one or two parts; with both constraints every one of 4
+// parts gets 16 +- 5% tasks and a quarter of the heavy bytes +- 5%. A
+// second weight of the wrong length is named.
+TEST(TaskPolicies, PartitionBalancesASecondConstraint) {
+    using policy_detail::PartitionProblem;
+    PartitionProblem p;
+    const std::uint32_t n = 64;
+    for (std::uint32_t i = 0; i < n; ++i) {
+        p.vertex_weight.push_back(1);
+        p.second_weight.push_back(i < 16 ? 1000000 : 1000);
+        if (i + 1 < n) p.edges.push_back({i, i + 1, 4096});
+    }
+    p.distance = {{10, 21, 21, 21}, {21, 10, 21, 21}, {21, 21, 10, 21}, {21, 21, 21, 10}};
+    const std::vector<unsigned> parts = policy_detail::partition_graph(p);
+    ASSERT_EQ(parts.size(), n);
+    std::vector<double> count(4, 0), bytes(4, 0);
+    double total = 0;
+    for (std::uint32_t i = 0; i < n; ++i) {
+        ASSERT_LT(parts[i], 4u);
+        count[parts[i]] += 1;
+        bytes[parts[i]] += static_cast<double>(p.second_weight[i]);
+        total += static_cast<double>(p.second_weight[i]);
+    }
+    for (unsigned q = 0; q < 4; ++q) {
+        EXPECT_LE(count[q], 16 * 1.05 + 1) << "part " << q;
+        EXPECT_LE(bytes[q], total / 4 * 1.05 + 1000) << "part " << q;
+    }
+    PartitionProblem bad = p;
+    bad.second_weight.pop_back();
+    EXPECT_THROW((void)policy_detail::partition_graph(bad), numaware::Error);
+}
+
 // RIP-MW: a later window follows the data earlier windows placed, whether
 // the executor already knows the home or only the policy's own partition
 // does. Window 0 writes 16 pairs of blocks (a, c); window 1 updates each a

@@ -1,4 +1,11 @@
-// src/tasks/policies/partition.cpp — task-graph partitioning with Scotch.
+// src/tasks/policies/partition.cpp — task-graph partitioning with Scotch,
+// and with METIS when a second balance constraint is given.
+//
+// Two constraints (PartitionProblem::second_weight, nothing fixed): METIS's
+// multi-constraint k-way partition (METIS_PartGraphKway, ncon = 2, both
+// constraints within 1 + imbalance), then the same refinement pass, which
+// keeps both loads within their limits. METIS minimises the edge cut
+// without the distances; the refinement then weighs the cut by them.
 //
 // Target architecture: a complete graph on the parts whose edge weights
 // are the SLIT distances between them, turned into a decomposition-defined
@@ -39,6 +46,7 @@
 
 // scotch.h needs the stdio and stdint types declared first.
 #include "scotch.h"
+#include <metis.h>
 
 namespace numaware::tasks::policy_detail {
 namespace {
@@ -118,17 +126,22 @@ SCOTCH_Num scaled(std::uint64_t w, std::uint64_t divisor) {
 // vertices tied to a fixed vertex on the wrong side in small graphs (see
 // the header of this file); the passes repair that and never raise the cost.
 void refine(const Csr& g, const std::vector<int>& fixed, const std::vector<std::vector<unsigned>>& distance,
-            double imbalance, std::vector<unsigned>& part) {
+            double imbalance, std::vector<unsigned>& part, const std::vector<std::uint64_t>& second = {}) {
     const std::size_t n = part.size(), k = distance.size();
     auto is_fixed = [&](std::size_t v) { return !fixed.empty() && fixed[v] >= 0; };
-    std::vector<long double> load(k, 0);
-    long double total = 0;
+    std::vector<long double> load(k, 0), load2(k, 0);
+    long double total = 0, total2 = 0;
+    auto w2 = [&](std::size_t v) { return second.empty() ? 0.0L : static_cast<long double>(second[v]); };
     for (std::size_t v = 0; v < n; ++v) {
         load[part[v]] += static_cast<long double>(g.velotab[v]);
         total += static_cast<long double>(g.velotab[v]);
+        load2[part[v]] += w2(v);
+        total2 += w2(v);
     }
     const long double limit = std::max(total / static_cast<long double>(k) * (1 + static_cast<long double>(imbalance)),
                                        *std::max_element(load.begin(), load.end()));
+    const long double limit2 = std::max(total2 / static_cast<long double>(k) * (1 + static_cast<long double>(imbalance)),
+                                        *std::max_element(load2.begin(), load2.end()));
     auto dist = [&](std::size_t a, std::size_t b) -> long double { return a == b ? 0 : distance[a][b]; };
     std::vector<long double> cost(n * k);
     auto vertex_cost = [&](std::size_t v) {
@@ -143,6 +156,8 @@ void refine(const Csr& g, const std::vector<int>& fixed, const std::vector<std::
     auto move = [&](std::size_t v, unsigned q) {
         load[part[v]] -= static_cast<long double>(g.velotab[v]);
         load[q] += static_cast<long double>(g.velotab[v]);
+        load2[part[v]] -= w2(v);
+        load2[q] += w2(v);
         part[v] = q;
     };
     constexpr int max_passes = 8;
@@ -154,7 +169,8 @@ void refine(const Csr& g, const std::vector<int>& fixed, const std::vector<std::
             const auto w = static_cast<long double>(g.velotab[v]);
             unsigned best = part[v];
             for (std::size_t q = 0; q < k; ++q)
-                if (cost[v * k + q] < cost[v * k + best] && load[q] + w <= limit) best = static_cast<unsigned>(q);
+                if (cost[v * k + q] < cost[v * k + best] && load[q] + w <= limit && load2[q] + w2(v) <= limit2)
+                    best = static_cast<unsigned>(q);
             if (best != part[v]) {
                 move(v, best);
                 changed = true;
@@ -192,6 +208,7 @@ void refine(const Csr& g, const std::vector<int>& fixed, const std::vector<std::
                                              2 * uv * dist(a, b);
                     const auto wu = static_cast<long double>(g.velotab[u]), wv = static_cast<long double>(g.velotab[v]);
                     if (gain <= 0 || load[a] - wu + wv > limit || load[b] - wv + wu > limit) continue;
+                    if (load2[a] - w2(u) + w2(v) > limit2 || load2[b] - w2(v) + w2(u) > limit2) continue;
                     move(u, b);
                     move(v, a);
                     members[b].push_back(u);
@@ -221,6 +238,9 @@ std::vector<unsigned> partition_graph(const PartitionProblem& p) {
             throw Error("partition", "fixed part " + std::to_string(f) + " is outside [-1, " + std::to_string(k) + ")");
     for (const auto& e : p.edges)
         if (e.a >= n || e.b >= n) throw Error("partition", "edge names vertex outside [0, " + std::to_string(n) + ")");
+    if (!p.second_weight.empty() && p.second_weight.size() != n)
+        throw Error("partition", "second_weight must have one entry per vertex (" + std::to_string(n) + "), got " +
+                                     std::to_string(p.second_weight.size()));
 
     std::vector<unsigned> parts(n, 0);
     if (n == 0) return parts;
@@ -291,6 +311,42 @@ std::vector<unsigned> partition_graph(const PartitionProblem& p) {
         target.verttab[i + 1] = static_cast<SCOTCH_Num>(target.edgetab.size());
     }
 
+    const bool any_fixed = std::any_of(p.fixed.begin(), p.fixed.end(), [](int f) { return f >= 0; });
+
+    // ---- two constraints: METIS multi-constraint k-way, then refine ----
+    long double second_total = 0;
+    for (std::uint64_t w : p.second_weight) second_total += static_cast<long double>(w);
+    if (!p.second_weight.empty() && !any_fixed && second_total > 0) {
+        const auto second_divisor =
+            static_cast<std::uint64_t>(second_total / static_cast<long double>(weight_limit - n)) + 1;
+        std::vector<std::uint64_t> second(n);
+        std::vector<idx_t> xadj(csr.verttab.begin(), csr.verttab.end()), adjncy(csr.edgetab.begin(), csr.edgetab.end()),
+            adjwgt(csr.edlotab.begin(), csr.edlotab.end()), vwgt(2 * n), where(n, 0);
+        for (std::size_t v = 0; v < n; ++v) {
+            second[v] = p.second_weight[v] / second_divisor;
+            vwgt[2 * v] = static_cast<idx_t>(csr.velotab[v]);
+            vwgt[2 * v + 1] = static_cast<idx_t>(second[v]);
+        }
+        idx_t nvtxs = static_cast<idx_t>(n), ncon = 2, nparts = static_cast<idx_t>(k), objval = 0;
+        real_t ubvec[2] = {static_cast<real_t>(1 + p.imbalance), static_cast<real_t>(1 + p.imbalance)};
+        idx_t options[METIS_NOPTIONS];
+        METIS_SetDefaultOptions(options);
+        options[METIS_OPTION_SEED] = static_cast<idx_t>(p.seed & 0x3fffffffU);
+        options[METIS_OPTION_NUMBERING] = 0;
+        const int rc = METIS_PartGraphKway(&nvtxs, &ncon, xadj.data(), adjncy.empty() ? nullptr : adjncy.data(),
+                                           vwgt.data(), nullptr, adjwgt.empty() ? nullptr : adjwgt.data(), &nparts,
+                                           nullptr, ubvec, options, &objval, where.data());
+        if (rc != METIS_OK) throw Error("partition", "METIS_PartGraphKway failed (" + std::to_string(rc) + ")");
+        for (std::size_t v = 0; v < n; ++v) {
+            if (where[v] < 0 || where[v] >= nparts)
+                throw Error("partition", "METIS returned part " + std::to_string(where[v]) + " outside [0, " +
+                                             std::to_string(k) + ")");
+            parts[v] = static_cast<unsigned>(where[v]);
+        }
+        refine(csr, p.fixed, p.distance, p.imbalance, parts, second);
+        return parts;
+    }
+
     ContextHolder context;
     if (SCOTCH_contextThreadSpawn(&context.c, 1, nullptr) != 0) fail("contextThreadSpawn");
     if (SCOTCH_contextRandomClone(&context.c) != 0) fail("contextRandomClone");
@@ -315,7 +371,6 @@ std::vector<unsigned> partition_graph(const PartitionProblem& p) {
         fail("stratGraphMapBuild");
 
     std::vector<SCOTCH_Num> map(n, -1);
-    const bool any_fixed = std::any_of(p.fixed.begin(), p.fixed.end(), [](int f) { return f >= 0; });
     int rc = 0;
     if (any_fixed) {
         for (std::size_t v = 0; v < n; ++v) map[v] = p.fixed[v];

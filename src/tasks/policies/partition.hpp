@@ -1,4 +1,4 @@
-// src/tasks/policies/partition.hpp — task-graph partitioning with Scotch.
+// src/tasks/policies/partition.hpp — task-graph partitioning with Scotch (and METIS).
 //
 // A pure function from a weighted graph and a target (the distances among
 // the worker nodes) to a part per vertex. Each call owns every Scotch
@@ -16,6 +16,13 @@ namespace numaware::tasks::policy_detail {
 struct PartitionProblem {
     // One weight per vertex (>= 1 after scaling; 0 is treated as 1).
     std::vector<std::uint64_t> vertex_weight;
+    // Optional second balance constraint, one value per vertex (0 allowed),
+    // e.g. the bytes a task touches first. Non-empty and with nothing fixed:
+    // the parts are balanced on both (METIS multi-constraint k-way), then
+    // refined for the distance-weighted cut keeping both within the
+    // imbalance. With fixed vertices it is ignored (METIS has none) and
+    // Scotch balances the first weight alone.
+    std::vector<std::uint64_t> second_weight;
     // Undirected edges between distinct vertices; both directions of a pair
     // and repeated pairs are summed. Self loops are dropped.
     struct Edge {

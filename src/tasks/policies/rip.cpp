@@ -9,6 +9,8 @@
 // ascending OS index. Graph: a vertex per task, weight 1, so that parts are
 // balanced on task count, |V_i| <= (1 + imbalance) * ceil(|V| / k), as
 // published (until issue 13 the weight was the task's dependency bytes);
+// with PolicyOptions::rip_balance_first_touch, the bytes each task writes
+// first are a second balance constraint (METIS; partition.hpp);
 // and two kinds of edges, weighted by the bytes shared
 // (both directions and repeats summed):
 //   * dependency edges: the predecessor edges inside the graph;
@@ -76,6 +78,7 @@ constexpr std::uint64_t default_steal_delay_rounds = 128;
 
 struct WindowTask {
     TaskId id = 0;
+    std::uint64_t first_touch = 0;   // bytes of the regions it writes first (see rip_balance_first_touch)
     std::vector<Edge> preds;
     struct Named {
         std::uint64_t region = 0, bytes = 0;
@@ -142,6 +145,8 @@ public:
         t.id = task.id;
         t.preds.assign(task.preds.begin(), task.preds.end());
         for (const DepInfo& d : task.deps) {
+            if (d.access != AccessMode::in && d.home == unallocated && written_in_window_.insert(d.region).second)
+                t.first_touch += d.bytes;
             const int node = topo_.serving(d.home);
             t.named.push_back({d.region, d.bytes,
                                node < 0 ? -1 : static_cast<int>(topo_.node_slot(static_cast<unsigned>(node)))});
@@ -186,11 +191,13 @@ public:
         for (const TailTask& t : job->tail) {
             vertex.emplace(t.id, static_cast<std::uint32_t>(prob.vertex_weight.size()));
             prob.vertex_weight.push_back(fixed_vertex_weight);
+            prob.second_weight.push_back(0);
             prob.fixed.push_back(static_cast<int>(t.part));
         }
         for (const WindowTask& t : w.tasks) {
             vertex.emplace(t.id, static_cast<std::uint32_t>(prob.vertex_weight.size()));
             prob.vertex_weight.push_back(1);
+            prob.second_weight.push_back(t.first_touch);
             prob.fixed.push_back(-1);
             job->ids.push_back(t.id);
         }
@@ -219,6 +226,7 @@ public:
                         job->part_anchors = parts;
                         for (std::size_t q = 0; q < parts; ++q) {
                             prob.vertex_weight.push_back(fixed_vertex_weight);
+                            prob.second_weight.push_back(0);
                             prob.fixed.push_back(static_cast<int>(q));
                         }
                     }
@@ -230,6 +238,7 @@ public:
             }
         }
         if (job->tail.empty() && job->part_anchors == 0) prob.fixed.clear();
+        if (!options_.rip_balance_first_touch) prob.second_weight.clear();
         if (moving_)
             for (const auto& [region, v] : anchor) job->anchored.emplace_back(region, v);
         prob.distance = distance_;
@@ -293,6 +302,7 @@ private:
         return window == 0 ? options_.window + options_.initial_extra : options_.window;
     }
     void close_window() {
+        written_in_window_.clear();
         queued_.push_back(std::move(filling_));
         filling_ = Window{};
         ++windows_closed_;
@@ -312,6 +322,7 @@ private:
     std::vector<TailTask> tail_;                          // RIP-MW: fixed vertices for the next window
     std::unordered_map<std::uint64_t, unsigned> region_part_;   // RIP-MW: region -> part of its first anchor (its first writer's, as homes follow the first writer)
     std::vector<std::uint64_t> scratch_;
+    std::unordered_set<std::uint64_t> written_in_window_;   // regions a task of the filling window writes
 };
 
 }  // namespace
