@@ -44,6 +44,7 @@ struct Options {
     std::uint64_t seed = 1;
     tasks::PolicyOptions rip{};   // window, initial_extra, intersection, imbalance (seed from `seed`)
     std::string homes = "auto";
+    std::string halos = "rows";
     bool json = false;
 };
 
@@ -110,6 +111,7 @@ int run(const Options& o, bool size_given) {
     else
         policies.push_back(o.policy);
     const std::optional<apps::AppSize> forced = size_given ? std::optional(parse_size(o.size)) : std::nullopt;
+    const apps::Halos halos = apps::parse_halos(o.halos, "--halos");
 
     tasks::PolicyOptions policy_options = o.rip;
     policy_options.seed = o.seed;
@@ -121,7 +123,8 @@ int run(const Options& o, bool size_given) {
                    "seconds", "matches", "max_error", "tasks", "cross_bytes", "dep_bytes", "lb%", "rt%", "part%",
                    "tasks/node");
     for (const apps::App* app : selected) {
-        const apps::AppSize size = forced ? *forced : o.bench_size ? app->bench_size : app->test_size;
+        apps::AppSize size = forced ? *forced : o.bench_size ? app->bench_size : app->test_size;
+        size.halos = halos;
         std::string detail;
         for (const std::string& policy : policies) {
             Team team{machine, mapping};
@@ -160,6 +163,7 @@ int run(const Options& o, bool size_given) {
                            {"window", o.rip.window},
                            {"initial_extra", o.rip.initial_extra},
                            {"intersection", o.rip.intersection},
+                           {"halos", o.halos},
                            {"all_match", all_match},
                            {"runs", results}};
         fmt::print("{}\n", doc.dump(2));
@@ -190,6 +194,9 @@ int main(int argc, char** argv) {
     cli.add_option("--intersection", o.rip.intersection, "RIP-MW: previous-window tasks kept as fixed vertices")
         ->capture_default_str();
     cli.add_option("--homes", o.homes, "auto (kernel for live, writer otherwise), kernel or writer")
+        ->capture_default_str();
+    cli.add_option("--halos", o.halos,
+                   "Stencil halos: rows (the rows a task reads) or whole-blocks (whole neighbour blocks)")
         ->capture_default_str();
     cli.add_flag("--json", o.json, "Print one JSON document");
     try {

@@ -17,6 +17,28 @@ AppSize resolve(const AppSize& given, const AppSize& defaults) {
     return s;
 }
 
+std::string_view halos_name(Halos halos) { return halos == Halos::rows ? "rows" : "whole-blocks"; }
+
+Halos parse_halos(std::string_view text, std::string_view field) {
+    if (text == "rows") return Halos::rows;
+    if (text == "whole-blocks") return Halos::whole_blocks;
+    throw Error(std::string(field), fmt::format("expected 'rows' or 'whole-blocks', got '{}'", text));
+}
+
+RowBlockParts row_block_parts(std::size_t rows, std::size_t row_elems, Halos halos) {
+    RowBlockParts p;
+    if (halos == Halos::whole_blocks || rows == 1) {
+        p.part[0] = {0, rows * row_elems};
+        p.count = 1;
+        return p;
+    }
+    p.part[p.count++] = {0, row_elems};
+    if (rows > 2) p.part[p.count++] = {row_elems, (rows - 2) * row_elems};
+    p.part[p.count++] = {(rows - 1) * row_elems, row_elems};
+    p.bottom = p.count - 1;
+    return p;
+}
+
 void require_page_multiple(std::size_t bytes, std::size_t page_bytes, std::string_view field,
                            std::string_view what) {
     if (bytes == 0 || bytes % page_bytes != 0) {

@@ -9,20 +9,59 @@
 // builds for (Machine::page_bytes), never the host's.
 #pragma once
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 namespace numaware::apps {
 
+// How the stencil applications (Jacobi, Gauss-Seidel, Red-Black) declare
+// what a task reads of its neighbours' blocks:
+//   rows:          the halo rows it reads. Each row block (or tile) is three
+//                  disjoint regions: its first row, the rows between, its
+//                  last row; a neighbour's edge row is one dependency. Gauss-
+//                  Seidel's east and west halos are columns, strided through
+//                  the tile, so they stay whole tiles (all three regions).
+//   whole_blocks:  whole neighbour blocks, one region per block (the
+//                  published setting, where a halo weighs a whole block).
+// The task graph (which task waits for which) is the same; the bytes named,
+// and so DEP's votes, RIP's edge weights and cross-node bytes, differ.
+enum class Halos : std::uint8_t { rows, whole_blocks };
+
+// "rows" / "whole-blocks", and back (Error(field, ...) naming both).
+std::string_view halos_name(Halos halos);
+Halos parse_halos(std::string_view text, std::string_view field = "halos");
+
 // The size of a run. The meaning of each field is documented per app;
-// 0 means the app's default (its test size) for that field.
+// 0 means the app's default (its test size) for that field. `halos` is the
+// stencil applications' dependency declaration (above); the others ignore it.
 struct AppSize {
     std::size_t n = 0;           // problem size (e.g. grid side, matrix order, array length)
     std::size_t block = 0;       // block / tile size
     unsigned iterations = 0;     // sweeps, solver iterations, repetitions
+    Halos halos = Halos::rows;
 
     bool operator==(const AppSize&) const = default;
 };
+
+// The dependency regions of one block of `rows` rows of `row_elems`
+// elements each, stored row-major and contiguously: with Halos::rows the
+// first row, the rows between and the last row (as many of the three as
+// exist: one region for a 1-row block, two for 2 rows); with
+// Halos::whole_blocks the whole block. Offsets and sizes in elements from
+// the block's start; part[top] holds the first row, part[bottom] the last.
+struct RowBlockParts {
+    struct Part {
+        std::size_t offset = 0;
+        std::size_t elems = 0;
+    };
+    std::array<Part, 3> part{};
+    unsigned count = 0;
+    unsigned top = 0;
+    unsigned bottom = 0;
+};
+RowBlockParts row_block_parts(std::size_t rows, std::size_t row_elems, Halos halos);
 
 // `given` with each 0 field replaced by the field of `defaults`.
 AppSize resolve(const AppSize& given, const AppSize& defaults);

@@ -25,7 +25,8 @@ void GraphBuilder::reserve(std::uint64_t tasks, std::uint64_t deps, std::uint64_
 }
 
 std::string graph_name(std::string_view app, const AppSize& size) {
-    return fmt::format("{} n={} block={} iterations={}", app, size.n, size.block, size.iterations);
+    return fmt::format("{} n={} block={} iterations={}{}", app, size.n, size.block, size.iterations,
+                       size.halos == Halos::rows ? "" : " halos=whole-blocks");
 }
 
 }  // namespace numaware::apps

@@ -2,10 +2,13 @@
 // Gauss-Seidel application (in place, tile-major tiled wavefront).
 //
 // Regions: tile (i, j) of the tps x tps tiles (tps = n / block), row-major
-// tile order, block x block doubles each. Tasks, in the application's order:
+// tile order, block x block doubles each, as the parts of row_block_parts()
+// (first row, rows between, last row; one region with Halos::whole_blocks),
+// part by part. Tasks, in the application's order:
 //   init(i, j):      out T[i][j]
-//   sweep(i, j, t):  inout T[i][j], in T[i-1][j], in T[i][j-1],
-//                    in T[i+1][j], in T[i][j+1]     (those that exist)
+//   sweep(i, j, t):  inout T[i][j], in bottom(T[i-1][j]), in T[i][j-1],
+//                    in top(T[i+1][j]), in T[i][j+1]     (those that exist;
+//                    the east and west halos are columns: whole tiles)
 // sweep by sweep, tiles row-major; every task of tile (i, j) is hinted to
 // tile_owner(i, j, tps, tps).
 //
@@ -26,21 +29,35 @@ namespace numaware::apps::gauss_seidel {
 void build_graph(GraphBuilder& ctx, const AppSize& size) {
     const AppSize s = checked_size(size, ctx.page_bytes);
     const std::size_t n = s.n, tile = s.block, tps = n / tile;
-    const std::uint64_t tile_bytes = tile * tile * sizeof(double);
+    const RowBlockParts parts = row_block_parts(tile, tile, s.halos);
     const std::uint64_t tiles = std::uint64_t{tps} * tps;
-    // Per sweep: one inout per tile plus one in per ordered neighbour pair.
-    const std::uint64_t per_sweep_deps = tiles + 4 * std::uint64_t{tps} * (tps - 1);
-    ctx.reserve(tiles * (std::uint64_t{s.iterations} + 1), tiles + s.iterations * per_sweep_deps, tiles);
+    // Per sweep: every part of each tile (inout), of each east or west
+    // neighbour, and one edge part per north or south neighbour.
+    const std::uint64_t per_sweep_deps = tiles * parts.count + 2 * std::uint64_t{tps} * (tps - 1) * (parts.count + 1);
+    ctx.reserve(tiles * (std::uint64_t{s.iterations} + 1), tiles * parts.count + s.iterations * per_sweep_deps,
+                tiles * parts.count);
     sim::Graph& g = ctx.graph;
     g.name = graph_name("gauss-seidel", s);
 
+    // reg[t]: the region of tile t's first part; its parts follow.
     std::vector<std::uint32_t> reg(tiles);
-    for (std::size_t t = 0; t < tiles; ++t) reg[t] = g.add_region(tile_bytes);
+    for (std::size_t t = 0; t < tiles; ++t) {
+        reg[t] = g.add_region(parts.part[0].elems * sizeof(double));
+        for (unsigned p = 1; p < parts.count; ++p) g.add_region(parts.part[p].elems * sizeof(double));
+    }
     auto at = [&](std::size_t i, std::size_t j) { return reg[i * tps + j]; };
+    std::vector<sim::GraphDep> d;
+    auto tile_deps = [&](std::uint32_t first, tasks::AccessMode mode) {
+        for (unsigned p = 0; p < parts.count; ++p) d.push_back({first + p, mode});
+    };
 
     const double init_s = ctx.seconds(static_cast<double>(tile * tile));
     for (std::size_t i = 0; i < tps; ++i)
-        for (std::size_t j = 0; j < tps; ++j) g.add_task(init_s, {out(at(i, j))}, ctx.tile_owner(i, j, tps, tps));
+        for (std::size_t j = 0; j < tps; ++j) {
+            d.clear();
+            tile_deps(at(i, j), tasks::AccessMode::out);
+            g.add_task(init_s, d, ctx.tile_owner(i, j, tps, tps));
+        }
 
     // Points of tile (i, j) off the global boundary, as kernels::gs_tile.
     auto sweep_s = [&](std::size_t i, std::size_t j) {
@@ -52,14 +69,13 @@ void build_graph(GraphBuilder& ctx, const AppSize& size) {
     for (unsigned t = 0; t < s.iterations; ++t)
         for (std::size_t i = 0; i < tps; ++i)
             for (std::size_t j = 0; j < tps; ++j) {
-                sim::GraphDep d[5];
-                std::uint32_t c = 0;
-                d[c++] = inout(at(i, j));
-                if (i > 0) d[c++] = in(at(i - 1, j));
-                if (j > 0) d[c++] = in(at(i, j - 1));
-                if (i + 1 < tps) d[c++] = in(at(i + 1, j));
-                if (j + 1 < tps) d[c++] = in(at(i, j + 1));
-                g.add_task(sweep_s(i, j), std::span<const sim::GraphDep>(d, c), ctx.tile_owner(i, j, tps, tps));
+                d.clear();
+                tile_deps(at(i, j), tasks::AccessMode::inout);
+                if (i > 0) d.push_back(in(at(i - 1, j) + parts.bottom));
+                if (j > 0) tile_deps(at(i, j - 1), tasks::AccessMode::in);
+                if (i + 1 < tps) d.push_back(in(at(i + 1, j) + parts.top));
+                if (j + 1 < tps) tile_deps(at(i, j + 1), tasks::AccessMode::in);
+                g.add_task(sweep_s(i, j), d, ctx.tile_owner(i, j, tps, tps));
             }
 }
 

@@ -7,9 +7,14 @@
 // is one contiguous region of block * block doubles, a whole number of
 // pages (block * block * 8 must be a multiple of the page size, e.g. 32 or
 // 64 with 4 KiB pages), so each tile has one home.
+// With Halos::rows (default) each tile is three regions, its first row,
+// the rows between and its last row (common/app_size.hpp, row_block_parts);
+// T[i][j] is all of them, top / bottom the first / last row's region. The
+// east and west halos are columns, strided through the tile, so they stay
+// whole tiles. With Halos::whole_blocks a tile is one region.
 //   init(i, j):      out(T[i][j])                         — first touch
-//   sweep(i, j, t):  inout(T[i][j]), in(T[i-1][j]), in(T[i][j-1]),
-//                    in(T[i+1][j]), in(T[i][j+1])          (those that exist)
+//   sweep(i, j, t):  inout(T[i][j]), in(bottom(T[i-1][j])), in(T[i][j-1]),
+//                    in(top(T[i+1][j])), in(T[i][j+1])     (those that exist)
 // spawned sweep by sweep, tiles in row-major order. The runtime's
 // sequential semantics then give each tile its north and west neighbours of
 // this sweep and its south and east neighbours of the previous sweep: a
@@ -48,27 +53,38 @@ AppRun run(tasks::Runtime& rt, const AppSize& given) {
 
     AppRun out;
     Stopwatch clock;
+    const RowBlockParts parts = row_block_parts(tile, tile, s.halos);
+    // Appends the dependencies on every part of tile (i, j).
+    auto tile_deps = [&](std::vector<tasks::Dep>& deps, std::size_t i, std::size_t j, tasks::AccessMode mode) {
+        for (unsigned p = 0; p < parts.count; ++p)
+            deps.push_back({at(i, j) + parts.part[p].offset, parts.part[p].elems * sizeof(double), mode});
+    };
+    auto part_dep = [&](std::vector<tasks::Dep>& deps, std::size_t i, std::size_t j, unsigned p) {
+        deps.push_back(tasks::in(at(i, j) + parts.part[p].offset, parts.part[p].elems * sizeof(double)));
+    };
+    std::vector<tasks::Dep> deps;
     run_graph(rt, [&] {
         for (std::size_t i = 0; i < tps; ++i)
             for (std::size_t j = 0; j < tps; ++j) {
+                deps.clear();
+                tile_deps(deps, i, j, tasks::AccessMode::out);
                 rt.spawn_on(tile_owner_node(rt, i, j, tps, tps),
                             [g, tps, tile, i, j] { kernels::gs_init_tile(g, tps, tile, i, j); },
-                            {tasks::out(at(i, j), tile_bytes)});
+                            std::span<const tasks::Dep>(deps));
                 ++out.tasks;
             }
         for (unsigned t = 0; t < s.iterations; ++t)
             for (std::size_t i = 0; i < tps; ++i)
                 for (std::size_t j = 0; j < tps; ++j) {
-                    std::array<tasks::Dep, 5> deps;
-                    std::size_t d = 0;
-                    deps[d++] = tasks::inout(at(i, j), tile_bytes);
-                    if (i > 0) deps[d++] = tasks::in(at(i - 1, j), tile_bytes);
-                    if (j > 0) deps[d++] = tasks::in(at(i, j - 1), tile_bytes);
-                    if (i + 1 < tps) deps[d++] = tasks::in(at(i + 1, j), tile_bytes);
-                    if (j + 1 < tps) deps[d++] = tasks::in(at(i, j + 1), tile_bytes);
+                    deps.clear();
+                    tile_deps(deps, i, j, tasks::AccessMode::inout);
+                    if (i > 0) part_dep(deps, i - 1, j, parts.bottom);
+                    if (j > 0) tile_deps(deps, i, j - 1, tasks::AccessMode::in);
+                    if (i + 1 < tps) part_dep(deps, i + 1, j, parts.top);
+                    if (j + 1 < tps) tile_deps(deps, i, j + 1, tasks::AccessMode::in);
                     rt.spawn_on(tile_owner_node(rt, i, j, tps, tps),
                                 [g, tps, tile, i, j] { kernels::gs_tile(g, tps, tile, i, j); },
-                                std::span<const tasks::Dep>(deps.data(), d));
+                                std::span<const tasks::Dep>(deps));
                     ++out.tasks;
                 }
     });
@@ -82,8 +98,9 @@ AppRun run(tasks::Runtime& rt, const AppSize& given) {
     out.matches = out.max_error == 0.0;
     out.detail = fmt::format(
         "n={0} ({0}x{0} doubles, tile-major), block={1} ({2}x{2} tiles of {3} KiB), iterations={4}, "
-        "tolerance 0 (bit-exact vs natural-order Gauss-Seidel)",
-        n, tile, tps, tile_bytes / 1024, s.iterations);
+        "halos={5} ({6} B read per north or south neighbour), tolerance 0 (bit-exact vs natural-order Gauss-Seidel)",
+        n, tile, tps, tile_bytes / 1024, s.iterations, halos_name(s.halos),
+        parts.part[parts.top].elems * sizeof(double));
     return out;
 }
 

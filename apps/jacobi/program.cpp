@@ -4,18 +4,21 @@
 // iterations = sweeps.
 //
 // Decomposition: the grid is cut into n / block blocks of whole rows. A row
-// block is one contiguous region (a column block would be n strided
-// pieces), so with block * n * 8 a multiple of the page size each block is
-// a whole number of pages and has one home. Two buffers A and B.
+// block is contiguous (a column block would be n strided pieces), so with
+// block * n * 8 a multiple of the page size each block is a whole number of
+// pages and has one home. Two buffers A and B. With Halos::rows (default)
+// each block is three regions, its first row, the rows between and its
+// last row (common/app_size.hpp, row_block_parts); X[b] below is all of
+// them, top(X[b]) / bottom(X[b]) the first / last row's region. With
+// Halos::whole_blocks each block is one region and top = bottom = all.
 //   init(b):        out(A[b])                      — first touch of A
-//   sweep(b, t):    in(S[b-1]), in(S[b]), in(S[b+1]), out(D[b])
+//   sweep(b, t):    in(bottom(S[b-1])), in(S[b]), in(top(S[b+1])), out(D[b])
 // where S/D are A/B for even t and B/A for odd t. Sweep 0 first-touches B.
 // Hint (SA): every task of row block k goes to owner_node(rt, k, blocks),
 // so A[k] and B[k] live on one node and only halo rows cross nodes.
 // The result is compared with a serial whole-grid Jacobi of the same
 // arithmetic (reference.cpp; kernels: common/stencil_kernels.hpp):
 // tolerance 0, bit-exact.
-#include <array>
 #include <string>
 #include <vector>
 
@@ -40,27 +43,38 @@ AppRun run(tasks::Runtime& rt, const AppSize& given) {
 
     AppRun out;
     Stopwatch clock;
+    const RowBlockParts parts = row_block_parts(rows, n, s.halos);
+    // Appends the dependencies on block k of `buf`: every part, or one.
+    auto block_deps = [&](std::vector<tasks::Dep>& deps, double* buf, std::size_t k, tasks::AccessMode mode) {
+        for (unsigned i = 0; i < parts.count; ++i)
+            deps.push_back({buf + k * rows * n + parts.part[i].offset, parts.part[i].elems * sizeof(double), mode});
+    };
+    auto part_dep = [&](std::vector<tasks::Dep>& deps, const double* buf, std::size_t k, unsigned i) {
+        deps.push_back(tasks::in(buf + k * rows * n + parts.part[i].offset, parts.part[i].elems * sizeof(double)));
+    };
+    std::vector<tasks::Dep> deps;
     run_graph(rt, [&] {
         for (std::size_t k = 0; k < blocks; ++k) {
             double* p = bufs[0];
+            deps.clear();
+            block_deps(deps, p, k, tasks::AccessMode::out);
             rt.spawn_on(owner_node(rt, k, blocks),
                         [p, n, k, rows] { kernels::jacobi_init_rows(p, n, k * rows, (k + 1) * rows); },
-                        {tasks::out(p + k * rows * n, block_bytes)});
+                        std::span<const tasks::Dep>(deps));
             ++out.tasks;
         }
         for (unsigned t = 0; t < s.iterations; ++t) {
-            const double* src = bufs[t % 2];
+            double* src = bufs[t % 2];
             double* dst = bufs[(t + 1) % 2];
             for (std::size_t k = 0; k < blocks; ++k) {
-                std::array<tasks::Dep, 4> deps;
-                std::size_t d = 0;
-                if (k > 0) deps[d++] = tasks::in(src + (k - 1) * rows * n, block_bytes);
-                deps[d++] = tasks::in(src + k * rows * n, block_bytes);
-                if (k + 1 < blocks) deps[d++] = tasks::in(src + (k + 1) * rows * n, block_bytes);
-                deps[d++] = tasks::out(dst + k * rows * n, block_bytes);
+                deps.clear();
+                if (k > 0) part_dep(deps, src, k - 1, parts.bottom);
+                block_deps(deps, src, k, tasks::AccessMode::in);
+                if (k + 1 < blocks) part_dep(deps, src, k + 1, parts.top);
+                block_deps(deps, dst, k, tasks::AccessMode::out);
                 rt.spawn_on(owner_node(rt, k, blocks),
                             [src, dst, n, k, rows] { kernels::jacobi_rows(src, dst, n, n, k * rows, (k + 1) * rows); },
-                            std::span<const tasks::Dep>(deps.data(), d));
+                            std::span<const tasks::Dep>(deps));
                 ++out.tasks;
             }
         }
@@ -72,8 +86,9 @@ AppRun run(tasks::Runtime& rt, const AppSize& given) {
     out.matches = out.max_error == 0.0;
     out.detail = fmt::format(
         "n={0} ({0}x{0} doubles, row-major), block={1} rows ({2} row blocks of {3} KiB), iterations={4}, "
-        "tolerance 0 (bit-exact)",
-        n, rows, blocks, block_bytes / 1024, s.iterations);
+        "halos={5} ({6} B read per neighbour), tolerance 0 (bit-exact)",
+        n, rows, blocks, block_bytes / 1024, s.iterations, halos_name(s.halos),
+        parts.part[parts.top].elems * sizeof(double));
     return out;
 }
 

@@ -2,11 +2,12 @@
 // Gauss-Seidel application (colours stored apart, row blocks).
 //
 // Regions: R[0..blocks) (red array) then K[0..blocks) (black array), each
-// block `block` rows of n/2 points of one colour. Tasks, in the
-// application's order:
+// block `block` rows of n/2 points of one colour, as the parts of
+// row_block_parts() (first row, rows between, last row; one region with
+// Halos::whole_blocks), part by part. Tasks, in the application's order:
 //   init(b):       out R[b], out K[b]
-//   red(b, t):     inout R[b], in K[b-1], in K[b], in K[b+1]
-//   black(b, t):   inout K[b], in R[b-1], in R[b], in R[b+1]
+//   red(b, t):     inout R[b], in bottom(K[b-1]), in K[b], in top(K[b+1])
+//   black(b, t):   inout K[b], in bottom(R[b-1]), in R[b], in top(R[b+1])
 // (neighbours that exist), per iteration all red blocks then all black
 // blocks; every task of block b is hinted to owner(b, blocks).
 //
@@ -29,21 +30,34 @@ namespace numaware::apps::red_black {
 void build_graph(GraphBuilder& ctx, const AppSize& size) {
     const AppSize s = checked_size(size, ctx.page_bytes);
     const std::size_t n = s.n, rows = s.block, blocks = n / rows, h = n / 2;
-    const std::uint64_t block_bytes = rows * h * sizeof(double);
-    const std::uint64_t half_sweep_deps = 4 * std::uint64_t{blocks} - 2;
+    const RowBlockParts parts = row_block_parts(rows, h, s.halos);
+    const std::uint64_t half_sweep_deps = blocks * (2 * std::uint64_t{parts.count} + 2) - 2;
     ctx.reserve(blocks * (2 * std::uint64_t{s.iterations} + 1),
-            2 * blocks + 2 * std::uint64_t{s.iterations} * half_sweep_deps, 2 * blocks);
+                2 * blocks * parts.count + 2 * std::uint64_t{s.iterations} * half_sweep_deps,
+                2 * blocks * parts.count);
     sim::Graph& g = ctx.graph;
     g.name = graph_name("red-black", s);
 
+    // colours[c][k]: the region of block k's first part; its parts follow.
     std::vector<std::uint32_t> colours[2];
     for (auto& c : colours) {
         c.resize(blocks);
-        for (std::size_t k = 0; k < blocks; ++k) c[k] = g.add_region(block_bytes);
+        for (std::size_t k = 0; k < blocks; ++k) {
+            c[k] = g.add_region(parts.part[0].elems * sizeof(double));
+            for (unsigned i = 1; i < parts.count; ++i) g.add_region(parts.part[i].elems * sizeof(double));
+        }
     }
+    std::vector<sim::GraphDep> d;
+    auto block_deps = [&](std::uint32_t first, tasks::AccessMode mode) {
+        for (unsigned i = 0; i < parts.count; ++i) d.push_back({first + i, mode});
+    };
     const double init_s = ctx.seconds(static_cast<double>(2 * rows * h));
-    for (std::size_t k = 0; k < blocks; ++k)
-        g.add_task(init_s, {out(colours[0][k]), out(colours[1][k])}, ctx.owner(k, blocks));
+    for (std::size_t k = 0; k < blocks; ++k) {
+        d.clear();
+        block_deps(colours[0][k], tasks::AccessMode::out);
+        block_deps(colours[1][k], tasks::AccessMode::out);
+        g.add_task(init_s, d, ctx.owner(k, blocks));
+    }
 
     std::vector<double> sweep_s(blocks);
     for (std::size_t k = 0; k < blocks; ++k) {
@@ -56,13 +70,12 @@ void build_graph(GraphBuilder& ctx, const AppSize& size) {
             const std::vector<std::uint32_t>& mine = colours[colour];
             const std::vector<std::uint32_t>& other = colours[1 - colour];
             for (std::size_t k = 0; k < blocks; ++k) {
-                sim::GraphDep d[4];
-                std::uint32_t c = 0;
-                d[c++] = inout(mine[k]);
-                if (k > 0) d[c++] = in(other[k - 1]);
-                d[c++] = in(other[k]);
-                if (k + 1 < blocks) d[c++] = in(other[k + 1]);
-                g.add_task(sweep_s[k], std::span<const sim::GraphDep>(d, c), ctx.owner(k, blocks));
+                d.clear();
+                block_deps(mine[k], tasks::AccessMode::inout);
+                if (k > 0) d.push_back(in(other[k - 1] + parts.bottom));
+                block_deps(other[k], tasks::AccessMode::in);
+                if (k + 1 < blocks) d.push_back(in(other[k + 1] + parts.top));
+                g.add_task(sweep_s[k], d, ctx.owner(k, blocks));
             }
         }
 }

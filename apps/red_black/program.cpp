@@ -9,10 +9,14 @@
 // k in row r at column ((r + k) % 2) + 2 * idx is at [r * n/2 + idx]). A row
 // block of the red array is then only red points, so the tasks of a
 // half-sweep are independent of each other, and each block is one
-// contiguous region: block * (n/2) * 8 must be a multiple of the page size.
+// contiguous range: block * (n/2) * 8 must be a multiple of the page size.
+// With Halos::rows (default) each block is three regions, its first row,
+// the rows between and its last row (common/app_size.hpp,
+// row_block_parts); X[b] is all of them, top / bottom the first / last
+// row's region. With Halos::whole_blocks a block is one region.
 //   init(b):          out(R[b]), out(K[b])                      — first touch
-//   red(b, t):        inout(R[b]), in(K[b-1]), in(K[b]), in(K[b+1])
-//   black(b, t):      inout(K[b]), in(R[b-1]), in(R[b]), in(R[b+1])
+//   red(b, t):        inout(R[b]), in(bottom(K[b-1])), in(K[b]), in(top(K[b+1]))
+//   black(b, t):      inout(K[b]), in(bottom(R[b-1])), in(R[b]), in(top(R[b+1]))
 // (R = red array, K = black array; neighbours that exist.) Hint (SA): every
 // task of row block b goes to owner_node(rt, b, blocks), so R[b] and K[b]
 // live on one node and only halo rows cross nodes. The reference is
@@ -76,31 +80,42 @@ AppRun run(tasks::Runtime& rt, const AppSize& given) {
 
     AppRun out;
     Stopwatch clock;
+    const RowBlockParts parts = row_block_parts(rows, h, s.halos);
+    // Appends the dependencies on block k of colour array `buf`: every part, or one.
+    auto block_deps = [&](std::vector<tasks::Dep>& deps, double* buf, std::size_t k, tasks::AccessMode mode) {
+        for (unsigned i = 0; i < parts.count; ++i)
+            deps.push_back({buf + k * block_elems + parts.part[i].offset, parts.part[i].elems * sizeof(double), mode});
+    };
+    auto part_dep = [&](std::vector<tasks::Dep>& deps, const double* buf, std::size_t k, unsigned i) {
+        deps.push_back(tasks::in(buf + k * block_elems + parts.part[i].offset, parts.part[i].elems * sizeof(double)));
+    };
+    std::vector<tasks::Dep> deps;
     run_graph(rt, [&] {
         for (std::size_t k = 0; k < blocks; ++k) {
             double* red = colours[0];
             double* black = colours[1];
+            deps.clear();
+            block_deps(deps, red, k, tasks::AccessMode::out);
+            block_deps(deps, black, k, tasks::AccessMode::out);
             rt.spawn_on(owner_node(rt, k, blocks),
                         [red, black, n, k, rows] { init_rows(red, black, n, k * rows, (k + 1) * rows); },
-                        {tasks::out(red + k * block_elems, block_bytes),
-                         tasks::out(black + k * block_elems, block_bytes)});
+                        std::span<const tasks::Dep>(deps));
             ++out.tasks;
         }
         for (unsigned t = 0; t < s.iterations; ++t)
             for (unsigned colour = 0; colour < 2; ++colour) {
                 double* mine = colours[colour];
-                const double* other = colours[1 - colour];
+                double* other = colours[1 - colour];
                 for (std::size_t k = 0; k < blocks; ++k) {
-                    std::array<tasks::Dep, 4> deps;
-                    std::size_t d = 0;
-                    deps[d++] = tasks::inout(mine + k * block_elems, block_bytes);
-                    if (k > 0) deps[d++] = tasks::in(other + (k - 1) * block_elems, block_bytes);
-                    deps[d++] = tasks::in(other + k * block_elems, block_bytes);
-                    if (k + 1 < blocks) deps[d++] = tasks::in(other + (k + 1) * block_elems, block_bytes);
+                    deps.clear();
+                    block_deps(deps, mine, k, tasks::AccessMode::inout);
+                    if (k > 0) part_dep(deps, other, k - 1, parts.bottom);
+                    block_deps(deps, other, k, tasks::AccessMode::in);
+                    if (k + 1 < blocks) part_dep(deps, other, k + 1, parts.top);
                     auto sweep = [mine, other, colour, n, k, rows] {
                         half_sweep(mine, other, colour, n, k * rows, (k + 1) * rows);
                     };
-                    rt.spawn_on(owner_node(rt, k, blocks), sweep, std::span<const tasks::Dep>(deps.data(), d));
+                    rt.spawn_on(owner_node(rt, k, blocks), sweep, std::span<const tasks::Dep>(deps));
                     ++out.tasks;
                 }
             }
@@ -117,8 +132,9 @@ AppRun run(tasks::Runtime& rt, const AppSize& given) {
     out.matches = out.max_error == 0.0;
     out.detail = fmt::format(
         "n={0} ({0}x{0} points, red and black arrays of {0}x{1}), block={2} rows ({3} blocks of {4} KiB per "
-        "colour), iterations={5}, tolerance 0 (bit-exact)",
-        n, h, rows, blocks, block_bytes / 1024, s.iterations);
+        "colour), iterations={5}, halos={6} ({7} B read per neighbour), tolerance 0 (bit-exact)",
+        n, h, rows, blocks, block_bytes / 1024, s.iterations, halos_name(s.halos),
+        parts.part[parts.top].elems * sizeof(double));
     return out;
 }
 

@@ -158,6 +158,7 @@ struct SpeedArgs {
     unsigned sockets = 16;
     std::string contention = "snapshot";
     double spawn_s = sim::SimOptions{}.spawn_s;
+    std::string halos = "whole-blocks";   // the published graphs
     bool json = false;
     std::string json_file;
 };
@@ -166,8 +167,9 @@ struct SpeedArgs {
 // `target` tasks (tasks grow linearly with iterations in every builder; the
 // two probe graphs measure the slope).
 apps::AppSize scaled_shape(const std::string& app, std::uint64_t target, const numaware::Machine& machine,
-                           std::span<const unsigned> nodes) {
+                           std::span<const unsigned> nodes, apps::Halos halos) {
     apps::AppSize shape = apps::find_app(app).sim_size;
+    shape.halos = halos;
     shape.iterations = 1;
     const double one = static_cast<double>(apps::build_graph(app, shape, machine, nodes).size());
     shape.iterations = 2;
@@ -194,8 +196,10 @@ int speed_command(const SpeedArgs& a) {
     options.spawn_s = a.spawn_s;
     const std::vector<unsigned> nodes = sim::worker_node_set(t.machine, options.mapping);
     if (a.app != "all") (void)apps::parse_app_list(a.app, "--app");
-    const apps::AppSize shape = a.size.empty() ? scaled_shape(a.app, a.tasks, t.machine, nodes)
-                                               : apps::parse_app_size(a.size, a.app, "--size");
+    const apps::Halos halos = apps::parse_halos(a.halos, "--halos");
+    apps::AppSize shape = a.size.empty() ? scaled_shape(a.app, a.tasks, t.machine, nodes, halos)
+                                         : apps::parse_app_size(a.size, a.app, "--size");
+    shape.halos = halos;
 
     const auto t0 = std::chrono::steady_clock::now();
     const sim::Graph graph = apps::build_graph(a.app, shape, t.machine, nodes);
@@ -257,6 +261,7 @@ struct DirectionArgs {
     std::string app = "jacobi,gauss-seidel,red-black,nstream";
     std::string policy = "dfifo,dep,sa,rip-dep,rip-mw";
     std::string size = "sim";
+    std::string halos = "whole-blocks";   // the published graphs
     std::string contention = "snapshot";
     std::size_t window = tasks::PolicyOptions{}.window;
     std::uint64_t seed = 1;
@@ -276,6 +281,7 @@ int directions_command(const DirectionArgs& a) {
         if (std::find(policies.begin(), policies.end(), needed) == policies.end())
             throw Error("--policy", fmt::format("the direction tables need dep and rip-dep, got '{}'", a.policy));
     for (const std::string& app : selected) (void)apps::parse_app_size(a.size, app, "--size");
+    const apps::Halos halos = apps::parse_halos(a.halos, "--halos");
     std::vector<sim::TimedMachine> machines;
     for (unsigned s : socket_counts) machines.push_back(sim::model("bullion-s16", s));   // bad counts fail first
 
@@ -319,8 +325,9 @@ int directions_command(const DirectionArgs& a) {
         std::map<std::string, PerPolicy> per_policy;
         nlohmann::json app_runs = nlohmann::json::array();
         for (const std::string& app : selected) {
-            const sim::Graph graph =
-                apps::build_graph(app, apps::parse_app_size(a.size, app, "--size"), t.machine, nodes);
+            apps::AppSize shape = apps::parse_app_size(a.size, app, "--size");
+            shape.halos = halos;
+            const sim::Graph graph = apps::build_graph(app, shape, t.machine, nodes);
             std::map<std::string, sim::SimReport> by;
             for (const std::string& p : policies) by.emplace(p, sim::simulate(t, graph, p, options));
             const sim::SimReport& dep = by.at("dep");
@@ -557,6 +564,7 @@ int main(int argc, char** argv) {
     speed->add_option("--contention", s.contention, "snapshot|exact")->capture_default_str();
     speed->add_option("--spawn-s", s.spawn_s, "Seconds between two submissions of the spawning thread")
         ->capture_default_str();
+    speed->add_option("--halos", s.halos, "Stencil halos: whole-blocks (published) or rows")->capture_default_str();
     speed->add_flag("--json", s.json, "Print one JSON document instead of the table");
     speed->add_option("--json-file", s.json_file, "Also write the JSON document to this file");
 
@@ -567,6 +575,7 @@ int main(int argc, char** argv) {
     dir->add_option("--policy", d.policy, "Policies, comma list (must include dep and rip-dep)")
         ->capture_default_str();
     dir->add_option("--size", d.size, "test, sim or N,BLOCK,ITERATIONS")->capture_default_str();
+    dir->add_option("--halos", d.halos, "Stencil halos: whole-blocks (published) or rows")->capture_default_str();
     dir->add_option("--contention", d.contention, "snapshot|exact")->capture_default_str();
     dir->add_option("--window", d.window, "RIP: tasks per partitioned window (raised to the graph's initial part)")->capture_default_str();
     dir->add_option("--seed", d.seed, "Seed of the policies")->capture_default_str();

@@ -18,9 +18,12 @@
 //
 // Homes: the node that holds a region is found once and cached: from
 // register_region(), from the partitioned heap (psm_owner_of) for its
-// blocks, otherwise from the kernel (move_pages) for the region's pages.
-// A region with no page touched yet is `unallocated`; a task that writes it
-// first touches it, and its home becomes what the kernel then reports.
+// blocks, otherwise from the kernel (move_pages) for every page of the
+// region (RuntimeOptions::home_sample_pages). A region with no page touched
+// yet is `unallocated`; a task that writes it first touches it, and its
+// home becomes what the kernel then reports. A region whose pages lie on
+// several nodes has the node with most of its bytes as home (what policies
+// see), and its cross-node bytes (RunReport) are counted page by page.
 #pragma once
 
 #include <cstddef>
@@ -57,6 +60,12 @@ struct RuntimeOptions {
     // Off: such regions count as `unallocated` until a task writes them and
     // then belong to the writer's node.
     bool kernel_homes = true;
+    // With kernel homes: 0 asks the kernel about every page of a region (in
+    // batches), so a region spread over nodes counts each page's bytes where
+    // they are; k > 0 asks about at most k pages spread evenly over the
+    // region and gives it the majority node (faster for huge regions,
+    // approximate).
+    std::size_t home_sample_pages = 0;
     // Keep the task graph (tasks, dependencies, bytes, measured durations)
     // for replay; see Runtime::graph().
     bool record_graph = false;

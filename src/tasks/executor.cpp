@@ -14,7 +14,7 @@ constinit thread_local Tls tls;
 
 Executor::Executor(Team& t, std::unique_ptr<Policy> p, RuntimeOptions o, os::Os& os)
     : team(t), policy(std::move(p)), options(o), observer(o.observer), machine(t.machine()),
-      region_homes(os, o.kernel_homes),
+      region_homes(os, o.kernel_homes, o.home_sample_pages),
       partitions([this](std::unique_ptr<PartitionJob> job, std::exception_ptr error, std::uint64_t start,
                         std::uint64_t end) { job_done(std::move(job), std::move(error), start, end); }) {}
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <iterator>
 
 #include "heap/engine.hpp"
@@ -40,53 +41,125 @@ HomeEntry& RegionHomes::lookup(std::uint64_t start, std::uint64_t bytes) {
         e.registered = true;
         e.home.store(static_cast<int>(std::prev(r)->second.node), std::memory_order_relaxed);
     } else {
-        e.home.store(resolve(start, bytes), std::memory_order_relaxed);
+        resolve(e);
     }
     return e;
 }
 
-int RegionHomes::resolve(std::uint64_t start, std::uint64_t bytes) const {
+void RegionHomes::resolve(HomeEntry& e) {
     heap::BlockInfo info;
-    if (heap::block_info(reinterpret_cast<const void*>(static_cast<std::uintptr_t>(start)), info))
-        return static_cast<int>(info.node);
-    if (kernel_homes_) return query_kernel(start, bytes);
-    return unallocated;
+    if (heap::block_info(reinterpret_cast<const void*>(static_cast<std::uintptr_t>(e.start)), info)) {
+        e.home.store(static_cast<int>(info.node), std::memory_order_relaxed);
+        return;
+    }
+    if (kernel_homes_) set_from_kernel(e);
 }
 
-int RegionHomes::query_kernel(std::uint64_t start, std::uint64_t bytes) const {
+void RegionHomes::set_from_kernel(HomeEntry& e) {
+    PageSpread spread;
+    const int home = query_kernel(e.start, e.bytes, spread);
+    const PageSpread* kept = nullptr;
+    if (!spread.parts.empty()) {
+        spreads_.push_back(std::make_unique<PageSpread>(std::move(spread)));
+        kept = spreads_.back().get();
+    }
+    e.spread.store(kept, std::memory_order_release);
+    e.home.store(home, std::memory_order_relaxed);
+}
+
+int RegionHomes::query_kernel(std::uint64_t start, std::uint64_t bytes, PageSpread& spread) {
+    spread = PageSpread{};
     const std::uint64_t page = os_.page_size();
     if (page == 0 || bytes == 0) return unallocated;
+    if (sample_pages_ != 0) return query_sampled(start, bytes);
     const std::uint64_t first = start / page;
     const std::uint64_t last = (start + bytes - 1) / page;
     if (first == last && first == memo_page_) return memo_node_;
     const std::uint64_t pages = last - first + 1;
-    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(pages, max_samples));
-    std::array<void*, max_samples> addrs{};
-    std::array<int, max_samples> status{};
+    if (pages > (std::uint64_t{1} << 32)) return query_sampled(start, bytes);   // 16 TiB: no table that large
+    status_.assign(static_cast<std::size_t>(pages), 0);
+    // Untouched memory is an answer here (DEP's virtual socket), not a page
+    // in transit: no settling.
+    if (locate_range(os_, reinterpret_cast<const void*>(static_cast<std::uintptr_t>(first * page)),
+                     static_cast<std::size_t>(pages), status_.data(), PagesExpected::maybe_absent) != 0)
+        return unallocated;
+    // Bytes of [start, start + bytes) on each page, by the page's node.
+    std::vector<NodeBytes>& parts = spread.parts;
+    for (std::uint64_t i = 0; i < pages; ++i) {
+        const std::uint64_t lo = std::max(start, (first + i) * page);
+        const std::uint64_t hi = std::min(start + bytes, (first + i + 1) * page);
+        const int s = status_[static_cast<std::size_t>(i)];
+        const int node = s >= 0 && s < static_cast<int>(max_node_slots) ? s : unallocated;   // absent or an error
+        auto it = std::lower_bound(parts.begin(), parts.end(), node,
+                                   [](const NodeBytes& a, int n) { return a.node < n; });
+        if (it == parts.end() || it->node != node) it = parts.insert(it, NodeBytes{node, 0});
+        it->bytes += hi - lo;
+    }
+    spread.total = bytes;
+    int best = unallocated;
+    std::uint64_t best_bytes = 0;
+    for (const NodeBytes& p : parts)   // ascending: ties go to the lower index
+        if (p.node != unallocated && p.bytes > best_bytes) {
+            best = p.node;
+            best_bytes = p.bytes;
+        }
+    // One part: every byte is at `best` (or none is placed), no spread needed.
+    if (parts.size() == 1) parts.clear();
+    // Only a present page is remembered: an absent one may be touched next.
+    if (pages == 1 && best != unallocated) {
+        memo_page_ = first;
+        memo_node_ = best;
+    }
+    return best;
+}
+
+int RegionHomes::query_sampled(std::uint64_t start, std::uint64_t bytes) {
+    const std::uint64_t page = os_.page_size();
+    const std::uint64_t first = start / page;
+    const std::uint64_t last = (start + bytes - 1) / page;
+    const std::uint64_t pages = last - first + 1;
+    const std::size_t want = sample_pages_ != 0 ? sample_pages_ : max_samples;
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(pages, want));
+    std::vector<void*> addrs(n);
+    status_.assign(n, 0);
     for (std::size_t i = 0; i < n; ++i) {
         // Evenly spread: the i-th of n samples over `pages` pages.
         const std::uint64_t p = n == 1 ? first : first + (pages - 1) * i / (n - 1);
         addrs[i] = reinterpret_cast<void*>(static_cast<std::uintptr_t>(p * page));
     }
-    // Untouched memory is an answer here (DEP's virtual socket), not a page
-    // in transit: no settling.
-    if (locate_pages(os_, addrs.data(), n, status.data(), PagesExpected::maybe_absent) != 0) return unallocated;
+    if (locate_pages(os_, addrs.data(), n, status_.data(), PagesExpected::maybe_absent) != 0) return unallocated;
     std::array<unsigned, max_node_slots> votes{};
     int best = unallocated;
     for (std::size_t i = 0; i < n; ++i) {
-        const int s = status[i];
+        const int s = status_[i];
         if (s < 0 || s >= static_cast<int>(max_node_slots)) continue;   // absent or an error
         ++votes[static_cast<std::size_t>(s)];
         if (best == unallocated || votes[static_cast<std::size_t>(s)] > votes[static_cast<std::size_t>(best)] ||
             (votes[static_cast<std::size_t>(s)] == votes[static_cast<std::size_t>(best)] && s < best))
             best = s;
     }
-    // Only a present page is remembered: an absent one may be touched next.
-    if (n == 1 && best != unallocated) {
-        memo_page_ = first;
-        memo_node_ = best;
-    }
     return best;
+}
+
+std::uint64_t cross_node_bytes(const HomeEntry& e, std::uint64_t dep_bytes, AccessMode access, unsigned node) {
+    const PageSpread* spread = e.spread.load(std::memory_order_acquire);
+    if (spread == nullptr) {
+        const int home = e.home.load(std::memory_order_relaxed);
+        if (home == unallocated && access != AccessMode::in) return 0;   // first touch here
+        return home != static_cast<int>(node) ? dep_bytes : 0;
+    }
+    std::uint64_t remote = 0;
+    for (const NodeBytes& p : spread->parts) {
+        if (p.node == unallocated) {
+            if (access == AccessMode::in) remote += p.bytes;
+        } else if (p.node != static_cast<int>(node)) {
+            remote += p.bytes;
+        }
+    }
+    if (remote == 0 || spread->total == 0) return 0;
+    if (remote >= spread->total || dep_bytes == spread->total) return std::min(remote, dep_bytes);
+    return static_cast<std::uint64_t>(std::llround(static_cast<double>(dep_bytes) * static_cast<double>(remote) /
+                                                   static_cast<double>(spread->total)));
 }
 
 void RegionHomes::register_range(std::uint64_t start, std::uint64_t bytes, unsigned node) {
@@ -113,6 +186,7 @@ void RegionHomes::register_range(std::uint64_t start, std::uint64_t bytes, unsig
             HomeEntry& e = chunks_[c][k];
             if (e.start >= start && e.start < end) {
                 e.registered = true;
+                e.spread.store(nullptr, std::memory_order_release);
                 e.home.store(static_cast<int>(node), std::memory_order_relaxed);
             }
         }
@@ -120,9 +194,16 @@ void RegionHomes::register_range(std::uint64_t start, std::uint64_t bytes, unsig
 }
 
 void RegionHomes::first_written(HomeEntry& e, unsigned runner_node) {
-    if (e.registered || e.home.load(std::memory_order_relaxed) != unallocated) return;
-    const int home = kernel_homes_ ? query_kernel(e.start, e.bytes) : static_cast<int>(runner_node);
-    e.home.store(home, std::memory_order_relaxed);
+    if (e.registered) return;
+    if (e.home.load(std::memory_order_relaxed) != unallocated) {
+        // Placed already, unless some of its pages were not.
+        const PageSpread* spread = e.spread.load(std::memory_order_relaxed);
+        if (spread == nullptr || spread->parts.front().node != unallocated || !kernel_homes_) return;
+    }
+    if (kernel_homes_)
+        set_from_kernel(e);
+    else
+        e.home.store(static_cast<int>(runner_node), std::memory_order_relaxed);
 }
 
 }  // namespace numaware::tasks::detail

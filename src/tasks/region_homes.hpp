@@ -1,20 +1,27 @@
-// tasks/region_homes.hpp — where regions live (their home node).
+// tasks/region_homes.hpp — where regions live (their home node), page by
+// page.
 //
 // A region's home is found once and cached, in this order:
 //   1. a range given to register_range() that contains the region's start;
 //   2. the partitioned heap, for a region starting at a live heap block
-//      (heap::block_info, which never throws);
-//   3. with kernel homes on, the kernel: up to 16 pages sampled evenly over
-//      the region are queried with move_pages; the most frequent node wins
-//      (ties to the lower index); no page present -> unallocated.
+//      (heap::block_info, which never throws): the block's arena node;
+//   3. with kernel homes on, the kernel: every page of the region is asked
+//      for with move_pages, in batches (locate_range). The home is the node
+//      holding most of the region's present bytes (ties to the lower index);
+//      no page present -> unallocated. When the pages lie on more than one
+//      node, or only some are present, the entry also keeps the bytes per
+//      node (PageSpread) and cross-node bytes are counted from it. With
+//      `sample_pages` > 0 only that many pages, spread evenly, are asked and
+//      the majority wins, without a PageSpread (the documented approximate
+//      mode of RuntimeOptions::home_sample_pages).
 // Otherwise the region is `unallocated`. After a task that writes an
-// unallocated region completes, first_written() re-queries the kernel or,
+// unallocated region completes, first_written() asks the kernel again or,
 // with kernel homes off, gives the region the writer's node.
 //
-// Not thread-safe except HomeEntry::home, which workers may read at any
-// time: the caller serialises everything else (the scheduler lock). Entries
-// are never erased, so a HomeEntry pointer stays valid for the table's
-// life.
+// Not thread-safe except HomeEntry::home and HomeEntry::spread, which
+// workers may read at any time: the caller serialises everything else (the
+// scheduler lock). Entries and spreads are never erased, so pointers to
+// them stay valid for the table's life.
 #pragma once
 
 #include <atomic>
@@ -29,16 +36,38 @@
 
 namespace numaware::tasks::detail {
 
+// Bytes of a region per node; node `unallocated`: bytes on no page yet.
+struct NodeBytes {
+    int node = unallocated;
+    std::uint64_t bytes = 0;
+};
+struct PageSpread {
+    std::vector<NodeBytes> parts;   // one per node present, ascending
+    std::uint64_t total = 0;        // sum of parts: the region's bytes when asked
+};
+
 struct HomeEntry {
     std::uint64_t start = 0;
     std::uint64_t bytes = 0;
     std::atomic<int> home{unallocated};
+    // Null: every byte is at `home` (or none is placed yet).
+    std::atomic<const PageSpread*> spread{nullptr};
     bool registered = false;   // home from register_range(): never re-queried
 };
 
+// The bytes of a `dep_bytes` dependency on `e` that a task running on
+// `node` reaches across nodes: bytes on other nodes, and bytes on no page
+// yet when it only reads them (a writer places them by first touch). Exact
+// per page when the entry has a PageSpread; a dependency naming fewer bytes
+// than the region was asked with gets the same share, rounded.
+std::uint64_t cross_node_bytes(const HomeEntry& e, std::uint64_t dep_bytes, AccessMode access, unsigned node);
+
 class RegionHomes {
 public:
-    RegionHomes(os::Os& os, bool kernel_homes) : os_(os), kernel_homes_(kernel_homes) {}
+    // sample_pages: 0 asks the kernel about every page; k > 0 about at most
+    // k pages per region (majority, no PageSpread).
+    RegionHomes(os::Os& os, bool kernel_homes, std::size_t sample_pages = 0)
+        : os_(os), kernel_homes_(kernel_homes), sample_pages_(sample_pages) {}
 
     // The entry of the region starting at `start`, resolved on first use.
     HomeEntry& lookup(std::uint64_t start, std::uint64_t bytes);
@@ -50,25 +79,33 @@ public:
     // A task running on `runner_node` wrote the region and has finished.
     void first_written(HomeEntry& e, unsigned runner_node);
 
-    // Kernel query of [start, start+bytes): node or unallocated.
-    int query_kernel(std::uint64_t start, std::uint64_t bytes) const;
+    // Kernel query of [start, start+bytes): the home (node or unallocated),
+    // and in `spread` the bytes per node when they are not all in one place
+    // (left empty otherwise, and always in sampling mode).
+    int query_kernel(std::uint64_t start, std::uint64_t bytes, PageSpread& spread);
 
     bool kernel_homes() const { return kernel_homes_; }
     std::size_t size() const { return table_.size(); }
 
 private:
-    int resolve(std::uint64_t start, std::uint64_t bytes) const;
+    // Sets e.home and e.spread from the heap or the kernel.
+    void resolve(HomeEntry& e);
+    void set_from_kernel(HomeEntry& e);
+    int query_sampled(std::uint64_t start, std::uint64_t bytes);
     HomeEntry* new_entry();
 
     os::Os& os_;
     bool kernel_homes_;
+    std::size_t sample_pages_;
+    std::vector<std::unique_ptr<PageSpread>> spreads_;   // owned; entries point here
+    std::vector<int> status_;                             // scratch of query_kernel
     PagedTable<HomeEntry> table_;   // by start address; entries live in chunks and never move
     std::vector<std::unique_ptr<HomeEntry[]>> chunks_;
     std::size_t chunk_used_ = 0;
     // The last kernel query that found a page, for regions inside one page:
     // small regions packed in a page share one move_pages call.
-    mutable std::uint64_t memo_page_ = ~std::uint64_t{0};
-    mutable int memo_node_ = unallocated;
+    std::uint64_t memo_page_ = ~std::uint64_t{0};
+    int memo_node_ = unallocated;
     struct Range {
         std::uint64_t end;
         unsigned node;

@@ -81,9 +81,7 @@ void Worker::run(Task* t, bool stolen) {
     for (std::size_t k = 0; k < t->deps.size(); ++k) {
         const std::uint64_t n = t->deps[k].bytes;
         bytes += n;
-        const int home = t->homes[k]->home.load(std::memory_order_relaxed);
-        if (home == unallocated && t->deps[k].access != AccessMode::in) continue;   // first touch here
-        if (home != static_cast<int>(node)) cross += n;
+        cross += cross_node_bytes(*t->homes[k], n, t->deps[k].access, node);
     }
     Task* const outer = tls.current;
     tls.current = t;
@@ -158,8 +156,7 @@ void Worker::settle_locked() {
     bool pushed = false;
     for (Task* t : deferred) {
         for (std::size_t k = 0; k < t->deps.size(); ++k)
-            if (t->deps[k].access != AccessMode::in && t->homes[k]->home.load(std::memory_order_relaxed) == unallocated)
-                ex_.region_homes.first_written(*t->homes[k], node);
+            if (t->deps[k].access != AccessMode::in) ex_.region_homes.first_written(*t->homes[k], node);
         if (!t->deps.empty()) {
             ex_.tracker.complete(*t, ex_.ready_scratch);
             for (DepNode* n : ex_.ready_scratch) {

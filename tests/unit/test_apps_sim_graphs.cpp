@@ -27,6 +27,7 @@ namespace numaware::sim {
 namespace {
 
 using apps::AppSize;
+using apps::Halos;
 using apps::ComputeModel;
 
 using numaware::test::contains;
@@ -371,9 +372,18 @@ TEST(SimApps, PageSizeComesFromTheMachine) {
     const Error e = expect_error([&] { (void)apps::build_graph("gauss-seidel", AppSize{}, big_pages, both_nodes); });
     EXPECT_EQ(e.field(), "block");
     EXPECT_TRUE(contains(e.what(), "page size 65536")) << e.what();
-    // Jacobi's 32 rows of 256 doubles are one 64 KiB page.
-    const Graph g = apps::build_graph("jacobi", AppSize{.n = 256, .block = 32}, big_pages, both_nodes);
-    EXPECT_EQ(g.regions().front().bytes, 65536u);
+    // Jacobi's 32 rows of 256 doubles are one 64 KiB page: as one region
+    // with whole-block halos, as a first row, 30 rows and a last row with
+    // row halos.
+    const Graph whole = apps::build_graph("jacobi", AppSize{.n = 256, .block = 32, .halos = Halos::whole_blocks},
+                                          big_pages, both_nodes);
+    EXPECT_EQ(whole.regions().front().bytes, 65536u);
+    const Graph rows = apps::build_graph("jacobi", AppSize{.n = 256, .block = 32}, big_pages, both_nodes);
+    ASSERT_GE(rows.regions().size(), 3u);
+    EXPECT_EQ(rows.regions()[0].bytes, 2048u);
+    EXPECT_EQ(rows.regions()[1].bytes, 30u * 2048u);
+    EXPECT_EQ(rows.regions()[2].bytes, 2048u);
+    EXPECT_EQ(rows.size(), whole.size());
 }
 
 TEST(SimApps, TooLargeGraphsAreRefusedBeforeBuilding) {

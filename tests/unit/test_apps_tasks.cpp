@@ -146,36 +146,74 @@ private:
     std::unique_ptr<tasks::Policy> inner_;
 };
 
-tasks::RunReport run_without_steals(Team& team, std::string_view policy, std::string_view app_name) {
+tasks::RunReport run_without_steals(Team& team, std::string_view policy, std::string_view app_name,
+                                    Halos halos = Halos::rows) {
     tasks::Runtime rt{team, std::make_unique<WithoutSteals>(policy), tasks::RuntimeOptions{.kernel_homes = false}};
     const App& app = find_app(app_name);
-    const AppRun run = run_app(app, rt, app.test_size);
+    AppSize size = app.test_size;
+    size.halos = halos;
+    const AppRun run = run_app(app, rt, size);
     EXPECT_TRUE(run.matches) << app_name << " under " << policy << ": " << run.detail;
     return rt.report();
 }
 
 // With SA's placement, each block is first touched on its owner node and
-// updated there: jacobi moves only the halo blocks at the one node
-// boundary, nstream (blocks never interact) moves nothing; DFIFO's
+// updated there: jacobi moves only the halos at the one node boundary (a
+// row each way per sweep, or a whole block each way when halos are declared
+// as whole blocks), nstream (blocks never interact) moves nothing; DFIFO's
 // round-robin placement moves far more for jacobi.
 TEST(TasksApps, SaHintsLeaveOnlyHaloTrafficAcrossNodes) {
     auto team = two_node_team();
     const App& jacobi = find_app("jacobi");
     const std::size_t n = jacobi.test_size.n, rows = jacobi.test_size.block;
     ASSERT_EQ(n / rows, 8u);   // row blocks 0-3 on node 0, 4-7 on node 1
-    // Per sweep, block 3 reads block 4 of the source grid and block 4 reads block 3.
-    const std::uint64_t halo = 2 * rows * n * sizeof(double) * jacobi.test_size.iterations;
+    // Per sweep, block 3 reads the first row of block 4 of the source grid
+    // and block 4 reads the last row of block 3.
+    const std::uint64_t halo_rows = 2 * n * sizeof(double) * jacobi.test_size.iterations;
+    const std::uint64_t halo_blocks = 2 * rows * n * sizeof(double) * jacobi.test_size.iterations;
 
     const tasks::RunReport jacobi_sa = run_without_steals(*team, "sa", "jacobi");
     const tasks::RunReport jacobi_dfifo = run_without_steals(*team, "dfifo", "jacobi");
-    EXPECT_EQ(jacobi_sa.cross_node_bytes, halo);
+    EXPECT_EQ(jacobi_sa.cross_node_bytes, halo_rows);
     EXPECT_LT(jacobi_sa.cross_node_bytes, jacobi_dfifo.cross_node_bytes);
     EXPECT_EQ(jacobi_sa.tasks_per_node, (std::vector<std::uint64_t>{20, 20}));
+    const tasks::RunReport whole_sa = run_without_steals(*team, "sa", "jacobi", Halos::whole_blocks);
+    EXPECT_EQ(whole_sa.cross_node_bytes, halo_blocks);
+    // The same data is named either way: own blocks whole, neighbours' rows or blocks.
+    EXPECT_LT(jacobi_sa.dep_bytes, whole_sa.dep_bytes);
 
     const tasks::RunReport nstream_sa = run_without_steals(*team, "sa", "nstream");
     EXPECT_EQ(nstream_sa.cross_node_bytes, 0u);
     EXPECT_GT(nstream_sa.dep_bytes, 0u);
     EXPECT_EQ(nstream_sa.tasks_per_node, (std::vector<std::uint64_t>{160, 160}));
+}
+
+// Row halos: a block's first row, the rows between and its last row, as
+// many as exist; whole blocks: one region. A bad name is refused by field.
+TEST(TasksApps, RowBlockPartsCoverTheBlockOnce) {
+    for (std::size_t rows : {1u, 2u, 3u, 32u})
+        for (Halos h : {Halos::rows, Halos::whole_blocks}) {
+            const RowBlockParts p = row_block_parts(rows, 10, h);
+            std::size_t next = 0;
+            for (unsigned i = 0; i < p.count; ++i) {
+                EXPECT_EQ(p.part[i].offset, next);
+                next += p.part[i].elems;
+            }
+            EXPECT_EQ(next, rows * 10);
+            if (h == Halos::whole_blocks || rows == 1) {
+                EXPECT_EQ(p.count, 1u);
+            } else {
+                EXPECT_EQ(p.count, rows == 2 ? 2u : 3u);
+                EXPECT_EQ(p.part[p.top].elems, 10u);
+                EXPECT_EQ(p.part[p.bottom].elems, 10u);
+                EXPECT_EQ(p.part[p.bottom].offset, (rows - 1) * 10);
+            }
+        }
+    EXPECT_EQ(parse_halos("rows"), Halos::rows);
+    EXPECT_EQ(parse_halos(halos_name(Halos::whole_blocks)), Halos::whole_blocks);
+    const Error e = expect_error([] { (void)parse_halos("columns", "--halos"); });
+    EXPECT_EQ(e.field(), "--halos");
+    EXPECT_TRUE(contains(e.what(), "'columns'")) << e.what();
 }
 
 // ---- catalog -------------------------------------------------------------

@@ -85,6 +85,7 @@ struct SimTasksOptions {
     std::string policy = "dep,rip-dep";
     std::string baseline;   // empty: the first policy listed
     std::string size = "sim";
+    std::string halos = "rows";
     unsigned threads = 0;
     std::string mapping = "contiguous";
     std::string contention = "snapshot";
@@ -212,7 +213,11 @@ void sim_tasks(const SimTasksOptions& o) {
     }
     const std::vector<std::string> apps = numaware::apps::parse_app_list(o.app, "--app");
     std::vector<numaware::apps::AppSize> shapes;
-    for (const std::string& a : apps) shapes.push_back(numaware::apps::parse_app_size(o.size, a, "--size"));
+    const numaware::apps::Halos halos = numaware::apps::parse_halos(o.halos, "--halos");
+    for (const std::string& a : apps) {
+        shapes.push_back(numaware::apps::parse_app_size(o.size, a, "--size"));
+        shapes.back().halos = halos;
+    }
     const sim::TimedMachine t = pick_machine(o);
 
     sim::SimOptions options;
@@ -296,6 +301,9 @@ void add_sim_command(CLI::App& app) {
     tcmd->add_option("--baseline", topts->baseline,
                      "Policy every speedup is relative to (default: the first policy listed; run too if not listed)");
     tcmd->add_option("--size", topts->size, "test, sim, or N,BLOCK,ITERATIONS for every app")->capture_default_str();
+    tcmd->add_option("--halos", topts->halos,
+                     "Stencil halos: rows (the rows a task reads) or whole-blocks (whole neighbour blocks)")
+        ->capture_default_str();
     tcmd->add_option("--threads", topts->threads, "Simulated workers (0: one per CPU of the machine)")
         ->capture_default_str();
     tcmd->add_option("--mapping", topts->mapping, "contiguous|scatter")->capture_default_str();

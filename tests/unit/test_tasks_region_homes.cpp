@@ -1,0 +1,101 @@
+// Region homes: every page of a region is asked for, and cross-node bytes
+// are counted page by page (tasks/region_homes.hpp), on the recording OS.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+
+#include "os/recording_os.hpp"
+#include "tasks/region_homes.hpp"
+
+namespace numaware::tasks::detail {
+namespace {
+
+constexpr std::size_t page = 4096;
+
+struct Buffer {
+    explicit Buffer(std::size_t pages)
+        : p(static_cast<char*>(std::aligned_alloc(page, pages * page))) {}
+    ~Buffer() { std::free(p); }
+    std::uint64_t at(std::size_t offset) const { return reinterpret_cast<std::uintptr_t>(p) + offset; }
+    char* p;
+};
+
+// CPU c of the recording OS's 4 nodes x 1 CPU is on node c.
+TEST(RegionHomes, EveryPageCountsWhereItIs) {
+    os::RecordingOs os(4, 1);
+    Buffer b(16);
+    os.touch(b.p, 12 * page, 0);              // pages 0-11 on node 0
+    os.touch(b.p + 12 * page, 3 * page, 2);   // pages 12-14 on node 2; page 15 absent
+    RegionHomes homes(os, true);
+
+    // All on node 0: one home, no spread.
+    HomeEntry& whole0 = homes.lookup(b.at(0), 4 * page);
+    EXPECT_EQ(whole0.home.load(), 0);
+    EXPECT_EQ(whole0.spread.load(), nullptr);
+    EXPECT_EQ(cross_node_bytes(whole0, 4 * page, AccessMode::in, 0), 0u);
+    EXPECT_EQ(cross_node_bytes(whole0, 4 * page, AccessMode::in, 1), 4 * page);
+
+    // Pages 8-15: 4 on node 0, 3 on node 2, 1 absent. Home: node 0 (most
+    // bytes); a reader on node 0 reaches 3 pages on node 2 and the absent
+    // one, a writer on node 0 only the 3 on node 2 (it places the absent
+    // page itself), a reader on node 2 the 4 on node 0 and the absent one.
+    HomeEntry& mixed = homes.lookup(b.at(8 * page), 8 * page);
+    EXPECT_EQ(mixed.home.load(), 0);
+    ASSERT_NE(mixed.spread.load(), nullptr);
+    EXPECT_EQ(cross_node_bytes(mixed, 8 * page, AccessMode::in, 0), 4 * page);
+    EXPECT_EQ(cross_node_bytes(mixed, 8 * page, AccessMode::out, 0), 3 * page);
+    EXPECT_EQ(cross_node_bytes(mixed, 8 * page, AccessMode::in, 2), 5 * page);
+    EXPECT_EQ(cross_node_bytes(mixed, 8 * page, AccessMode::inout, 3), 7 * page);
+
+    // A region ending inside a page counts only its own bytes of it: the
+    // last 100 bytes of page 11 (node 0) and the first 900 of page 12 (node 2).
+    HomeEntry& straddle = homes.lookup(b.at(12 * page - 100), 1000);
+    EXPECT_EQ(straddle.home.load(), 2);
+    EXPECT_EQ(cross_node_bytes(straddle, 1000, AccessMode::in, 2), 100u);
+    EXPECT_EQ(cross_node_bytes(straddle, 1000, AccessMode::in, 0), 900u);
+
+    // Every page was asked for, not a sample: 8 pages of `mixed` in one query.
+    bool asked_all = false;
+    for (const os::Call& c : os.calls(os::CallKind::move_pages))
+        if (c.pages.size() == 8 && c.pages.front() == b.at(8 * page)) asked_all = true;
+    EXPECT_TRUE(asked_all);
+}
+
+TEST(RegionHomes, AWriterPlacesTheAbsentPagesAndTheSpreadFollows) {
+    os::RecordingOs os(2, 1);
+    Buffer b(4);
+    os.touch(b.p, page, 1);   // page 0 on node 1; pages 1-3 absent
+    RegionHomes homes(os, true);
+    HomeEntry& e = homes.lookup(b.at(0), 4 * page);
+    EXPECT_EQ(e.home.load(), 1);
+    EXPECT_EQ(cross_node_bytes(e, 4 * page, AccessMode::in, 1), 3 * page);
+    os.touch(b.p + page, 3 * page, 0);   // the writer, on node 0, first-touches the rest
+    homes.first_written(e, 0);
+    EXPECT_EQ(e.home.load(), 0);
+    EXPECT_EQ(cross_node_bytes(e, 4 * page, AccessMode::in, 0), page);
+    EXPECT_EQ(cross_node_bytes(e, 4 * page, AccessMode::in, 1), 3 * page);
+}
+
+TEST(RegionHomes, SamplingIsAnExplicitOption) {
+    os::RecordingOs os(2, 1);
+    Buffer b(64);
+    os.touch(b.p, 40 * page, 0);
+    os.touch(b.p + 40 * page, 24 * page, 1);
+    RegionHomes sampled(os, true, 4);
+    HomeEntry& e = sampled.lookup(b.at(0), 64 * page);
+    EXPECT_EQ(e.spread.load(), nullptr);   // a majority, not bytes per node
+    EXPECT_EQ(e.home.load(), 0);
+    EXPECT_EQ(cross_node_bytes(e, 64 * page, AccessMode::in, 1), 64 * page);
+    std::size_t largest = 0;
+    for (const os::Call& c : os.calls(os::CallKind::move_pages)) largest = std::max(largest, c.pages.size());
+    EXPECT_EQ(largest, 4u);
+
+    RegionHomes exact(os, true);
+    HomeEntry& x = exact.lookup(b.at(0), 64 * page);
+    EXPECT_EQ(cross_node_bytes(x, 64 * page, AccessMode::in, 1), 40 * page);
+}
+
+}  // namespace
+}  // namespace numaware::tasks::detail
