@@ -45,6 +45,7 @@ struct Options {
     tasks::PolicyOptions rip{};   // window, initial_extra, intersection, imbalance (seed from `seed`)
     std::string homes = "auto";
     std::string halos = "rows";
+    double steal_delay_tasks = -1;   // < 0: the policies' default
     bool json = false;
 };
 
@@ -101,20 +102,14 @@ int run(const Options& o, bool size_given) {
         throw Error("--homes", "must be auto, kernel or writer, got '" + o.homes + "'");
 
     std::vector<const apps::App*> selected;
-    if (o.app == "all")
-        for (const apps::App& a : apps::all_apps()) selected.push_back(&a);
-    else
-        selected.push_back(&apps::find_app(o.app));
-    std::vector<std::string> policies;
-    if (o.policy == "all")
-        for (std::string_view p : tasks::policy_names()) policies.emplace_back(p);
-    else
-        policies.push_back(o.policy);
+    for (const std::string& name : apps::parse_app_list(o.app, "--app")) selected.push_back(&apps::find_app(name));
+    const std::vector<std::string> policies = apps::parse_policy_list(o.policy, "--policy");
     const std::optional<apps::AppSize> forced = size_given ? std::optional(parse_size(o.size)) : std::nullopt;
     const apps::Halos halos = apps::parse_halos(o.halos, "--halos");
 
     tasks::PolicyOptions policy_options = o.rip;
     policy_options.seed = o.seed;
+    if (o.steal_delay_tasks >= 0) policy_options.steal_delay_tasks = o.steal_delay_tasks;
     for (const std::string& p : policies) (void)tasks::make_policy(p, policy_options);   // bad names fail first
     bool all_match = true;
     nlohmann::json results = nlohmann::json::array();
@@ -176,8 +171,8 @@ int run(const Options& o, bool size_given) {
 int main(int argc, char** argv) {
     CLI::App cli{"Runs the task-runtime applications under the scheduler policies and checks them"};
     Options o;
-    cli.add_option("--app", o.app, "Application name, or all")->capture_default_str();
-    cli.add_option("--policy", o.policy, "Policy name (dfifo, lq, dep, sa, rip-dep, rip-mw), or all")
+    cli.add_option("--app", o.app, "Applications, comma list or all")->capture_default_str();
+    cli.add_option("--policy", o.policy, "Policies, comma list or all (dfifo, lq, dep, sa, rip-dep, rip-mw)")
         ->capture_default_str();
     cli.add_option("--machine", o.machine, "Machine SPEC: live, a .xml/.json file, @file, or a synthetic description")
         ->capture_default_str();
@@ -194,6 +189,10 @@ int main(int argc, char** argv) {
     cli.add_option("--intersection", o.rip.intersection, "RIP-MW: previous-window tasks kept as fixed vertices")
         ->capture_default_str();
     cli.add_option("--homes", o.homes, "auto (kernel for live, writer otherwise), kernel or writer")
+        ->capture_default_str();
+    cli.add_option("--steal-delay-tasks", o.steal_delay_tasks,
+                   "LQ, DEP, RIP: idle time, in mean task durations, before each wider ring of nodes is searched (0: "
+                   "all at once; negative: the default, 1)")
         ->capture_default_str();
     cli.add_option("--halos", o.halos,
                    "Stencil halos: rows (the rows a task reads) or whole-blocks (whole neighbour blocks)")

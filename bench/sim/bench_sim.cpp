@@ -265,7 +265,7 @@ struct DirectionArgs {
     std::string contention = "snapshot";
     std::size_t window = tasks::PolicyOptions{}.window;
     std::uint64_t seed = 1;
-    std::int64_t steal_delay_rounds = -1;   // -1: each policy's own default
+    double steal_delay_tasks = -1;   // < 0: the policies' default
     bool rip_first_touch = false;
     double partition_s_per_task = 0;
     bool json = false;
@@ -289,7 +289,7 @@ int directions_command(const DirectionArgs& a) {
     options.contention = sim::parse_contention(a.contention);
     options.policy.window = a.window;
     options.policy.seed = a.seed;
-    if (a.steal_delay_rounds >= 0) options.policy.steal_delay_rounds = static_cast<std::uint64_t>(a.steal_delay_rounds);
+    if (a.steal_delay_tasks >= 0) options.policy.steal_delay_tasks = a.steal_delay_tasks;
     options.policy.rip_balance_first_touch = a.rip_first_touch;
     options.partition_s_per_task = a.partition_s_per_task;
 
@@ -579,9 +579,9 @@ int main(int argc, char** argv) {
     dir->add_option("--contention", d.contention, "snapshot|exact")->capture_default_str();
     dir->add_option("--window", d.window, "RIP: tasks per partitioned window (raised to the graph's initial part)")->capture_default_str();
     dir->add_option("--seed", d.seed, "Seed of the policies")->capture_default_str();
-    dir->add_option("--steal-delay-rounds", d.steal_delay_rounds,
-                    "LQ, DEP, RIP: searches of the own node's queue before each wider ring of nodes (0: all at once; -1: "
-                    "each policy's default, 128 for RIP and 0 for LQ and DEP)")
+    dir->add_option("--steal-delay-tasks", d.steal_delay_tasks,
+                    "LQ, DEP, RIP: idle time, in mean task durations, before each wider ring of nodes is searched (0: "
+                    "all at once; negative: the default, 1)")
         ->capture_default_str();
     dir->add_option("--partition-s-per-task", d.partition_s_per_task,
                     "Simulated partitioning seconds per window task (0: the cost model)")

@@ -351,9 +351,15 @@ struct SimOptions {
     // per task with dependencies, measured (BENCHMARKS.md, task runtime:
     // about 0.37 us for tracking and home lookup).
     double spawn_s = 0.37e-6;
-    // One search round of an idle worker: a queue that a policy's
-    // steal_order() lists only from round k on is searched after k rounds.
-    double round_s = 50e-9;
+    // One round of an idle worker's search (Policy::steal_order): a queue
+    // that a policy lists only from round k on is searched after k × round_s
+    // of idleness. 0 (default): the graph's mean uncontended task time /
+    // tasks::rounds_per_task, as the executor's rounds are its measured mean
+    // task time / rounds_per_task. The uncontended time of a task is its
+    // compute time plus its dependency bytes at one core's local bandwidth
+    // (TimedMachine::core_gbps, averaged over the nodes): the model knows it
+    // before the run, where the executor learns its mean as tasks finish.
+    double round_s = 0;
     // Runtime cost charged to a worker per task it runs (queue, completion).
     double task_overhead_s = 0;
     // Partitioning jobs (RIP-DEP, RIP-MW) run for real on the host (their

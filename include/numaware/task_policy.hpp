@@ -35,6 +35,9 @@ namespace numaware::tasks {
 
 using TaskId = std::uint64_t;   // creation order within one runtime: 0, 1, 2, ...
 
+// Rounds of an idle worker's search per mean task duration (Policy::steal_order).
+inline constexpr std::uint64_t rounds_per_task = 16;
+
 // The home of memory that no page of has been touched yet: DEP's
 // "virtual socket". A task that writes it first places it by first touch.
 inline constexpr int unallocated = -1;
@@ -139,9 +142,12 @@ public:
     // the region's current home as the executor knows it.
     virtual Destination place(const TaskView& task) = 0;
 
-    // The queues worker `worker` tries, in order, on its `round`-th search
-    // for work since it last found some (round 0 first). Must start with the
-    // worker's own queue(s). Thread-safe and const (see the contract above).
+    // The queues worker `worker` tries, in order, when it has been looking
+    // for work for `round` rounds since it last found some (round 0: its
+    // first search). A round is 1/rounds_per_task of the run's mean task
+    // duration of idle time (the executor measures both; the simulator uses
+    // its graph's mean task time). Must start with the worker's own
+    // queue(s). Thread-safe and const (see the contract above).
     virtual void steal_order(unsigned worker, std::uint64_t round,
                              std::vector<QueueRef>& order) const = 0;
 
@@ -179,17 +185,17 @@ struct PolicyOptions {
     // published.
     bool rip_balance_first_touch = false;
     // The node-queue policies (LQ, DEP, RIP-DEP, RIP-MW): an idle worker
-    // searches only its own node's queue for its first steal_delay_rounds
-    // searches, then adds the next ring of nodes by distance every
-    // steal_delay_rounds searches (nearest first); 0: every node at once.
-    // Unset: each policy's own default, 128 for RIP-DEP and RIP-MW (without
-    // it, idle workers undid the partition on a 2-node machine) and 0 for
-    // LQ and DEP (a delay of 128 doubled the spawn benchmark's time with
-    // DEP and LQ and changed no simulated result; BENCHMARKS.md, issue 13).
-    // In the executor a search round is a few dozen pause instructions; a
-    // worker keeps its round count across sleeps. SA never steals across
-    // nodes; DFIFO steals from every worker at once.
-    std::optional<std::uint64_t> steal_delay_rounds = std::nullopt;
+    // searches only its own node's queue until it has been idle for
+    // steal_delay_tasks mean task durations of the run, then adds the next
+    // ring of nodes by distance (nearest first) every steal_delay_tasks
+    // more; 0: every node at once. Unset: 1 (one mean task duration: a
+    // worker of the task's own node that finishes its task within that time
+    // takes it, so a steal sooner would only move data). Tied to the tasks'
+    // duration, not to a count of searches, so the same setting holds for
+    // 10-microsecond and 10-millisecond tasks (BENCHMARKS.md, issue 13).
+    // In [0, 1e6]. SA never steals across nodes; DFIFO steals from every
+    // worker at once.
+    std::optional<double> steal_delay_tasks = std::nullopt;
 };
 
 // The built-in policies by name: "dfifo", "lq", "dep", "sa", "rip-dep",

@@ -64,6 +64,7 @@ public:
 
 private:
     void check_inputs();
+    double mean_task_s() const;
     void build_layout();
 
     // ---- the spawning thread and the dependency tracker
@@ -393,6 +394,24 @@ void Simulator::maybe_flush() {
 
 // -------------------------------------------------------------------------
 
+// The graph's mean uncontended task time: compute plus dependency bytes
+// at one core's local bandwidth (SimOptions::round_s).
+double Simulator::mean_task_s() const {
+    if (g_.size() == 0) return 0;
+    double local_gbps = 0;
+    const std::size_t nodes = m_.machine.node_count();
+    for (std::size_t i = 0; i < nodes; ++i) local_gbps += m_.core_gbps(i, i);
+    local_gbps /= static_cast<double>(nodes);
+    std::uint64_t bytes = 0;
+    double compute = 0;
+    for (const GraphTask& t : g_.tasks()) {
+        compute += t.compute_s;
+        for (const GraphDep& d : g_.deps_of(t)) bytes += g_.regions()[d.region].bytes;
+    }
+    const double memory = static_cast<double>(bytes) / (local_gbps * 1e9);
+    return (compute + memory) / static_cast<double>(g_.size());
+}
+
 SimReport Simulator::run() {
     const auto host0 = Clock::now();
     check_inputs();
@@ -404,7 +423,7 @@ SimReport Simulator::run() {
     ctx.nodes = workers_.nodes();
     ctx.seed = o_.policy.seed;
     policy_.attach(ctx);
-    workers_.build_search_orders(policy_, o_.round_s);
+    workers_.build_search_orders(policy_, o_.round_s > 0 ? o_.round_s : mean_task_s() / tasks::rounds_per_task);
 
     // One home per page group: regions sharing a page share its home.
     pages_.resize(g_.pages());

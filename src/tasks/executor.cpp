@@ -114,6 +114,16 @@ void Executor::flush_held() {
     if (pushed) wake_workers();
 }
 
+std::uint64_t Executor::ticks_per_round() const {
+    std::uint64_t tasks = 0, useful = 0;
+    for (const auto& w : workers) {
+        tasks += w->counters.tasks.load(std::memory_order_relaxed);
+        useful += w->counters.useful.load(std::memory_order_relaxed);
+    }
+    if (tasks == 0) return 0;
+    return std::max<std::uint64_t>(1, useful / tasks / rounds_per_task);
+}
+
 // ---- submission ------------------------------------------------------------
 TaskId Executor::submit(TaskFn&& fn, std::span<const Dep> deps, int hint, Runtime::Group::State* group) {
     Worker* me = tls.rt == this ? tls.worker : nullptr;

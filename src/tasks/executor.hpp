@@ -155,6 +155,10 @@ struct Executor {
     }
     void wake_waiters();
 
+    // The run's mean task duration (useful ticks per task over every
+    // worker) / rounds_per_task, at least 1; 0 while no task has finished.
+    std::uint64_t ticks_per_round() const;
+
     // ---- placement (scheduler lock held) ---------------------------------------
     Destination place(Task* t) {
         for (std::size_t k = 0; k < t->deps.size(); ++k)

@@ -13,31 +13,48 @@ constexpr std::size_t max_deferred = 16;
 constexpr std::uint32_t max_batched_releases = 1024;
 }  // namespace
 
+std::uint64_t IdleClock::round(const Executor& ex) {
+    if (searches == 0) return 0;
+    // Until a task has finished the mean is unknown: look again now and then.
+    if (ticks_per_round == 0 && (searches & 63) == 0) ticks_per_round = ex.ticks_per_round();
+    if (ticks_per_round == 0) return 0;
+    const std::uint64_t now = Ticks::now();
+    return now > start ? (now - start) / ticks_per_round : 0;
+}
+
+void IdleClock::failed(const Executor& ex, std::uint64_t now) {
+    if (searches++ != 0) return;
+    start = now;
+    ticks_per_round = ex.ticks_per_round();
+}
+
 void Worker::main() {
     tls = Tls{&ex_, this, nullptr};
-    std::uint64_t round = 0;
+    IdleClock clock;
     unsigned spins = 0;
     since = Ticks::now();
     for (;;) {
-        if (Found f = ex_.queues.find(id, node, round, *ex_.policy, steal)) {
+        if (Found f = ex_.queues.find(id, node, clock.round(ex_), *ex_.policy, steal)) {
             run(f.task, f.stolen);
-            round = 0;
+            clock.searches = 0;
             spins = 0;
             continue;
         }
         if (flush_deferred()) continue;
         flush_releases();
-        if (round == 0) {
+        const std::uint64_t now = Ticks::now();
+        if (clock.searches == 0) {
             // The last completion and this search were runtime work.
-            const std::uint64_t now = Ticks::now();
             WorkerCounters::add(counters.runtime, now - since);
             counters.last_done.store(std::max(counters.last_done.load(std::memory_order_relaxed), now),
                                      std::memory_order_relaxed);
             if (ex_.waiters.load(std::memory_order_acquire) > 0) ex_.wake_waiters();
         }
-        ++round;
+        clock.failed(ex_, now);
         if (ex_.stopping.load(std::memory_order_acquire)) break;
-        idle(spins);
+        // Asleep, it looked at nothing: its idle time starts again, so a
+        // push does not find it ready to steal across nodes at once.
+        if (idle(spins)) clock.start = Ticks::now();
         since = Ticks::now();
     }
     flush_deferred();
@@ -47,12 +64,12 @@ void Worker::main() {
 
 // Spin (a few hundred pauses-worth of searches), then sleep on the
 // futex until a push; no sched_yield loop.
-void Worker::idle(unsigned& spins) {
+bool Worker::idle(unsigned& spins) {
     if (ex_.waiters.load(std::memory_order_acquire) > 0) ex_.maybe_flush();
     ++spins;
     if (spins < 256) {
         for (int i = 0; i < 16; ++i) cpu_relax();
-        return;
+        return false;
     }
     const std::uint32_t e = ex_.epoch.load(std::memory_order_acquire);
     ex_.sleepers.fetch_add(1, std::memory_order_seq_cst);
@@ -62,6 +79,7 @@ void Worker::idle(unsigned& spins) {
     if (!work) ex_.epoch.wait(e, std::memory_order_acquire);
     ex_.sleepers.fetch_sub(1, std::memory_order_relaxed);
     spins = 0;
+    return !work;
 }
 
 // Two clock reads per task: at the body's start and end. The runtime
@@ -244,22 +262,23 @@ void Worker::flush_releases() {
 Worker::Helping Worker::help_begin() {
     const std::uint64_t start = Ticks::now();
     ex_.waiters.fetch_add(1, std::memory_order_acq_rel);
-    const Helping h{start, since, 0, 0};
+    const Helping h{start, since, IdleClock{}, 0};
     since = Ticks::now();
     return h;
 }
 
 // One step of help_until() once its condition was found false.
 void Worker::help_step(Helping& h) {
-    if (Found f = ex_.queues.find(id, node, h.round, *ex_.policy, steal)) {
+    if (Found f = ex_.queues.find(id, node, h.clock.round(ex_), *ex_.policy, steal)) {
         run(f.task, f.stolen);
-        h.round = 0;
+        h.clock.searches = 0;
         h.spins = 0;
         return;
     }
     if (flush_deferred()) return;
-    if (h.round == 0) WorkerCounters::add(counters.runtime, Ticks::now() - since);
-    ++h.round;
+    const std::uint64_t now = Ticks::now();
+    if (h.clock.searches == 0) WorkerCounters::add(counters.runtime, now - since);
+    h.clock.failed(ex_, now);
     ex_.maybe_flush();
     // Pause between checks; yield only now and then (a yield per
     // check is a syscall storm that slows the CPU's other thread).

@@ -4,9 +4,12 @@
 // Worker w is rank w and lives on layout().ranks[w].node. Its loop finds a
 // task in the queues (node_queues.hpp), runs it, and completes it: drops
 // the task's references, settles its dependencies under the scheduler lock
-// (or defers that, see complete()), and counts it done. A failed search
-// increments `round`; after a short spin the worker sleeps on a futex
-// (std::atomic::wait) until a push bumps the executor's `epoch`. Inside a
+// (or defers that, see complete()), and counts it done. While its searches
+// fail, its IdleClock tells the policy how long it has been idle, in rounds
+// of 1/rounds_per_task of the run's mean task duration (the node-queue
+// policies widen their steal rings with it); after a short spin the worker
+// sleeps on a futex (std::atomic::wait) until a push bumps the executor's
+// `epoch`, and its idle time starts again from the wake-up. Inside a
 // task, taskwait() makes the worker help: run other tasks until the wait
 // is over (help_until()).
 //
@@ -28,6 +31,19 @@
 namespace numaware::tasks::detail {
 
 struct Executor;
+
+// How long a worker has looked for work, in the rounds of
+// Policy::steal_order().
+struct IdleClock {
+    std::uint64_t searches = 0;          // failed searches in a row
+    std::uint64_t start = 0;             // ticks: the first failed search, or the last wake-up
+    std::uint64_t ticks_per_round = 0;   // the run's mean task ticks / rounds_per_task; 0: none finished yet
+
+    // The round for the next search.
+    std::uint64_t round(const Executor& ex);
+    // A search failed at `now`.
+    void failed(const Executor& ex, std::uint64_t now);
+};
 
 class alignas(64) Worker {
 public:
@@ -75,14 +91,14 @@ private:
     struct Helping {
         std::uint64_t start;
         std::uint64_t saved_since;
-        std::uint64_t round;
+        IdleClock clock;
         unsigned spins;
     };
     Helping help_begin();
     void help_step(Helping& h);
     void help_end(const Helping& h);
 
-    void idle(unsigned& spins);
+    bool idle(unsigned& spins);   // true: it slept
     void run(Task* t, bool stolen);
     std::uint64_t announce_start(const Task* t, bool stolen, std::uint64_t at);
     void complete(Task* t);

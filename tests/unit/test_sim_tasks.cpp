@@ -241,14 +241,14 @@ TEST(SimTasks, SnapshotAndExactAgreeOnAGraph) {
 }
 
 // The makespan ends with the last task, not with an idle worker's last
-// wake-up: with a steal delay of 2^30 rounds (54 simulated seconds) the
-// idle workers' wake-ups are still pending when the last task finishes.
+// wake-up: with a steal delay of 10^5 mean task durations the idle
+// workers' wake-ups are still pending when the last task finishes.
 TEST(SimTasks, MakespanEndsWithTheLastTaskWhateverTheStealDelay) {
-    for (std::uint64_t delay : {std::uint64_t{0}, std::uint64_t{128}, std::uint64_t{1} << 30}) {
+    for (double delay : {0.0, 1.0, 1e5}) {
         Graph g;
         for (int i = 0; i < 4; ++i) g.add_task(1e-3, {{g.add_region(64), AccessMode::out}});
         SimOptions o = opts();
-        o.policy.steal_delay_rounds = delay;
+        o.policy.steal_delay_tasks = delay;
         const SimReport rep = simulate(two_nodes(), g, "dep", o);
         EXPECT_EQ(rep.run.tasks, 4u);
         EXPECT_GE(rep.run.makespan_s, 1e-3) << delay;

@@ -167,11 +167,11 @@ TEST(TaskPolicies, DfifoRoundRobinAndStealPermutations) {
 // ---- node-queue steal order -------------------------------------------
 
 // Four nodes in two pairs (distance 21 within a pair, 31 across). With
-// steal_delay_rounds = 0 every node is searched at once, nearest first.
+// steal_delay_tasks = 0 every node is searched at once, nearest first.
 TEST(TaskPolicies, NodeQueuesStealNearestFirstWithoutDelay) {
     Fixture f(four_nodes);
     PolicyOptions o;
-    o.steal_delay_rounds = 0;
+    o.steal_delay_tasks = 0;
     for (auto name : {"lq", "dep", "rip-dep", "rip-mw"}) {
         auto p = f.attach(name, o);
         EXPECT_EQ(node_order(*p, 0), (std::vector<unsigned>{0, 1, 2, 3})) << name;
@@ -888,33 +888,34 @@ TEST(TaskPolicies, RipMwLaterWindowsFollowEarlierData) {
 }
 
 // With a steal delay the node-queue policies keep a worker on its own
-// node's queue for its first steal_delay_rounds searches, so an idle
-// worker does not at once take the tasks placed on another node (by the
-// partition, or by DEP's vote); then one more distance ring every
-// steal_delay_rounds searches. RIP's default delay is 128, LQ's and DEP's 0.
+// node's queue until it has been idle steal_delay_tasks mean task
+// durations (rounds_per_task rounds each), so an idle worker does not at
+// once take the tasks placed on another node (by the partition, or by
+// DEP's vote); then one more distance ring every steal_delay_tasks. The
+// default is one mean task duration for LQ, DEP and RIP alike.
 TEST(TaskPolicies, NodeQueuesStealLateAndNearFirst) {
     Fixture f(four_nodes);
     PolicyOptions delayed;
-    delayed.steal_delay_rounds = 128;
+    delayed.steal_delay_tasks = 8;
     for (auto name : {"lq", "dep", "rip-dep", "rip-mw"}) {
-        const bool rip = std::string_view(name).substr(0, 3) == "rip";
         for (const PolicyOptions& o : {PolicyOptions{}, delayed}) {
+            const std::uint64_t d = static_cast<std::uint64_t>(o.steal_delay_tasks.value_or(1.0)) * rounds_per_task;
             auto p = f.attach(name, o);
-            if (!rip && !o.steal_delay_rounds) {   // LQ and DEP by default: every ring at once
-                EXPECT_EQ(node_order(*p, 0, 0), (std::vector<unsigned>{0, 1, 2, 3})) << name;
-                continue;
-            }
             EXPECT_EQ(node_order(*p, 0, 0), (std::vector<unsigned>{0})) << name;
             EXPECT_EQ(node_order(*p, 0, 1), (std::vector<unsigned>{0})) << name;
-            EXPECT_EQ(node_order(*p, 3, 127), (std::vector<unsigned>{3})) << name;
-            EXPECT_EQ(node_order(*p, 0, 128), (std::vector<unsigned>{0, 1})) << name;
-            EXPECT_EQ(node_order(*p, 2, 255), (std::vector<unsigned>{2, 3})) << name;
-            EXPECT_EQ(node_order(*p, 0, 256), (std::vector<unsigned>{0, 1, 2, 3})) << name;
-            EXPECT_EQ(node_order(*p, 3, 1000), (std::vector<unsigned>{3, 2, 0, 1})) << name;
+            EXPECT_EQ(node_order(*p, 3, d - 1), (std::vector<unsigned>{3})) << name;
+            EXPECT_EQ(node_order(*p, 0, d), (std::vector<unsigned>{0, 1})) << name;
+            EXPECT_EQ(node_order(*p, 2, 2 * d - 1), (std::vector<unsigned>{2, 3})) << name;
+            EXPECT_EQ(node_order(*p, 0, 2 * d), (std::vector<unsigned>{0, 1, 2, 3})) << name;
+            EXPECT_EQ(node_order(*p, 3, 1000 * d), (std::vector<unsigned>{3, 2, 0, 1})) << name;
         }
     }
+    PolicyOptions bad;
+    bad.steal_delay_tasks = -1;
+    const Error e = expect_error([&] { (void)make_policy("dep", bad); });
+    EXPECT_EQ(e.field(), "steal_delay_tasks");
     PolicyOptions o;
-    o.steal_delay_rounds = 3;
+    o.steal_delay_tasks = 3.0 / rounds_per_task;   // 3 rounds
     auto p = f.attach("dep", o);
     EXPECT_EQ(node_order(*p, 1, 2), (std::vector<unsigned>{1}));
     EXPECT_EQ(node_order(*p, 1, 3), (std::vector<unsigned>{1, 0}));

@@ -24,6 +24,9 @@ void check_options(std::string_view name, const PolicyOptions& o) {
     if (name == "rip-mw" && o.intersection >= o.window)
         throw Error("intersection", "must be less than the window (" + std::to_string(o.window) + "), got " +
                                         std::to_string(o.intersection));
+    if (o.steal_delay_tasks && !(*o.steal_delay_tasks >= 0.0 && *o.steal_delay_tasks <= 1e6))
+        throw Error("steal_delay_tasks", "must be in [0, 1e6] mean task durations, got " +
+                                             std::to_string(*o.steal_delay_tasks));
     if (!(o.imbalance >= 0.0 && o.imbalance < 1.0))
         throw Error("imbalance", "must be in [0, 1), got " + std::to_string(o.imbalance));
 }

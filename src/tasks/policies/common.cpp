@@ -2,6 +2,7 @@
 #include "common.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "numaware/error.hpp"
@@ -86,6 +87,11 @@ Topology make_topology(const PolicyContext& ctx, std::uint64_t policy_seed) {
     for (const Node& node : machine.nodes) topo.serving_node.push_back(nearest_first(machine, node.os_index, topo.nodes).front());
     topo.seed = hash_words({policy_seed, ctx.seed});
     return topo;
+}
+
+std::uint64_t steal_delay_rounds(const PolicyOptions& options) {
+    return static_cast<std::uint64_t>(std::llround(options.steal_delay_tasks.value_or(1.0) *
+                                                   static_cast<double>(rounds_per_task)));
 }
 
 void node_steal_order(const Topology& topo, unsigned worker, std::uint64_t round, std::uint64_t delay_rounds,

@@ -83,11 +83,11 @@ struct Topology {
 // Error("workers"), Error("worker_node[i]") or Error("nodes").
 Topology make_topology(const PolicyContext& ctx, std::uint64_t policy_seed);
 
-// Writes the steal order of a node-queue policy on the worker's `round`-th
-// search: its own node's queue, then the other worker nodes nearest first,
-// one distance ring more every `delay_rounds` searches (0: every ring at
-// once). Stealing late and near keeps a task near its data while the
-// queues of its own node still have work (PolicyOptions::steal_delay_rounds).
+// Writes the steal order of a node-queue policy after `round` rounds of
+// idleness: its own node's queue, then the other worker nodes nearest
+// first, one distance ring more every `delay_rounds` rounds (0: every ring
+// at once). Stealing late and near keeps a task near its data while the
+// queues of its own node still have work (PolicyOptions::steal_delay_tasks).
 void node_steal_order(const Topology& topo, unsigned worker, std::uint64_t round, std::uint64_t delay_rounds,
                       std::vector<QueueRef>& order);
 
@@ -96,6 +96,10 @@ void node_steal_order(const Topology& topo, unsigned worker, std::uint64_t round
 // returns the bytes with no home (`unallocated` or not on the machine).
 std::uint64_t bytes_per_node(const Topology& topo, std::span<const DepInfo> deps,
                              std::vector<std::uint64_t>& per_node);
+
+// PolicyOptions::steal_delay_tasks (default 1 mean task duration) in
+// rounds of Policy::steal_order().
+std::uint64_t steal_delay_rounds(const PolicyOptions& options);
 
 // Round-robin over the worker nodes by task id.
 inline Destination round_robin_node(const Topology& topo, TaskId id) {

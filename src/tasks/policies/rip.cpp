@@ -45,8 +45,8 @@
 //          balanced with its own window (with its full weight, Scotch 7.0
 //          misplaced free vertices to meet the balance of the fixed ones).
 //
-// steal_order(): late and nearest first (default_steal_delay_rounds, or
-// PolicyOptions::steal_delay_rounds when set).
+// steal_order(): late and nearest first, one ring more every
+// PolicyOptions::steal_delay_tasks mean task durations (default 1).
 //
 // place(): a task whose window is partitioned goes to its part's node
 // queue; a task in a window not partitioned yet is held until finish_job()
@@ -70,11 +70,6 @@
 
 namespace numaware::tasks::policy_detail {
 namespace {
-
-// RIP's own steal delay (PolicyOptions::steal_delay_rounds unset): a worker
-// searches its own node's queue alone for 128 rounds, then one more
-// distance ring every 128 (see steal_order).
-constexpr std::uint64_t default_steal_delay_rounds = 128;
 
 struct WindowTask {
     TaskId id = 0;
@@ -175,7 +170,7 @@ public:
     // ran dry, so RIP's cross-node bytes came out at 2-3x its placement's
     // and the tasks-per-node counts swung from 128:128 to 225:31 run to run.
     void steal_order(unsigned worker, std::uint64_t round, std::vector<QueueRef>& order) const override {
-        node_steal_order(topo_, worker, round, options_.steal_delay_rounds.value_or(default_steal_delay_rounds), order);
+        node_steal_order(topo_, worker, round, steal_delay_rounds(options_), order);
     }
 
     std::unique_ptr<PartitionJob> take_job() override {

@@ -15,9 +15,9 @@
 // SA     user hints: spawn_on(node) puts the task on that node's queue;
 //        without a hint, round-robin over the nodes by task id.
 // LQ and DEP steal nearest first: their own node, then the other worker
-// nodes ring by ring of machine distance, ties by OS index; with
-// PolicyOptions::steal_delay_rounds set, one ring more every that many
-// searches (default 0: every ring at once; see task_policy.hpp for why).
+// nodes ring by ring of machine distance, ties by OS index, one ring more
+// every PolicyOptions::steal_delay_tasks mean task durations of idleness
+// (default 1; see task_policy.hpp).
 // SA never steals across nodes.
 //
 // A home on a node without workers (e.g. a memory-only node) counts for
@@ -61,7 +61,7 @@ private:
 
 class NodePolicy : public Policy {
 public:
-    explicit NodePolicy(const PolicyOptions& o) : seed_(o.seed), delay_(o.steal_delay_rounds.value_or(0)) {}
+    explicit NodePolicy(const PolicyOptions& o) : seed_(o.seed), delay_(steal_delay_rounds(o)) {}
     void attach(const PolicyContext& ctx) override { topo_ = make_topology(ctx, seed_); }
     void steal_order(unsigned worker, std::uint64_t round, std::vector<QueueRef>& order) const override {
         node_steal_order(topo_, worker, round, delay_, order);
