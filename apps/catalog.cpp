@@ -33,7 +33,7 @@ const std::array<App, 8>& catalog() {
          gauss_seidel::build_graph},
         {"red-black", "2-D 5-point red-black Gauss-Seidel, colours stored apart, row blocks", red_black::test_size,
          red_black::bench_size, red_black::sim_size, red_black::checked_size, red_black::build_graph},
-        {"nstream", "8 independent streams of a += b + 3*c triads over page-aligned blocks", nstream::test_size,
+        {"nstream", "7 independent streams of a += b + 3*c triads over page-aligned blocks", nstream::test_size,
          nstream::bench_size, nstream::sim_size, nstream::checked_size, nstream::build_graph},
         {"cg", "conjugate gradient, 3-D 7-point Poisson, row blocks of z-planes", cg::test_size, cg::bench_size,
          cg::sim_size, cg::checked_size, cg::build_graph},

@@ -1,5 +1,5 @@
 // apps/nstream/graph.cpp — the task graph of the NStream application:
-// 8 independent streams of a += b + 3 c triads over blocks.
+// 7 (`streams`) independent streams of a += b + 3 c triads over blocks.
 //
 // Regions: the a blocks of every stream (stream by stream, block by
 // block), then the b blocks, then the c blocks, each `block` doubles.

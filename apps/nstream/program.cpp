@@ -1,7 +1,7 @@
 // apps/nstream/program.cpp — NStream: independent triads over blocks.
 //
 // Size: n = elements per array, block = elements per block, iterations =
-// repetitions. There are `streams` = 8 independent streams, each with three
+// repetitions. There are `streams` = 7 independent streams, each with three
 // arrays a, b, c of n doubles (the a arrays of all streams share one
 // mapping, as do the b and c arrays; stream s's array is the s-th run of n
 // elements). As in the Parallel Research Kernels' nstream, every repetition

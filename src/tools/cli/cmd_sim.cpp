@@ -90,6 +90,7 @@ struct SimTasksOptions {
     std::string mapping = "contiguous";
     std::string contention = "snapshot";
     std::uint64_t seed = 1;
+    double steal_delay_tasks = -1;   // < 0: the policies' default
     std::size_t window = tasks::PolicyOptions{}.window;
     std::size_t intersection = tasks::PolicyOptions{}.intersection;
     bool json = false;
@@ -202,6 +203,7 @@ void sim_tasks(const SimTasksOptions& o) {
     policy_options.seed = o.seed;
     policy_options.window = o.window;
     policy_options.intersection = o.intersection;
+    if (o.steal_delay_tasks >= 0) policy_options.steal_delay_tasks = o.steal_delay_tasks;
     std::vector<std::string> policies = pick_policies(o.policy, policy_options);
     const std::string baseline = o.baseline.empty() ? policies.front() : o.baseline;
     if (std::find(policies.begin(), policies.end(), baseline) == policies.end()) {
@@ -309,6 +311,10 @@ void add_sim_command(CLI::App& app) {
     tcmd->add_option("--mapping", topts->mapping, "contiguous|scatter")->capture_default_str();
     tcmd->add_option("--contention", topts->contention, "snapshot|exact")->capture_default_str();
     tcmd->add_option("--seed", topts->seed, "Seed of the policies")->capture_default_str();
+    tcmd->add_option("--steal-delay-tasks", topts->steal_delay_tasks,
+                     "LQ, DEP, RIP: idle time, in mean task durations, before each wider ring of nodes is searched "
+                     "(0: all at once; negative: the default, 1)")
+        ->capture_default_str();
     tcmd->add_option("--window", topts->window, "RIP-DEP, RIP-MW: tasks per partitioned window (raised to the graph's initial part: its initialisation and first step)")
         ->capture_default_str();
     tcmd->add_option("--intersection", topts->intersection,
