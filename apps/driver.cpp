@@ -192,7 +192,7 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     cli.add_option("--steal-delay-tasks", o.steal_delay_tasks,
                    "LQ, DEP, RIP: idle time, in mean task durations, before each wider ring of nodes is searched (0: "
-                   "all at once; negative: the default, 1)")
+                   "all at once; negative: the default, 32)")
         ->capture_default_str();
     cli.add_option("--halos", o.halos,
                    "Stencil halos: rows (the rows a task reads) or whole-blocks (whole neighbour blocks)")

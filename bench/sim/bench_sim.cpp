@@ -581,7 +581,7 @@ int main(int argc, char** argv) {
     dir->add_option("--seed", d.seed, "Seed of the policies")->capture_default_str();
     dir->add_option("--steal-delay-tasks", d.steal_delay_tasks,
                     "LQ, DEP, RIP: idle time, in mean task durations, before each wider ring of nodes is searched (0: "
-                    "all at once; negative: the default, 1)")
+                    "all at once; negative: the default, 32)")
         ->capture_default_str();
     dir->add_option("--partition-s-per-task", d.partition_s_per_task,
                     "Simulated partitioning seconds per window task (0: the cost model)")

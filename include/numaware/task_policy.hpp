@@ -37,6 +37,8 @@ using TaskId = std::uint64_t;   // creation order within one runtime: 0, 1, 2, .
 
 // Rounds of an idle worker's search per mean task duration (Policy::steal_order).
 inline constexpr std::uint64_t rounds_per_task = 16;
+// PolicyOptions::steal_delay_tasks when unset (see there).
+inline constexpr double default_steal_delay_tasks = 32;
 
 // The home of memory that no page of has been touched yet: DEP's
 // "virtual socket". A task that writes it first places it by first touch.
@@ -188,11 +190,17 @@ struct PolicyOptions {
     // searches only its own node's queue until it has been idle for
     // steal_delay_tasks mean task durations of the run, then adds the next
     // ring of nodes by distance (nearest first) every steal_delay_tasks
-    // more; 0: every node at once. Unset: 1 (one mean task duration: a
-    // worker of the task's own node that finishes its task within that time
-    // takes it, so a steal sooner would only move data). Tied to the tasks'
-    // duration, not to a count of searches, so the same setting holds for
-    // 10-microsecond and 10-millisecond tasks (BENCHMARKS.md, issue 13).
+    // more; 0: every node at once. Unset: default_steal_delay_tasks (32):
+    // a node whose workers hold more tasks than they can start at once
+    // (3 blocks on 2 workers) leaves one worker idle for about a task
+    // duration in every sweep, and a delay near 1 turned that into a
+    // cross-node steal per sweep; persistent imbalance (DEP's random homes)
+    // still gets stolen from. Simulated on the bullion model, the eight
+    // applications: RIP-DEP over DEP 0.84/0.91/0.69x at 4/8/16 sockets with
+    // 1, 0.85/0.92/0.79x with 8, 0.86/0.99/0.88x with 32 and the same with
+    // 128 (BENCHMARKS.md, issue 13). Tied to the tasks' duration, not to a
+    // count of searches, so the same setting holds for 10-microsecond and
+    // 10-millisecond tasks.
     // In [0, 1e6]. SA never steals across nodes; DFIFO steals from every
     // worker at once.
     std::optional<double> steal_delay_tasks = std::nullopt;

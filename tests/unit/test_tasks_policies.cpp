@@ -899,7 +899,7 @@ TEST(TaskPolicies, NodeQueuesStealLateAndNearFirst) {
     delayed.steal_delay_tasks = 8;
     for (auto name : {"lq", "dep", "rip-dep", "rip-mw"}) {
         for (const PolicyOptions& o : {PolicyOptions{}, delayed}) {
-            const std::uint64_t d = static_cast<std::uint64_t>(o.steal_delay_tasks.value_or(1.0)) * rounds_per_task;
+            const std::uint64_t d = static_cast<std::uint64_t>(o.steal_delay_tasks.value_or(default_steal_delay_tasks)) * rounds_per_task;
             auto p = f.attach(name, o);
             EXPECT_EQ(node_order(*p, 0, 0), (std::vector<unsigned>{0})) << name;
             EXPECT_EQ(node_order(*p, 0, 1), (std::vector<unsigned>{0})) << name;

@@ -90,7 +90,7 @@ Topology make_topology(const PolicyContext& ctx, std::uint64_t policy_seed) {
 }
 
 std::uint64_t steal_delay_rounds(const PolicyOptions& options) {
-    return static_cast<std::uint64_t>(std::llround(options.steal_delay_tasks.value_or(1.0) *
+    return static_cast<std::uint64_t>(std::llround(options.steal_delay_tasks.value_or(default_steal_delay_tasks) *
                                                    static_cast<double>(rounds_per_task)));
 }
 

@@ -97,7 +97,7 @@ void node_steal_order(const Topology& topo, unsigned worker, std::uint64_t round
 std::uint64_t bytes_per_node(const Topology& topo, std::span<const DepInfo> deps,
                              std::vector<std::uint64_t>& per_node);
 
-// PolicyOptions::steal_delay_tasks (default 1 mean task duration) in
+// PolicyOptions::steal_delay_tasks (default default_steal_delay_tasks) in
 // rounds of Policy::steal_order().
 std::uint64_t steal_delay_rounds(const PolicyOptions& options);
 

@@ -46,7 +46,7 @@
 //          misplaced free vertices to meet the balance of the fixed ones).
 //
 // steal_order(): late and nearest first, one ring more every
-// PolicyOptions::steal_delay_tasks mean task durations (default 1).
+// PolicyOptions::steal_delay_tasks mean task durations (default tasks::default_steal_delay_tasks).
 //
 // place(): a task whose window is partitioned goes to its part's node
 // queue; a task in a window not partitioned yet is held until finish_job()

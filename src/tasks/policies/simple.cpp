@@ -17,7 +17,7 @@
 // LQ and DEP steal nearest first: their own node, then the other worker
 // nodes ring by ring of machine distance, ties by OS index, one ring more
 // every PolicyOptions::steal_delay_tasks mean task durations of idleness
-// (default 1; see task_policy.hpp).
+// (default default_steal_delay_tasks; see task_policy.hpp).
 // SA never steals across nodes.
 //
 // A home on a node without workers (e.g. a memory-only node) counts for

@@ -313,7 +313,7 @@ void add_sim_command(CLI::App& app) {
     tcmd->add_option("--seed", topts->seed, "Seed of the policies")->capture_default_str();
     tcmd->add_option("--steal-delay-tasks", topts->steal_delay_tasks,
                      "LQ, DEP, RIP: idle time, in mean task durations, before each wider ring of nodes is searched "
-                     "(0: all at once; negative: the default, 1)")
+                     "(0: all at once; negative: the default, 32)")
         ->capture_default_str();
     tcmd->add_option("--window", topts->window, "RIP-DEP, RIP-MW: tasks per partitioned window (raised to the graph's initial part: its initialisation and first step)")
         ->capture_default_str();
