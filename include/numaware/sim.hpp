@@ -284,10 +284,9 @@ private:
 // holds the initialisation and the first sweep (which writes the second
 // buffer for the first time), the second run the next two sweeps.
 inline constexpr unsigned initial_part_steps = 2;
-// RIP's window is capped so that its partitioning stays bounded: 32,768
-// tasks, the initialisation and first sweep of a 128 x 128-tile wavefront
-// (docs/SIMULATOR.md, "Partitioning cost", has Scotch's time for it).
-inline constexpr std::size_t initial_part_cap = 32768;
+// RIP's window is capped so that its partitioning stays bounded
+// (tasks::window_step_cap).
+inline constexpr std::size_t initial_part_cap = tasks::window_step_cap;
 std::size_t initial_part(const Graph& graph, std::size_t cap = initial_part_cap);
 
 // =====================================================================

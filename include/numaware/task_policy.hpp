@@ -37,6 +37,14 @@ using TaskId = std::uint64_t;   // creation order within one runtime: 0, 1, 2, .
 
 // Rounds of an idle worker's search per mean task duration (Policy::steal_order).
 inline constexpr std::uint64_t rounds_per_task = 16;
+// RIP's first window ends at a step boundary (a task writing a region the
+// current run of tasks already wrote) at or after PolicyOptions::window
+// tasks, or at twice that, but not beyond this many tasks (unless the
+// window itself is larger): the initialisation and first sweep of a
+// 128 x 128-tile wavefront, so that partitioning stays bounded
+// (docs/SIMULATOR.md, "Partitioning cost", has Scotch's time for it). The
+// simulator caps the graph's initial part (sim::initial_part_cap) alike.
+inline constexpr std::size_t window_step_cap = 32768;
 // PolicyOptions::steal_delay_tasks when unset (see there).
 inline constexpr double default_steal_delay_tasks = 32;
 

@@ -371,21 +371,23 @@ TEST(TaskPolicies, RipDepUsesDepAfterFirstWindow) {
     Fixture f(four_nodes);
     PolicyOptions o;
     o.window = 6;
-    o.initial_extra = 2;   // window 0 holds 8 tasks
+    o.initial_extra = 2;   // window 0 holds 8 tasks: 8 independent ones, then the step ends
     auto p = f.attach("rip-dep", o);
     std::vector<Released> released;
     for (TaskId id = 0; id < 8; ++id) {
-        p->on_submit(TaskView{id, {}, {}, -1});
-        if (id < 7) {
-            EXPECT_EQ(p->take_job(), nullptr) << id;
-        }
+        const std::vector<DepInfo> writes{DepInfo{100 + id, 64, AccessMode::out, unallocated}};
+        p->on_submit(TaskView{id, writes, {}, -1});
+        EXPECT_EQ(p->take_job(), nullptr) << id;
     }
+    EXPECT_EQ(p->take_job(), nullptr);   // full, but the window waits for the end of its step
+    // Task 8 rewrites region 100: a new step, so window 0 closes without it,
+    // and it and every later task are placed by DEP, never held.
+    const std::vector<DepInfo> on2{{1, 4096, AccessMode::in, 2}, {2, 100, AccessMode::in, 0},
+                                   {100, 64, AccessMode::inout, unallocated}};
+    p->on_submit(TaskView{8, on2, {}, -1});
     auto job = p->take_job();
     ASSERT_NE(job, nullptr);
     EXPECT_EQ(job->tasks(), 8u);
-    // Later tasks are never held, not even while the job runs.
-    const std::vector<DepInfo> on2{{1, 4096, AccessMode::in, 2}, {2, 100, AccessMode::in, 0}};
-    p->on_submit(TaskView{8, on2, {}, -1});
     EXPECT_EQ(p->take_job(), nullptr);   // one job at a time, and none for later windows
     EXPECT_EQ(place(*p, 8, on2), Destination::to_node(2));
     job->run();
@@ -398,6 +400,40 @@ TEST(TaskPolicies, RipDepUsesDepAfterFirstWindow) {
         EXPECT_EQ(place(*p, id, on3), Destination::to_node(3));
     }
     EXPECT_FALSE(p->flush(released));
+}
+
+// Window 0 ends at a step boundary at or after `window` tasks (a window
+// cut mid-sweep is balanced on tasks but not on data), or at twice
+// `window` when no task rewrites a region.
+TEST(TaskPolicies, RipFirstWindowEndsAtAStepBoundary) {
+    Fixture f(four_nodes);
+    PolicyOptions o;
+    o.window = 6;
+    {
+        const ChainGraph g(4, 5);   // steps of 4 tasks: the boundary after 6 tasks is at 8
+        auto p = f.attach("rip-dep", o);
+        for (TaskId id = 0; id < 8; ++id) {
+            p->on_submit(g.view(id));
+            EXPECT_EQ(p->take_job(), nullptr) << id;
+        }
+        p->on_submit(g.view(8));
+        auto job = p->take_job();
+        ASSERT_NE(job, nullptr);
+        EXPECT_EQ(job->tasks(), 8u);
+    }
+    {
+        auto p = f.attach("rip-dep", o);   // independent tasks: no step ends
+        for (TaskId id = 0; id < 11; ++id) {
+            const std::vector<DepInfo> writes{DepInfo{500 + id, 64, AccessMode::out, unallocated}};
+            p->on_submit(TaskView{id, writes, {}, -1});
+            EXPECT_EQ(p->take_job(), nullptr) << id;
+        }
+        const std::vector<DepInfo> last{DepInfo{511, 64, AccessMode::out, unallocated}};
+        p->on_submit(TaskView{11, last, {}, -1});
+        auto job = p->take_job();
+        ASSERT_NE(job, nullptr);
+        EXPECT_EQ(job->tasks(), 12u);
+    }
 }
 
 TEST(TaskPolicies, RipHeldTasksComeBackFromFinishJob) {
@@ -574,7 +610,7 @@ TEST(TaskPolicies, RipJobsRunConcurrentlyWithPolicyCalls) {
     o.intersection = 8;
     auto a = f.attach("rip-mw", o);
     auto b = f.attach("rip-mw", o);
-    for (TaskId id = 0; id < 64; ++id) {
+    for (TaskId id = 0; id <= 64; ++id) {   // task 64 starts a step: window 0 closes with 64 tasks
         a->on_submit(g.view(id));
         b->on_submit(g.view(id));
     }
@@ -864,6 +900,10 @@ TEST(TaskPolicies, RipMwLaterWindowsFollowEarlierData) {
             p->on_submit(g.view(id));
             run_jobs(*p, released);
         }
+        // Window 0 is full but its step (16 first writes) may go on: the
+        // executor's flush (end of submission) closes it.
+        p->flush(released);
+        run_jobs(*p, released);
         ASSERT_EQ(released.size(), 0u);   // nothing was placed yet: node_of_ keeps them
         std::map<std::uint64_t, unsigned> home;
         for (TaskId id = 0; id < blocks; ++id) {
