@@ -141,7 +141,9 @@ private:
 class NumawareRunner {
 public:
     // `machine_spec`: a Machine::from_spec() text, or "live" for this host.
-    NumawareRunner(unsigned threads, const std::string& machine_spec, bool kernel_homes);
+    // `steal_delay_tasks` < 0: the policies' default.
+    NumawareRunner(unsigned threads, const std::string& machine_spec, bool kernel_homes,
+                   double steal_delay_tasks = -1);
     ~NumawareRunner();
     NumawareRunner(const NumawareRunner&) = delete;
     NumawareRunner& operator=(const NumawareRunner&) = delete;

@@ -17,6 +17,8 @@
 //                       nodes, so the policies see T nodes; rank r runs on CPU r)
 //     --kernel-homes    numaware asks the kernel for regions' homes (default off: homes
 //                       follow the first writer's node, see RuntimeOptions)
+//     --steal-delay-tasks D  numaware LQ, DEP, RIP: cross-node steal delay in mean task
+//                       durations (default: PolicyOptions's)
 //     --no-pin-peers    leave oneTBB's and libgomp's threads unpinned (default: thread k
 //                       on the k-th allowed CPU during a run, as numaware pins rank k)
 //     --settle-ms M     pause between runs so the previous runtime's spinning
@@ -81,6 +83,7 @@ struct Options {
     std::vector<std::string> impls;   // empty: all
     std::string machine;              // empty: T one-CPU nodes
     bool kernel_homes = false;
+    double steal_delay_tasks = -1;   // < 0: the policies' default
     bool pin_peers = true;
     unsigned settle_ms = 20;
     std::string json;
@@ -109,6 +112,8 @@ Options parse(int argc, char** argv) {
     app.add_option("--impls", o.impls, "implementations to run")->delimiter(',');
     app.add_option("--machine", o.machine, "numaware's machine: a spec or live");
     app.add_flag("--kernel-homes", o.kernel_homes, "ask the kernel for regions' homes");
+    app.add_option("--steal-delay-tasks", o.steal_delay_tasks,
+                   "numaware LQ, DEP, RIP: cross-node steal delay in mean task durations (negative: the default)");
     bool no_pin = false;
     app.add_flag("--no-pin-peers", no_pin, "leave oneTBB's and libgomp's threads unpinned");
     app.add_option("--settle-ms", o.settle_ms, "pause between runs")->check(CLI::Range(0U, 10'000U));
@@ -239,7 +244,7 @@ int main(int argc, char** argv) {
     try {
         const std::string spec = o.machine.empty() ? default_machine(o.threads) : o.machine;
         set_peer_pinning(o.pin_peers);
-        NumawareRunner nw(o.threads, spec, o.kernel_homes);
+        NumawareRunner nw(o.threads, spec, o.kernel_homes, o.steal_delay_tasks);
         const unsigned T = o.threads;
         std::vector<Bench> benches;
 

@@ -35,21 +35,25 @@ struct NumawareRunner::State {
     numaware::Machine machine;
     numaware::Team team;
     nt::RuntimeOptions options;
-    State(const std::string& spec, unsigned threads, bool kernel_homes)
+    nt::PolicyOptions policy;
+    State(const std::string& spec, unsigned threads, bool kernel_homes, double steal_delay_tasks)
         : machine(machine_for(spec)),
           team(machine, {.threads = threads, .kind = numaware::MappingKind::scatter}),
-          options{.kernel_homes = kernel_homes, .record_graph = false} {}
+          options{.kernel_homes = kernel_homes, .record_graph = false} {
+        if (steal_delay_tasks >= 0) policy.steal_delay_tasks = steal_delay_tasks;
+    }
 };
 
-NumawareRunner::NumawareRunner(unsigned threads, const std::string& machine_spec, bool kernel_homes)
-    : state_(std::make_unique<State>(machine_spec, threads, kernel_homes)) {}
+NumawareRunner::NumawareRunner(unsigned threads, const std::string& machine_spec, bool kernel_homes,
+                               double steal_delay_tasks)
+    : state_(std::make_unique<State>(machine_spec, threads, kernel_homes, steal_delay_tasks)) {}
 
 NumawareRunner::~NumawareRunner() = default;
 
 Outcome NumawareRunner::spawn(std::string_view policy, const SpawnProblem& p) {
     Outcome o;
     {
-        nt::Runtime rt(state_->team, policy, {}, state_->options);
+        nt::Runtime rt(state_->team, policy, state_->policy, state_->options);
         const std::uint64_t n = p.tasks;
         const Clock::time_point t0 = Clock::now();
         rt.spawn([&rt, n] {
@@ -71,7 +75,7 @@ Outcome NumawareRunner::spawn(std::string_view policy, const SpawnProblem& p) {
 
 Outcome NumawareRunner::wavefront(std::string_view policy, const WavefrontProblem& p, double* grid) {
     Outcome o;
-    nt::Runtime rt(state_->team, policy, {}, state_->options);
+    nt::Runtime rt(state_->team, policy, state_->policy, state_->options);
     const std::size_t n = p.n;
     const Clock::time_point t0 = Clock::now();
     rt.spawn([&rt, grid, n] {
@@ -96,7 +100,7 @@ Outcome NumawareRunner::wavefront(std::string_view policy, const WavefrontProble
 
 Outcome NumawareRunner::stencil(std::string_view policy, const StencilProblem& p, StencilGrids& g) {
     Outcome o;
-    nt::Runtime rt(state_->team, policy, {}, state_->options);
+    nt::Runtime rt(state_->team, policy, state_->policy, state_->options);
     const Clock::time_point t0 = Clock::now();
     rt.spawn([&rt, &p, &g] {
         for (unsigned t = 0; t < p.iterations; ++t) {
