@@ -208,7 +208,11 @@ struct PolicyOptions {
     // 1, 0.85/0.92/0.79x with 8, 0.86/0.99/0.88x with 32 and the same with
     // 128 (BENCHMARKS.md, issue 13). Tied to the tasks' duration, not to a
     // count of searches, so the same setting holds for 10-microsecond and
-    // 10-millisecond tasks.
+    // 10-millisecond tasks. A node queue holding more tasks than its
+    // workers start within the delay is stolen from at once (the backlog
+    // rule, queue_listings): without it, a worker fed a trickle of its own
+    // node's tasks was never idle for the delay and never helped a node
+    // with a backlog (spawn of empty tasks 2.2-2.6x slower with LQ and DEP).
     // In [0, 1e6]. SA never steals across nodes; DFIFO steals from every
     // worker at once.
     std::optional<double> steal_delay_tasks = std::nullopt;
@@ -222,5 +226,20 @@ std::unique_ptr<Policy> make_policy(std::string_view name, const PolicyOptions& 
 
 // The names make_policy() accepts, in the order above.
 std::span<const std::string_view> policy_names();
+
+// The queues worker `worker` searches in some round of Policy::steal_order,
+// each with the first round that lists it (0: from the start), in search
+// order, each once. Found by bisection: a policy widens its search as the
+// rounds go by and never narrows it. Used by the executor and the simulator
+// for the backlog rule: a queue listed from round r > 0 on is searched at
+// once when it holds more tasks than its node's workers start in r rounds
+// (workers x r / rounds_per_task): its last task would wait longer at home
+// than the delay meant to keep it there.
+struct QueueListing {
+    QueueRef queue;
+    std::uint64_t first_round = 0;
+};
+std::vector<QueueListing> queue_listings(const Policy& policy, unsigned worker);
+inline constexpr std::uint64_t max_search_round = std::uint64_t{1} << 40;
 
 }  // namespace numaware::tasks

@@ -2,20 +2,13 @@
 #include "sim/worker_model.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include <fmt/format.h>
 
 #include "numaware/error.hpp"
 
 namespace numaware::sim {
-
-namespace {
-// The deepest search round asked of a policy. The executor's workers keep
-// searching (round after round, no sleep) while any queue holds work, so a
-// policy that widens its search ring by ring (steal_delay_rounds) reaches
-// its last ring; 2^40 rounds cover every ring of any delay a policy uses.
-constexpr std::uint64_t max_rounds = std::uint64_t{1} << 40;
-}
 
 void Ring::grow() {
     std::vector<std::uint32_t> bigger(buf_.empty() ? 16 : buf_.size() * 2);
@@ -65,41 +58,30 @@ std::uint32_t WorkerModel::queue_id(const tasks::QueueRef& q, std::string_view p
 }
 
 // Each worker's search order: steal_order(w, 0), then queues that a later
-// round adds, each with the first round that lists it (found by bisection:
-// a policy widens its search as rounds go by, never narrows it).
+// round adds, each with the first round that lists it (tasks::queue_listings).
 void WorkerModel::build_search_orders(tasks::Policy& policy, double round_s) {
-    std::vector<tasks::QueueRef> order;
     std::vector<char> seen(queues_.size(), 0);
     rank_.assign(cores_.size() * queues_.size(), no_index);
     idle_index_.assign(cores_.size(), no_index);
     nonempty_index_.assign(queues_.size(), no_index);
+    // Workers per node position, for the backlog rule.
+    std::vector<std::size_t> workers_at(queues_.size(), 0);
+    for (const Core& c : cores_) ++workers_at[node_queue(c.pos)];
     for (std::uint32_t w = 0; w < cores_.size(); ++w) {
         Core& ws = cores_[w];
         std::fill(seen.begin(), seen.end(), 0);
-        policy.steal_order(w, 0, order);
-        for (const tasks::QueueRef& q : order) {
-            const std::uint32_t id = queue_id(q, policy.name());
+        for (const tasks::QueueListing& l : tasks::queue_listings(policy, w)) {
+            const std::uint32_t id = queue_id(l.queue, policy.name());
             if (seen[id]) continue;
             seen[id] = 1;
             ws.search.push_back(id);
-            ws.delays.push_back(0);
-        }
-        std::vector<tasks::QueueRef> deep;
-        policy.steal_order(w, max_rounds, deep);
-        for (const tasks::QueueRef& q : deep) {
-            const std::uint32_t id = queue_id(q, policy.name());
-            if (seen[id]) continue;
-            seen[id] = 1;
-            std::uint64_t lo = 1, hi = max_rounds;   // listed at hi, not at lo - 1
-            while (lo < hi) {
-                const std::uint64_t mid = (lo + hi) / 2;
-                policy.steal_order(w, mid, order);
-                bool listed = false;
-                for (const tasks::QueueRef& x : order) listed |= x == q;
-                if (listed) hi = mid; else lo = mid + 1;
-            }
-            ws.search.push_back(id);
-            ws.delays.push_back(static_cast<double>(lo) * round_s);
+            ws.delays.push_back(static_cast<double>(l.first_round) * round_s);
+            // Backlog rule (tasks::queue_listings): a later ring's queue
+            // holding more than its workers start in first_round rounds.
+            ws.backlog.push_back(l.first_round == 0 || l.queue.kind != tasks::QueueRef::Kind::node
+                                     ? std::numeric_limits<std::size_t>::max()
+                                     : std::max<std::size_t>(1, workers_at[id] * l.first_round /
+                                                                    tasks::rounds_per_task));
         }
         for (double d : ws.delays)
             if (d > 0) ws.wake_delays.push_back(d);
@@ -151,7 +133,7 @@ Take WorkerModel::enqueue(std::uint32_t q, std::uint32_t i) {
             if (k == no_index) continue;
             const Core& ws = cores_[w];
             const double d = ws.delays[k];
-            if (ws.idle_since + d > now) continue;
+            if (ws.idle_since + d > now && queues_[q].size() <= ws.backlog[k]) continue;
             if (best == no_index || d < best_delay ||
                 (d == best_delay && (k < best_k || (k == best_k && w < best)))) {
                 best = w;
@@ -164,7 +146,7 @@ Take WorkerModel::enqueue(std::uint32_t q, std::uint32_t i) {
     }
     for (const Taker& tk : takers_[q]) {
         const Core& ws = cores_[tk.worker];
-        if (!ws.idle || ws.idle_since + tk.delay > now) continue;
+        if (!ws.idle || (ws.idle_since + tk.delay > now && queues_[q].size() <= ws.backlog[tk.position])) continue;
         return take(tk.worker, q);
     }
     return {};
@@ -180,13 +162,15 @@ Take WorkerModel::next_task(std::uint32_t w) {
         std::uint32_t best_k = no_index;
         for (std::uint32_t q : nonempty_) {
             const std::uint32_t k = rank_[w * nq + q];
-            if (k != no_index && ws.delays[k] <= idle_for && k < best_k) best_k = k;
+            if (k != no_index && (ws.delays[k] <= idle_for || queues_[q].size() > ws.backlog[k]) && k < best_k)
+                best_k = k;
         }
         if (best_k == no_index) return {};
         return take(w, ws.search[best_k]);
     }
     for (std::size_t k = 0; k < ws.search.size(); ++k) {
-        if (ws.delays[k] > idle_for || queues_[ws.search[k]].empty()) continue;
+        const Ring& queue = queues_[ws.search[k]];
+        if (queue.empty() || (ws.delays[k] > idle_for && queue.size() <= ws.backlog[k])) continue;
         return take(w, ws.search[k]);
     }
     return {};

@@ -30,6 +30,7 @@ inline constexpr std::uint32_t no_index = 0xffffffffu;
 class Ring {
 public:
     bool empty() const { return head_ == tail_; }
+    std::size_t size() const { return static_cast<std::size_t>(tail_ - head_); }
     void push_back(std::uint32_t v) {
         if (tail_ - head_ == buf_.size()) grow();
         buf_[tail_++ & (buf_.size() - 1)] = v;
@@ -115,6 +116,7 @@ private:
         double busy = 0;
         std::vector<std::uint32_t> search;  // queue ids, in search order
         std::vector<double> delays;         // parallel to search
+        std::vector<std::size_t> backlog;   // parallel to search: searched at once above this many tasks
         std::vector<double> wake_delays;    // the distinct positive delays, ascending
         Ring pinned;                        // pinned tasks waiting for this worker
     };

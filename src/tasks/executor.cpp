@@ -32,6 +32,13 @@ void Executor::start() {
     for (std::size_t w = 0; w < layout.size(); ++w) {
         auto wk = std::make_unique<Worker>(*this, static_cast<unsigned>(w), layout.ranks[w].node);
         policy->steal_order(wk->id, 0, wk->steal.round0);
+        for (const QueueListing& l : queue_listings(*policy, wk->id)) {
+            if (l.first_round == 0 || l.queue.kind != QueueRef::Kind::node) continue;
+            const auto workers_there = static_cast<std::size_t>(
+                std::count(ctx.worker_node.begin(), ctx.worker_node.end(), l.queue.index));
+            wk->steal.later.push_back(
+                {l.queue.index, l.first_round, std::max<std::size_t>(1, workers_there * l.first_round / rounds_per_task)});
+        }
         workers.push_back(std::move(wk));
     }
     if (observer != nullptr)

@@ -30,10 +30,19 @@ struct alignas(128) QueueSlot {
     ReadyQueue queue;
 };
 
+// A node queue that a worker's search lists only from round `first_round`
+// on, and the backlog above which it is searched at once (queue_listings).
+struct LaterQueue {
+    unsigned node = 0;
+    std::uint64_t first_round = 0;
+    std::size_t backlog = 0;
+};
+
 // A worker's steal orders, touched only by that worker.
 struct StealOrder {
     std::vector<QueueRef> round0;    // steal_order(worker, 0), cached
     std::vector<QueueRef> scratch;   // later rounds
+    std::vector<LaterQueue> later;   // node queues of later rounds, nearest first
 };
 
 // A task a search found; `stolen` when it came from a queue the searching
@@ -93,6 +102,14 @@ public:
                 t = node_queues_[static_cast<std::size_t>(node_slot_[q.index])]->queue.pop_front();
             }
             if (t != nullptr) return Found{t, !own};
+        }
+        // The backlog rule: a farther node's queue that holds more tasks
+        // than its workers start within the delay is searched now.
+        for (const LaterQueue& l : order.later) {
+            if (l.first_round <= round || l.node >= node_slot_.size() || node_slot_[l.node] < 0) continue;
+            ReadyQueue& queue = node_queues_[static_cast<std::size_t>(node_slot_[l.node])]->queue;
+            if (queue.size() <= l.backlog) continue;
+            if (Task* t = queue.pop_front()) return Found{t, true};
         }
         return Found{};
     }

@@ -142,6 +142,7 @@ public:
         return t;
     }
     bool empty() const { return size_.load(std::memory_order_acquire) == 0; }
+    std::size_t size() const { return size_.load(std::memory_order_acquire); }
 
 private:
     void grow() {

@@ -95,7 +95,6 @@ const std::vector<Gap> kNotReproduced = {
     {"rip-dep-partitioning-1pct", 4, "jacobi", kFewIterations},   // RIP-DEP partitioning 1.313942 % of the makespan
     {"rip-dep-partitioning-1pct", 4, "nstream", kFewIterations},   // RIP-DEP partitioning 2.887589 % of the makespan
     {"sa-not-slower", 4, "qr", kSaNeverSteals},   // SA speedup over DEP 0.574898
-    {"rip-dep-faster", 8, "", kStealingOrBalance},   // RIP-DEP speedup over DEP 0.989933
     {"rip-dep-partitioning-1pct", 8, "cg", kFewIterations},   // RIP-DEP partitioning 1.599924 % of the makespan
     {"rip-dep-partitioning-1pct", 8, "gauss-seidel", kWindowCapped},   // RIP-DEP partitioning 27.321043 % of the makespan
     {"sa-not-slower", 8, "integral-histogram", kSaNeverSteals},   // SA speedup over DEP 0.605841

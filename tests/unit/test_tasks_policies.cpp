@@ -962,5 +962,25 @@ TEST(TaskPolicies, NodeQueuesStealLateAndNearFirst) {
     EXPECT_EQ(node_order(*p, 1, 6), (std::vector<unsigned>{1, 0, 2, 3}));
 }
 
+// queue_listings: every queue a worker ever searches, once, with the first
+// round that lists it; what the executor's and the simulator's backlog
+// rule is computed from.
+TEST(TaskPolicies, QueueListingsGiveTheFirstRoundOfEveryQueue) {
+    Fixture f(four_nodes);
+    PolicyOptions o;
+    o.steal_delay_tasks = 2;
+    const std::uint64_t d = 2 * rounds_per_task;
+    auto p = f.attach("dep", o);
+    const std::vector<QueueListing> l = queue_listings(*p, 3);
+    std::vector<std::pair<unsigned, std::uint64_t>> nodes;
+    for (const QueueListing& x : l)
+        if (x.queue.kind == QueueRef::Kind::node) nodes.emplace_back(x.queue.index, x.first_round);
+    EXPECT_EQ(nodes, (std::vector<std::pair<unsigned, std::uint64_t>>{{3, 0}, {2, d}, {0, 2 * d}, {1, 2 * d}}));
+    auto sa = f.attach("sa", o);   // never across nodes
+    for (const QueueListing& x : queue_listings(*sa, 3)) EXPECT_EQ(x.first_round, 0u);
+    auto dfifo = f.attach("dfifo", o);   // every worker at once
+    for (const QueueListing& x : queue_listings(*dfifo, 3)) EXPECT_EQ(x.first_round, 0u);
+}
+
 }  // namespace
 }  // namespace numaware::tasks
