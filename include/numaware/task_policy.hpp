@@ -20,6 +20,7 @@
 //     the calls above: it must touch only the job's own data.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -241,5 +242,10 @@ struct QueueListing {
 };
 std::vector<QueueListing> queue_listings(const Policy& policy, unsigned worker);
 inline constexpr std::uint64_t max_search_round = std::uint64_t{1} << 40;
+// The backlog above which a node queue with `workers` workers, listed from
+// round `first_round` > 0 on, is searched at once (see queue_listings).
+inline std::size_t backlog_limit(std::size_t workers, std::uint64_t first_round) {
+    return std::max<std::size_t>(1, workers * first_round / rounds_per_task);
+}
 
 }  // namespace numaware::tasks

@@ -60,7 +60,6 @@ std::uint32_t WorkerModel::queue_id(const tasks::QueueRef& q, std::string_view p
 // Each worker's search order: steal_order(w, 0), then queues that a later
 // round adds, each with the first round that lists it (tasks::queue_listings).
 void WorkerModel::build_search_orders(tasks::Policy& policy, double round_s) {
-    std::vector<char> seen(queues_.size(), 0);
     rank_.assign(cores_.size() * queues_.size(), no_index);
     idle_index_.assign(cores_.size(), no_index);
     nonempty_index_.assign(queues_.size(), no_index);
@@ -69,19 +68,15 @@ void WorkerModel::build_search_orders(tasks::Policy& policy, double round_s) {
     for (const Core& c : cores_) ++workers_at[node_queue(c.pos)];
     for (std::uint32_t w = 0; w < cores_.size(); ++w) {
         Core& ws = cores_[w];
-        std::fill(seen.begin(), seen.end(), 0);
-        for (const tasks::QueueListing& l : tasks::queue_listings(policy, w)) {
+        for (const tasks::QueueListing& l : tasks::queue_listings(policy, w)) {   // each queue once
             const std::uint32_t id = queue_id(l.queue, policy.name());
-            if (seen[id]) continue;
-            seen[id] = 1;
             ws.search.push_back(id);
             ws.delays.push_back(static_cast<double>(l.first_round) * round_s);
             // Backlog rule (tasks::queue_listings): a later ring's queue
             // holding more than its workers start in first_round rounds.
             ws.backlog.push_back(l.first_round == 0 || l.queue.kind != tasks::QueueRef::Kind::node
                                      ? std::numeric_limits<std::size_t>::max()
-                                     : std::max<std::size_t>(1, workers_at[id] * l.first_round /
-                                                                    tasks::rounds_per_task));
+                                     : tasks::backlog_limit(workers_at[id], l.first_round));
         }
         for (double d : ws.delays)
             if (d > 0) ws.wake_delays.push_back(d);

@@ -36,8 +36,7 @@ void Executor::start() {
             if (l.first_round == 0 || l.queue.kind != QueueRef::Kind::node) continue;
             const auto workers_there = static_cast<std::size_t>(
                 std::count(ctx.worker_node.begin(), ctx.worker_node.end(), l.queue.index));
-            wk->steal.later.push_back(
-                {l.queue.index, l.first_round, std::max<std::size_t>(1, workers_there * l.first_round / rounds_per_task)});
+            wk->steal.later.push_back({l.queue.index, l.first_round, backlog_limit(workers_there, l.first_round)});
         }
         workers.push_back(std::move(wk));
     }

@@ -9,13 +9,14 @@
 // task that writes a region the current run wrote starts the next one.
 // Window 0 closes at the first step boundary at or after its size, or at
 // twice its size (tasks::window_step_cap at most), whichever comes first;
-// at its size if its current step has written nothing (no data to balance). Cut mid-step, a
-// window balanced on task count is not balanced on data: with 10x10
-// Gauss-Seidel tiles on 4 nodes a 256-task window held the initialisation,
-// one sweep and 56 tiles of the next, every part got 64 tasks but not 25
-// tiles, later sweeps followed the homes (159 against 109 tasks per node,
-// simulated) and RIP-DEP moved 3.7x SA's cross-node bytes. A full window becomes a PartitionJob (take_job(), one at a
-// time): the window's task graph is partitioned by Scotch (partition.hpp)
+// at its size if its current step has written nothing (no data to
+// balance). Cut mid-step, a window balanced on task count is not balanced
+// on data: with 10x10 Gauss-Seidel tiles on 4 nodes a 256-task window held
+// the initialisation, one sweep and 56 tiles of the next, every part got
+// 64 tasks but not 25 tiles, later sweeps followed the homes (159 against
+// 109 tasks per node, simulated) and RIP-DEP moved 3.7x SA's cross-node
+// bytes.
+// A full window becomes a PartitionJob (take_job(), one at a time): the window's task graph is partitioned by Scotch (partition.hpp)
 // into one part per worker node, part i being the i-th worker node in
 // ascending OS index. Graph: a vertex per task, weight 1, so that parts are
 // balanced on task count, |V_i| <= (1 + imbalance) * ceil(|V| / k), as
