@@ -108,7 +108,7 @@ private:
     std::size_t chunk_used_ = node_chunk;
     std::vector<tasks::detail::DepNode*> free_nodes_;
     std::vector<tasks::detail::DepNode*> live_;      // per task index, while submitted and unfinished
-    std::vector<tasks::detail::DepNode*> ready_scratch_;
+    std::vector<tasks::detail::ReadyNode> ready_scratch_;
     std::vector<tasks::DepInfo> infos_;
     std::vector<tasks::Released> released_;
 
@@ -220,7 +220,7 @@ void Simulator::submit(std::uint32_t i) {
     const auto deps = g_.deps_of(t);
     for (const GraphDep& d : deps) {
         const GraphRegion& reg = g_.regions()[d.region];
-        node->deps.push_back(tasks::detail::TrackedDep{reg.start, reg.bytes, d.access, nullptr, tasks::detail::no_position});
+        node->deps.push_back(tasks::detail::TrackedDep{reg.start, reg.bytes, nullptr, d.access, 0});
     }
     live_[i] = node;
     const bool ready = deps.empty() ? true : tracker_.add(*node);
@@ -319,8 +319,8 @@ void Simulator::finish(std::uint32_t w) {
     live_[i] = nullptr;
     if (!g_.deps_of(t).empty()) {
         tracker_.complete(*node, ready_scratch_);
-        for (tasks::detail::DepNode* n : ready_scratch_) {
-            const auto s = static_cast<std::uint32_t>(n->id);
+        for (const tasks::detail::ReadyNode& n : ready_scratch_) {
+            const auto s = static_cast<std::uint32_t>(n.id);
             const GraphTask& st = g_.tasks()[s];
             if (obs_) obs_->on_task_ready(s, engine_.now());
             if (st.worker >= 0) {
@@ -479,7 +479,12 @@ SimReport Simulator::run() {
                 submit_ready_tasks();
                 break;
             case EventKind::wake:
-                if (workers_.idle(e.a) && workers_.idle_epoch(e.a) == e.b) launch(workers_.next_task(e.a));
+                if (workers_.idle(e.a) && workers_.idle_epoch(e.a) == e.b) {
+                    if (const Take take = workers_.next_task(e.a))
+                        launch(take);
+                    else
+                        workers_.next_wake(e.a);
+                }
                 break;
             case EventKind::scan:
                 balancer_->scan();

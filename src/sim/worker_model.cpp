@@ -197,7 +197,14 @@ void WorkerModel::go_idle(std::uint32_t w) {
     ++ws.idle_epoch;
     idle_index_[w] = static_cast<std::uint32_t>(idle_list_.size());
     idle_list_.push_back(w);
-    for (double d : ws.wake_delays) engine_.push(ws.idle_since + d, EventKind::wake, w, ws.idle_epoch);
+    ws.wakes = 0;
+    next_wake(w);
+}
+
+void WorkerModel::next_wake(std::uint32_t w) {
+    Core& ws = cores_[w];
+    if (ws.wakes < ws.wake_delays.size())
+        engine_.push(ws.idle_since + ws.wake_delays[ws.wakes++], EventKind::wake, w, ws.idle_epoch);
 }
 
 std::vector<double> WorkerModel::busy() const {

@@ -95,6 +95,10 @@ public:
     void begin(std::uint32_t w, std::uint32_t i);
     void end(std::uint32_t w);
     void go_idle(std::uint32_t w);
+    // w's wake event of this idle period found nothing: the next one (a
+    // worker has one wake event pending at a time, not one per delay, so
+    // the event queue stays as short as the number of workers).
+    void next_wake(std::uint32_t w);
     // Time each worker spent running tasks.
     std::vector<double> busy() const;
 
@@ -118,6 +122,7 @@ private:
         std::vector<double> delays;         // parallel to search
         std::vector<std::size_t> backlog;   // parallel to search: searched at once above this many tasks
         std::vector<double> wake_delays;    // the distinct positive delays, ascending
+        std::uint32_t wakes = 0;            // wake events of this idle period so far
         Ring pinned;                        // pinned tasks waiting for this worker
     };
     Take take(std::uint32_t w, std::uint32_t q);

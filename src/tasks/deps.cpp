@@ -233,7 +233,7 @@ void DepTracker::prepare(std::span<const Dep> deps, DepList& out) const {
                                          " already in use; ranges must be identical or disjoint");
         }
         // The hit is a hint for add(), which checks that it is still live.
-        out.push_back(TrackedDep{start, bytes, d.access, hit, no_position});
+        out.push_back(TrackedDep{start, bytes, hit, d.access, 0});
     }
 }
 
@@ -254,71 +254,144 @@ Region& DepTracker::region_for(const TrackedDep& d) {
     return *r;
 }
 
-void DepTracker::add_edge(DepNode& node, DepNode& pred, std::uint64_t bytes) {
+std::uint32_t DepTracker::new_slot(DepNode& node) {
+    std::uint32_t s;
+    if (!free_slots_.empty()) {
+        s = free_slots_.back();
+        free_slots_.pop_back();
+    } else {
+        s = static_cast<std::uint32_t>(pending_.size());
+        if (s == no_slot) throw Error("tasks", "more than 2^32 - 1 unfinished tasks with dependencies");
+        pending_.push_back(0);
+        gen_.push_back(0);
+        ids_.push_back(0);
+        nodes_.push_back(nullptr);
+        succ_.emplace_back();
+    }
+    pending_[s] = 0;
+    ids_[s] = node.id;
+    nodes_[s] = &node;
+    SuccHead& h = succ_[s];
+    h.count = 0;
+    h.first_block = h.last_block = no_slot;
+    return s;
+}
+
+std::uint32_t DepTracker::new_block() {
+    if (free_block_ != no_slot) {
+        const std::uint32_t b = free_block_;
+        free_block_ = blocks_[b].next;
+        return b;
+    }
+    blocks_.emplace_back();
+    return static_cast<std::uint32_t>(blocks_.size() - 1);
+}
+
+void DepTracker::add_edge(DepNode& node, std::uint32_t pred, std::uint64_t bytes) {
+    const TaskId from = ids_[pred];
     for (Edge& e : node.preds)
-        if (e.from == pred.id) {
+        if (e.from == from) {
             e.bytes += bytes;
             return;
         }
-    node.preds.push_back(Edge{pred.id, bytes});
-    pred.succ.push_back(&node);
-    ++node.pending;
+    node.preds.push_back(Edge{from, bytes});
+    ++pending_[node.slot];
+    SuccHead& h = succ_[pred];
+    const std::uint32_t k = h.count++;
+    if (k < SuccHead::inline_cap) {
+        h.items[k] = node.slot;
+        return;
+    }
+    const std::uint32_t in_block = (k - SuccHead::inline_cap) % SuccBlock::cap;
+    if (in_block == 0) {
+        const std::uint32_t b = new_block();   // may move blocks_, not succ_
+        blocks_[b].next = no_slot;
+        if (h.last_block == no_slot)
+            h.first_block = b;
+        else
+            blocks_[h.last_block].next = b;
+        h.last_block = b;
+    }
+    blocks_[h.last_block].items[in_block] = node.slot;
+}
+
+// Drops the readers that have finished (their slot's generation moved on),
+// so a region read again and again without a write keeps a short list.
+void DepTracker::compact_readers(Region& r) {
+    std::size_t kept = 0;
+    for (const Region::Reader& rd : r.readers)
+        if (gen_[rd.slot] == rd.gen) r.readers[kept++] = rd;
+    r.readers.resize(kept);
 }
 
 bool DepTracker::add(DepNode& node) {
     node.preds.clear();
-    node.succ.clear();
-    node.pending = 0;
-    for (std::uint32_t k = 0; k < node.deps.size(); ++k) {
-        TrackedDep& d = node.deps[k];
+    node.slot = new_slot(node);
+    const std::uint32_t me = node.slot;
+    for (TrackedDep& d : node.deps) {
         Region& r = region_for(d);
         d.reg = &r;
-        d.reader_pos = no_position;
         if (d.access == AccessMode::in) {
-            if (r.writer != nullptr) add_edge(node, *r.writer, d.bytes);
-            d.reader_pos = static_cast<std::uint32_t>(r.readers.size());
-            r.readers.push_back(Region::Reader{&node, k});
+            if (r.writer != no_slot) add_edge(node, r.writer, d.bytes);
+            if (r.readers.size() >= 2 * std::size_t{r.live_readers} + 16) compact_readers(r);
+            r.readers.push_back(Region::Reader{me, gen_[me]});
+            ++r.live_readers;
+            d.epoch = r.epoch;
         } else {
-            if (!r.readers.empty()) {
-                for (const Region::Reader& rd : r.readers) {
-                    add_edge(node, *rd.task, d.bytes);
-                    rd.task->deps[rd.dep].reader_pos = no_position;
-                }
-                r.readers.clear();
-            } else if (r.writer != nullptr) {
-                add_edge(node, *r.writer, d.bytes);
+            if (r.live_readers > 0) {
+                for (const Region::Reader& rd : r.readers)
+                    if (gen_[rd.slot] == rd.gen) add_edge(node, rd.slot, d.bytes);
+            } else if (r.writer != no_slot) {
+                add_edge(node, r.writer, d.bytes);
             }
-            r.writer = &node;
+            r.readers.clear();
+            r.live_readers = 0;
+            ++r.epoch;
+            r.writer = me;
         }
     }
-    return node.pending == 0;
+    return pending_[me] == 0;
 }
 
-void DepTracker::complete(DepNode& node, std::vector<DepNode*>& ready) {
+void DepTracker::complete(DepNode& node, std::vector<ReadyNode>& ready) {
+    const std::uint32_t me = node.slot;
     for (TrackedDep& d : node.deps) {
         Region* r = d.reg;
         if (r == nullptr) continue;
         if (d.access == AccessMode::in) {
-            if (d.reader_pos != no_position) {
-                const std::uint32_t pos = d.reader_pos;
-                const Region::Reader last = r->readers.back();
-                r->readers[pos] = last;
-                last.task->deps[last.dep].reader_pos = pos;
-                r->readers.pop_back();
-                d.reader_pos = no_position;
-            }
-        } else if (r->writer == &node) {
-            r->writer = nullptr;
+            if (d.epoch == r->epoch) --r->live_readers;   // else a writer has taken it off the list
+        } else if (r->writer == me) {
+            r->writer = no_slot;
         }
         d.reg = nullptr;
         if (r->unused() && !r->idle) {
             r->idle = true;
+            r->readers.clear();
             ++idle_;
         }
     }
-    for (DepNode* s : node.succ)
-        if (--s->pending == 0) ready.push_back(s);
-    node.succ.clear();
+    if (me == no_slot) return;
+    // The successors: one 32-bit count each, in the dense array.
+    const SuccHead& h = succ_[me];
+    const std::uint32_t n_inline = std::min(h.count, SuccHead::inline_cap);
+    for (std::uint32_t k = 0; k < n_inline; ++k)
+        if (const std::uint32_t s = h.items[k]; --pending_[s] == 0) ready.push_back(ReadyNode{nodes_[s], ids_[s]});
+    std::uint32_t left = h.count - n_inline;
+    for (std::uint32_t b = h.first_block; b != no_slot;) {
+        SuccBlock& blk = blocks_[b];
+        const std::uint32_t n = std::min(left, SuccBlock::cap);
+        for (std::uint32_t k = 0; k < n; ++k)
+            if (const std::uint32_t s = blk.items[k]; --pending_[s] == 0) ready.push_back(ReadyNode{nodes_[s], ids_[s]});
+        left -= n;
+        const std::uint32_t next = blk.next;
+        blk.next = free_block_;
+        free_block_ = b;
+        b = next;
+    }
+    ++gen_[me];
+    nodes_[me] = nullptr;
+    free_slots_.push_back(me);
+    node.slot = no_slot;
     if (idle_ >= forget_batch && idle_ * 2 >= table_.size()) forget_idle();
 }
 
@@ -334,7 +407,8 @@ void DepTracker::forget_idle() {
         }
         r->idle = false;
         r->live = false;
-        r->writer = nullptr;
+        r->writer = no_slot;
+        r->live_readers = 0;
         r->readers.clear();
         r->cache = nullptr;
         r->next_free = free_;

@@ -19,7 +19,18 @@
 // as known for the overlap check until then).
 //
 // Tasks are DepNode objects owned by the caller (the executor pools them);
-// a node must stay alive from add() until complete() has returned.
+// a node must stay alive from add() until complete() has returned. What the
+// tracker needs of an unfinished task on the hot path, its count of
+// unfinished predecessors and its successors, is not in the node but in the
+// tracker's own compact records, indexed by a slot that add() gives the node
+// and complete() takes back: dense arrays of 32-bit counts, generations and
+// slot numbers, and successor lists in 32-byte heads with 64-byte overflow
+// blocks from one pooled arena. Completing a task touches its own record and
+// one 32-bit count per successor, never the successors' nodes, so a graph
+// with a million tasks in flight stays in cache. Readers are named by
+// (slot, generation): a finished reader is not removed from its region's
+// list (which would touch another task's node); its slot's generation moves
+// on, and the next writer skips it.
 #pragma once
 
 #include <cstdint>
@@ -38,7 +49,7 @@ namespace numaware::tasks::detail {
 
 struct DepNode;
 
-inline constexpr std::uint32_t no_position = 0xffffffffu;
+inline constexpr std::uint32_t no_slot = 0xffffffffu;
 
 // Fibonacci hashing of an address into a table of 2^(64 - shift) slots:
 // consecutive addresses land far apart, so linear probing sees no runs.
@@ -240,42 +251,48 @@ private:
 struct Region {
     std::uint64_t start = 0;
     std::uint64_t bytes = 0;
-    DepNode* writer = nullptr;   // last writer, while unfinished
+    std::uint32_t writer = no_slot;     // the last writer's slot, while unfinished
+    std::uint32_t live_readers = 0;     // unfinished readers since the last write
+    std::uint32_t epoch = 0;            // writes so far: a reader of an older epoch is no longer listed
     struct Reader {
-        DepNode* task;
-        std::uint32_t dep;   // index into task->deps
+        std::uint32_t slot;
+        std::uint32_t gen;   // the slot's generation when it read: stale once the reader finished
     };
-    std::vector<Reader> readers;   // unfinished readers since the last write (capacity kept on reuse)
+    std::vector<Reader> readers;   // readers since the last write, finished ones until compacted (capacity kept)
     void* cache = nullptr;         // the caller's per-region data (e.g. a home entry)
     bool idle = false;
     bool live = false;             // in the tracker (records are pooled and reused)
     Region* next_free = nullptr;
-    bool unused() const { return writer == nullptr && readers.empty(); }
+    bool unused() const { return writer == no_slot && live_readers == 0; }
 };
 
 // One dependency of a task after validation: deduplicated, never null.
 struct TrackedDep {
     std::uint64_t region = 0;   // start address
     std::uint64_t bytes = 0;
+    Region* reg = nullptr;      // set by add() (prepare() may leave a hint)
     AccessMode access = AccessMode::in;
-    Region* reg = nullptr;                      // set by add() (prepare() may leave a hint)
-    std::uint32_t reader_pos = no_position;     // position in reg->readers
+    std::uint32_t epoch = 0;    // in: the region's epoch when the task was added
 };
+static_assert(sizeof(TrackedDep) == 32, "four dependencies in two cache lines");
 
 using DepList = SmallVec<TrackedDep, 4>;
 
 struct DepNode {
     TaskId id = 0;
-    std::uint32_t pending = 0;          // unfinished predecessors
+    std::uint32_t slot = no_slot;       // the tracker's record, from add() until complete()
     DepList deps;
     SmallVec<Edge, 2> preds;            // one per distinct predecessor, bytes summed
-    SmallVec<DepNode*, 2> succ;         // tasks waiting for this one
     void clear_deps() {
         deps.clear();
         preds.clear();
-        succ.clear();
-        pending = 0;
     }
+};
+
+// A task that a completion made ready.
+struct ReadyNode {
+    DepNode* node;
+    TaskId id;
 };
 
 // The start addresses of the known regions in order, with their ends, for
@@ -330,24 +347,58 @@ public:
     void prepare(std::span<const Dep> deps, DepList& out) const;
 
     // Registers a prepared node (node.deps from prepare(), node.id set):
-    // fills node.preds and node.pending and records the node as reader or
+    // gives it a slot, fills node.preds and records the node as reader or
     // writer of its regions. Returns true when the node is ready (no
     // unfinished predecessor).
     bool add(DepNode& node);
 
-    // The node has finished: it leaves its regions, and successors whose
-    // last predecessor it was are appended to `ready`. node.succ is cleared.
-    void complete(DepNode& node, std::vector<DepNode*>& ready);
+    // The node has finished: it leaves its regions, successors whose last
+    // predecessor it was are appended to `ready` (with their ids, so a
+    // caller that needs only the id does not touch the node), and its slot
+    // is freed.
+    void complete(DepNode& node, std::vector<ReadyNode>& ready);
 
+    // Unfinished predecessors of an added, unfinished node.
+    std::uint32_t pending(const DepNode& node) const { return pending_[node.slot]; }
     std::size_t regions() const { return table_.size(); }   // known, idle included
     std::size_t idle_regions() const { return idle_; }
     // Forgets every idle region now (complete() does it in batches).
     void forget_idle();
 
 private:
+    // A slot's successors: the first few inline, the rest in overflow
+    // blocks chained from the head.
+    struct SuccHead {
+        static constexpr std::uint32_t inline_cap = 5;
+        std::uint32_t count = 0;
+        std::uint32_t first_block = no_slot;
+        std::uint32_t last_block = no_slot;
+        std::uint32_t items[inline_cap];
+    };
+    struct SuccBlock {
+        static constexpr std::uint32_t cap = 15;
+        std::uint32_t items[cap];
+        std::uint32_t next;
+    };
+    static_assert(sizeof(SuccHead) == 32 && sizeof(SuccBlock) == 64);
+
     Region& region_for(const TrackedDep& d);
     Region* new_region();
-    static void add_edge(DepNode& node, DepNode& pred, std::uint64_t bytes);
+    std::uint32_t new_slot(DepNode& node);
+    std::uint32_t new_block();
+    void add_edge(DepNode& node, std::uint32_t pred, std::uint64_t bytes);
+    void compact_readers(Region& r);
+
+    // Per slot: unfinished predecessors, generation (bumped when the slot is
+    // freed), task id, node and successors.
+    std::vector<std::uint32_t> pending_;
+    std::vector<std::uint32_t> gen_;
+    std::vector<TaskId> ids_;
+    std::vector<DepNode*> nodes_;
+    std::vector<SuccHead> succ_;
+    std::vector<std::uint32_t> free_slots_;   // most recently freed last: reused first, still in cache
+    std::vector<SuccBlock> blocks_;           // the overflow arena
+    std::uint32_t free_block_ = no_slot;      // free blocks, linked by next
 
     // The known regions by start address. Region records come from chunks
     // and are reused, so steady state allocates nothing.

@@ -116,7 +116,7 @@ struct Executor {
     RegionHomes region_homes;
     TaskId next_id = 0;
     std::unordered_map<TaskId, Task*> held;
-    std::vector<DepNode*> ready_scratch;
+    std::vector<ReadyNode> ready_scratch;
     std::vector<Released> released_scratch;
     TaskGraph graph;
 

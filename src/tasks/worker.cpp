@@ -177,8 +177,8 @@ void Worker::settle_locked() {
             if (t->deps[k].access != AccessMode::in) ex_.region_homes.first_written(*t->homes[k], node);
         if (!t->deps.empty()) {
             ex_.tracker.complete(*t, ex_.ready_scratch);
-            for (DepNode* n : ex_.ready_scratch) {
-                Task* s = static_cast<Task*>(n);
+            for (const ReadyNode& n : ex_.ready_scratch) {
+                Task* s = static_cast<Task*>(n.node);
                 if (ex_.observer != nullptr) ready_ids.push_back(s->id);
                 if (ReadyQueue* q = ex_.queue_for(s, ex_.place(s))) to_push.emplace_back(q, s);
             }

@@ -1,9 +1,11 @@
 // Unit tests of the task runtime's dependency tracker (src/tasks/deps.hpp).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <random>
+#include <set>
 #include <vector>
 
 #include "support.hpp"
@@ -33,10 +35,13 @@ struct Harness {
         return ready;
     }
     std::vector<TaskId> complete(TaskId id) {
-        std::vector<DepNode*> ready;
+        std::vector<ReadyNode> ready;
         tracker.complete(*nodes[id], ready);
         std::vector<TaskId> ids;
-        for (DepNode* n : ready) ids.push_back(n->id);
+        for (const ReadyNode& n : ready) {
+            EXPECT_EQ(n.node->id, n.id);
+            ids.push_back(n.id);
+        }
         return ids;
     }
     const SmallVec<Edge, 2>& preds(TaskId id) const { return nodes[id]->preds; }
@@ -79,7 +84,7 @@ TEST(TasksDeps, WriteAfterWriteAndByteSumsPerPredecessor) {
     EXPECT_FALSE(h.add({out(mut(0x1000), 64), in(at(0x2000), 32)}));
     ASSERT_EQ(h.preds(1).size(), 1u);   // one edge per predecessor, bytes summed
     EXPECT_TRUE(has_edge(h.preds(1), 0, 96));
-    EXPECT_EQ(h.nodes[1]->pending, 1u);
+    EXPECT_EQ(h.tracker.pending(*h.nodes[1]), 1u);
 }
 
 TEST(TasksDeps, FinishedTasksAreNotPredecessors) {
@@ -244,6 +249,133 @@ TEST(TasksDeps, ARegionStaysTrackedWhileIdleRegionsAroundItAreForgotten) {
     EXPECT_FALSE(h.add({in(at(0x1000), 8)}));
     EXPECT_TRUE(has_edge(h.preds(5001), 0, 8));
     EXPECT_EQ(h.complete(0), std::vector<TaskId>{5001});
+}
+
+TEST(TasksDeps, ManySuccessorsSpillIntoOverflowBlocksAndAllBecomeReady) {
+    Harness h;
+    h.add({out(mut(0x1000), 8)});   // 0
+    for (int k = 0; k < 50; ++k) EXPECT_FALSE(h.add({in(at(0x1000), 8)}));
+    auto ready = h.complete(0);
+    std::sort(ready.begin(), ready.end());
+    std::vector<TaskId> want;
+    for (TaskId id = 1; id <= 50; ++id) want.push_back(id);
+    EXPECT_EQ(ready, want);
+    // A writer after them waits for all 50; the overflow blocks were reused.
+    EXPECT_FALSE(h.add({out(mut(0x1000), 8)}));   // 51
+    EXPECT_EQ(h.tracker.pending(*h.nodes[51]), 50u);
+    for (TaskId id = 1; id < 50; ++id) EXPECT_TRUE(h.complete(id).empty());
+    EXPECT_EQ(h.complete(50), std::vector<TaskId>{51});
+}
+
+TEST(TasksDeps, AFinishedReadersReusedSlotIsNoPredecessorOfALaterWriter) {
+    Harness h;
+    h.add({in(at(0x1000), 8)});    // 0: reads A
+    h.complete(0);                 // its slot is free
+    h.add({in(at(0x2000), 8)});    // 1: reuses the slot, reads B
+    EXPECT_TRUE(h.add({out(mut(0x1000), 8)}));   // 2: A has no unfinished reader
+    EXPECT_FALSE(h.add({out(mut(0x2000), 8)}));  // 3: WAR on 1
+    EXPECT_EQ(h.complete(1), std::vector<TaskId>{3});
+}
+
+TEST(TasksDeps, AReadOnlyRegionKeepsAShortReaderList) {
+    // Readers come and go without a writer: a later writer waits exactly
+    // for the unfinished ones.
+    Harness h;
+    h.add({in(at(0x1000), 8)});   // 0: stays unfinished
+    for (TaskId id = 1; id <= 3000; ++id) {
+        h.add({in(at(0x1000), 8)});
+        h.complete(id);
+    }
+    h.add({in(at(0x1000), 8)});   // 3001: unfinished
+    EXPECT_FALSE(h.add({out(mut(0x1000), 8)}));   // 3002
+    ASSERT_EQ(h.preds(3002).size(), 2u);
+    EXPECT_TRUE(has_edge(h.preds(3002), 0, 8));
+    EXPECT_TRUE(has_edge(h.preds(3002), 3001, 8));
+}
+
+// The tracker against a model written from the rules in deps.hpp, on random
+// graphs: every task's predecessors and every completion's ready set.
+TEST(TasksDeps, MatchesAReferenceModelOnRandomGraphs) {
+    for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+        std::mt19937_64 rng(seed);
+        Harness h;
+        struct RefRegion {
+            long writer = -1;
+            std::vector<TaskId> readers;
+        };
+        std::vector<RefRegion> regions(6);
+        std::vector<bool> finished;
+        std::vector<std::set<TaskId>> preds_of;
+        std::vector<TaskId> unfinished;
+        for (int step = 0; step < 600; ++step) {
+            if (!unfinished.empty() && rng() % 3 == 0) {
+                // Complete a random unfinished task whose predecessors are done.
+                std::vector<TaskId> runnable;
+                for (TaskId t : unfinished) {
+                    bool ok = true;
+                    for (TaskId p : preds_of[t]) ok &= static_cast<bool>(finished[p]);
+                    if (ok) runnable.push_back(t);
+                }
+                ASSERT_FALSE(runnable.empty());
+                const TaskId t = runnable[rng() % runnable.size()];
+                finished[t] = true;
+                unfinished.erase(std::find(unfinished.begin(), unfinished.end(), t));
+                std::set<TaskId> want;
+                for (TaskId s : unfinished) {
+                    if (!preds_of[s].count(t)) continue;
+                    bool ok = true;
+                    for (TaskId p : preds_of[s]) ok &= static_cast<bool>(finished[p]);
+                    if (ok) want.insert(s);
+                }
+                const auto got = h.complete(t);
+                EXPECT_EQ(std::set<TaskId>(got.begin(), got.end()), want) << "seed " << seed << " step " << step;
+                continue;
+            }
+            // A new task naming 1-3 distinct regions.
+            const TaskId id = h.nodes.size();
+            std::vector<Dep> deps;
+            std::set<TaskId> want;
+            std::vector<std::size_t> picked;
+            const std::size_t n = 1 + rng() % 3;
+            while (picked.size() < n) {
+                const std::size_t r = rng() % regions.size();
+                if (std::find(picked.begin(), picked.end(), r) == picked.end()) picked.push_back(r);
+            }
+            for (std::size_t r : picked) {
+                RefRegion& ref = regions[r];
+                void* addr = mut(0x10000 + r * 64);
+                const auto alive = [&](long t) { return t >= 0 && !finished[static_cast<TaskId>(t)]; };
+                if (rng() % 2 == 0) {
+                    deps.push_back(in(addr, 64));
+                    if (alive(ref.writer)) want.insert(static_cast<TaskId>(ref.writer));
+                    ref.readers.push_back(id);
+                } else {
+                    deps.push_back(rng() % 2 ? out(addr, 64) : inout(addr, 64));
+                    bool any = false;
+                    for (TaskId rd : ref.readers)
+                        if (alive(static_cast<long>(rd))) {
+                            want.insert(rd);
+                            any = true;
+                        }
+                    if (!any && alive(ref.writer)) want.insert(static_cast<TaskId>(ref.writer));
+                    ref.readers.clear();
+                    ref.writer = static_cast<long>(id);
+                }
+            }
+            auto node = std::make_unique<DepNode>();
+            node->id = id;
+            h.tracker.prepare(deps, node->deps);
+            const bool ready = h.tracker.add(*node);
+            h.nodes.push_back(std::move(node));
+            std::set<TaskId> got;
+            for (const Edge& e : h.preds(id)) got.insert(e.from);
+            EXPECT_EQ(got, want) << "seed " << seed << " task " << id;
+            EXPECT_EQ(ready, want.empty());
+            finished.push_back(false);
+            preds_of.push_back(want);
+            unfinished.push_back(id);
+        }
+    }
 }
 
 }  // namespace
