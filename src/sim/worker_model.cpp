@@ -119,6 +119,12 @@ Take WorkerModel::enqueue(std::uint32_t q, std::uint32_t i) {
     if (idle_list_.empty()) return {};
     const double now = engine_.now();
     const std::size_t nq = queues_.size();
+    // The takers without delay come first in the queue's order: the first
+    // idle one of them wins outright.
+    for (const Taker& tk : takers_[q]) {
+        if (tk.delay > 0) break;
+        if (cores_[tk.worker].idle) return take(tk.worker, q);
+    }
     if (idle_list_.size() * 4 < takers_[q].size()) {
         // Few idle workers: rank them, rather than walking every taker.
         std::uint32_t best = no_index, best_k = no_index;
@@ -150,6 +156,9 @@ Take WorkerModel::enqueue(std::uint32_t q, std::uint32_t i) {
 Take WorkerModel::next_task(std::uint32_t w) {
     Core& ws = cores_[w];
     if (!ws.pinned.empty()) return Take{w, ws.pinned.pop_front(), no_index};
+    // The first queue of its order holding work, without delay: nothing
+    // can come before it (usually the worker's own queue).
+    if (!ws.search.empty() && ws.delays[0] == 0 && !queues_[ws.search[0]].empty()) return take(w, ws.search[0]);
     const double idle_for = ws.idle ? engine_.now() - ws.idle_since : 0;
     if (nonempty_.size() * 4 < ws.search.size()) {
         // Few queues hold work: the first of them in this worker's order.
