@@ -97,10 +97,7 @@ void WorkerModel::build_search_orders(tasks::Policy& policy, double round_s) {
 
 // Worker w takes a task from queue q: the owner of a worker queue takes
 // the newest, everyone else the oldest.
-Take WorkerModel::take(std::uint32_t w, std::uint32_t q, double level) {
-    Core& ws = cores_[w];
-    const std::uint32_t k = rank_[static_cast<std::size_t>(w) * queues_.size() + q];
-    ws.carry = k != no_index && ws.delays[k] > 0 ? level : 0;
+Take WorkerModel::take(std::uint32_t w, std::uint32_t q) {
     Ring& dq = queues_[q];
     const std::uint32_t i = q == w ? dq.pop_back() : dq.pop_front();
     if (dq.empty()) {
@@ -126,7 +123,7 @@ Take WorkerModel::enqueue(std::uint32_t q, std::uint32_t i) {
     // idle one of them wins outright.
     for (const Taker& tk : takers_[q]) {
         if (tk.delay > 0) break;
-        if (cores_[tk.worker].idle) return take(tk.worker, q, now - cores_[tk.worker].idle_since);
+        if (cores_[tk.worker].idle) return take(tk.worker, q);
     }
     if (idle_list_.size() * 4 < takers_[q].size()) {
         // Few idle workers: rank them, rather than walking every taker.
@@ -145,13 +142,13 @@ Take WorkerModel::enqueue(std::uint32_t q, std::uint32_t i) {
                 best_delay = d;
             }
         }
-        if (best != no_index) return take(best, q, now - cores_[best].idle_since);
+        if (best != no_index) return take(best, q);
         return {};
     }
     for (const Taker& tk : takers_[q]) {
         const Core& ws = cores_[tk.worker];
         if (!ws.idle || (ws.idle_since + tk.delay > now && queues_[q].size() <= ws.backlog[tk.position])) continue;
-        return take(tk.worker, q, now - ws.idle_since);
+        return take(tk.worker, q);
     }
     return {};
 }
@@ -161,8 +158,8 @@ Take WorkerModel::next_task(std::uint32_t w) {
     if (!ws.pinned.empty()) return Take{w, ws.pinned.pop_front(), no_index};
     // The first queue of its order holding work, without delay: nothing
     // can come before it (usually the worker's own queue).
-    const double idle_for = std::max(ws.idle ? engine_.now() - ws.idle_since : 0, ws.carry);
-    if (!ws.search.empty() && ws.delays[0] == 0 && !queues_[ws.search[0]].empty()) return take(w, ws.search[0], idle_for);
+    if (!ws.search.empty() && ws.delays[0] == 0 && !queues_[ws.search[0]].empty()) return take(w, ws.search[0]);
+    const double idle_for = ws.idle ? engine_.now() - ws.idle_since : 0;
     if (nonempty_.size() * 4 < ws.search.size()) {
         // Few queues hold work: the first of them in this worker's order.
         const std::size_t nq = queues_.size();
@@ -173,12 +170,12 @@ Take WorkerModel::next_task(std::uint32_t w) {
                 best_k = k;
         }
         if (best_k == no_index) return {};
-        return take(w, ws.search[best_k], idle_for);
+        return take(w, ws.search[best_k]);
     }
     for (std::size_t k = 0; k < ws.search.size(); ++k) {
         const Ring& queue = queues_[ws.search[k]];
         if (queue.empty() || (ws.delays[k] > idle_for && queue.size() <= ws.backlog[k])) continue;
-        return take(w, ws.search[k], idle_for);
+        return take(w, ws.search[k]);
     }
     return {};
 }
@@ -206,7 +203,6 @@ void WorkerModel::go_idle(std::uint32_t w) {
     Core& ws = cores_[w];
     ws.idle = true;
     ws.idle_since = engine_.now();
-    ws.carry = 0;
     ++ws.idle_epoch;
     idle_index_[w] = static_cast<std::uint32_t>(idle_list_.size());
     idle_list_.push_back(w);

@@ -8,12 +8,7 @@
 //   * an idle worker takes work at once from the queues steal_order(w, 0)
 //     lists, and from a queue that appears only at round k after k × round_s
 //     of idleness; when several idle workers could take a new task, the one
-//     that lists its queue earliest wins (ties: the lower worker id);
-//   * a worker that took a task from such a farther queue searches again,
-//     when that task ends, as if it had been idle as long as when it took
-//     it (the executor's IdleClock::carry); once idle, its idle time starts
-//     from zero (the executor keeps the carry through its short spin before
-//     it sleeps, which the model does not time).
+//     that lists its queue earliest wins (ties: the lower worker id).
 // The model only chooses who runs what; starting the task (its memory time,
 // its end) is the simulator's.
 #pragma once
@@ -128,11 +123,9 @@ private:
         std::vector<std::size_t> backlog;   // parallel to search: searched at once above this many tasks
         std::vector<double> wake_delays;    // the distinct positive delays, ascending
         std::uint32_t wakes = 0;            // wake events of this idle period so far
-        double carry = 0;                   // idle time carried from a farther take (the executor's IdleClock::carry)
         Ring pinned;                        // pinned tasks waiting for this worker
     };
-    // w takes from q having been idle `level` (its carry included).
-    Take take(std::uint32_t w, std::uint32_t q, double level);
+    Take take(std::uint32_t w, std::uint32_t q);
 
     EventEngine& engine_;
     std::vector<Core> cores_;

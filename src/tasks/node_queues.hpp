@@ -46,13 +46,10 @@ struct StealOrder {
 };
 
 // A task a search found; `stolen` when it came from a queue the searching
-// worker does not own (another worker's, or another node's); `farther`
-// when that queue is not in the worker's round-0 list (a later ring, or
-// the backlog rule).
+// worker does not own (another worker's, or another node's).
 struct Found {
     Task* task = nullptr;
     bool stolen = false;
-    bool farther = false;
     explicit operator bool() const { return task != nullptr; }
 };
 
@@ -104,7 +101,7 @@ public:
                 own = q.index == node;
                 t = node_queues_[static_cast<std::size_t>(node_slot_[q.index])]->queue.pop_front();
             }
-            if (t != nullptr) return Found{t, !own, round != 0 && !in_round0(order, q)};
+            if (t != nullptr) return Found{t, !own};
         }
         // The backlog rule: a farther node's queue that holds more tasks
         // than its workers start within the delay is searched now.
@@ -112,7 +109,7 @@ public:
             if (l.first_round <= round || l.node >= node_slot_.size() || node_slot_[l.node] < 0) continue;
             ReadyQueue& queue = node_queues_[static_cast<std::size_t>(node_slot_[l.node])]->queue;
             if (queue.size() <= l.backlog) continue;
-            if (Task* t = queue.pop_front()) return Found{t, true, true};
+            if (Task* t = queue.pop_front()) return Found{t, true};
         }
         return Found{};
     }
@@ -120,11 +117,6 @@ public:
     bool any_queued() const;
 
 private:
-    static bool in_round0(const StealOrder& order, const QueueRef& q) {
-        for (const QueueRef& r : order.round0)
-            if (r.kind == q.kind && r.index == q.index) return true;
-        return false;
-    }
     std::vector<std::unique_ptr<QueueSlot>> worker_queues_;   // by worker
     std::vector<std::unique_ptr<QueueSlot>> node_queues_;     // by position in nodes
     std::vector<int> node_slot_;                               // OS index -> position, -1

@@ -14,12 +14,12 @@ constexpr std::uint32_t max_batched_releases = 1024;
 }  // namespace
 
 std::uint64_t IdleClock::round(const Executor& ex) {
-    if (searches == 0) return carry;
+    if (searches == 0) return 0;
     // Until a task has finished the mean is unknown: look again now and then.
     if (ticks_per_round == 0 && (searches & 63) == 0) ticks_per_round = ex.ticks_per_round();
-    if (ticks_per_round == 0) return carry;
+    if (ticks_per_round == 0) return 0;
     const std::uint64_t now = Ticks::now();
-    return std::max(carry, now > start ? (now - start) / ticks_per_round : 0);
+    return now > start ? (now - start) / ticks_per_round : 0;
 }
 
 void IdleClock::failed(const Executor& ex, std::uint64_t now) {
@@ -34,10 +34,9 @@ void Worker::main() {
     unsigned spins = 0;
     since = Ticks::now();
     for (;;) {
-        const std::uint64_t round = clock.round(ex_);
-        if (Found f = ex_.queues.find(id, node, round, *ex_.policy, steal)) {
-            clock.found(f, round);
+        if (Found f = ex_.queues.find(id, node, clock.round(ex_), *ex_.policy, steal)) {
             run(f.task, f.stolen);
+            clock.searches = 0;
             spins = 0;
             continue;
         }
@@ -55,10 +54,7 @@ void Worker::main() {
         if (ex_.stopping.load(std::memory_order_acquire)) break;
         // Asleep, it looked at nothing: its idle time starts again, so a
         // push does not find it ready to steal across nodes at once.
-        if (idle(spins)) {
-            clock.start = Ticks::now();
-            clock.carry = 0;
-        }
+        if (idle(spins)) clock.start = Ticks::now();
         since = Ticks::now();
     }
     flush_deferred();
@@ -273,10 +269,9 @@ Worker::Helping Worker::help_begin() {
 
 // One step of help_until() once its condition was found false.
 void Worker::help_step(Helping& h) {
-    const std::uint64_t round = h.clock.round(ex_);
-    if (Found f = ex_.queues.find(id, node, round, *ex_.policy, steal)) {
-        h.clock.found(f, round);
+    if (Found f = ex_.queues.find(id, node, h.clock.round(ex_), *ex_.policy, steal)) {
         run(f.task, f.stolen);
+        h.clock.searches = 0;
         h.spins = 0;
         return;
     }

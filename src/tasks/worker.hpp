@@ -34,23 +34,13 @@ struct Executor;
 
 // How long a worker has looked for work, in the rounds of
 // Policy::steal_order().
-// A worker that found work only in a farther ring has shown that its own
-// node ran dry: it keeps the round it reached (`carry`) for its next
-// searches, so it goes on stealing without waiting out the delay for
-// every task, until it takes work from a round-0 queue again or sleeps.
 struct IdleClock {
     std::uint64_t searches = 0;          // failed searches in a row
     std::uint64_t start = 0;             // ticks: the first failed search, or the last wake-up
     std::uint64_t ticks_per_round = 0;   // the run's mean task ticks / rounds_per_task; 0: none finished yet
-    std::uint64_t carry = 0;             // the round of the last farther find, 0 after a nearer one
 
     // The round for the next search.
     std::uint64_t round(const Executor& ex);
-    // A search at `round` found `f`.
-    void found(const Found& f, std::uint64_t round) {
-        searches = 0;
-        carry = f.farther ? round : 0;
-    }
     // A search failed at `now`.
     void failed(const Executor& ex, std::uint64_t now);
 };
