@@ -28,7 +28,8 @@ void Executor::start() {
     std::sort(ctx.nodes.begin(), ctx.nodes.end());
     ctx.nodes.erase(std::unique(ctx.nodes.begin(), ctx.nodes.end()), ctx.nodes.end());
     policy->attach(ctx);
-    queues.init(ctx.nodes, layout.size());
+    queues.init(ctx.nodes, ctx.worker_node);
+    for (std::size_t i = 0; i < ctx.nodes.size(); ++i) node_wake.push_back(std::make_unique<NodeWake>());
     for (std::size_t w = 0; w < layout.size(); ++w) {
         auto wk = std::make_unique<Worker>(*this, static_cast<unsigned>(w), layout.ranks[w].node);
         policy->steal_order(wk->id, 0, wk->steal.round0);
@@ -54,8 +55,10 @@ void Executor::shutdown() noexcept {
     } catch (...) {
     }
     stopping.store(true, std::memory_order_release);
-    epoch.fetch_add(1, std::memory_order_release);
-    epoch.notify_all();
+    for (auto& n : node_wake) {
+        n->epoch.fetch_add(1, std::memory_order_release);
+        n->epoch.notify_all();
+    }
     if (team_thread.joinable()) team_thread.join();
     partitions.stop();
     pool.destroy_all();
@@ -76,8 +79,8 @@ bool Executor::route_released() {
         Task* t = it->second;
         held.erase(it);
         held_count.fetch_sub(1, std::memory_order_release);
-        if (ReadyQueue* q = queue_for(t, r.where)) {
-            q->push(t);
+        if (QueueSlot* q = queue_for(t, r.where)) {
+            q->queue.push(t);
             pushed = true;
         }
     }
@@ -145,8 +148,7 @@ TaskId Executor::submit(TaskFn&& fn, std::span<const Dep> deps, int hint, Runtim
     Task* t = pool.alloc(me != nullptr ? &me->cache : nullptr);
     TaskId id;
     bool ready = true;
-    bool pushed = false;
-    ReadyQueue* target = nullptr;
+    QueueSlot* target = nullptr;
     {
         std::unique_lock g(sched);
         if (!deps.empty()) {
@@ -196,10 +198,9 @@ TaskId Executor::submit(TaskFn&& fn, std::span<const Dep> deps, int hint, Runtim
     // Before the push: once queued, the task may start.
     if (observer != nullptr) announce_created(id, ready, t0);
     if (target != nullptr) {
-        target->push(t);
-        pushed = true;
+        target->queue.push(t);
+        wake_node(target->node);
     }
-    if (pushed) wake_workers();
     if (timed) {
         const std::uint64_t dt = Ticks::now() - t0;
         me->excluded += dt;

@@ -128,8 +128,14 @@ struct Executor {
     std::atomic<int> waiters{0};
     std::atomic<bool> stopping{false};
     RunMetrics metrics;
-    alignas(128) std::atomic<std::uint32_t> epoch{0};
-    std::atomic<int> sleepers{0};
+    // Sleeping workers, in all and per node (position in ctx.nodes): a
+    // worker sleeps on its node's epoch.
+    alignas(128) std::atomic<int> sleepers{0};
+    struct alignas(128) NodeWake {
+        std::atomic<std::uint32_t> epoch{0};
+        std::atomic<int> sleepers{0};
+    };
+    std::vector<std::unique_ptr<NodeWake>> node_wake;
 
     // ---- waiting outside tasks ---------------------------------------------
     std::mutex wait_mutex;
@@ -143,15 +149,32 @@ struct Executor {
     TaskPool pool;
 
     // ---- waking ---------------------------------------------------------------
-    // Sleepers and pushers meet on one atomic: a pusher's read-modify-write
-    // of `sleepers` either sees a sleeper's increment (and wakes it) or
+    // Sleepers and pushers meet on atomics: a pusher's read-modify-write of
+    // a sleeper count either sees a sleeper's increment (and wakes it) or
     // precedes it, and then the sleeper's own read-modify-write makes the
-    // push visible to its final check of the queues.
+    // push visible to its final check of the queues. A sleeper counts
+    // itself in its node's count and in the total before that check.
+    //
+    // A push wakes the sleepers of the node whose workers own the queue
+    // (wake_node): the other nodes' workers would only take the task after
+    // their steal delay. When none of that node's workers sleeps (all are
+    // busy), everyone is woken (wake_workers), so that a farther worker can
+    // take the task once its delay has passed or the backlog rule applies.
     void wake_workers() {
-        if (sleepers.fetch_add(0, std::memory_order_seq_cst) > 0) {
-            epoch.fetch_add(1, std::memory_order_release);
-            epoch.notify_all();
+        if (sleepers.fetch_add(0, std::memory_order_seq_cst) > 0)
+            for (auto& n : node_wake) {
+                n->epoch.fetch_add(1, std::memory_order_release);
+                n->epoch.notify_all();
+            }
+    }
+    void wake_node(std::size_t slot) {
+        NodeWake& n = *node_wake[slot];
+        if (n.sleepers.fetch_add(0, std::memory_order_seq_cst) > 0) {
+            n.epoch.fetch_add(1, std::memory_order_release);
+            n.epoch.notify_all();
+            return;
         }
+        wake_workers();
     }
     void wake_waiters();
 
@@ -169,7 +192,7 @@ struct Executor {
     // The queue a placement names, or nullptr after holding the task (which
     // needs the scheduler lock; pushing to the queue does not, so callers
     // push after unlocking to keep the lock short).
-    ReadyQueue* queue_for(Task* t, Destination p) {
+    QueueSlot* queue_for(Task* t, Destination p) {
         if (p.kind == Destination::Kind::hold) {
             held.emplace(t->id, t);
             held_count.fetch_add(1, std::memory_order_release);

@@ -28,6 +28,7 @@ using ReadyQueue = TaskQueue<Task>;
 // (each worker's queue used to sit inside its own Worker, far apart).
 struct alignas(128) QueueSlot {
     ReadyQueue queue;
+    std::size_t node = 0;   // position (in `nodes`) of the node whose workers own it: they are woken for it
 };
 
 // A node queue that a worker's search lists only from round `first_round`
@@ -55,8 +56,21 @@ struct Found {
 
 class NodeQueues {
 public:
-    // `nodes`: the nodes with workers, ascending OS index; `workers`: how many.
-    void init(const std::vector<unsigned>& nodes, std::size_t workers);
+    // `nodes`: the nodes with workers, ascending OS index; `worker_node`:
+    // each worker's node. (Inline: the unit tests call it, and the class is
+    // hidden in the library.)
+    void init(const std::vector<unsigned>& nodes, const std::vector<unsigned>& worker_node) {
+        node_slot_.assign(nodes.empty() ? 0 : nodes.back() + 1, -1);
+        for (std::size_t i = 0; i < nodes.size(); ++i) {
+            node_slot_[nodes[i]] = static_cast<int>(i);
+            node_queues_.push_back(std::make_unique<QueueSlot>());
+            node_queues_.back()->node = i;
+        }
+        for (unsigned n : worker_node) {
+            worker_queues_.push_back(std::make_unique<QueueSlot>());
+            worker_queues_.back()->node = static_cast<std::size_t>(slot_of(n));
+        }
+    }
 
     // Position of `node` in `nodes`, or -1 for a node without workers.
     int slot_of(unsigned node) const {
@@ -66,19 +80,19 @@ public:
     // The queue a worker or node placement names. A placement outside the
     // team (a policy bug) gets the first node's queue, which keeps the task
     // runnable. Not for Destination::Kind::hold.
-    ReadyQueue& queue_for(const Destination& p) {
+    QueueSlot& queue_for(const Destination& p) {
         switch (p.kind) {
             case Destination::Kind::worker:
-                if (p.index < worker_queues_.size()) return worker_queues_[p.index]->queue;
+                if (p.index < worker_queues_.size()) return *worker_queues_[p.index];
                 break;
             case Destination::Kind::node:
                 if (p.index < node_slot_.size() && node_slot_[p.index] >= 0)
-                    return node_queues_[static_cast<std::size_t>(node_slot_[p.index])]->queue;
+                    return *node_queues_[static_cast<std::size_t>(node_slot_[p.index])];
                 break;
             case Destination::Kind::hold:
                 break;
         }
-        return node_queues_.front()->queue;
+        return *node_queues_.front();
     }
 
     // Worker `worker` (on `node`) searches on its `round`-th try in a row.

@@ -71,13 +71,16 @@ bool Worker::idle(unsigned& spins) {
         for (int i = 0; i < 16; ++i) cpu_relax();
         return false;
     }
-    const std::uint32_t e = ex_.epoch.load(std::memory_order_acquire);
+    Executor::NodeWake& mine = *ex_.node_wake[static_cast<std::size_t>(ex_.queues.slot_of(node))];
+    const std::uint32_t e = mine.epoch.load(std::memory_order_acquire);
+    mine.sleepers.fetch_add(1, std::memory_order_seq_cst);
     ex_.sleepers.fetch_add(1, std::memory_order_seq_cst);
     const bool work = ex_.queues.any_queued() || ex_.stopping.load(std::memory_order_acquire) ||
                       (ex_.waiters.load(std::memory_order_acquire) > 0 &&
                        ex_.held_count.load(std::memory_order_acquire) > 0 && ex_.partitions.outstanding() == 0);
-    if (!work) ex_.epoch.wait(e, std::memory_order_acquire);
+    if (!work) mine.epoch.wait(e, std::memory_order_acquire);
     ex_.sleepers.fetch_sub(1, std::memory_order_relaxed);
+    mine.sleepers.fetch_sub(1, std::memory_order_relaxed);
     spins = 0;
     return !work;
 }
@@ -171,7 +174,6 @@ bool Worker::flush_deferred() {
 
 // Called with the scheduler lock held; releases it.
 void Worker::settle_locked() {
-    bool pushed = false;
     for (Task* t : deferred) {
         for (std::size_t k = 0; k < t->deps.size(); ++k)
             if (t->deps[k].access != AccessMode::in) ex_.region_homes.first_written(*t->homes[k], node);
@@ -180,7 +182,7 @@ void Worker::settle_locked() {
             for (const ReadyNode& n : ex_.ready_scratch) {
                 Task* s = static_cast<Task*>(n.node);
                 if (ex_.observer != nullptr) ready_ids.push_back(s->id);
-                if (ReadyQueue* q = ex_.queue_for(s, ex_.place(s))) to_push.emplace_back(q, s);
+                if (QueueSlot* q = ex_.queue_for(s, ex_.place(s))) to_push.emplace_back(q, s);
             }
             ex_.ready_scratch.clear();
         }
@@ -192,10 +194,14 @@ void Worker::settle_locked() {
     ex_.sched.unlock();
     // Before the pushes: a pushed task may start at once.
     if (!ready_ids.empty()) announce_ready();
-    for (const auto& [q, s] : to_push) q->push(s);
-    pushed |= !to_push.empty();
+    // One wake per node that got work.
+    for (const auto& [q, s] : to_push) {
+        q->queue.push(s);
+        if (std::find(to_wake.begin(), to_wake.end(), q->node) == to_wake.end()) to_wake.push_back(q->node);
+    }
     to_push.clear();
-    if (pushed) ex_.wake_workers();
+    for (std::size_t n : to_wake) ex_.wake_node(n);
+    to_wake.clear();
     for (Task* t : deferred) finish(t);
     deferred.clear();
 }

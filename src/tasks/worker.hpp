@@ -8,8 +8,9 @@
 // fail, its IdleClock tells the policy how long it has been idle, in rounds
 // of 1/rounds_per_task of the run's mean task duration (the node-queue
 // policies widen their steal rings with it); after a short spin the worker
-// sleeps on a futex (std::atomic::wait) until a push bumps the executor's
-// `epoch`, and its idle time starts again from the wake-up. Inside a
+// sleeps on a futex (std::atomic::wait) until a push to its node's queues
+// (or to any queue, when that node's workers are all busy) bumps its node's
+// epoch, and its idle time starts again from the wake-up. Inside a
 // task, taskwait() makes the worker help: run other tasks until the wait
 // is over (help_until()).
 //
@@ -74,7 +75,8 @@ public:
     std::uint64_t since = 0;      // start of runtime-accounted time
     std::uint64_t excluded = 0;   // ticks the current body spent in spawn/taskwait
     std::vector<Task*> deferred;  // finished tasks whose completion waits for the lock
-    std::vector<std::pair<ReadyQueue*, Task*>> to_push;   // settle_locked(): after unlocking
+    std::vector<std::pair<QueueSlot*, Task*>> to_push;   // settle_locked(): after unlocking
+    std::vector<std::size_t> to_wake;                      // settle_locked(): the nodes of to_push
     std::vector<TaskId> ready_ids;   // settle_locked(): tasks it made ready, for the observer
     // References to drop from one parent, batched: consecutive children of
     // one task finishing here touch the parent's counter once per batch.

@@ -1,0 +1,78 @@
+// Unit tests of the executor's queues and of waking the workers of the node
+// a task is pushed to (src/tasks/node_queues.hpp, src/tasks/executor.hpp).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "numaware/machine.hpp"
+#include "numaware/task_policy.hpp"
+#include "numaware/tasks.hpp"
+#include "numaware/team.hpp"
+#include "tasks/node_queues.hpp"
+
+namespace numaware::tasks {
+namespace {
+
+// Each queue knows the node whose workers it wakes: a worker's queue its
+// worker's node, a node's queue that node (positions in the sorted list of
+// nodes with workers).
+TEST(TasksNodeQueues, EveryQueueNamesTheNodeWhoseWorkersItWakes) {
+    detail::NodeQueues q;
+    q.init({0, 2, 5}, {5, 0, 2, 2});
+    EXPECT_EQ(q.queue_for(Destination::to_worker(0)).node, 2u);
+    EXPECT_EQ(q.queue_for(Destination::to_worker(1)).node, 0u);
+    EXPECT_EQ(q.queue_for(Destination::to_worker(2)).node, 1u);
+    EXPECT_EQ(q.queue_for(Destination::to_worker(3)).node, 1u);
+    EXPECT_EQ(q.queue_for(Destination::to_node(0)).node, 0u);
+    EXPECT_EQ(q.queue_for(Destination::to_node(2)).node, 1u);
+    EXPECT_EQ(q.queue_for(Destination::to_node(5)).node, 2u);
+    // Outside the team (a policy bug): the first node's queue, still runnable.
+    EXPECT_EQ(&q.queue_for(Destination::to_node(3)), &q.queue_for(Destination::to_node(0)));
+    EXPECT_EQ(&q.queue_for(Destination::to_worker(9)), &q.queue_for(Destination::to_node(0)));
+}
+
+// A push wakes the sleepers of its queue's node, or everyone when that
+// node's workers are all busy. Rounds in which every worker has gone to
+// sleep, then one task is spawned from outside onto one node (the SA
+// policy's hint): each must start without anyone waiting for it, or the
+// push lost its wake-up. Every policy that queues per node is covered, so
+// both worker queues (DFIFO) and node queues are pushed to.
+TEST(TasksNodeQueues, ATaskSpawnedWhileEveryWorkerSleepsRunsOnItsNode) {
+    // One worker per node (this host has 2 CPUs to pin them to).
+    const Machine machine = Machine::from_spec("nodes=2 cpus-per-node=1 mem-per-node=512M distances=10,21/21,10");
+    Team team{machine, TeamMapping{.threads = 2, .kind = MappingKind::scatter}};
+    for (const char* policy : {"sa", "lq", "dep", "dfifo"}) {
+        Runtime rt{team, policy};
+        std::atomic<int> ran{0};
+        for (unsigned round = 0; round < 40; ++round) {
+            // Long enough for the workers' spin (256 short pauses) to end.
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+            const unsigned node = round % 2;
+            const int before = ran.load();
+            rt.spawn_on(node, [&ran] { ran.fetch_add(1, std::memory_order_release); });
+            // Not taskwait(): a waiter wakes every worker itself. The push
+            // alone must wake a worker.
+            const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+            while (ran.load(std::memory_order_acquire) == before && std::chrono::steady_clock::now() < deadline)
+                std::this_thread::sleep_for(std::chrono::microseconds(50));
+            ASSERT_EQ(ran.load(), before + 1) << policy << ": the task of round " << round << " on node " << node
+                                              << " did not run within 5 s";
+            rt.taskwait();
+        }
+        EXPECT_EQ(ran.load(), 40) << policy;
+        const RunReport r = rt.report();
+        EXPECT_EQ(r.tasks, 40u) << policy;
+        if (std::string_view(policy) == "sa") {
+            // SA never steals: each node ran exactly its own half.
+            ASSERT_EQ(r.tasks_per_node.size(), 2u);
+            EXPECT_EQ(r.tasks_per_node[0], 20u);
+            EXPECT_EQ(r.tasks_per_node[1], 20u);
+        }
+    }
+}
+
+}  // namespace
+}  // namespace numaware::tasks
