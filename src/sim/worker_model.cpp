@@ -32,6 +32,8 @@ void WorkerModel::build(const Machine& machine, const TeamLayout& layout) {
     node_slot_of_pos_.assign(n_nodes, worker_nodes_.size());
     for (std::size_t s = 0; s < worker_nodes_.size(); ++s) node_slot_of_pos_[machine.index_of(worker_nodes_[s])] = s;
     queues_.resize(cores_.size() + n_nodes);
+    workers_at_.assign(n_nodes, {});
+    for (std::uint32_t w = 0; w < cores_.size(); ++w) workers_at_[cores_[w].pos].push_back(w);
     takers_.resize(queues_.size());
 }
 
@@ -119,6 +121,7 @@ Take WorkerModel::enqueue(std::uint32_t q, std::uint32_t i) {
     if (idle_list_.empty()) return {};
     const double now = engine_.now();
     const std::size_t nq = queues_.size();
+    const double occupied_for = now - busy_since(q);   // -inf unless every worker of q's node runs a task
     // The takers without delay come first in the queue's order: the first
     // idle one of them wins outright.
     for (const Taker& tk : takers_[q]) {
@@ -134,7 +137,7 @@ Take WorkerModel::enqueue(std::uint32_t q, std::uint32_t i) {
             if (k == no_index) continue;
             const Core& ws = cores_[w];
             const double d = ws.delays[k];
-            if (ws.idle_since + d > now && queues_[q].size() <= ws.backlog[k]) continue;
+            if (ws.idle_since + d > now && queues_[q].size() <= ws.backlog[k] && occupied_for < d) continue;
             if (best == no_index || d < best_delay ||
                 (d == best_delay && (k < best_k || (k == best_k && w < best)))) {
                 best = w;
@@ -147,7 +150,9 @@ Take WorkerModel::enqueue(std::uint32_t q, std::uint32_t i) {
     }
     for (const Taker& tk : takers_[q]) {
         const Core& ws = cores_[tk.worker];
-        if (!ws.idle || (ws.idle_since + tk.delay > now && queues_[q].size() <= ws.backlog[tk.position])) continue;
+        if (!ws.idle || (ws.idle_since + tk.delay > now && queues_[q].size() <= ws.backlog[tk.position] &&
+                         occupied_for < tk.delay))
+            continue;
         return take(tk.worker, q);
     }
     return {};
@@ -166,18 +171,40 @@ Take WorkerModel::next_task(std::uint32_t w) {
         std::uint32_t best_k = no_index;
         for (std::uint32_t q : nonempty_) {
             const std::uint32_t k = rank_[w * nq + q];
-            if (k != no_index && (ws.delays[k] <= idle_for || queues_[q].size() > ws.backlog[k]) && k < best_k)
-                best_k = k;
+            if (k != no_index && k < best_k && searchable(ws, k, idle_for)) best_k = k;
         }
         if (best_k == no_index) return {};
         return take(w, ws.search[best_k]);
     }
     for (std::size_t k = 0; k < ws.search.size(); ++k) {
-        const Ring& queue = queues_[ws.search[k]];
-        if (queue.empty() || (ws.delays[k] > idle_for && queue.size() <= ws.backlog[k])) continue;
+        if (queues_[ws.search[k]].empty() || !searchable(ws, k, idle_for)) continue;
         return take(w, ws.search[k]);
     }
     return {};
+}
+
+// The start of the youngest task running on q's node when every worker
+// there runs one; +infinity otherwise, and for a worker's queue.
+double WorkerModel::busy_since(std::uint32_t q) const {
+    if (q < size()) return std::numeric_limits<double>::infinity();
+    double youngest = -std::numeric_limits<double>::infinity();
+    const auto& there = workers_at_[q - size()];
+    if (there.empty()) return std::numeric_limits<double>::infinity();
+    for (std::uint32_t w : there) {
+        if (cores_[w].task == no_index) return std::numeric_limits<double>::infinity();
+        youngest = std::max(youngest, cores_[w].started);
+    }
+    return youngest;
+}
+
+// Whether w, idle for `idle_for`, may take from the k-th queue of its order
+// (which holds work): its delay has passed, or the backlog or the occupied
+// rule applies.
+bool WorkerModel::searchable(const Core& ws, std::size_t k, double idle_for) const {
+    const double d = ws.delays[k];
+    if (d <= idle_for) return true;
+    const std::uint32_t q = ws.search[k];
+    return queues_[q].size() > ws.backlog[k] || engine_.now() - busy_since(q) >= d;
 }
 
 void WorkerModel::begin(std::uint32_t w, std::uint32_t i) {

@@ -7,7 +7,12 @@
 //     worker's own list;
 //   * an idle worker takes work at once from the queues steal_order(w, 0)
 //     lists, and from a queue that appears only at round k after k × round_s
-//     of idleness; when several idle workers could take a new task, the one
+//     of idleness, or earlier when the node's workers will not start its
+//     tasks within that delay: the queue holds more than they start in it
+//     (backlog rule) or every one of them has run its task that long
+//     already (occupied rule; evaluated when a task is queued and when a
+//     worker searches, at a task's end or a wake-up, where the executor
+//     polls); when several idle workers could take a new task, the one
 //     that lists its queue earliest wins (ties: the lower worker id).
 // The model only chooses who runs what; starting the task (its memory time,
 // its end) is the simulator's.
@@ -126,6 +131,8 @@ private:
         Ring pinned;                        // pinned tasks waiting for this worker
     };
     Take take(std::uint32_t w, std::uint32_t q);
+    double busy_since(std::uint32_t q) const;
+    bool searchable(const Core& ws, std::size_t k, double idle_for) const;
 
     EventEngine& engine_;
     std::vector<Core> cores_;
@@ -136,6 +143,7 @@ private:
     std::vector<std::vector<Taker>> takers_;          // per queue
     std::vector<std::uint32_t> idle_list_, idle_index_;       // idle workers (unordered), and where each is in it
     std::vector<std::uint32_t> nonempty_, nonempty_index_;    // queues holding tasks, and where each is in it
+    std::vector<std::vector<std::uint32_t>> workers_at_;   // by node position: its workers
     std::vector<std::uint32_t> rank_;                 // [worker * queues + queue]: index in its search order, or no_index
 };
 

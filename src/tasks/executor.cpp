@@ -32,6 +32,7 @@ void Executor::start() {
     for (std::size_t i = 0; i < ctx.nodes.size(); ++i) node_wake.push_back(std::make_unique<NodeWake>());
     for (std::size_t w = 0; w < layout.size(); ++w) {
         auto wk = std::make_unique<Worker>(*this, static_cast<unsigned>(w), layout.ranks[w].node);
+        queues.watch(static_cast<std::size_t>(queues.slot_of(wk->node)), &wk->running_since);
         policy->steal_order(wk->id, 0, wk->steal.round0);
         for (const QueueListing& l : queue_listings(*policy, wk->id)) {
             if (l.first_round == 0 || l.queue.kind != QueueRef::Kind::node) continue;

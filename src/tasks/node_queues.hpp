@@ -8,6 +8,7 @@
 // inline here.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -95,8 +96,17 @@ public:
         return *node_queues_.front();
     }
 
-    // Worker `worker` (on `node`) searches on its `round`-th try in a row.
-    Found find(unsigned worker, unsigned node, std::uint64_t round, Policy& policy, StealOrder& order) {
+    // Node position `slot`'s workers publish here when their running task
+    // started (Worker::running_since; 0 while they search or sleep).
+    void watch(std::size_t slot, const std::atomic<std::uint64_t>* running_since) {
+        if (running_.size() <= slot) running_.resize(slot + 1);
+        running_[slot].push_back(running_since);
+    }
+
+    // Worker `worker` (on `node`) searches on its `round`-th try in a row;
+    // a round lasts `ticks_per_round` (0: not known yet).
+    Found find(unsigned worker, unsigned node, std::uint64_t round, std::uint64_t ticks_per_round, Policy& policy,
+               StealOrder& order) {
         const std::vector<QueueRef>* refs = &order.round0;
         if (round != 0) {
             policy.steal_order(worker, round, order.scratch);
@@ -117,12 +127,18 @@ public:
             }
             if (t != nullptr) return Found{t, !own};
         }
-        // The backlog rule: a farther node's queue that holds more tasks
-        // than its workers start within the delay is searched now.
+        // A farther node's queue is searched before its delay when its own
+        // workers will not start its tasks within that delay: it holds more
+        // tasks than they start in the delay (the backlog rule), or every
+        // one of them has been running its task for longer than the delay
+        // already (the occupied rule: a spawning task, a long task).
         for (const LaterQueue& l : order.later) {
             if (l.first_round <= round || l.node >= node_slot_.size() || node_slot_[l.node] < 0) continue;
-            ReadyQueue& queue = node_queues_[static_cast<std::size_t>(node_slot_[l.node])]->queue;
-            if (queue.size() <= l.backlog) continue;
+            const auto slot = static_cast<std::size_t>(node_slot_[l.node]);
+            ReadyQueue& queue = node_queues_[slot]->queue;
+            const std::size_t queued = queue.size();
+            if (queued == 0) continue;
+            if (queued <= l.backlog && !occupied(slot, l.first_round * ticks_per_round)) continue;
             if (Task* t = queue.pop_front()) return Found{t, true};
         }
         return Found{};
@@ -130,10 +146,23 @@ public:
 
     bool any_queued() const;
 
+    // Whether every worker of node position `slot` has been running its
+    // task for at least `ticks` (false for ticks == 0: no mean yet).
+    bool occupied(std::size_t slot, std::uint64_t ticks) const {
+        if (ticks == 0 || slot >= running_.size() || running_[slot].empty()) return false;
+        const std::uint64_t now = Ticks::now();
+        for (const std::atomic<std::uint64_t>* since : running_[slot]) {
+            const std::uint64_t s = since->load(std::memory_order_relaxed);
+            if (s == 0 || now < s || now - s < ticks) return false;
+        }
+        return true;
+    }
+
 private:
     std::vector<std::unique_ptr<QueueSlot>> worker_queues_;   // by worker
     std::vector<std::unique_ptr<QueueSlot>> node_queues_;     // by position in nodes
     std::vector<int> node_slot_;                               // OS index -> position, -1
+    std::vector<std::vector<const std::atomic<std::uint64_t>*>> running_;   // by node position: its workers'
 };
 
 }  // namespace numaware::tasks::detail

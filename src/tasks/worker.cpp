@@ -34,7 +34,7 @@ void Worker::main() {
     unsigned spins = 0;
     since = Ticks::now();
     for (;;) {
-        if (Found f = ex_.queues.find(id, node, clock.round(ex_), *ex_.policy, steal)) {
+        if (Found f = ex_.queues.find(id, node, clock.round(ex_), clock.ticks_per_round, *ex_.policy, steal)) {
             run(f.task, f.stolen);
             clock.searches = 0;
             spins = 0;
@@ -110,6 +110,8 @@ void Worker::run(Task* t, bool stolen) {
     excluded = 0;
     std::uint64_t b1 = Ticks::now();
     if (ex_.observer != nullptr) b1 = announce_start(t, stolen, b1);
+    const std::uint64_t outer_running = running_since.load(std::memory_order_relaxed);
+    running_since.store(b1, std::memory_order_relaxed);
     WorkerCounters::add(counters.runtime, b1 - since);
     try {
         t->fn();
@@ -117,6 +119,7 @@ void Worker::run(Task* t, bool stolen) {
         ex_.record_error(t->group, t->parent, std::current_exception());
     }
     const std::uint64_t b2 = Ticks::now();
+    running_since.store(outer_running, std::memory_order_relaxed);
     const std::uint64_t body = b2 - b1;
     WorkerCounters::add(counters.useful, body > excluded ? body - excluded : 0);
     excluded = saved;
@@ -268,14 +271,15 @@ void Worker::flush_releases() {
 Worker::Helping Worker::help_begin() {
     const std::uint64_t start = Ticks::now();
     ex_.waiters.fetch_add(1, std::memory_order_acq_rel);
-    const Helping h{start, since, IdleClock{}, 0};
+    const Helping h{start, since, running_since.load(std::memory_order_relaxed), IdleClock{}, 0};
+    running_since.store(0, std::memory_order_relaxed);   // helping: it takes work
     since = Ticks::now();
     return h;
 }
 
 // One step of help_until() once its condition was found false.
 void Worker::help_step(Helping& h) {
-    if (Found f = ex_.queues.find(id, node, h.clock.round(ex_), *ex_.policy, steal)) {
+    if (Found f = ex_.queues.find(id, node, h.clock.round(ex_), h.clock.ticks_per_round, *ex_.policy, steal)) {
         run(f.task, f.stolen);
         h.clock.searches = 0;
         h.spins = 0;
@@ -297,6 +301,7 @@ void Worker::help_step(Helping& h) {
 
 void Worker::help_end(const Helping& h) {
     ex_.waiters.fetch_sub(1, std::memory_order_acq_rel);
+    running_since.store(h.saved_running, std::memory_order_relaxed);
     since = h.saved_since;
     excluded += Ticks::now() - h.start;
 }

@@ -88,11 +88,16 @@ public:
     std::atomic<std::uint32_t> unsettled{0};
     WorkerCounters counters;
     alignas(64) std::atomic<std::uint64_t> completed{0};   // never reset: quiescence
+    // Ticks when the running task's body started; 0 while the worker
+    // searches, helps in a wait or sleeps. Read by other nodes' thieves
+    // (NodeQueues::occupied).
+    alignas(64) std::atomic<std::uint64_t> running_since{0};
 
 private:
     struct Helping {
         std::uint64_t start;
         std::uint64_t saved_since;
+        std::uint64_t saved_running;
         IdleClock clock;
         unsigned spins;
     };

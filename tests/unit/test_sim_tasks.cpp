@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -254,6 +255,40 @@ TEST(SimTasks, MakespanEndsWithTheLastTaskWhateverTheStealDelay) {
         EXPECT_GE(rep.run.makespan_s, 1e-3) << delay;
         EXPECT_LT(rep.run.makespan_s, 4.1e-3) << delay;   // at worst the four run one after another
     }
+}
+
+// The occupied rule: a node whose workers have all run their tasks for
+// longer than the steal delay will not start its queued tasks within it, so
+// a farther worker takes them at once. One worker per node; worker 0 runs a
+// 5 s task pinned to it while a chain of 20 tasks of 10 ms on data homed on
+// node 0 is placed by DEP on node 0, one ready task at a time (never a
+// backlog). With the rule the node-1 worker waits out the delay (one mean
+// task duration here) once and then runs the whole chain back to back;
+// without it, it would wait the delay again before each link (0.25 s each,
+// 20 links: past the long task's end).
+TEST(SimTasks, AFartherWorkerTakesTheQueueOfAnOccupiedNodeAtOnce) {
+    struct ChainEnd : tasks::Observer {
+        double last = 0;
+        unsigned on_node1 = 0;
+        void on_task_finished(tasks::TaskId task, unsigned, unsigned node, double t) override {
+            if (task == 0) return;
+            last = std::max(last, t);
+            on_node1 += node == 1 ? 1 : 0;
+        }
+    } chain;
+    Graph g;
+    g.add_task(5.0, {}, -1, /*worker=*/0);
+    const auto a = g.add_region(64, /*home=*/0);
+    for (int k = 0; k < 20; ++k) g.add_task(10e-3, {{a, AccessMode::inout}});
+    SimOptions o = opts();
+    o.mapping = TeamMapping{.threads = 2, .kind = MappingKind::scatter};   // worker 0 on node 0, worker 1 on node 1
+    o.policy.steal_delay_tasks = 1;   // the delay: the mean task, (5 s + 20 x 10 ms) / 21 = 0.248 s
+    o.observer = &chain;
+    const SimReport rep = simulate(two_nodes(), g, "dep", o);
+    EXPECT_EQ(rep.run.tasks, 21u);
+    EXPECT_EQ(chain.on_node1, 20u);
+    const double delay = 5.2 / 21;
+    EXPECT_NEAR(chain.last, delay + 20 * 10e-3, 0.02) << "the chain ended at " << chain.last << " s";
 }
 
 TEST(SimTasks, InitialPartIsTheInitialisationAndTheFirstStep) {
