@@ -33,6 +33,7 @@ void WorkerModel::build(const Machine& machine, const TeamLayout& layout) {
     for (std::size_t s = 0; s < worker_nodes_.size(); ++s) node_slot_of_pos_[machine.index_of(worker_nodes_[s])] = s;
     queues_.resize(cores_.size() + n_nodes);
     workers_at_.assign(n_nodes, {});
+    busy_at_.assign(n_nodes, 0);
     for (std::uint32_t w = 0; w < cores_.size(); ++w) workers_at_[cores_[w].pos].push_back(w);
     takers_.resize(queues_.size());
 }
@@ -187,13 +188,11 @@ Take WorkerModel::next_task(std::uint32_t w) {
 // there runs one; +infinity otherwise, and for a worker's queue.
 double WorkerModel::busy_since(std::uint32_t q) const {
     if (q < size()) return std::numeric_limits<double>::infinity();
+    const std::size_t pos = q - size();
+    const auto& there = workers_at_[pos];
+    if (there.empty() || busy_at_[pos] < there.size()) return std::numeric_limits<double>::infinity();
     double youngest = -std::numeric_limits<double>::infinity();
-    const auto& there = workers_at_[q - size()];
-    if (there.empty()) return std::numeric_limits<double>::infinity();
-    for (std::uint32_t w : there) {
-        if (cores_[w].task == no_index) return std::numeric_limits<double>::infinity();
-        youngest = std::max(youngest, cores_[w].started);
-    }
+    for (std::uint32_t w : there) youngest = std::max(youngest, cores_[w].started);
     return youngest;
 }
 
@@ -204,7 +203,7 @@ bool WorkerModel::searchable(const Core& ws, std::size_t k, double idle_for) con
     const double d = ws.delays[k];
     if (d <= idle_for) return true;
     const std::uint32_t q = ws.search[k];
-    return queues_[q].size() > ws.backlog[k] || engine_.now() - busy_since(q) >= d;
+    return queues_[q].size() > ws.backlog[k] || (q >= size() && engine_.now() - busy_since(q) >= d);
 }
 
 void WorkerModel::begin(std::uint32_t w, std::uint32_t i) {
@@ -218,12 +217,14 @@ void WorkerModel::begin(std::uint32_t w, std::uint32_t i) {
     }
     ws.task = i;
     ws.started = engine_.now();
+    ++busy_at_[ws.pos];
 }
 
 void WorkerModel::end(std::uint32_t w) {
     Core& ws = cores_[w];
     ws.busy += engine_.now() - ws.started;
     ws.task = no_index;
+    --busy_at_[ws.pos];
 }
 
 void WorkerModel::go_idle(std::uint32_t w) {

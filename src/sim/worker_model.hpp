@@ -144,6 +144,7 @@ private:
     std::vector<std::uint32_t> idle_list_, idle_index_;       // idle workers (unordered), and where each is in it
     std::vector<std::uint32_t> nonempty_, nonempty_index_;    // queues holding tasks, and where each is in it
     std::vector<std::vector<std::uint32_t>> workers_at_;   // by node position: its workers
+    std::vector<std::size_t> busy_at_;                     // by node position: its workers running a task
     std::vector<std::uint32_t> rank_;                 // [worker * queues + queue]: index in its search order, or no_index
 };
 
