@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "numaware/machine.hpp"
+#include "numaware/observer.hpp"
 #include "numaware/task_policy.hpp"
 #include "numaware/tasks.hpp"
 #include "numaware/team.hpp"
@@ -49,7 +50,7 @@ TEST(TasksNodeQueues, ATaskSpawnedWhileEveryWorkerSleepsRunsOnItsNode) {
         std::atomic<int> ran{0};
         for (unsigned round = 0; round < 40; ++round) {
             // Long enough for the workers' spin (256 short pauses) to end.
-            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
             const unsigned node = round % 2;
             const int before = ran.load();
             rt.spawn_on(node, [&ran] { ran.fetch_add(1, std::memory_order_release); });
@@ -72,6 +73,56 @@ TEST(TasksNodeQueues, ATaskSpawnedWhileEveryWorkerSleepsRunsOnItsNode) {
             EXPECT_EQ(r.tasks_per_node[1], 20u);
         }
     }
+}
+
+// The fallback: a push to a node none of whose workers sleeps (all busy)
+// wakes everyone, so a farther worker can take the task (here by the
+// occupied rule, its node's only worker being stuck in a long task). LQ
+// places tasks without dependencies round robin by id over the nodes.
+TEST(TasksNodeQueues, APushToABusyNodeWakesTheOtherNodes) {
+    struct Where : Observer {
+        std::atomic<int> node_of[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+        void on_task_started(TaskId task, unsigned, unsigned node, double) override {
+            if (task < 8) node_of[task].store(static_cast<int>(node));
+        }
+    } where;
+    const Machine machine = Machine::from_spec("nodes=2 cpus-per-node=1 mem-per-node=512M distances=10,21/21,10");
+    Team team{machine, TeamMapping{.threads = 2, .kind = MappingKind::scatter}};
+    RuntimeOptions ro;
+    ro.observer = &where;
+    Runtime rt{team, "lq", PolicyOptions{}, ro};
+    // Tasks 0-3: a mean task duration, so steal rounds have a length.
+    for (int k = 0; k < 4; ++k) rt.spawn([] {});
+    rt.taskwait();
+    // Both workers asleep (their spin is far shorter), so only node 0's
+    // wakes for task 4 (node 0), which holds it until released.
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::atomic<bool> started{false}, release{false};
+    rt.spawn([&] {
+        started.store(true);
+        while (!release.load()) std::this_thread::yield();
+    });
+    const auto wait_for = [](const auto& cond) {
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+        while (!cond() && std::chrono::steady_clock::now() < deadline)
+            std::this_thread::sleep_for(std::chrono::microseconds(50));
+        return cond();
+    };
+    ASSERT_TRUE(wait_for([&] { return started.load(); }));
+    ASSERT_EQ(where.node_of[4].load(), 0) << "task 4 did not start on node 0: the test needs it there";
+    // Task 5 (node 1) wakes node 1's worker, which runs it and sleeps again.
+    std::atomic<int> ran{0};
+    rt.spawn([&] { ran.fetch_add(1); });
+    ASSERT_TRUE(wait_for([&] { return ran.load() == 1; }));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    // Task 6 (node 0): node 0's worker is busy, so only the fallback wakes
+    // node 1's worker; it must run the task while task 4 still holds node 0.
+    rt.spawn([&] { ran.fetch_add(1); });
+    const bool ran_while_held = wait_for([&] { return ran.load() == 2; });
+    release.store(true);
+    rt.taskwait();
+    EXPECT_TRUE(ran_while_held) << "task 6 waited for node 0's worker: nobody woke node 1's";
+    EXPECT_EQ(where.node_of[6].load(), 1);
 }
 
 }  // namespace
