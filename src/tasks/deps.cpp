@@ -397,14 +397,17 @@ void DepTracker::complete(DepNode& node, std::vector<ReadyNode>& ready) {
 
 void DepTracker::forget_idle() {
     if (idle_ == 0) return;
-    // The ordered index is rebuilt from the survivors (erasing one by one
-    // from the middle of a large index costs more than a sort).
+    // The ordered index is rebuilt from the survivors, taken in address
+    // order from the index itself (erasing one by one from the middle of a
+    // large index costs more; collecting them from the hash table needed a
+    // sort). Consecutive starts share table pages, so the lookups are cheap.
     scratch_.clear();
+    ordered_.for_each([&](const RangeIndex::Entry& e) {
+        const Region* r = table_.find(e.start);
+        if (r != nullptr && !r->idle) scratch_.push_back(e);
+    });
     table_.erase_if([&](Region* r) {
-        if (!r->idle) {
-            scratch_.push_back(RangeIndex::Entry{r->start, r->start + r->bytes});
-            return false;
-        }
+        if (!r->idle) return false;
         r->idle = false;
         r->live = false;
         r->writer = no_slot;
@@ -416,8 +419,6 @@ void DepTracker::forget_idle() {
         return true;
     });
     idle_ = 0;
-    std::sort(scratch_.begin(), scratch_.end(),
-              [](const RangeIndex::Entry& a, const RangeIndex::Entry& b) { return a.start < b.start; });
     ordered_.assign(scratch_);
 }
 

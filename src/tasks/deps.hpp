@@ -317,6 +317,12 @@ public:
     void erase(std::uint64_t start);                       // start present
     // Replaces the contents with `sorted` (ascending starts, disjoint).
     void assign(std::span<const Entry> sorted);
+    // Calls f(entry) for every entry, in ascending order of start.
+    template <class F>
+    void for_each(F f) const {
+        for (const auto& l : leaves_)
+            for (std::uint32_t i = 0; i < l->n; ++i) f(l->e[i]);
+    }
     std::size_t size() const { return size_; }
 
 private:
