@@ -66,9 +66,6 @@ void WorkerModel::build_search_orders(tasks::Policy& policy, double round_s) {
     rank_.assign(cores_.size() * queues_.size(), no_index);
     idle_index_.assign(cores_.size(), no_index);
     nonempty_index_.assign(queues_.size(), no_index);
-    // Workers per node position, for the backlog rule.
-    std::vector<std::size_t> workers_at(queues_.size(), 0);
-    for (const Core& c : cores_) ++workers_at[node_queue(c.pos)];
     for (std::uint32_t w = 0; w < cores_.size(); ++w) {
         Core& ws = cores_[w];
         for (const tasks::QueueListing& l : tasks::queue_listings(policy, w)) {   // each queue once
@@ -79,7 +76,7 @@ void WorkerModel::build_search_orders(tasks::Policy& policy, double round_s) {
             // holding more than its workers start in first_round rounds.
             ws.backlog.push_back(l.first_round == 0 || l.queue.kind != tasks::QueueRef::Kind::node
                                      ? std::numeric_limits<std::size_t>::max()
-                                     : tasks::backlog_limit(workers_at[id], l.first_round));
+                                     : tasks::backlog_limit(workers_at_[id - size()].size(), l.first_round));
         }
         for (double d : ws.delays)
             if (d > 0) ws.wake_delays.push_back(d);
@@ -122,13 +119,13 @@ Take WorkerModel::enqueue(std::uint32_t q, std::uint32_t i) {
     if (idle_list_.empty()) return {};
     const double now = engine_.now();
     const std::size_t nq = queues_.size();
-    const double occupied_for = now - busy_since(q);   // -inf unless every worker of q's node runs a task
     // The takers without delay come first in the queue's order: the first
     // idle one of them wins outright.
     for (const Taker& tk : takers_[q]) {
         if (tk.delay > 0) break;
         if (cores_[tk.worker].idle) return take(tk.worker, q);
     }
+    const double occupied_for = now - busy_since(q);   // -inf unless every worker of q's node runs a task
     if (idle_list_.size() * 4 < takers_[q].size()) {
         // Few idle workers: rank them, rather than walking every taker.
         std::uint32_t best = no_index, best_k = no_index;

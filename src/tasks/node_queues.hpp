@@ -62,6 +62,7 @@ public:
     // hidden in the library.)
     void init(const std::vector<unsigned>& nodes, const std::vector<unsigned>& worker_node) {
         node_slot_.assign(nodes.empty() ? 0 : nodes.back() + 1, -1);
+        running_.assign(nodes.size(), {});
         for (std::size_t i = 0; i < nodes.size(); ++i) {
             node_slot_[nodes[i]] = static_cast<int>(i);
             node_queues_.push_back(std::make_unique<QueueSlot>());
@@ -99,7 +100,6 @@ public:
     // Node position `slot`'s workers publish here when their running task
     // started (Worker::running_since; 0 while they search or sleep).
     void watch(std::size_t slot, const std::atomic<std::uint64_t>* running_since) {
-        if (running_.size() <= slot) running_.resize(slot + 1);
         running_[slot].push_back(running_since);
     }
 
@@ -149,7 +149,7 @@ public:
     // Whether every worker of node position `slot` has been running its
     // task for at least `ticks` (false for ticks == 0: no mean yet).
     bool occupied(std::size_t slot, std::uint64_t ticks) const {
-        if (ticks == 0 || slot >= running_.size() || running_[slot].empty()) return false;
+        if (ticks == 0 || running_[slot].empty()) return false;
         const std::uint64_t now = Ticks::now();
         for (const std::atomic<std::uint64_t>* since : running_[slot]) {
             const std::uint64_t s = since->load(std::memory_order_relaxed);
