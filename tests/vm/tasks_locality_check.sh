@@ -22,7 +22,8 @@
 #   TABLE     optional: write the Markdown tables here
 #
 # Variants, one boot (contiguous mapping unless said; halos as the rows read):
-#   compared      SIZES, default policy settings                  (asserted)
+#   compared      SIZES, default policy settings, run compared_repeats times;
+#                 each policy's median run is asserted            (asserted)
 #   aligned       ALIGNED                                          (reported)
 #   whole-blocks  SIZES but NStream, halos as whole neighbour blocks (reported)
 #   steal-delay-1 SIZES, cross-node steal delay 1 task duration    (reported)
@@ -31,12 +32,12 @@
 # FAILS when the guest run fails, when any run does not match its serial
 # reference, when a run reports no dependency bytes, when SIZES are aligned or
 # ALIGNED are not, and:
-#   compared: unless cross-node bytes DFIFO > DEP > RIP-DEP for each app, and
-#     RIP-DEP's are within 1.5x of SA's (issue 13), except the cases listed in
+#   compared: unless the median runs' cross-node bytes are DFIFO > DEP >
+#     RIP-DEP for each app, and RIP-DEP's are within 1.5x of SA's (issue 13), except the cases listed in
 #     not_reproduced below with their cause (printed NOT REPRODUCED on every
 #     run, with the figures); unless the task-level
 #     simulator (`numaware sim tasks`, same graphs, machine, workers, mapping,
-#     settings) gives SA the guest's bytes exactly. The other policies'
+#     settings) gives SA the guest's bytes exactly in every repeat. The other policies'
 #     simulated bytes are shown beside the guest's: they depend on timing.
 #   all-apps: unless SA's cross-node bytes equal the halo arithmetic for Jacobi
 #     and Red-Black (neighbouring blocks on different nodes read each other's
@@ -51,6 +52,15 @@ fail() {
 }
 
 compared_policies=dfifo,dep,rip-dep,sa
+# The compared variant runs this many times in the boot, and each policy's
+# median run (by cross-node bytes) is asserted. The guest's vCPUs share the
+# host's 2 cores: a host stall that stops one node's vCPUs for longer than
+# the steal delay lets the other nodes steal its tasks, as they must. On a
+# host with one busy process beside the boot, 1 of 6 RIP-DEP Jacobi runs on
+# the 8-node guest stole 5 tasks (4.5 MB against SA's 1.0 MB, its makespan
+# 1.9 s against 0.9-1.1 s for the other five); CI once saw 12.1 MB. One run
+# measures the host; the median of five measures the scheduler.
+compared_repeats=5
 
 # ---------------------------------------------------------------- guest side
 if [ "${1:-}" = "--guest" ]; then
@@ -65,7 +75,7 @@ if [ "${1:-}" = "--guest" ]; then
                 --mapping contiguous --homes kernel --json "$@" || echo "@@ exit=$? variant=$variant app=$app"
         done
     }
-    run compared "$sizes"
+    for rep in $(seq "$compared_repeats"); do run compared "$sizes"; done
     run aligned "$aligned"
     # NStream has no halos: its whole-block run would repeat the compared one.
     run whole-blocks "$(echo "$sizes" | tr ';' '\n' | grep -v '^nstream=' | tr '\n' ';')" --halos whole-blocks
@@ -100,7 +110,7 @@ rc=$?
 cat "$work/raw"
 [ "$rc" -eq 0 ] || fail "the guest run exited with $rc"
 
-python3 - "$work" "$machine" "$threads" "$sizes" "$aligned" "$table" <<'EOF'
+COMPARED_REPEATS=$compared_repeats python3 - "$work" "$machine" "$threads" "$sizes" "$aligned" "$table" <<'EOF'
 import json, math, os, re, sys
 work, machine, threads, sizes, aligned, table = sys.argv[1:7]
 threads = int(threads)
@@ -121,19 +131,26 @@ for i, m in enumerate(marks):
         continue
     doc, _ = json.JSONDecoder().raw_decode(body[start:])
     docs.setdefault(m.group(1), []).extend(doc["runs"])
-runs = {}   # variant -> (app, policy) -> run
+repeats = {}   # variant -> (app, policy) -> [run, ...] in the guest's order
 for variant, rs in docs.items():
     for r in rs:
         rep = r["report"]
         key = (r["app"], r["policy"])
-        runs.setdefault(variant, {})[key] = {
+        repeats.setdefault(variant, {}).setdefault(key, []).append({
             "detail": r["detail"], "nodes": rep["nodes"], "dep": rep["dep_bytes"],
             "cross": rep["cross_node_bytes"], "lb": rep["load_balance_pct"],
-            "tasks_per_node": rep["tasks_per_node"]}
+            "makespan": rep["makespan_s"], "tasks_per_node": rep["tasks_per_node"]})
         if not r["matches"]:
             problems.append(f"{variant} {key}: does not match its serial reference (max error {r['max_error']})")
         if rep["dep_bytes"] <= 0:
             problems.append(f"{variant} {key}: no dependency bytes reported")
+# Each (app, policy)'s run with the median cross-node bytes (the compared
+# variant repeats; the others run once).
+runs = {v: {k: sorted(rs, key=lambda r: r["cross"])[(len(rs) - 1) // 2] for k, rs in byk.items()}
+        for v, byk in repeats.items()}
+for key, rs in sorted(repeats.get("compared", {}).items()):
+    if len(rs) != int(os.environ.get("COMPARED_REPEATS", "0")):
+        problems.append(f"compared {key}: {len(rs)} runs came back, {os.environ.get('COMPARED_REPEATS')} were run")
 for v in ("compared", "aligned", "whole-blocks", "steal-delay-1", "all-apps"):
     if v not in runs:
         problems.append(f"{v}: no runs came back from the guest")
@@ -253,6 +270,9 @@ for variant in ("compared", "all-apps"):
             problems.append(f"{variant} {app}: the simulated graph names {s['dep_bytes']} dependency bytes, the real one {g['dep']}")
         if policy != "sa":
             continue
+        # SA never steals across nodes: every repeat must agree.
+        gs = repeats[variant][(app, policy)]
+        g = max(gs, key=lambda r: abs(r["cross"] - s["cross_node_bytes"]))
         diff = abs(g["cross"] - s["cross_node_bytes"])
         if app == "cg":
             # CG's reduction scalars (8 bytes each) share one page, homed by
@@ -287,12 +307,20 @@ def variant_table(variant, title, apps, pols):
         lines.append(f"| {app} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 out.append(variant_table("compared", f"Cross-node bytes, non-aligned sizes ({sizes}), contiguous, halos as rows, "
-                         "default steal delay [ASSERTED: DFIFO > DEP > RIP-DEP, RIP-DEP <= 1.5x SA]", compared_apps, policies))
+                         "default steal delay, median of the repeats [ASSERTED: DFIFO > DEP > RIP-DEP, RIP-DEP <= 1.5x SA]", compared_apps, policies))
 out.append(variant_table("aligned", f"Aligned sizes ({aligned}) [reported]", compared_apps, policies))
 out.append(variant_table("whole-blocks", "Halos declared as whole neighbour blocks (the published setting), non-aligned sizes [reported]",
                          compared_apps, policies))
 out.append(variant_table("steal-delay-1", "Cross-node steal delay 1 mean task duration, non-aligned sizes [reported]",
                          compared_apps, policies))
+lines = [f"The compared variant's {os.environ.get('COMPARED_REPEATS')} repeats: cross-node MiB (makespan s) of each, "
+         "in the guest's order; the median run of each policy is the one above and the one asserted", "",
+         "| app | policy | repeats |", "|---|---|---|"]
+for app in compared_apps:
+    for p in policies:
+        rs = repeats.get("compared", {}).get((app, p), [])
+        lines.append(f"| {app} | {p} | " + ", ".join(f"{mib(r['cross'])} ({r['makespan']:.2f})" for r in rs) + " |")
+out.append("\n".join(lines))
 all_apps = list(dict.fromkeys(a for a, _ in allr))
 all_pols = list(dict.fromkeys(p for _, p in allr))
 out.append(variant_table("all-apps", "Every application at its test size, scatter", all_apps, all_pols))
