@@ -260,6 +260,7 @@ void Simulator::dispatch(std::uint32_t i, Destination where) {
 }
 
 void Simulator::start(std::uint32_t w, std::uint32_t i) {
+    if (const tasks::detail::DepNode* node = live_[i]) tracker_.prefetch_completion(*node);
     workers_.begin(w, i);
     const unsigned node = workers_.node(w);
     const std::size_t pos = workers_.pos(w);
@@ -319,6 +320,11 @@ void Simulator::finish(std::uint32_t w) {
     live_[i] = nullptr;
     if (!g_.deps_of(t).empty()) {
         tracker_.complete(*node, ready_scratch_);
+        // The ready tasks' records, asked of memory together: each is read below.
+        for (const tasks::detail::ReadyNode& n : ready_scratch_) {
+            __builtin_prefetch(&g_.tasks()[n.id]);
+            __builtin_prefetch(n.node);
+        }
         for (const tasks::detail::ReadyNode& n : ready_scratch_) {
             const auto s = static_cast<std::uint32_t>(n.id);
             const GraphTask& st = g_.tasks()[s];

@@ -62,6 +62,11 @@ constexpr const char* kWithinOneModule = "within one module";
 // critical path (0.42x, 0.60x, 0.28x) and inversion's triangular graph
 // leaves nodes idle (0.69x at 4 sockets). With a delay of 1 task duration
 // stealing undid the stencils' partitions as well (0.84x, 0.91x, 0.69x).
+// With partitioning made free (`numaware_bench_sim directions --app all
+// --partition-s-per-task 1e-15`, 2026-11-25) RIP-DEP is 0.91x, 1.10x and
+// 1.07x of DEP (5, 6 and 4 of 8 applications faster; Gauss-Seidel at 16
+// sockets 0.82x instead of 0.29x): at 16 sockets the partition cost alone
+// takes RIP-DEP below DEP, at 4 sockets it does not.
 constexpr const char* kStealingOrBalance = "partition cost (Gauss-Seidel) and balance (inversion)";
 // The simulation sizes run few iterations (Jacobi: 20 sweeps, its window
 // of the initialisation and the first 3 sweeps is 19% of the graph), so
