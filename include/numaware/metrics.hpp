@@ -32,6 +32,12 @@ struct RunReport {
     double load_balance_pct = 100;         // load_balance_pct() of the workers' useful time
     double runtime_overhead_pct = 0;       // worker time in the runtime / (workers * makespan) * 100
     double partition_overhead_pct = 0;     // partitioning time / (workers * makespan) * 100
+    // Tasks a worker took from a queue that belongs to another node's
+    // workers (a node's queue, or the queue of a worker on another node),
+    // and of cross_node_bytes those of these tasks: what stealing, rather
+    // than placement, moved across nodes.
+    std::uint64_t cross_node_steals = 0;
+    std::uint64_t cross_node_steal_bytes = 0;
 
     std::string to_json() const;
 };

@@ -146,6 +146,8 @@ int nw_runtime_report(const nw_runtime_t* rt, struct nw_run_report* report) {
         c.load_balance_pct = r.load_balance_pct;
         c.runtime_overhead_pct = r.runtime_overhead_pct;
         c.partition_overhead_pct = r.partition_overhead_pct;
+        c.cross_node_steals = r.cross_node_steals;
+        c.cross_node_steal_bytes = r.cross_node_steal_bytes;
         *report = c;
         return 0;
     });

@@ -76,11 +76,12 @@ private:
     void dispatch(std::uint32_t i, Destination where);
     void launch(const Take& take) {
         if (!take) return;
-        if (obs_ && take.queue != no_index && !workers_.owns(take.worker, take.queue))
-            obs_->on_task_stolen(take.task, take.worker, engine_.now());
-        start(take.worker, take.task);
+        const bool stolen = take.queue != no_index && !workers_.owns(take.worker, take.queue);
+        if (obs_ && stolen) obs_->on_task_stolen(take.task, take.worker, engine_.now());
+        start(take.worker, take.task, stolen && workers_.across(take.worker, take.queue));
     }
-    void start(std::uint32_t w, std::uint32_t i);
+    // `across`: w took i from a queue of another node's workers.
+    void start(std::uint32_t w, std::uint32_t i, bool across);
     void finish(std::uint32_t w);
     // ---- partition jobs
     void take_jobs();
@@ -240,7 +241,7 @@ void Simulator::dispatch(std::uint32_t i, Destination where) {
     if (t.worker >= 0) {
         const auto w = static_cast<std::uint32_t>(t.worker);
         if (workers_.idle(w))
-            start(w, i);
+            start(w, i, false);
         else
             workers_.pin(w, i);
         return;
@@ -259,7 +260,7 @@ void Simulator::dispatch(std::uint32_t i, Destination where) {
     }
 }
 
-void Simulator::start(std::uint32_t w, std::uint32_t i) {
+void Simulator::start(std::uint32_t w, std::uint32_t i, bool across) {
     if (const tasks::detail::DepNode* node = live_[i]) tracker_.prefetch_completion(*node);
     workers_.begin(w, i);
     const unsigned node = workers_.node(w);
@@ -284,6 +285,10 @@ void Simulator::start(std::uint32_t w, std::uint32_t i) {
     }
     r_.run.dep_bytes += bytes;
     r_.run.cross_node_bytes += cross;
+    if (across) {
+        ++r_.run.cross_node_steals;
+        r_.run.cross_node_steal_bytes += cross;
+    }
     ++r_.run.tasks;
     ++r_.run.tasks_per_node[workers_.slot_of_pos(pos)];
     // The balancing model's faults, in order: one may move a page before a

@@ -86,6 +86,11 @@ public:
     std::uint32_t node_queue(std::size_t pos) const { return size() + static_cast<std::uint32_t>(pos); }
     // Whether queue q is w's own or its node's: taking from any other is a steal.
     bool owns(std::uint32_t w, std::uint32_t q) const { return q == w || q == node_queue(cores_[w].pos); }
+    // Whether queue q belongs to the workers of another node than w's.
+    bool across(std::uint32_t w, std::uint32_t q) const {
+        const std::size_t at = q < size() ? cores_[q].pos : static_cast<std::size_t>(q - size());
+        return at != cores_[w].pos;
+    }
 
     // Task i joins queue q; an idle worker that may search q now takes a
     // task from it at once (returned; the simulator starts it).

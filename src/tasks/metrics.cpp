@@ -28,6 +28,8 @@ std::string RunReport::to_json() const {
     j["load_balance_pct"] = load_balance_pct;
     j["runtime_overhead_pct"] = runtime_overhead_pct;
     j["partition_overhead_pct"] = partition_overhead_pct;
+    j["cross_node_steals"] = cross_node_steals;
+    j["cross_node_steal_bytes"] = cross_node_steal_bytes;
     return j.dump();
 }
 

@@ -48,10 +48,12 @@ struct StealOrder {
 };
 
 // A task a search found; `stolen` when it came from a queue the searching
-// worker does not own (another worker's, or another node's).
+// worker does not own (another worker's, or another node's), `across` when
+// that queue belongs to another node's workers.
 struct Found {
     Task* task = nullptr;
     bool stolen = false;
+    bool across = false;
     explicit operator bool() const { return task != nullptr; }
 };
 
@@ -115,17 +117,19 @@ public:
         for (const QueueRef& q : *refs) {
             Task* t = nullptr;
             bool own = true;
+            QueueSlot* from = nullptr;
             if (q.kind == QueueRef::Kind::worker) {
                 if (q.index >= worker_queues_.size()) continue;
-                ReadyQueue& queue = worker_queues_[q.index]->queue;
+                from = worker_queues_[q.index].get();
                 own = q.index == worker;
-                t = own ? queue.pop_back() : queue.pop_front();
+                t = own ? from->queue.pop_back() : from->queue.pop_front();
             } else {
                 if (q.index >= node_slot_.size() || node_slot_[q.index] < 0) continue;
+                from = node_queues_[static_cast<std::size_t>(node_slot_[q.index])].get();
                 own = q.index == node;
-                t = node_queues_[static_cast<std::size_t>(node_slot_[q.index])]->queue.pop_front();
+                t = from->queue.pop_front();
             }
-            if (t != nullptr) return Found{t, !own};
+            if (t != nullptr) return Found{t, !own, !own && static_cast<int>(from->node) != slot_of(node)};
         }
         // A farther node's queue is searched before its delay when its own
         // workers will not start its tasks within that delay: it holds more
@@ -139,7 +143,7 @@ public:
             const std::size_t queued = queue.size();
             if (queued == 0) continue;
             if (queued <= l.backlog && !occupied(slot, l.first_round * ticks_per_round)) continue;
-            if (Task* t = queue.pop_front()) return Found{t, true};
+            if (Task* t = queue.pop_front()) return Found{t, true, static_cast<int>(slot) != slot_of(node)};
         }
         return Found{};
     }

@@ -30,6 +30,8 @@ void WorkerCounters::reset() {
     runtime.store(0, std::memory_order_relaxed);
     dep_bytes.store(0, std::memory_order_relaxed);
     cross_bytes.store(0, std::memory_order_relaxed);
+    steals.store(0, std::memory_order_relaxed);
+    steal_cross_bytes.store(0, std::memory_order_relaxed);
     last_done.store(0, std::memory_order_relaxed);
 }
 
@@ -60,6 +62,8 @@ RunReport RunMetrics::report(std::string policy, const std::vector<unsigned>& no
         r.tasks_per_node[w.node_slot] += n;
         r.dep_bytes += c.dep_bytes.load(std::memory_order_relaxed);
         r.cross_node_bytes += c.cross_bytes.load(std::memory_order_relaxed);
+        r.cross_node_steals += c.steals.load(std::memory_order_relaxed);
+        r.cross_node_steal_bytes += c.steal_cross_bytes.load(std::memory_order_relaxed);
         useful.push_back(static_cast<double>(c.useful.load(std::memory_order_relaxed)));
         runtime_sum += c.runtime.load(std::memory_order_relaxed);
         last = std::max(last, c.last_done.load(std::memory_order_relaxed));

@@ -35,7 +35,7 @@ void Worker::main() {
     since = Ticks::now();
     for (;;) {
         if (Found f = ex_.queues.find(id, node, clock.round(ex_), clock.ticks_per_round, *ex_.policy, steal)) {
-            run(f.task, f.stolen);
+            run(f);
             clock.searches = 0;
             spins = 0;
             continue;
@@ -88,7 +88,8 @@ bool Worker::idle(unsigned& spins) {
 // Two clock reads per task: at the body's start and end. The runtime
 // time of a task (completion, the next search, preparation) is
 // charged from the end of one body to the start of the next.
-void Worker::run(Task* t, bool stolen) {
+void Worker::run(const Found& f) {
+    Task* const t = f.task;
     if (rel_parent != nullptr && rel_parent != t->parent) flush_releases();
     // Deferred completions must not wait for this body: settle them if
     // the lock is free, or anyway when some worker sleeps for want of work.
@@ -109,7 +110,7 @@ void Worker::run(Task* t, bool stolen) {
     const std::uint64_t saved = excluded;
     excluded = 0;
     std::uint64_t b1 = Ticks::now();
-    if (ex_.observer != nullptr) b1 = announce_start(t, stolen, b1);
+    if (ex_.observer != nullptr) b1 = announce_start(t, f.stolen, b1);
     const std::uint64_t outer_running = running_since.load(std::memory_order_relaxed);
     running_since.store(b1, std::memory_order_relaxed);
     WorkerCounters::add(counters.runtime, b1 - since);
@@ -127,6 +128,10 @@ void Worker::run(Task* t, bool stolen) {
     WorkerCounters::add(counters.tasks, 1);
     WorkerCounters::add(counters.dep_bytes, bytes);
     WorkerCounters::add(counters.cross_bytes, cross);
+    if (f.across) {
+        WorkerCounters::add(counters.steals, 1);
+        WorkerCounters::add(counters.steal_cross_bytes, cross);
+    }
     counters.last_done.store(b2, std::memory_order_relaxed);
     since = b2;
     // The hook's own time falls after `since`: runtime time, not the body's.
@@ -280,7 +285,7 @@ Worker::Helping Worker::help_begin() {
 // One step of help_until() once its condition was found false.
 void Worker::help_step(Helping& h) {
     if (Found f = ex_.queues.find(id, node, h.clock.round(ex_), h.clock.ticks_per_round, *ex_.policy, steal)) {
-        run(f.task, f.stolen);
+        run(f);
         h.clock.searches = 0;
         h.spins = 0;
         return;

@@ -106,7 +106,7 @@ private:
     void help_end(const Helping& h);
 
     bool idle(unsigned& spins);   // true: it slept
-    void run(Task* t, bool stolen);
+    void run(const Found& f);   // f.task, found by a search
     std::uint64_t announce_start(const Task* t, bool stolen, std::uint64_t at);
     void complete(Task* t);
     bool flush_deferred();

@@ -287,6 +287,11 @@ TEST(SimTasks, AFartherWorkerTakesTheQueueOfAnOccupiedNodeAtOnce) {
     const SimReport rep = simulate(two_nodes(), g, "dep", o);
     EXPECT_EQ(rep.run.tasks, 21u);
     EXPECT_EQ(chain.on_node1, 20u);
+    // Every chain task was taken from node 0's queue by node 1's worker:
+    // stolen across nodes, and all the cross-node bytes are theirs.
+    EXPECT_EQ(rep.run.cross_node_steals, 20u);
+    EXPECT_EQ(rep.run.cross_node_bytes, 20u * 64u);
+    EXPECT_EQ(rep.run.cross_node_steal_bytes, rep.run.cross_node_bytes);
     const double delay = 5.2 / 21;
     EXPECT_NEAR(chain.last, delay + 20 * 10e-3, 0.02) << "the chain ended at " << chain.last << " s";
 }

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -340,6 +341,54 @@ TEST_P(TasksRuntime, CrossNodeBytesFollowHomes) {
     EXPECT_EQ(expect_error([&] { rt.register_region(shared.data(), 64, 5); }).field(), "node");
     EXPECT_EQ(expect_error([&] { rt.register_region(nullptr, 64, 0); }).field(), "addr");
     EXPECT_EQ(expect_error([&] { rt.register_region(shared.data(), 0, 0); }).field(), "bytes");
+}
+
+// A worker that takes the tasks of another node's queue counts them as
+// cross-node steals, with their cross-node bytes.
+TEST(TasksRuntimeSteals, TasksTakenFromAnotherNodesQueueAreCountedWithTheirBytes) {
+    const Machine machine = two_nodes();
+    Team team{machine, TeamMapping{.threads = 2, .kind = MappingKind::scatter}};   // worker w on node w
+    Runtime rt{team, "dep", PolicyOptions{}, RuntimeOptions{.kernel_homes = false}};
+    constexpr int n = 12;
+    static std::array<std::array<char, 64>, n> data0{}, data1{};
+    rt.register_region(data0.data(), sizeof data0, 0);
+    rt.register_region(data1.data(), sizeof data1, 1);
+    std::atomic<int> warm{0}, done{0};
+    std::array<std::atomic<int>, n> runner{};
+    int spawner = -1;
+    bool timed_out = false;
+    rt.spawn([&] {
+        spawner = Runtime::current_worker();
+        auto& mine = spawner == 0 ? data0 : data1;
+        auto& other = spawner == 0 ? data1 : data0;
+        const auto spin_until = [&](const std::atomic<int>& v, int want) {
+            const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+            while (v.load() < want)
+                if (std::chrono::steady_clock::now() > deadline) return false;
+            return true;
+        };
+        // The other node's worker runs one task of its own first, so the
+        // run has a mean task duration and its steal delay starts to count.
+        rt.spawn([&warm] { warm.store(1); }, {inout(other[0].data(), 64)});
+        timed_out |= !spin_until(warm, 1);
+        // Tasks homed here, while this worker stays busy: the other node
+        // must take them from this node's queue.
+        for (int i = 0; i < n; ++i)
+            rt.spawn([&, i] {
+                runner[static_cast<std::size_t>(i)].store(Runtime::current_worker());
+                done.fetch_add(1);
+            }, {inout(mine[static_cast<std::size_t>(i)].data(), 64)});
+        timed_out |= !spin_until(done, n);
+    });
+    rt.barrier();
+    ASSERT_FALSE(timed_out) << "the other node's worker did not take the tasks within 10 s";
+    ASSERT_TRUE(spawner == 0 || spawner == 1);
+    for (const auto& r : runner) EXPECT_EQ(r.load(), 1 - spawner);
+    const RunReport rep = rt.report();
+    EXPECT_EQ(rep.tasks, n + 2u);
+    EXPECT_EQ(rep.cross_node_steals, static_cast<std::uint64_t>(n));
+    EXPECT_EQ(rep.cross_node_bytes, n * 64u);
+    EXPECT_EQ(rep.cross_node_steal_bytes, n * 64u);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllPolicies, TasksRuntime, ::testing::ValuesIn(all_policies()),

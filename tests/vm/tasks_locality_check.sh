@@ -139,7 +139,8 @@ for variant, rs in docs.items():
         repeats.setdefault(variant, {}).setdefault(key, []).append({
             "detail": r["detail"], "nodes": rep["nodes"], "dep": rep["dep_bytes"],
             "cross": rep["cross_node_bytes"], "lb": rep["load_balance_pct"],
-            "makespan": rep["makespan_s"], "tasks_per_node": rep["tasks_per_node"]})
+            "makespan": rep["makespan_s"], "tasks_per_node": rep["tasks_per_node"],
+            "steals": rep["cross_node_steals"], "steal_bytes": rep["cross_node_steal_bytes"]})
         if not r["matches"]:
             problems.append(f"{variant} {key}: does not match its serial reference (max error {r['max_error']})")
         if rep["dep_bytes"] <= 0:
@@ -313,26 +314,29 @@ out.append(variant_table("whole-blocks", "Halos declared as whole neighbour bloc
                          compared_apps, policies))
 out.append(variant_table("steal-delay-1", "Cross-node steal delay 1 mean task duration, non-aligned sizes [reported]",
                          compared_apps, policies))
-lines = [f"The compared variant's {os.environ.get('COMPARED_REPEATS')} repeats: cross-node MiB (makespan s) of each, "
-         "in the guest's order; the median run of each policy is the one above and the one asserted", "",
+lines = [f"The compared variant's {os.environ.get('COMPARED_REPEATS')} repeats: cross-node MiB (makespan s; tasks "
+         "stolen across nodes, MiB of theirs) of each, in the guest's order; the median run of each policy is the one "
+         "above and the one asserted", "",
          "| app | policy | repeats |", "|---|---|---|"]
 for app in compared_apps:
     for p in policies:
         rs = repeats.get("compared", {}).get((app, p), [])
-        lines.append(f"| {app} | {p} | " + ", ".join(f"{mib(r['cross'])} ({r['makespan']:.2f})" for r in rs) + " |")
+        lines.append(f"| {app} | {p} | " + ", ".join(f"{mib(r['cross'])} ({r['makespan']:.2f}; {r['steals']}, {mib(r['steal_bytes'])})" for r in rs) + " |")
 out.append("\n".join(lines))
 all_apps = list(dict.fromkeys(a for a, _ in allr))
 all_pols = list(dict.fromkeys(p for _, p in allr))
 out.append(variant_table("all-apps", "Every application at its test size, scatter", all_apps, all_pols))
 lines = ["Simulated vs guest cross-node bytes, MiB (guest / simulated, same graphs, machine, workers and settings; "
-         "SA must agree exactly, the others depend on timing)", "",
+         "SA must agree exactly, the others depend on timing), and in brackets the tasks stolen across nodes "
+         "(guest / simulated)", "",
          "| variant | app | " + " | ".join(policies) + " |", "|---|---|" + "---|" * len(policies)]
 for variant, apps in (("compared", compared_apps), ("all-apps", all_apps)):
     for app in apps:
         cells = []
         for p in policies:
             g, s = runs.get(variant, {}).get((app, p)), sim[variant].get((app, p))
-            cells.append(f"{mib(g['cross'])} / {mib(s['cross_node_bytes'])}" if g and s else "–")
+            cells.append(f"{mib(g['cross'])} / {mib(s['cross_node_bytes'])} ({g['steals']} / {s['cross_node_steals']})"
+                         if g and s else "–")
         lines.append(f"| {variant} | {app} | " + " | ".join(cells) + " |")
 out.append("\n".join(lines))
 text = "\n\n".join(out)

@@ -102,6 +102,8 @@ struct nw_run_report {
     double load_balance_pct;
     double runtime_overhead_pct;
     double partition_overhead_pct;
+    uint64_t cross_node_steals;       /* tasks taken from another node's queues */
+    uint64_t cross_node_steal_bytes;  /* of cross_node_bytes, those of these tasks */
 };
 
 /* Starts the team's threads as the workers of a new runtime with the named
