@@ -103,8 +103,8 @@ TEST(SimCli, TasksTextHasOneTablePerAppWithTheNamedBaseline) {
     EXPECT_EQ(headers, 2u) << r.out;
     EXPECT_TRUE(contains(r.out, "— jacobi")) << r.out;
     EXPECT_TRUE(contains(r.out, "— red-black")) << r.out;
-    for (const char* column : {"makespan ms", "speedup vs dep", "cross-node MB", "cross ÷ dep", "load balance %",
-                               "partition %", "host s"})
+    for (const char* column : {"makespan ms", "speedup vs dep", "cross-node MB", "cross ÷ dep", "stolen across",
+                               "load balance %", "partition %", "host s"})
         EXPECT_TRUE(contains(r.out, column)) << column << "\n" << r.out;
     EXPECT_TRUE(contains(r.out, "\ndep ")) << r.out;
     EXPECT_TRUE(contains(r.out, "\ndfifo ")) << r.out;
