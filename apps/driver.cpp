@@ -141,10 +141,11 @@ int run(const Options& o, bool size_given) {
                                    {"kernel_homes", kernel_homes},
                                    {"report", nlohmann::json::parse(rep.to_json())}});
             } else {
-                fmt::print("{:<19} {:<8} {:>9.4f} {:>7} {:>10.3g} {:>7} {:>12} {:>7} {:>12} {:>6.1f} {:>6.1f} {:>6.1f}  {}\n",
+                fmt::print("{:<19} {:<8} {:>9.4f} {:>7} {:>10.3g} {:>7} {:>12} {:>7} {:>12} {:>6.1f} {:>6.1f} "
+                           "{:>6.1f}  {}\n",
                            app->name, policy, r.seconds, r.matches ? "yes" : "NO", r.max_error, r.tasks,
-                           rep.cross_node_bytes, rep.cross_node_steals, rep.dep_bytes, rep.load_balance_pct, rep.runtime_overhead_pct,
-                           rep.partition_overhead_pct, join(rep.nodes, rep.tasks_per_node));
+                           rep.cross_node_bytes, rep.cross_node_steals, rep.dep_bytes, rep.load_balance_pct,
+                           rep.runtime_overhead_pct, rep.partition_overhead_pct, join(rep.nodes, rep.tasks_per_node));
                 std::fflush(stdout);
             }
         }

@@ -261,7 +261,7 @@ void Simulator::dispatch(std::uint32_t i, Destination where) {
 }
 
 void Simulator::start(std::uint32_t w, std::uint32_t i, bool across) {
-    if (const tasks::detail::DepNode* node = live_[i]) tracker_.prefetch_completion(*node);
+    if (const tasks::detail::DepNode* tracked = live_[i]) tracker_.prefetch_completion(*tracked);
     workers_.begin(w, i);
     const unsigned node = workers_.node(w);
     const std::size_t pos = workers_.pos(w);
@@ -325,7 +325,8 @@ void Simulator::finish(std::uint32_t w) {
     live_[i] = nullptr;
     if (!g_.deps_of(t).empty()) {
         tracker_.complete(*node, ready_scratch_);
-        // The ready tasks' records, asked of memory together: each is read below.
+        // The ready tasks' records, asked of memory together: each graph task
+        // is read below, each tracker node at the task's start.
         for (const tasks::detail::ReadyNode& n : ready_scratch_) {
             __builtin_prefetch(&g_.tasks()[n.id]);
             __builtin_prefetch(n.node);

@@ -160,10 +160,11 @@ void print_tables(const sim::TimedMachine& t, const std::vector<AppRuns>& all, c
         const std::string speed = fmt::format("speedup vs {}", baseline);
         const std::string cross_ratio = fmt::format("cross ÷ {}", baseline);
         fmt::print("{:<8} {:>12} {:>{}} {:>14} {:>{}} {:>14} {:>15} {:>13} {:>10}\n", "policy", "makespan ms", speed,
-                   speed.size(), "cross-node MB", cross_ratio, cross_ratio.size() - 1, "stolen across", "load balance %",
-                   "partition %", "host s");
+                   speed.size(), "cross-node MB", cross_ratio, cross_ratio.size() - 1, "stolen across",
+                   "load balance %", "partition %", "host s");
         for (const sim::SimReport& r : a.reports)
-            fmt::print("{:<8} {:>12.3f} {:>{}} {:>14.2f} {:>{}} {:>14} {:>15.1f} {:>13.2f} {:>10.3f}\n", r.run.policy,
+            fmt::print("{:<8} {:>12.3f} {:>{}} {:>14.2f} {:>{}} {:>14} {:>15.1f} {:>13.2f} {:>10.3f}\n",
+                       r.run.policy,
                        r.run.makespan_s * 1e3, fmt_ratio(ratio(base.run.makespan_s, r.run.makespan_s)), speed.size(),
                        static_cast<double>(r.run.cross_node_bytes) / 1e6,
                        fmt_ratio(ratio(static_cast<double>(r.run.cross_node_bytes),
@@ -172,8 +173,8 @@ void print_tables(const sim::TimedMachine& t, const std::vector<AppRuns>& all, c
                        r.run.partition_overhead_pct, r.host_s);
     }
     fmt::print("\nspeedup = makespan({0}) / makespan(policy); cross ÷ {0} = cross-node bytes(policy) / "
-               "cross-node bytes({0}); MB = 10^6 bytes; stolen across = tasks taken from another node's queues; partition % = simulated partitioning time / (workers × "
-               "makespan); host s = this host's time to simulate (the only figure not simulated).\n",
+               "cross-node bytes({0}); MB = 10^6 bytes; stolen across = tasks taken from another node's queues; "
+               "partition % = simulated partitioning time / (workers × makespan); host s = this host's time to simulate (the only figure not simulated).\n",
                baseline);
 }
 
