@@ -225,13 +225,14 @@ void Simulator::submit(std::uint32_t i) {
     }
     live_[i] = node;
     const bool ready = deps.empty() ? true : tracker_.add(*node);
+    const std::span<const tasks::Edge> preds = deps.empty() ? std::span<const tasks::Edge>() : tracker_.preds();
     if (ready && obs_) obs_->on_task_ready(i, engine_.now());
     if (t.worker >= 0) {
         if (ready) dispatch(i, Destination::to_worker(static_cast<unsigned>(t.worker)));
         return;
     }
     const auto infos = dep_infos(t);
-    policy_.on_submit(tasks::TaskView{i, infos, std::span<const tasks::Edge>(node->preds), t.hint});
+    policy_.on_submit(tasks::TaskView{i, infos, preds, t.hint});
     take_jobs();
     if (ready) dispatch(i, policy_.place(tasks::TaskView{i, infos, {}, t.hint}));
 }

@@ -289,12 +289,12 @@ std::uint32_t DepTracker::new_block() {
 
 void DepTracker::add_edge(DepNode& node, std::uint32_t pred, std::uint64_t bytes) {
     const TaskId from = ids_[pred];
-    for (Edge& e : node.preds)
+    for (Edge& e : preds_)
         if (e.from == from) {
             e.bytes += bytes;
             return;
         }
-    node.preds.push_back(Edge{from, bytes});
+    preds_.push_back(Edge{from, bytes});
     ++pending_[node.slot];
     SuccHead& h = succ_[pred];
     const std::uint32_t k = h.count++;
@@ -325,7 +325,7 @@ void DepTracker::compact_readers(Region& r) {
 }
 
 bool DepTracker::add(DepNode& node) {
-    node.preds.clear();
+    preds_.clear();
     node.slot = new_slot(node);
     const std::uint32_t me = node.slot;
     for (TrackedDep& d : node.deps) {

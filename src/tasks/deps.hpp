@@ -282,12 +282,12 @@ struct DepNode {
     TaskId id = 0;
     std::uint32_t slot = no_slot;       // the tracker's record, from add() until complete()
     DepList deps;
-    SmallVec<Edge, 2> preds;            // one per distinct predecessor, bytes summed
-    void clear_deps() {
-        deps.clear();
-        preds.clear();
-    }
+    void clear_deps() { deps.clear(); }
 };
+
+// The predecessors that add() found for one task: one edge per distinct
+// predecessor, bytes summed.
+using EdgeList = SmallVec<Edge, 8>;
 
 // A task that a completion made ready.
 struct ReadyNode {
@@ -353,10 +353,15 @@ public:
     void prepare(std::span<const Dep> deps, DepList& out) const;
 
     // Registers a prepared node (node.deps from prepare(), node.id set):
-    // gives it a slot, fills node.preds and records the node as reader or
-    // writer of its regions. Returns true when the node is ready (no
-    // unfinished predecessor).
+    // gives it a slot, finds its predecessors (preds()) and records the
+    // node as reader or writer of its regions. Returns true when the node
+    // is ready (no unfinished predecessor).
     bool add(DepNode& node);
+    // The predecessors of the node that the last add() registered, valid
+    // until the next add(). Callers use them at once (a policy's on_submit,
+    // a recorded graph); a task keeps no copy, so a million tasks in
+    // flight carry no edge lists.
+    std::span<const Edge> preds() const { return preds_; }
 
     // The node has finished: it leaves its regions, successors whose last
     // predecessor it was are appended to `ready` (with their ids, so a
@@ -412,6 +417,7 @@ private:
     std::vector<DepNode*> nodes_;
     std::vector<SuccHead> succ_;
     std::vector<std::uint32_t> free_slots_;   // most recently freed last: reused first, still in cache
+    EdgeList preds_;                          // the last add()'s predecessors
     std::vector<SuccBlock> blocks_;           // the overflow arena
     std::uint32_t free_block_ = no_slot;      // free blocks, linked by next
 

@@ -172,8 +172,10 @@ TaskId Executor::submit(TaskFn&& fn, std::span<const Dep> deps, int hint, Runtim
         if (group != nullptr) group->count.fetch_add(1, std::memory_order_relaxed);
         spawned.store(id + 1, std::memory_order_release);
         metrics.note_spawn();
+        std::span<const Edge> preds;
         if (!t->deps.empty()) {
             ready = tracker.add(*t);
+            preds = tracker.preds();
             t->infos.resize(t->deps.size());
             t->homes.resize(t->deps.size());
             for (std::size_t k = 0; k < t->deps.size(); ++k) {
@@ -184,13 +186,13 @@ TaskId Executor::submit(TaskFn&& fn, std::span<const Dep> deps, int hint, Runtim
                 t->infos[k] = DepInfo{d.region, d.bytes, d.access, e->home.load(std::memory_order_relaxed)};
             }
         }
-        policy->on_submit(TaskView{id, std::span<const DepInfo>(t->infos), std::span<const Edge>(t->preds), hint});
+        policy->on_submit(TaskView{id, std::span<const DepInfo>(t->infos), preds, hint});
         if (options.record_graph) {
             RecordedTask rec;
             rec.id = id;
             rec.hint = hint;
             for (const DepInfo& d : t->infos) rec.deps.push_back(RecordedDep{d.region, d.bytes, d.access});
-            rec.preds.assign(t->preds.begin(), t->preds.end());
+            rec.preds.assign(preds.begin(), preds.end());
             graph.tasks.push_back(std::move(rec));
         }
         take_jobs();

@@ -31,6 +31,8 @@ struct Harness {
         n->id = nodes.size();
         tracker.prepare(std::span<const Dep>(deps.begin(), deps.size()), n->deps);
         const bool ready = tracker.add(*n);
+        const std::span<const Edge> found = tracker.preds();
+        edges.emplace_back(found.begin(), found.end());
         nodes.push_back(std::move(n));
         return ready;
     }
@@ -44,10 +46,12 @@ struct Harness {
         }
         return ids;
     }
-    const SmallVec<Edge, 2>& preds(TaskId id) const { return nodes[id]->preds; }
+    // The predecessors add() found for each task, kept when it returned.
+    std::vector<std::vector<Edge>> edges;
+    const std::vector<Edge>& preds(TaskId id) const { return edges[id]; }
 };
 
-bool has_edge(const SmallVec<Edge, 2>& preds, TaskId from, std::uint64_t bytes) {
+bool has_edge(const std::vector<Edge>& preds, TaskId from, std::uint64_t bytes) {
     for (const Edge& e : preds)
         if (e.from == from && e.bytes == bytes) return true;
     return false;
@@ -368,7 +372,7 @@ TEST(TasksDeps, MatchesAReferenceModelOnRandomGraphs) {
             const bool ready = h.tracker.add(*node);
             h.nodes.push_back(std::move(node));
             std::set<TaskId> got;
-            for (const Edge& e : h.preds(id)) got.insert(e.from);
+            for (const Edge& e : h.tracker.preds()) got.insert(e.from);
             EXPECT_EQ(got, want) << "seed " << seed << " task " << id;
             EXPECT_EQ(ready, want.empty());
             finished.push_back(false);
