@@ -212,6 +212,7 @@ void WorkerModel::begin(std::uint32_t w, std::uint32_t i) {
         idle_list_[at] = idle_list_.back();
         idle_list_.pop_back();
     }
+    engine_.cancel_wake(w);   // its idle period is over: the wake would do nothing
     ws.task = i;
     ws.started = engine_.now();
     ++busy_at_[ws.pos];
