@@ -34,6 +34,7 @@ void WorkerModel::build(const Machine& machine, const TeamLayout& layout) {
     queues_.resize(cores_.size() + n_nodes);
     workers_at_.assign(n_nodes, {});
     busy_at_.assign(n_nodes, 0);
+    last_begin_at_.assign(n_nodes, 0);
     for (std::uint32_t w = 0; w < cores_.size(); ++w) workers_at_[cores_[w].pos].push_back(w);
     takers_.resize(queues_.size());
 }
@@ -182,15 +183,15 @@ Take WorkerModel::next_task(std::uint32_t w) {
 }
 
 // The start of the youngest task running on q's node when every worker
-// there runs one; +infinity otherwise, and for a worker's queue.
+// there runs one; +infinity otherwise, and for a worker's queue. With every
+// worker of the node busy, the youngest task is the one that started last
+// there: starts only move forward in time.
 double WorkerModel::busy_since(std::uint32_t q) const {
     if (q < size()) return std::numeric_limits<double>::infinity();
     const std::size_t pos = q - size();
     const auto& there = workers_at_[pos];
     if (there.empty() || busy_at_[pos] < there.size()) return std::numeric_limits<double>::infinity();
-    double youngest = -std::numeric_limits<double>::infinity();
-    for (std::uint32_t w : there) youngest = std::max(youngest, cores_[w].started);
-    return youngest;
+    return last_begin_at_[pos];
 }
 
 // Whether w, idle for `idle_for`, may take from the k-th queue of its order
@@ -215,6 +216,7 @@ void WorkerModel::begin(std::uint32_t w, std::uint32_t i) {
     engine_.cancel_wake(w);   // its idle period is over: the wake would do nothing
     ws.task = i;
     ws.started = engine_.now();
+    last_begin_at_[ws.pos] = ws.started;
     ++busy_at_[ws.pos];
 }
 

@@ -150,6 +150,7 @@ private:
     std::vector<std::uint32_t> nonempty_, nonempty_index_;    // queues holding tasks, and where each is in it
     std::vector<std::vector<std::uint32_t>> workers_at_;   // by node position: its workers
     std::vector<std::size_t> busy_at_;                     // by node position: its workers running a task
+    std::vector<double> last_begin_at_;                    // by node position: when a task last started there
     std::vector<std::uint32_t> rank_;                 // [worker * queues + queue]: index in its search order, or no_index
 };
 
