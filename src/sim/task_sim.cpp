@@ -447,6 +447,7 @@ SimReport Simulator::run() {
             ph.home_pos = static_cast<std::uint32_t>(m_.machine.index_of(static_cast<unsigned>(ph.home)));
     }
     live_.assign(g_.size(), nullptr);
+    tracker_.reserve(g_.size());
 
     r_.machine = m_.name;
     r_.label = "simulated on " + m_.name;

@@ -171,6 +171,15 @@ constexpr std::size_t chunk_regions = 256;
 
 DepTracker::DepTracker() = default;
 
+void DepTracker::reserve(std::size_t tasks) {
+    tasks = std::min<std::size_t>(tasks, no_slot);
+    pending_.reserve(tasks);
+    gen_.reserve(tasks);
+    ids_.reserve(tasks);
+    nodes_.reserve(tasks);
+    succ_.reserve(tasks);
+}
+
 Region* DepTracker::new_region() {
     if (free_ == nullptr) {
         chunks_.push_back(std::make_unique<Region[]>(chunk_regions));

@@ -378,6 +378,11 @@ public:
         if (node.slot != no_slot) __builtin_prefetch(&succ_[node.slot]);
     }
 
+    // A hint: room for `tasks` unfinished tasks at once, so the per-task
+    // records do not grow by copying (a caller that knows its graph, like
+    // the simulator). Memory is reserved, not touched.
+    void reserve(std::size_t tasks);
+
     // Unfinished predecessors of an added, unfinished node.
     std::uint32_t pending(const DepNode& node) const { return pending_[node.slot]; }
     std::size_t regions() const { return table_.size(); }   // known, idle included
