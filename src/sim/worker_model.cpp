@@ -64,7 +64,7 @@ std::uint32_t WorkerModel::queue_id(const tasks::QueueRef& q, std::string_view p
 // Each worker's search order: steal_order(w, 0), then queues that a later
 // round adds, each with the first round that lists it (tasks::queue_listings).
 void WorkerModel::build_search_orders(tasks::Policy& policy, double round_s) {
-    rank_.assign(cores_.size() * queues_.size(), no_index);
+    rank_.assign(cores_.size() * queues_.size(), Rank{});
     idle_index_.assign(cores_.size(), no_index);
     nonempty_index_.assign(queues_.size(), no_index);
     for (std::uint32_t w = 0; w < cores_.size(); ++w) {
@@ -85,7 +85,8 @@ void WorkerModel::build_search_orders(tasks::Policy& policy, double round_s) {
         ws.wake_delays.erase(std::unique(ws.wake_delays.begin(), ws.wake_delays.end()), ws.wake_delays.end());
         for (std::uint32_t k = 0; k < ws.search.size(); ++k) {
             takers_[ws.search[k]].push_back(Taker{w, k, ws.delays[k]});
-            rank_[static_cast<std::size_t>(w) * queues_.size() + ws.search[k]] = k;
+            rank_[static_cast<std::size_t>(w) * queues_.size() + ws.search[k]] =
+                Rank{k, static_cast<std::uint32_t>(std::min<std::size_t>(ws.backlog[k], no_index)), ws.delays[k]};
         }
     }
     for (auto& list : takers_)
@@ -132,11 +133,11 @@ Take WorkerModel::enqueue(std::uint32_t q, std::uint32_t i) {
         std::uint32_t best = no_index, best_k = no_index;
         double best_delay = 0;
         for (std::uint32_t w : idle_list_) {
-            const std::uint32_t k = rank_[w * nq + q];
+            const Rank& r = rank_[w * nq + q];
+            const std::uint32_t k = r.k;
             if (k == no_index) continue;
-            const Core& ws = cores_[w];
-            const double d = ws.delays[k];
-            if (ws.idle_since + d > now && queues_[q].size() <= ws.backlog[k] && occupied_for < d) continue;
+            const double d = r.delay;
+            if (cores_[w].idle_since + d > now && queues_[q].size() <= r.backlog && occupied_for < d) continue;
             if (best == no_index || d < best_delay ||
                 (d == best_delay && (k < best_k || (k == best_k && w < best)))) {
                 best = w;
@@ -169,7 +170,7 @@ Take WorkerModel::next_task(std::uint32_t w) {
         const std::size_t nq = queues_.size();
         std::uint32_t best_k = no_index;
         for (std::uint32_t q : nonempty_) {
-            const std::uint32_t k = rank_[w * nq + q];
+            const std::uint32_t k = rank_[w * nq + q].k;
             if (k != no_index && k < best_k && searchable(ws, k, idle_for)) best_k = k;
         }
         if (best_k == no_index) return {};

@@ -151,7 +151,14 @@ private:
     std::vector<std::vector<std::uint32_t>> workers_at_;   // by node position: its workers
     std::vector<std::size_t> busy_at_;                     // by node position: its workers running a task
     std::vector<double> last_begin_at_;                    // by node position: when a task last started there
-    std::vector<std::uint32_t> rank_;                 // [worker * queues + queue]: index in its search order, or no_index
+    // What a worker's search order says of one queue, in one place: an
+    // enqueue that ranks the idle workers reads one entry per worker.
+    struct Rank {
+        std::uint32_t k = no_index;       // index in the worker's search order, or no_index
+        std::uint32_t backlog = 0;        // Core::backlog[k], saturated at 2^32 - 1
+        double delay = 0;                 // Core::delays[k]
+    };
+    std::vector<Rank> rank_;                          // [worker * queues + queue]
 };
 
 }  // namespace numaware::sim
