@@ -260,6 +260,25 @@ PlacementResult verify(const void* addr, std::size_t bytes, const PlacementPlan&
 PlacementResult migrate(void* addr, std::size_t bytes, const PlacementPlan& plan,
                         os::Os& os = os::linux_os());
 
+// ---- Placed ranges: the process remembers what apply() placed.
+// When apply() on the live system (os::linux_os()) finds every page of the
+// range present and the range under a policy that keeps pages where they
+// are (anything but the default first-touch policy, which automatic NUMA
+// balancing may move), it remembers the node of every page, as the kernel
+// reported it. The task runtime then takes the homes of regions inside such
+// ranges from here (exact, page by page) without asking the kernel. A later
+// apply() over the same pages replaces what is known of them; migrate()
+// forgets them (the pages stay under their range policy, and balancing may
+// move them). numaware cannot see munmap or free: call forget_placement()
+// before unmapping a placed range whose addresses may be reused.
+void forget_placement(const void* addr, std::size_t bytes);
+// Bytes of [addr, addr+bytes) per node OS index, ascending, when every page
+// of it is remembered; nullopt otherwise. A remembered range found under
+// the default policy again (unmapped and mapped anew, most likely) is
+// forgotten, and nullopt returned: one get_mempolicy at each end of the
+// query checks it.
+std::optional<std::vector<std::pair<unsigned, std::size_t>>> placed_bytes(const void* addr, std::size_t bytes);
+
 // Sets the calling thread's policy (set_mempolicy), which threads created
 // later inherit: for a process, call it before creating threads or before
 // exec. Only policies that are one kernel mode qualify (first-touch, bind,

@@ -18,7 +18,9 @@
 //
 // Homes: the node that holds a region is found once and cached: from
 // register_region(), from the partitioned heap (psm_owner_of) for its
-// blocks, otherwise from the kernel (move_pages) for every page of the
+// blocks, from the pages that placement's apply() placed and remembers
+// (numaware/placement.hpp, placed_bytes), otherwise from the kernel
+// (move_pages) for every page of the
 // region (RuntimeOptions::home_sample_pages). A region with no page touched
 // yet is `unallocated`; a task that writes it first touches it, and its
 // home becomes what the kernel then reports. A region whose pages lie on

@@ -90,6 +90,16 @@ extern "C" int nw_range_migrate(void* addr, size_t bytes, const char* policy_spe
     });
 }
 
+extern "C" int nw_range_forget(const void* addr, size_t bytes) {
+    return capi::guarded([&] {
+        if (bytes > 0) capi::require(addr, "addr");
+        if (bytes > std::numeric_limits<std::uintptr_t>::max() - reinterpret_cast<std::uintptr_t>(addr))
+            throw Error("bytes", std::to_string(bytes) + " bytes from the address wrap around the address space", EINVAL);
+        forget_placement(addr, bytes);
+        return 0;
+    });
+}
+
 extern "C" long nw_range_plan(const nw_machine_t* machine, const void* addr, size_t bytes, const char* policy_spec,
                               int cpu, int* page_nodes, size_t capacity) {
     long pages = -1;

@@ -12,6 +12,7 @@
 #include "os/hex.hpp"
 #include "os/os.hpp"
 #include "placement/page_locations.hpp"
+#include "placement/placed_ranges.hpp"
 
 namespace numaware {
 
@@ -48,6 +49,20 @@ Range make_range(const void* addr, std::size_t bytes, const PlacementPlan& plan,
 }
 
 std::size_t range_len(const Range& r) { return r.pages.size() * r.page_size; }
+
+// What apply() placed, for the process's placed ranges (placement.hpp):
+// remembered from the kernel's answer when every page is present and the
+// range's policy keeps pages where they are; otherwise forgotten. Only on
+// the live system: a fake's addresses are not the process's memory.
+void remember(os::Os& os, const Range& r, Realisation how, const PlacementPlan& plan, const std::vector<int>& status) {
+    if (&os != &os::linux_os()) return;
+    const bool kept = how != Realisation::range_policy || plan.mode != MemoryPolicyMode::default_;
+    const bool all_present = std::all_of(status.begin(), status.end(), [](int s) { return s >= 0; });
+    if (kept && all_present && !status.empty())
+        placement_detail::remember_placement(r.start, r.page_size, status);
+    else
+        placement_detail::forget_placement(r.start, range_len(r));
+}
 
 // Where every page is now: node, or a negative errno (-ENOENT: not
 // present). With `settle`, the caller expects the pages present (it
@@ -406,6 +421,7 @@ PlacementResult apply(void* addr, std::size_t bytes, const PlacementPlan& plan, 
         std::sort(bad.begin(), bad.end());
         fail(os, r, plan, snap, "verification (" + res.summary() + ")", EIO, 0, all, bad);
     }
+    remember(os, r, how, plan, status);
     return res;
 }
 
@@ -420,6 +436,8 @@ PlacementResult migrate(void* addr, std::size_t bytes, const PlacementPlan& plan
         fail(os, r, plan, snap, "move_pages (verification)", err, 0, r.pages.size());
     PlacementResult res = compare(plan, status);
     res.realisation = "move_pages page by page";
+    // Moved under the range's old policy, which may let balancing move them.
+    if (&os == &os::linux_os()) placement_detail::forget_placement(r.start, range_len(r));
     return res;
 }
 

@@ -93,8 +93,13 @@ PlacedArray::PlacedArray(std::size_t bytes) : bytes_(bytes) {
     data_ = static_cast<double*>(p);
 }
 
+// Placement remembers what apply() placed (numaware/placement.hpp): forget
+// it before the addresses go back to the system.
 PlacedArray::~PlacedArray() {
-    if (data_) ::munmap(data_, bytes_);
+    if (data_) {
+        forget_placement(data_, bytes_);
+        ::munmap(data_, bytes_);
+    }
 }
 
 PlacedArray::PlacedArray(PlacedArray&& other) noexcept
@@ -102,7 +107,10 @@ PlacedArray::PlacedArray(PlacedArray&& other) noexcept
 
 PlacedArray& PlacedArray::operator=(PlacedArray&& other) noexcept {
     if (this != &other) {
-        if (data_) ::munmap(data_, bytes_);
+        if (data_) {
+            forget_placement(data_, bytes_);
+            ::munmap(data_, bytes_);
+        }
         data_ = std::exchange(other.data_, nullptr);
         bytes_ = std::exchange(other.bytes_, 0);
     }

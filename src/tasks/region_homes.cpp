@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "heap/engine.hpp"
+#include "numaware/placement.hpp"
 #include "placement/page_locations.hpp"
 
 namespace numaware::tasks::detail {
@@ -47,12 +48,41 @@ HomeEntry& RegionHomes::lookup(std::uint64_t start, std::uint64_t bytes) {
 }
 
 void RegionHomes::resolve(HomeEntry& e) {
+    const auto* addr = reinterpret_cast<const void*>(static_cast<std::uintptr_t>(e.start));
     heap::BlockInfo info;
-    if (heap::block_info(reinterpret_cast<const void*>(static_cast<std::uintptr_t>(e.start)), info)) {
+    if (heap::block_info(addr, info)) {
         e.home.store(static_cast<int>(info.node), std::memory_order_relaxed);
         return;
     }
+    if (set_from_placement(e)) return;
     if (kernel_homes_) set_from_kernel(e);
+}
+
+// A region inside ranges that placement remembers: its bytes per node from
+// there, page by page, as the kernel reported them when they were placed.
+bool RegionHomes::set_from_placement(HomeEntry& e) {
+    if (&os_ != &os::linux_os()) return false;   // a fake's addresses are not what placement remembers
+    const auto placed = placed_bytes(reinterpret_cast<const void*>(static_cast<std::uintptr_t>(e.start)), e.bytes);
+    if (!placed) return false;
+    PageSpread spread;
+    int best = unallocated;
+    std::uint64_t best_bytes = 0;
+    for (const auto& [node, bytes] : *placed) {   // ascending: ties go to the lower index
+        spread.parts.push_back(NodeBytes{static_cast<int>(node), bytes});
+        if (bytes > best_bytes) {
+            best = static_cast<int>(node);
+            best_bytes = bytes;
+        }
+    }
+    spread.total = e.bytes;
+    const PageSpread* kept = nullptr;
+    if (spread.parts.size() > 1) {
+        spreads_.push_back(std::make_unique<PageSpread>(std::move(spread)));
+        kept = spreads_.back().get();
+    }
+    e.spread.store(kept, std::memory_order_release);
+    e.home.store(best, std::memory_order_relaxed);
+    return true;
 }
 
 void RegionHomes::set_from_kernel(HomeEntry& e) {

@@ -5,7 +5,11 @@
 //   1. a range given to register_range() that contains the region's start;
 //   2. the partitioned heap, for a region starting at a live heap block
 //      (heap::block_info, which never throws): the block's arena node;
-//   3. with kernel homes on, the kernel: every page of the region is asked
+//   3. on the live system, placement's remembered ranges
+//      (numaware/placement.hpp, placed_bytes), for a region wholly inside
+//      ranges that apply() placed: its bytes per node, page by page, with a
+//      PageSpread when they lie on more than one node;
+//   4. with kernel homes on, the kernel: every page of the region is asked
 //      for with move_pages, in batches (locate_range). The home is the node
 //      holding most of the region's present bytes (ties to the lower index);
 //      no page present -> unallocated. When the pages lie on more than one
@@ -91,6 +95,7 @@ private:
     // Sets e.home and e.spread from the heap or the kernel.
     void resolve(HomeEntry& e);
     void set_from_kernel(HomeEntry& e);
+    bool set_from_placement(HomeEntry& e);
     int query_sampled(std::uint64_t start, std::uint64_t bytes);
     HomeEntry* new_entry();
 

@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <sys/wait.h>
@@ -15,6 +16,7 @@
 #include "numaware/c/error.h"
 #include "numaware/c/machine.h"
 #include "numaware/c/placement.h"
+#include "numaware/placement.hpp"
 
 namespace {
 
@@ -39,6 +41,26 @@ TEST(PlacementCApi, PlaceVerifyAndMigrateOnThisMachine) {
     EXPECT_EQ(nw_range_verify(m.addr, kBytes, "bind:0", &r), 0) << nw_error_message();
     EXPECT_EQ(nw_range_migrate(m.addr, kBytes, "interleave:all", &r), 0) << nw_error_message();
     EXPECT_EQ(r.matched, 64u);
+}
+
+// A bound range is remembered (numaware/placement.hpp, placed_bytes) until
+// nw_range_forget; bad input leaves the record as it was.
+TEST(PlacementCApi, ForgetDropsWhatPlaceRemembered) {
+    Mapping m;
+    ASSERT_NE(m.addr, MAP_FAILED);
+    ASSERT_EQ(nw_range_place(m.addr, kBytes, "bind:0", nullptr), 0) << nw_error_message();
+    ASSERT_TRUE(numaware::placed_bytes(m.addr, kBytes));
+    errno = 0;
+    EXPECT_EQ(nw_range_forget(nullptr, kBytes), -1);
+    EXPECT_EQ(errno, EINVAL);
+    EXPECT_NE(std::string(nw_error_message()).find("addr"), std::string::npos) << nw_error_message();
+    EXPECT_EQ(nw_range_forget(m.addr, SIZE_MAX), -1);
+    EXPECT_EQ(errno, EINVAL);
+    EXPECT_NE(std::string(nw_error_message()).find("wrap"), std::string::npos) << nw_error_message();
+    EXPECT_TRUE(numaware::placed_bytes(m.addr, kBytes));
+    EXPECT_EQ(nw_range_forget(m.addr, kBytes), 0) << nw_error_message();
+    EXPECT_FALSE(numaware::placed_bytes(m.addr, kBytes));
+    EXPECT_EQ(nw_range_forget(nullptr, 0), 0);   // nothing named, nothing to forget
 }
 
 TEST(PlacementCApi, VerifyReportsAbsentPages) {

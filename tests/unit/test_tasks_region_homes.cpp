@@ -2,11 +2,15 @@
 // are counted page by page (tasks/region_homes.hpp), on the recording OS.
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
+
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <vector>
 
 #include "os/recording_os.hpp"
+#include "placement/placed_ranges.hpp"
 #include "tasks/region_homes.hpp"
 
 namespace numaware::tasks::detail {
@@ -95,6 +99,44 @@ TEST(RegionHomes, SamplingIsAnExplicitOption) {
     RegionHomes exact(os, true);
     HomeEntry& x = exact.lookup(b.at(0), 64 * page);
     EXPECT_EQ(cross_node_bytes(x, 64 * page, AccessMode::in, 1), 40 * page);
+}
+
+// The task runtime's homes come from a range that placement remembers
+// before the kernel is asked, even with kernel homes off, page by page. The
+// range is real and bound (node 0 of this machine); the nodes remembered for
+// it are made up, so the answer can only have come from the record.
+TEST(RegionHomes, RememberedPlacementComesBeforeTheKernel) {
+    os::Os& live = os::linux_os();
+    void* p = ::mmap(nullptr, 8 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(p, MAP_FAILED);
+    ASSERT_EQ(live.mbind(p, 8 * page, os::PolicyMode::bind, NodeSet{0}, 0), 0);
+    const auto base = reinterpret_cast<std::uintptr_t>(p);
+    placement_detail::remember_placement(base, page, std::vector<int>{1, 1, 1, 2});
+    RegionHomes homes(live, false);
+    HomeEntry& all = homes.lookup(base, 4 * page);
+    EXPECT_EQ(all.home.load(), 1);
+    ASSERT_NE(all.spread.load(), nullptr);
+    EXPECT_EQ(cross_node_bytes(all, 4 * page, AccessMode::in, 1), page);
+    EXPECT_EQ(cross_node_bytes(all, 4 * page, AccessMode::in, 2), 3 * page);
+    HomeEntry& last = homes.lookup(base + 3 * page, page);
+    EXPECT_EQ(last.home.load(), 2);
+    EXPECT_EQ(last.spread.load(), nullptr);
+    // Past the remembered pages, with kernel homes off: unallocated.
+    EXPECT_EQ(homes.lookup(base + 5 * page, page).home.load(), unallocated);
+    // A fake OS never reads the record.
+    os::RecordingOs fake(4, 1);
+    RegionHomes fake_homes(fake, false);
+    EXPECT_EQ(fake_homes.lookup(base, 4 * page).home.load(), unallocated);
+
+    // Unmapped and mapped again at the same address: the default policy
+    // shows the record is stale; it is forgotten, not believed.
+    ASSERT_EQ(::munmap(p, 8 * page), 0);
+    void* again = ::mmap(p, 8 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    ASSERT_EQ(again, p);
+    RegionHomes fresh(live, false);
+    EXPECT_EQ(fresh.lookup(base, 4 * page).home.load(), unallocated);
+    EXPECT_FALSE(placement_detail::placed_bytes(base, 4 * page));
+    ::munmap(again, 8 * page);
 }
 
 }  // namespace

@@ -123,6 +123,15 @@ int nw_range_verify(const void* addr, size_t bytes, const char* policy_spec, str
  *   old kernel    no dependency on the kernel version. */
 int nw_range_migrate(void* addr, size_t bytes, const char* policy_spec, struct nw_place_report* out);
 
+/* Forgets what nw_range_place remembered of [addr, addr+bytes): a range
+ * that it placed with every page present under a policy other than first
+ * touch is remembered page by page, and the task runtime takes the homes of
+ * regions inside it from there without asking the kernel. Call it before
+ * unmapping such a range whose addresses may be reused. Returns 0.
+ *   bad input     addr NULL with bytes > 0, or a range that wraps around
+ *                 the address space: -1 + EINVAL, nothing forgotten. */
+int nw_range_forget(const void* addr, size_t bytes);
+
 /* The plan alone, on any machine (no system call): writes the node of each
  * page (-1: the kernel decides) into page_nodes[0 .. capacity-1] and
  * returns the number of pages in the range (which may exceed capacity).

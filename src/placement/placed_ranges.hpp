@@ -1,0 +1,28 @@
+// placement/placed_ranges.hpp — the ranges apply() placed, remembered page
+// by page for the process (numaware/placement.hpp: placed_bytes,
+// forget_placement).
+//
+// Ranges are disjoint: remembering or forgetting [start, end) first cuts
+// every known range down to its parts outside it. Each range keeps runs of
+// pages on one node. Thread-safe (a shared lock: lookups run in parallel).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <utility>
+#include <vector>
+
+namespace numaware::placement_detail {
+
+// Remembers [start, start + page_nodes.size() * page_size): page i on node
+// page_nodes[i] (each >= 0). Replaces what was known of those pages.
+void remember_placement(std::uintptr_t start, std::size_t page_size, std::span<const int> page_nodes);
+// Forgets every page that overlaps [start, start + bytes).
+void forget_placement(std::uintptr_t start, std::size_t bytes);
+// Bytes of [start, start + bytes) per node, ascending by node, when every
+// byte of it lies in remembered pages; nullopt otherwise (bytes == 0 too).
+std::optional<std::vector<std::pair<unsigned, std::size_t>>> placed_bytes(std::uintptr_t start, std::size_t bytes);
+
+}  // namespace numaware::placement_detail
