@@ -149,6 +149,7 @@ void run_place(const PlaceOptions& opt) {
             row.error = e.what();
             if (row.plan) row.realisation = short_realisation(*row.plan, nullptr);
         }
+        forget_placement(addr, size);   // placement remembers what apply() placed
         ::munmap(addr, size);
         rows.push_back(std::move(row));
     }

@@ -56,12 +56,16 @@ public:
         const PlacementPlan p_plan = plan(PlacementPolicy::bind(NodeSet{node.os_index}), data_, bytes, machine);
         const PlacementResult r = apply(data_, bytes, p_plan);
         if (!r.ok()) {
+            forget_placement(data_, bytes_);
             ::munmap(data_, bytes_);
             throw Error(fmt::format("node {}", node.os_index),
                         fmt::format("could not bind the probe buffer: {}", r.summary()));
         }
     }
-    ~BoundBuffer() { ::munmap(data_, bytes_); }
+    ~BoundBuffer() {
+        forget_placement(data_, bytes_);   // placement remembers what apply() placed
+        ::munmap(data_, bytes_);
+    }
     BoundBuffer(const BoundBuffer&) = delete;
     BoundBuffer& operator=(const BoundBuffer&) = delete;
 
