@@ -36,6 +36,7 @@
 #include "partition.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <limits>
@@ -127,46 +128,54 @@ SCOTCH_Num scaled(std::uint64_t w, std::uint64_t divisor) {
 // the header of this file); the passes repair that and never raise the cost.
 void refine(const Csr& g, const std::vector<int>& fixed, const std::vector<std::vector<unsigned>>& distance,
             double imbalance, std::vector<unsigned>& part, const std::vector<std::uint64_t>& second = {}) {
+    // Every weight is an integer and every sum of weight times distance
+    // stays below 2^30 (the scaling above), so loads, costs and gains are
+    // exact in 64-bit integers; a load limit only matters as the largest
+    // integer load within it, its floor.
     const std::size_t n = part.size(), k = distance.size();
     auto is_fixed = [&](std::size_t v) { return !fixed.empty() && fixed[v] >= 0; };
-    std::vector<long double> load(k, 0), load2(k, 0);
-    long double total = 0, total2 = 0;
-    auto w2 = [&](std::size_t v) { return second.empty() ? 0.0L : static_cast<long double>(second[v]); };
+    std::vector<std::int64_t> load(k, 0), load2(k, 0);
+    std::int64_t total = 0, total2 = 0;
+    auto w2 = [&](std::size_t v) { return second.empty() ? std::int64_t{0} : static_cast<std::int64_t>(second[v]); };
     for (std::size_t v = 0; v < n; ++v) {
-        load[part[v]] += static_cast<long double>(g.velotab[v]);
-        total += static_cast<long double>(g.velotab[v]);
+        load[part[v]] += g.velotab[v];
+        total += g.velotab[v];
         load2[part[v]] += w2(v);
         total2 += w2(v);
     }
-    const long double limit = std::max(total / static_cast<long double>(k) * (1 + static_cast<long double>(imbalance)),
-                                       *std::max_element(load.begin(), load.end()));
-    const long double limit2 = std::max(total2 / static_cast<long double>(k) * (1 + static_cast<long double>(imbalance)),
-                                        *std::max_element(load2.begin(), load2.end()));
-    auto dist = [&](std::size_t a, std::size_t b) -> long double { return a == b ? 0 : distance[a][b]; };
-    std::vector<long double> cost(n * k);
+    auto cap = [&](std::int64_t sum, const std::vector<std::int64_t>& loads) {
+        const long double even = static_cast<long double>(sum) / static_cast<long double>(k) *
+                                 (1 + static_cast<long double>(imbalance));
+        return std::max(static_cast<std::int64_t>(std::floor(even)), *std::max_element(loads.begin(), loads.end()));
+    };
+    const std::int64_t limit = cap(total, load), limit2 = cap(total2, load2);
+    auto dist = [&](std::size_t a, std::size_t b) -> std::int64_t { return a == b ? 0 : distance[a][b]; };
+    std::vector<std::int64_t> cost(n * k);
     auto vertex_cost = [&](std::size_t v) {
-        for (std::size_t q = 0; q < k; ++q) {
-            long double c = 0;
-            for (auto e = g.verttab[v]; e < g.verttab[v + 1]; ++e)
-                c += static_cast<long double>(g.edlotab[static_cast<std::size_t>(e)]) *
-                     dist(q, part[static_cast<std::size_t>(g.edgetab[static_cast<std::size_t>(e)])]);
-            cost[v * k + q] = c;
+        std::int64_t* c = &cost[v * k];
+        std::fill(c, c + k, 0);
+        for (auto e = g.verttab[v]; e < g.verttab[v + 1]; ++e) {
+            const std::int64_t w = g.edlotab[static_cast<std::size_t>(e)];
+            const unsigned other = part[static_cast<std::size_t>(g.edgetab[static_cast<std::size_t>(e)])];
+            for (std::size_t q = 0; q < k; ++q)
+                if (q != other) c[q] += w * distance[q][other];
         }
     };
     auto move = [&](std::size_t v, unsigned q) {
-        load[part[v]] -= static_cast<long double>(g.velotab[v]);
-        load[q] += static_cast<long double>(g.velotab[v]);
+        load[part[v]] -= g.velotab[v];
+        load[q] += g.velotab[v];
         load2[part[v]] -= w2(v);
         load2[q] += w2(v);
         part[v] = q;
     };
     constexpr int max_passes = 8;
+    std::vector<std::pair<std::int64_t, std::size_t>> from_a, from_b;   // (gain of the move, vertex)
     for (int pass = 0; pass < max_passes; ++pass) {
         bool changed = false;
         for (std::size_t v = 0; v < n; ++v) {
             if (is_fixed(v)) continue;
             vertex_cost(v);
-            const auto w = static_cast<long double>(g.velotab[v]);
+            const std::int64_t w = g.velotab[v];
             unsigned best = part[v];
             for (std::size_t q = 0; q < k; ++q)
                 if (cost[v * k + q] < cost[v * k + best] && load[q] + w <= limit && load2[q] + w2(v) <= limit2)
@@ -185,11 +194,27 @@ void refine(const Csr& g, const std::vector<int>& fixed, const std::vector<std::
             if (!is_fixed(v)) members[part[v]].push_back(v);
         for (unsigned a = 0; a < k; ++a)
             for (unsigned b = a + 1; b < k; ++b) {
-                std::vector<std::pair<long double, std::size_t>> from_a, from_b;   // (gain of the move, vertex)
+                // Only candidates that some vertex of the other side could
+                // pair with: a swap needs gain(u) + gain(v) > 0, so a gain
+                // of at most -(the other side's best gain) is never reached
+                // before the sweep below stops (dropping those shortens the
+                // sorts and changes no swap).
+                std::int64_t best_a = std::numeric_limits<std::int64_t>::min();
+                std::int64_t best_b = best_a;
                 for (std::size_t v : members[a])
-                    if (part[v] == a) from_a.emplace_back(cost[v * k + a] - cost[v * k + b], v);
+                    if (part[v] == a) best_a = std::max(best_a, cost[v * k + a] - cost[v * k + b]);
                 for (std::size_t v : members[b])
-                    if (part[v] == b) from_b.emplace_back(cost[v * k + b] - cost[v * k + a], v);
+                    if (part[v] == b) best_b = std::max(best_b, cost[v * k + b] - cost[v * k + a]);
+                from_a.clear();
+                from_b.clear();
+                constexpr std::int64_t none = std::numeric_limits<std::int64_t>::min();
+                if (best_a == none || best_b == none) continue;   // a side has no free vertex
+                for (std::size_t v : members[a])
+                    if (const std::int64_t gain = cost[v * k + a] - cost[v * k + b]; part[v] == a && gain > -best_b)
+                        from_a.emplace_back(gain, v);
+                for (std::size_t v : members[b])
+                    if (const std::int64_t gain = cost[v * k + b] - cost[v * k + a]; part[v] == b && gain > -best_a)
+                        from_b.emplace_back(gain, v);
                 auto by_gain = [](const auto& x, const auto& y) { return x.first != y.first ? x.first > y.first : x.second < y.second; };
                 std::sort(from_a.begin(), from_a.end(), by_gain);
                 std::sort(from_b.begin(), from_b.end(), by_gain);
@@ -200,13 +225,13 @@ void refine(const Csr& g, const std::vector<int>& fixed, const std::vector<std::
                     // Exact gain now (earlier swaps and the u-v edge change it).
                     vertex_cost(u);
                     vertex_cost(v);
-                    long double uv = 0;
+                    std::int64_t uv = 0;
                     for (auto e = g.verttab[u]; e < g.verttab[u + 1]; ++e)
                         if (static_cast<std::size_t>(g.edgetab[static_cast<std::size_t>(e)]) == v)
-                            uv += static_cast<long double>(g.edlotab[static_cast<std::size_t>(e)]);
-                    const long double gain = (cost[u * k + a] - cost[u * k + b]) + (cost[v * k + b] - cost[v * k + a]) -
-                                             2 * uv * dist(a, b);
-                    const auto wu = static_cast<long double>(g.velotab[u]), wv = static_cast<long double>(g.velotab[v]);
+                            uv += g.edlotab[static_cast<std::size_t>(e)];
+                    const std::int64_t gain = (cost[u * k + a] - cost[u * k + b]) + (cost[v * k + b] - cost[v * k + a]) -
+                                              2 * uv * dist(a, b);
+                    const std::int64_t wu = g.velotab[u], wv = g.velotab[v];
                     if (gain <= 0 || load[a] - wu + wv > limit || load[b] - wv + wu > limit) continue;
                     if (load2[a] - w2(u) + w2(v) > limit2 || load2[b] - w2(v) + w2(u) > limit2) continue;
                     move(u, b);
@@ -256,15 +281,27 @@ std::vector<unsigned> partition_graph(const PartitionProblem& p) {
         std::uint32_t from, to;
         std::uint64_t bytes;
     };
-    std::vector<Arc> arcs;
-    arcs.reserve(p.edges.size() * 2);
-    for (const auto& e : p.edges) {
-        if (e.a == e.b) continue;
-        arcs.push_back({e.a, e.b, e.bytes});
-        arcs.push_back({e.b, e.a, e.bytes});
+    // In (from, to) order: counted into one bucket per vertex (linear),
+    // then each vertex's few arcs sorted by `to`.
+    std::vector<std::size_t> first(n + 1, 0);
+    for (const auto& e : p.edges)
+        if (e.a != e.b) {
+            ++first[e.a + 1];
+            ++first[e.b + 1];
+        }
+    for (std::size_t v = 0; v < n; ++v) first[v + 1] += first[v];
+    std::vector<Arc> arcs(first[n]);
+    {
+        std::vector<std::size_t> next(first.begin(), first.end() - 1);
+        for (const auto& e : p.edges) {
+            if (e.a == e.b) continue;
+            arcs[next[e.a]++] = Arc{e.a, e.b, e.bytes};
+            arcs[next[e.b]++] = Arc{e.b, e.a, e.bytes};
+        }
     }
-    std::sort(arcs.begin(), arcs.end(),
-              [](const Arc& x, const Arc& y) { return x.from != y.from ? x.from < y.from : x.to < y.to; });
+    for (std::size_t v = 0; v < n; ++v)
+        std::sort(arcs.begin() + static_cast<std::ptrdiff_t>(first[v]), arcs.begin() + static_cast<std::ptrdiff_t>(first[v + 1]),
+                  [](const Arc& x, const Arc& y) { return x.to < y.to; });
     std::vector<Arc> merged;
     for (const Arc& a : arcs) {
         if (!merged.empty() && merged.back().from == a.from && merged.back().to == a.to) {
