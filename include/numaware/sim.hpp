@@ -324,8 +324,8 @@ struct PartitionCostModel {
     // Least squares over the host time of 438 windows (RIP-DEP and RIP-MW,
     // the eight applications at their simulation sizes, 4, 8 and 16 parts)
     // on the build host, 2026-11-25 (docs/SIMULATOR.md, "Partitioning cost").
-    double s_per_vertex = 1.256e-7;
-    double s_per_edge = 3.952e-7;
+    double s_per_vertex = 6.538e-8;
+    double s_per_edge = 9.944e-8;
     // Simulated seconds for a problem of this size (0 parts or 1 part: 0).
     double seconds(const tasks::PartitionSize& size) const;
 };

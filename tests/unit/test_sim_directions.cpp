@@ -55,13 +55,15 @@ struct Gap {
 // over more memory controllers.
 constexpr const char* kWithinOneModule = "within one module";
 // RIP-DEP faster than DEP on the geometric mean of the eight applications.
-// With the default steal delay (32 mean task durations) RIP-DEP is 0.86x,
-// 0.99x and 0.88x of DEP at 4, 8 and 16 sockets, the same as with
-// cross-node stealing off: the stencils and CG gain (Jacobi 1.27x at 16
-// sockets), but Gauss-Seidel's capped window is partitioned on the
-// critical path (0.42x, 0.60x, 0.28x) and inversion's triangular graph
-// leaves nodes idle (0.69x at 4 sockets). With a delay of 1 task duration
-// stealing undid the stencils' partitions as well (0.84x, 0.91x, 0.69x).
+// With the default steal delay (32 mean task durations) RIP-DEP is 0.90x,
+// 1.05x and 0.96x of DEP at 4, 8 and 16 sockets (0.86x, 0.99x and 0.88x
+// before the partitioner's refinement pass ran in integers and its cost
+// model was measured again, 2026-11-25 evening): the stencils and CG gain,
+// but Gauss-Seidel's capped window is partitioned on the critical path
+// (0.46x, 0.76x, 0.40x) and inversion's triangular graph leaves nodes idle
+// (0.82x, 0.74x, 0.78x).
+// With a delay of 1 task duration (before the new cost model) stealing
+// undid the stencils' partitions as well (0.84x, 0.91x, 0.69x).
 // With partitioning made free (`numaware_bench_sim directions --app all
 // --partition-s-per-task 1e-15`, 2026-11-25) RIP-DEP is 0.91x, 1.10x and
 // 1.07x of DEP (5, 6 and 4 of 8 applications faster; Gauss-Seidel at 16
@@ -71,54 +73,43 @@ constexpr const char* kStealingOrBalance = "partition cost (Gauss-Seidel) and ba
 // The simulation sizes run few iterations (Jacobi: 20 sweeps, its window
 // of the initialisation and the first 3 sweeps is 19% of the graph), so
 // the initial partition is a large share of a short run. Jacobi at 16
-// sockets with 200 sweeps: 0.60%. NStream at 16 sockets: its 4,096-task
-// window's partition is 19% of the makespan, and RIP-DEP is 0.90x of DEP
-// even with cross-node stealing off.
+// sockets with 200 sweeps: 0.60% (before the new cost model). NStream at 16
+// sockets: its 3,584-task window's partition is 6.3% of the makespan, and
+// RIP-DEP is 1.02x of DEP.
 constexpr const char* kFewIterations = "few iterations at the simulation size";
 // The initialisation alone fills the capped window (32,768 tasks): the
-// partition of Gauss-Seidel's 16,384 tiles and first sweep, or of the
-// integral histogram's init tasks, costs 0.12-0.27 s modelled.
+// partition of Gauss-Seidel's 16,384 tiles and first sweep costs 0.05-0.11 s
+// modelled (4 to 16 sockets) against makespans of 0.46-0.88 s; the integral
+// histogram's 32,768 independent init tasks 4-9 ms against 73-92 ms.
 constexpr const char* kWindowCapped = "window capped at 32,768 tasks";
 // SA never steals across nodes (simple.cpp): the hints own the load
 // balance, and the triangular QR, the wavefront Gauss-Seidel within one
 // module and the integral histogram's scans leave nodes idle.
 constexpr const char* kSaNeverSteals = "SA never steals";
-// NStream's chains never meet: DEP places each by its init task's first
-// touch and, with a steal delay of 32 task durations, never steals one
-// across nodes (0 bytes at 4 sockets), while RIP-DEP's last tasks are
-// stolen (9.4 MB). A ratio against 0 bytes (counted as 1 byte) sinks the
-// geometric mean: 1.11 with NStream; the other seven give 11.1 (BENCHMARKS.md).
-constexpr const char* kNStreamDepMovesNothing = "NStream: DEP moves no byte, RIP-DEP's last steals do";
 const std::vector<Gap> kNotReproduced = {
-    {"dfifo-1.5x-slower", 4, "", kWithinOneModule},   // DFIFO / DEP makespan 1.126456
-    {"rip-dep-faster", 4, "", kStealingOrBalance},   // RIP-DEP speedup over DEP 0.862699
-    {"rip-dep-half-cross-bytes", 4, "", kNStreamDepMovesNothing},   // DEP / RIP-DEP cross-node bytes 1.108682
+    {"dfifo-1.5x-slower", 4, "", kWithinOneModule},   // DFIFO / DEP makespan 1.126980
+    {"rip-dep-faster", 4, "", kStealingOrBalance},   // RIP-DEP speedup over DEP 0.898539
     {"sa-not-slower", 4, "gauss-seidel", kSaNeverSteals},   // SA speedup over DEP 0.819578
-    {"rip-dep-partitioning-1pct", 4, "gauss-seidel", kWindowCapped},   // RIP-DEP partitioning 12.768880 % of the makespan
+    {"rip-dep-partitioning-1pct", 4, "gauss-seidel", kWindowCapped},   // RIP-DEP partitioning 3.801342 % of the makespan
     {"sa-not-slower", 4, "integral-histogram", kSaNeverSteals},   // SA speedup over DEP 0.553344
-    {"rip-dep-partitioning-1pct", 4, "integral-histogram", kWindowCapped},   // RIP-DEP partitioning 8.937530 % of the makespan
-    {"rip-dep-partitioning-1pct", 4, "jacobi", kFewIterations},   // RIP-DEP partitioning 1.313942 % of the makespan
-    {"rip-dep-partitioning-1pct", 4, "nstream", kFewIterations},   // RIP-DEP partitioning 2.887589 % of the makespan
+    {"rip-dep-partitioning-1pct", 4, "integral-histogram", kWindowCapped},   // RIP-DEP partitioning 4.648192 % of the makespan
     {"sa-not-slower", 4, "qr", kSaNeverSteals},   // SA speedup over DEP 0.574898
-    {"rip-dep-partitioning-1pct", 8, "cg", kFewIterations},   // RIP-DEP partitioning 1.599924 % of the makespan
-    {"rip-dep-partitioning-1pct", 8, "gauss-seidel", kWindowCapped},   // RIP-DEP partitioning 27.321043 % of the makespan
+    {"rip-dep-partitioning-1pct", 8, "gauss-seidel", kWindowCapped},   // RIP-DEP partitioning 9.230134 % of the makespan
     {"sa-not-slower", 8, "integral-histogram", kSaNeverSteals},   // SA speedup over DEP 0.605841
-    {"rip-dep-partitioning-1pct", 8, "integral-histogram", kWindowCapped},   // RIP-DEP partitioning 16.003292 % of the makespan
-    {"rip-dep-partitioning-1pct", 8, "jacobi", kFewIterations},   // RIP-DEP partitioning 3.810270 % of the makespan
-    {"rip-dep-partitioning-1pct", 8, "nstream", kFewIterations},   // RIP-DEP partitioning 8.043486 % of the makespan
+    {"rip-dep-partitioning-1pct", 8, "integral-histogram", kWindowCapped},   // RIP-DEP partitioning 8.350552 % of the makespan
+    {"rip-dep-partitioning-1pct", 8, "jacobi", kFewIterations},   // RIP-DEP partitioning 1.049321 % of the makespan
+    {"rip-dep-partitioning-1pct", 8, "nstream", kFewIterations},   // RIP-DEP partitioning 2.503682 % of the makespan
     {"sa-not-slower", 8, "qr", kSaNeverSteals},   // SA speedup over DEP 0.618818
-    {"rip-dep-partitioning-1pct", 8, "red-black", kFewIterations},   // RIP-DEP partitioning 2.702929 % of the makespan
-    {"rip-dep-faster", 16, "", kStealingOrBalance},   // RIP-DEP speedup over DEP 0.880692
-    {"rip-dep-partitioning-1pct", 16, "cg", kFewIterations},   // RIP-DEP partitioning 4.073689 % of the makespan
-    {"rip-dep-partitioning-1pct", 16, "gauss-seidel", kWindowCapped},   // RIP-DEP partitioning 38.546612 % of the makespan
+    {"rip-dep-faster", 16, "", kStealingOrBalance},   // RIP-DEP speedup over DEP 0.962257
+    {"rip-dep-partitioning-1pct", 16, "cg", kFewIterations},   // RIP-DEP partitioning 1.101340 % of the makespan
+    {"rip-dep-partitioning-1pct", 16, "gauss-seidel", kWindowCapped},   // RIP-DEP partitioning 14.509787 % of the makespan
     {"sa-not-slower", 16, "integral-histogram", kSaNeverSteals},   // SA speedup over DEP 0.820108
-    {"rip-dep-partitioning-1pct", 16, "integral-histogram", kWindowCapped},   // RIP-DEP partitioning 22.618521 % of the makespan
-    {"rip-dep-partitioning-1pct", 16, "inversion", kFewIterations},   // RIP-DEP partitioning 2.421933 % of the makespan
-    {"rip-dep-partitioning-1pct", 16, "jacobi", kFewIterations},   // RIP-DEP partitioning 9.320679 % of the makespan
-    {"rip-dep-partitioning-1pct", 16, "nstream", kFewIterations},   // RIP-DEP partitioning 18.424946 % of the makespan
+    {"rip-dep-partitioning-1pct", 16, "integral-histogram", kWindowCapped},   // RIP-DEP partitioning 11.774171 % of the makespan
+    {"rip-dep-partitioning-1pct", 16, "jacobi", kFewIterations},   // RIP-DEP partitioning 2.678650 % of the makespan
+    {"rip-dep-partitioning-1pct", 16, "nstream", kFewIterations},   // RIP-DEP partitioning 6.340471 % of the makespan
     {"sa-not-slower", 16, "qr", kSaNeverSteals},   // SA speedup over DEP 0.693642
-    {"rip-dep-partitioning-1pct", 16, "red-black", kFewIterations},   // RIP-DEP partitioning 6.801662 % of the makespan
-    {"rip-dep-1.15x", 16, "nstream", kFewIterations},   // RIP-DEP speedup over DEP 0.852608
+    {"rip-dep-partitioning-1pct", 16, "red-black", kFewIterations},   // RIP-DEP partitioning 1.919497 % of the makespan
+    {"rip-dep-1.15x", 16, "nstream", kFewIterations},   // RIP-DEP speedup over DEP 1.017018
 };
 
 struct Runs {
