@@ -61,7 +61,13 @@ constexpr const char* kWithinOneModule = "within one module";
 // model was measured again, 2026-11-25 evening): the stencils and CG gain,
 // but Gauss-Seidel's capped window is partitioned on the critical path
 // (0.46x, 0.76x, 0.40x) and inversion's triangular graph leaves nodes idle
-// (0.82x, 0.74x, 0.78x).
+// (0.82x, 0.74x, 0.78x). Gauss-Seidel's loss is not only its partition:
+// at 40 sweeps instead of 10 (`numaware sim tasks --app gauss-seidel --size
+// 16384,128,40 --sockets 4|16 --policy dep,rip-dep --halos whole-blocks`)
+// RIP-DEP is still 0.57x and 0.76x of DEP, and at 4 sockets it steals
+// 135,127 of its 671,744 tasks across nodes: a partition balanced on task
+// counts gives each node its share of the tiles, but the wavefront reaches
+// them at different times, so the nodes wait in turn and then steal.
 // With a delay of 1 task duration (before the new cost model) stealing
 // undid the stencils' partitions as well (0.84x, 0.91x, 0.69x).
 // With partitioning made free (`numaware_bench_sim directions --app all
