@@ -422,6 +422,7 @@ void DepTracker::forget_idle() {
         r->writer = no_slot;
         r->live_readers = 0;
         r->readers.clear();
+        if (r->cache != nullptr) forgotten_.push_back(r->cache);
         r->cache = nullptr;
         r->next_free = free_;
         free_ = r;

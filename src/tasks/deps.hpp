@@ -389,6 +389,15 @@ public:
     std::size_t idle_regions() const { return idle_; }
     // Forgets every idle region now (complete() does it in batches).
     void forget_idle();
+    // The caller's per-region data (Region::cache, non-null only) of the
+    // regions forgotten since the last call, moved to `out` (cleared
+    // first): no unfinished task names those regions, so the caller may
+    // drop what it keeps for them.
+    void take_forgotten(std::vector<void*>& out) {
+        out.clear();
+        out.swap(forgotten_);
+    }
+    bool has_forgotten() const { return !forgotten_.empty(); }
 
 private:
     // A slot's successors: the first few inline, the rest in overflow
@@ -434,6 +443,7 @@ private:
     Region* free_ = nullptr;
     RangeIndex ordered_;   // for overlap checks of new ranges
     std::vector<RangeIndex::Entry> scratch_;   // forget_idle(): the survivors
+    std::vector<void*> forgotten_;             // caches of forgotten regions, for take_forgotten()
 };
 
 }  // namespace numaware::tasks::detail

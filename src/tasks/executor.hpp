@@ -117,6 +117,7 @@ struct Executor {
     TaskId next_id = 0;
     std::unordered_map<TaskId, Task*> held;
     std::vector<ReadyNode> ready_scratch;
+    std::vector<void*> forgotten_scratch;   // region homes of regions the tracker forgot
     std::vector<Released> released_scratch;
     TaskGraph graph;
 

@@ -19,6 +19,12 @@ constexpr std::size_t chunk_entries = 4096;
 }  // namespace
 
 HomeEntry* RegionHomes::new_entry() {
+    if (!free_entries_.empty()) {
+        HomeEntry* e = free_entries_.back();
+        free_entries_.pop_back();
+        e->free = false;
+        return e;
+    }
     if (chunks_.empty() || chunk_used_ == chunk_entries) {
         chunks_.push_back(std::make_unique<HomeEntry[]>(chunk_entries));
         chunk_used_ = 0;
@@ -77,8 +83,8 @@ bool RegionHomes::set_from_placement(HomeEntry& e) {
     spread.total = e.bytes;
     const PageSpread* kept = nullptr;
     if (spread.parts.size() > 1) {
-        spreads_.push_back(std::make_unique<PageSpread>(std::move(spread)));
-        kept = spreads_.back().get();
+        e.spreads.push_back(std::make_unique<PageSpread>(std::move(spread)));
+        kept = e.spreads.back().get();
     }
     e.spread.store(kept, std::memory_order_release);
     e.home.store(best, std::memory_order_relaxed);
@@ -90,8 +96,8 @@ void RegionHomes::set_from_kernel(HomeEntry& e) {
     const int home = query_kernel(e.start, e.bytes, spread);
     const PageSpread* kept = nullptr;
     if (!spread.parts.empty()) {
-        spreads_.push_back(std::make_unique<PageSpread>(std::move(spread)));
-        kept = spreads_.back().get();
+        e.spreads.push_back(std::make_unique<PageSpread>(std::move(spread)));
+        kept = e.spreads.back().get();
     }
     e.spread.store(kept, std::memory_order_release);
     e.home.store(home, std::memory_order_relaxed);
@@ -214,12 +220,28 @@ void RegionHomes::register_range(std::uint64_t start, std::uint64_t bytes, unsig
         const std::size_t used = c + 1 == chunks_.size() ? chunk_used_ : chunk_entries;
         for (std::size_t k = 0; k < used; ++k) {
             HomeEntry& e = chunks_[c][k];
-            if (e.start >= start && e.start < end) {
+            if (!e.free && e.start >= start && e.start < end) {
                 e.registered = true;
                 e.spread.store(nullptr, std::memory_order_release);
                 e.home.store(static_cast<int>(node), std::memory_order_relaxed);
             }
         }
+    }
+}
+
+void RegionHomes::forget(std::span<void* const> entries) {
+    if (!kernel_homes_ || entries.empty()) return;
+    for (void* p : entries) static_cast<HomeEntry*>(p)->free = true;
+    table_.erase_if([](HomeEntry* e) { return e->free; });
+    for (void* p : entries) {
+        HomeEntry& e = *static_cast<HomeEntry*>(p);
+        e.start = 0;
+        e.bytes = 0;
+        e.home.store(unallocated, std::memory_order_relaxed);
+        e.spread.store(nullptr, std::memory_order_relaxed);
+        e.registered = false;
+        e.spreads.clear();
+        free_entries_.push_back(&e);
     }
 }
 

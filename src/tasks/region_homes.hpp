@@ -24,14 +24,16 @@
 //
 // Not thread-safe except HomeEntry::home and HomeEntry::spread, which
 // workers may read at any time: the caller serialises everything else (the
-// scheduler lock). Entries and spreads are never erased, so pointers to
-// them stay valid for the table's life.
+// scheduler lock). Entries live in chunks and never move; an entry and its
+// spreads are dropped only by forget(), once no unfinished task names its
+// region (with kernel homes; without, entries stay for the table's life).
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "numaware/task_policy.hpp"
@@ -57,6 +59,11 @@ struct HomeEntry {
     // Null: every byte is at `home` (or none is placed yet).
     std::atomic<const PageSpread*> spread{nullptr};
     bool registered = false;   // home from register_range(): never re-queried
+    bool free = false;         // forgotten, waiting for reuse by another region
+    // Every spread this entry has pointed to: a worker may still read an
+    // older one while the scheduler replaces it, so they go only when the
+    // entry is forgotten (no unfinished task names its region then).
+    std::vector<std::unique_ptr<PageSpread>> spreads;
 };
 
 // The bytes of a `dep_bytes` dependency on `e` that a task running on
@@ -83,6 +90,13 @@ public:
     // A task running on `runner_node` wrote the region and has finished.
     void first_written(HomeEntry& e, unsigned runner_node);
 
+    // The regions of these entries are no longer named by any unfinished
+    // task (DepTracker::take_forgotten). With kernel homes their entries
+    // are dropped and reused, since a later lookup finds the home again;
+    // without, an entry keeps the home first_written() learned, so all
+    // stay. Keeps a long run over ever-new addresses from growing.
+    void forget(std::span<void* const> entries);
+
     // Kernel query of [start, start+bytes): the home (node or unallocated),
     // and in `spread` the bytes per node when they are not all in one place
     // (left empty otherwise, and always in sampling mode).
@@ -102,11 +116,11 @@ private:
     os::Os& os_;
     bool kernel_homes_;
     std::size_t sample_pages_;
-    std::vector<std::unique_ptr<PageSpread>> spreads_;   // owned; entries point here
     std::vector<int> status_;                             // scratch of query_kernel
     PagedTable<HomeEntry> table_;   // by start address; entries live in chunks and never move
     std::vector<std::unique_ptr<HomeEntry[]>> chunks_;
     std::size_t chunk_used_ = 0;
+    std::vector<HomeEntry*> free_entries_;   // forgotten, for reuse
     // The last kernel query that found a page, for regions inside one page:
     // small regions packed in a page share one move_pages call.
     std::uint64_t memo_page_ = ~std::uint64_t{0};

@@ -199,6 +199,10 @@ void Worker::settle_locked() {
             ex_.graph.tasks[t->id].worker = id;
         }
     }
+    if (ex_.tracker.has_forgotten()) {
+        ex_.tracker.take_forgotten(ex_.forgotten_scratch);
+        ex_.region_homes.forget(ex_.forgotten_scratch);
+    }
     ex_.sched.unlock();
     // Before the pushes: a pushed task may start at once.
     if (!ready_ids.empty()) announce_ready();

@@ -164,6 +164,31 @@ TEST(TasksDeps, IdleRegionsAreForgotten) {
     EXPECT_TRUE(h.add({in(at(0x100000), 128)}));
 }
 
+// The caller's per-region data of forgotten regions is handed back once,
+// so it can drop what it keeps for them (the executor's region homes).
+TEST(TasksDeps, ForgottenRegionsHandTheirCacheBack) {
+    Harness h;
+    int marks[3] = {};
+    for (std::uintptr_t i = 0; i < 3; ++i) {
+        h.add({out(mut(0x200000 + i * 64), 64)});
+        h.nodes.back()->deps[0].reg->cache = &marks[i];
+    }
+    h.add({out(mut(0x300000), 64)});   // 3: no cache set
+    h.complete(0);
+    h.complete(1);
+    h.complete(3);
+    EXPECT_FALSE(h.tracker.has_forgotten());   // idle, not yet forgotten
+    h.tracker.forget_idle();
+    ASSERT_TRUE(h.tracker.has_forgotten());
+    std::vector<void*> got{&marks[2]};         // cleared first
+    h.tracker.take_forgotten(got);
+    std::sort(got.begin(), got.end());
+    EXPECT_EQ(got, (std::vector<void*>{&marks[0], &marks[1]}));   // task 2's region is still named
+    EXPECT_FALSE(h.tracker.has_forgotten());
+    h.tracker.take_forgotten(got);
+    EXPECT_TRUE(got.empty());
+}
+
 TEST(TasksDeps, ManyRegionsDoNotGrowWithoutBound) {
     Harness h;
     for (std::uintptr_t i = 0; i < 20000; ++i) {

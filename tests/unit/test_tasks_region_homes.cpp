@@ -82,6 +82,39 @@ TEST(RegionHomes, AWriterPlacesTheAbsentPagesAndTheSpreadFollows) {
     EXPECT_EQ(cross_node_bytes(e, 4 * page, AccessMode::in, 1), 3 * page);
 }
 
+// Entries of regions that no unfinished task names are dropped and reused
+// with kernel homes (the next lookup asks the kernel again); without
+// kernel homes they keep what first_written() learned.
+TEST(RegionHomes, ForgottenEntriesAreReusedOnlyWhenTheKernelCanBeAskedAgain) {
+    os::RecordingOs os(4, 1);
+    Buffer b(8);
+    os.touch(b.p + 4 * page, 4 * page, 1);   // pages 0-3 not touched yet
+    RegionHomes homes(os, true);
+    HomeEntry& a = homes.lookup(b.at(0), 4 * page);
+    HomeEntry& c = homes.lookup(b.at(4 * page), 4 * page);
+    EXPECT_EQ(a.home.load(), unallocated);
+    EXPECT_EQ(homes.size(), 2u);
+    void* gone[] = {&a};
+    homes.forget(gone);
+    EXPECT_EQ(homes.size(), 1u);
+    EXPECT_EQ(c.home.load(), 1);   // untouched
+    // The pages were placed meanwhile: the region's next lookup asks the
+    // kernel again, in the freed entry.
+    os.touch(b.p, 4 * page, 3);
+    HomeEntry& again = homes.lookup(b.at(0), 4 * page);
+    EXPECT_EQ(&again, &a);
+    EXPECT_EQ(again.home.load(), 3);
+    EXPECT_EQ(homes.size(), 2u);
+
+    RegionHomes learned(os, false);
+    HomeEntry& w = learned.lookup(b.at(0), page);
+    learned.first_written(w, 2);
+    void* kept[] = {&w};
+    learned.forget(kept);
+    EXPECT_EQ(learned.size(), 1u);
+    EXPECT_EQ(learned.lookup(b.at(0), page).home.load(), 2);
+}
+
 TEST(RegionHomes, SamplingIsAnExplicitOption) {
     os::RecordingOs os(2, 1);
     Buffer b(64);
