@@ -356,8 +356,11 @@ int directions_command(const DirectionArgs& a) {
                 app_runs.push_back(std::move(j));
             }
             const sim::SimReport& rip = by.at("rip-dep");
-            cross_ratios.push_back(ratio(static_cast<double>(dep.run.cross_node_bytes),
-                                         static_cast<double>(rip.run.cross_node_bytes)));
+            // Each side at least one byte, as SimDirections counts it: a
+            // policy that moves nothing on one application (NStream) would
+            // otherwise make the mean infinite or undefined.
+            cross_ratios.push_back(ratio(std::max(static_cast<double>(dep.run.cross_node_bytes), 1.0),
+                                         std::max(static_cast<double>(rip.run.cross_node_bytes), 1.0)));
             rip_speedups.push_back(ratio(dep.run.makespan_s, rip.run.makespan_s));
             if (rip.run.makespan_s < dep.run.makespan_s) ++sum.rip_dep_wins;
             if (by.count("dfifo")) dfifo_ratios.push_back(ratio(by.at("dfifo").run.makespan_s, dep.run.makespan_s));
@@ -416,7 +419,8 @@ int directions_command(const DirectionArgs& a) {
             fmt::print("| simulated on {} | {} | {} | {} of {} | {} | {:.3f} |\n", s.machine, show(s.dfifo_slowdown),
                        show(s.rip_speedup), s.rip_dep_wins, s.apps, show(s.cross_geomean), s.rip_mw_partition_pct);
         fmt::print("\nSize {}, contention {}, RIP window max({} tasks, the graph's initial part), seed {}, "
-                   "partitioning {}. Partitioner busy % = simulated partitioning time / makespan.\n",
+                   "partitioning {}. Partitioner busy % = simulated partitioning time / makespan. Cross bytes: each "
+                   "application's ratio with both sides counted as at least one byte.\n",
                    a.size, a.contention,
                    a.window, a.seed,
                    a.partition_s_per_task > 0 ? fmt::format("{} s per task (fixed)", a.partition_s_per_task)
