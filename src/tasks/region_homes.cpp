@@ -64,36 +64,23 @@ void RegionHomes::resolve(HomeEntry& e) {
     if (kernel_homes_) set_from_kernel(e);
 }
 
-// A region inside ranges that placement remembers: its bytes per node from
-// there, page by page, as the kernel reported them when they were placed.
-bool RegionHomes::set_from_placement(HomeEntry& e) {
-    if (&os_ != &os::linux_os()) return false;   // a fake's addresses are not what placement remembers
-    const auto placed = placed_bytes(reinterpret_cast<const void*>(static_cast<std::uintptr_t>(e.start)), e.bytes);
-    if (!placed) return false;
-    PageSpread spread;
+// The node holding most of a spread's placed bytes (ties to the lower
+// index; parts ascend by node), or unallocated when none is placed.
+namespace {
+int majority_home(const std::vector<NodeBytes>& parts) {
     int best = unallocated;
     std::uint64_t best_bytes = 0;
-    for (const auto& [node, bytes] : *placed) {   // ascending: ties go to the lower index
-        spread.parts.push_back(NodeBytes{static_cast<int>(node), bytes});
-        if (bytes > best_bytes) {
-            best = static_cast<int>(node);
-            best_bytes = bytes;
+    for (const NodeBytes& p : parts)
+        if (p.node != unallocated && p.bytes > best_bytes) {
+            best = p.node;
+            best_bytes = p.bytes;
         }
-    }
-    spread.total = e.bytes;
-    const PageSpread* kept = nullptr;
-    if (spread.parts.size() > 1) {
-        e.spreads.push_back(std::make_unique<PageSpread>(std::move(spread)));
-        kept = e.spreads.back().get();
-    }
-    e.spread.store(kept, std::memory_order_release);
-    e.home.store(best, std::memory_order_relaxed);
-    return true;
+    return best;
 }
+}  // namespace
 
-void RegionHomes::set_from_kernel(HomeEntry& e) {
-    PageSpread spread;
-    const int home = query_kernel(e.start, e.bytes, spread);
+// Publishes a home and, when its parts are given, the spread behind it.
+void RegionHomes::set_home(HomeEntry& e, int home, PageSpread&& spread) {
     const PageSpread* kept = nullptr;
     if (!spread.parts.empty()) {
         e.spreads.push_back(std::make_unique<PageSpread>(std::move(spread)));
@@ -101,6 +88,27 @@ void RegionHomes::set_from_kernel(HomeEntry& e) {
     }
     e.spread.store(kept, std::memory_order_release);
     e.home.store(home, std::memory_order_relaxed);
+}
+
+// A region inside ranges that placement remembers: its bytes per node from
+// there, page by page, as the kernel reported them when they were placed.
+bool RegionHomes::set_from_placement(HomeEntry& e) {
+    if (&os_ != &os::linux_os()) return false;   // a fake's addresses are not what placement remembers
+    const auto placed = placed_bytes(reinterpret_cast<const void*>(static_cast<std::uintptr_t>(e.start)), e.bytes);
+    if (!placed) return false;
+    PageSpread spread;
+    for (const auto& [node, bytes] : *placed) spread.parts.push_back(NodeBytes{static_cast<int>(node), bytes});
+    spread.total = e.bytes;
+    const int home = majority_home(spread.parts);
+    if (spread.parts.size() == 1) spread.parts.clear();   // every byte at `home`: no spread needed
+    set_home(e, home, std::move(spread));
+    return true;
+}
+
+void RegionHomes::set_from_kernel(HomeEntry& e) {
+    PageSpread spread;
+    const int home = query_kernel(e.start, e.bytes, spread);
+    set_home(e, home, std::move(spread));
 }
 
 int RegionHomes::query_kernel(std::uint64_t start, std::uint64_t bytes, PageSpread& spread) {
@@ -132,13 +140,7 @@ int RegionHomes::query_kernel(std::uint64_t start, std::uint64_t bytes, PageSpre
         it->bytes += hi - lo;
     }
     spread.total = bytes;
-    int best = unallocated;
-    std::uint64_t best_bytes = 0;
-    for (const NodeBytes& p : parts)   // ascending: ties go to the lower index
-        if (p.node != unallocated && p.bytes > best_bytes) {
-            best = p.node;
-            best_bytes = p.bytes;
-        }
+    const int best = majority_home(parts);
     // One part: every byte is at `best` (or none is placed), no spread needed.
     if (parts.size() == 1) parts.clear();
     // Only a present page is remembered: an absent one may be touched next.

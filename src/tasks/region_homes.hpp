@@ -110,6 +110,7 @@ private:
     void resolve(HomeEntry& e);
     void set_from_kernel(HomeEntry& e);
     bool set_from_placement(HomeEntry& e);
+    void set_home(HomeEntry& e, int home, PageSpread&& spread);
     int query_sampled(std::uint64_t start, std::uint64_t bytes);
     HomeEntry* new_entry();
 

@@ -194,27 +194,24 @@ void refine(const Csr& g, const std::vector<int>& fixed, const std::vector<std::
             if (!is_fixed(v)) members[part[v]].push_back(v);
         for (unsigned a = 0; a < k; ++a)
             for (unsigned b = a + 1; b < k; ++b) {
+                from_a.clear();
+                from_b.clear();
+                for (std::size_t v : members[a])
+                    if (part[v] == a) from_a.emplace_back(cost[v * k + a] - cost[v * k + b], v);
+                for (std::size_t v : members[b])
+                    if (part[v] == b) from_b.emplace_back(cost[v * k + b] - cost[v * k + a], v);
+                if (from_a.empty() || from_b.empty()) continue;
                 // Only candidates that some vertex of the other side could
                 // pair with: a swap needs gain(u) + gain(v) > 0, so a gain
                 // of at most -(the other side's best gain) is never reached
                 // before the sweep below stops (dropping those shortens the
                 // sorts and changes no swap).
-                std::int64_t best_a = std::numeric_limits<std::int64_t>::min();
-                std::int64_t best_b = best_a;
-                for (std::size_t v : members[a])
-                    if (part[v] == a) best_a = std::max(best_a, cost[v * k + a] - cost[v * k + b]);
-                for (std::size_t v : members[b])
-                    if (part[v] == b) best_b = std::max(best_b, cost[v * k + b] - cost[v * k + a]);
-                from_a.clear();
-                from_b.clear();
-                constexpr std::int64_t none = std::numeric_limits<std::int64_t>::min();
-                if (best_a == none || best_b == none) continue;   // a side has no free vertex
-                for (std::size_t v : members[a])
-                    if (const std::int64_t gain = cost[v * k + a] - cost[v * k + b]; part[v] == a && gain > -best_b)
-                        from_a.emplace_back(gain, v);
-                for (std::size_t v : members[b])
-                    if (const std::int64_t gain = cost[v * k + b] - cost[v * k + a]; part[v] == b && gain > -best_a)
-                        from_b.emplace_back(gain, v);
+                const auto best_of = [](const auto& list) {
+                    return std::max_element(list.begin(), list.end())->first;
+                };
+                const std::int64_t best_a = best_of(from_a), best_b = best_of(from_b);
+                std::erase_if(from_a, [&](const auto& x) { return x.first <= -best_b; });
+                std::erase_if(from_b, [&](const auto& x) { return x.first <= -best_a; });
                 auto by_gain = [](const auto& x, const auto& y) { return x.first != y.first ? x.first > y.first : x.second < y.second; };
                 std::sort(from_a.begin(), from_a.end(), by_gain);
                 std::sort(from_b.begin(), from_b.end(), by_gain);
