@@ -331,6 +331,7 @@ void add_sim_command(CLI::App& app) {
         ->type_name("FILE");
     tcmd->footer("Example: numaware sim tasks --machine bullion-s16 --sockets 8 --app jacobi --policy dep,rip-dep");
     tcmd->callback([topts] { sim_tasks(*topts); });
+    add_sim_memory_command(*sim_cmd);
 }
 
 }  // namespace numaware::cli

@@ -18,6 +18,7 @@ void add_vm_command(CLI::App& app);
 void add_place_command(CLI::App& app);   // the placement demo / self-check
 void add_latency_command(CLI::App& app);   // per-cache-line latency, latency-aware blocks
 void add_sim_command(CLI::App& app);       // the simulator's timed machines
+void add_sim_memory_command(CLI::App& sim_cmd);   // `sim memory`: the memory-hierarchy simulator
 
 // Exit status a callback wants main to return (e.g. `vm` forwards the
 // guest command's status). Defaults to 0.

@@ -1,0 +1,262 @@
+// numaware/memory_sim.hpp — the memory-hierarchy simulator (the `sim`
+// layer, beside the task-level simulator of sim.hpp).
+//
+// A trace-driven throughput model of a multi-socket cache hierarchy with
+// pluggable prefetchers, NUMA-aware prefetching (NASP) among them. Each
+// simulated core replays an access stream (address, size, read or write,
+// PC, and the instructions since its previous access); private L1D and L2
+// per core, a shared L3 per socket, DRAM per socket with the latency of
+// the page's home node, and memory-controller and link bandwidth shared by
+// every core. It is NOT a cycle-accurate core: a core retires its
+// non-memory instructions at a fixed rate and overlaps misses up to its
+// MSHRs and reorder window; every result says so (`simulated: true`).
+//
+//     namespace mem = numaware::sim::memory;
+//     const mem::HierarchyPreset p = mem::preset("thesis-4s");
+//     const auto w = mem::make_workload("stream");
+//     mem::RunOptions o;
+//     o.prefetch = mem::parse_prefetch("nasp:8:64");
+//     const mem::WorkloadResult r = mem::run_workload(*w, p, o);
+//
+// Every parameter of a preset has a written source (HierarchyPreset::
+// sources, docs/SIMULATOR.md). Bad input throws numaware::Error naming the
+// field and the limit.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "numaware/sim.hpp"
+#include "numaware/team.hpp"
+
+namespace numaware::sim::memory {
+
+// =====================================================================
+// The simulated machine
+// =====================================================================
+
+struct CacheLevel {
+    std::uint64_t bytes = 0;          // capacity (per core for L1/L2, per socket for L3)
+    unsigned ways = 1;                // associativity; sets = bytes / line / ways
+    unsigned latency_cycles = 1;      // load-to-use latency of a hit at this level
+    unsigned mshrs = 1;               // misses this cache keeps outstanding
+};
+
+// A cache and timing description on top of the machine model: sockets are
+// the TimedMachine's nodes (DRAM latency, memory and link bandwidth), cores
+// its CPUs.
+struct HierarchyPreset {
+    std::string name;
+    TimedMachine timed;
+    double ghz = 2.0;                 // core clock
+    CacheLevel l1, l2, l3;            // l3 is per socket, shared by its cores
+    unsigned l3_slices = 1;           // L3 banks per socket (NASP's queues are per slice)
+    unsigned line_bytes = 64;
+    unsigned page_bytes = 4096;
+    unsigned rob_window = 128;        // instructions in flight per core
+    unsigned tlb_entries = 64;        // per core, 4-way; a prefetch into another page needs a hit
+    double core_ipc = 1.0;            // non-memory instructions retired per cycle
+    std::vector<std::string> sources; // every parameter: "field = value: source"
+
+    unsigned sockets() const { return static_cast<unsigned>(timed.machine.nodes.size()); }
+    unsigned cores() const { return static_cast<unsigned>(timed.machine.cpu_count()); }
+    double cycle_ns() const { return 1.0 / ghz; }
+    // Throws Error naming the field: a geometry whose sets are not whole,
+    // a zero latency, ways or MSHRs, a line or page that is not a power of two.
+    void validate() const;
+};
+
+// Named presets:
+//   "thesis-4s"          the published NASP machine: 4 sockets × 4 cores, L1D
+//                        64 KiB 2-way, L2 256 KiB 8-way, L3 4 MiB 16-way in 8
+//                        banks per socket, DRAM 80 / 160 / 240 ns;
+//   "thesis-4s-nonuma"   the same at 80 ns everywhere;
+//   "skylake-sp-2s"      2 × Xeon Platinum 8180 (28 cores).
+// "NAME:S" keeps the first S sockets. Unknown names: Error("preset", ...)
+// listing the known ones.
+std::vector<std::string> preset_names();
+HierarchyPreset preset(std::string_view name);
+// The preset with every remote DRAM latency set to `remote_ns` (the
+// latency sweep); Error("remote_ns", ...) unless remote_ns >= the local one.
+HierarchyPreset with_remote_latency(const HierarchyPreset& p, double remote_ns);
+
+// =====================================================================
+// Prefetchers
+// =====================================================================
+
+enum class PrefetchKind { none, next_line, stride, nasp, multilevel };
+
+// A prefetcher as the user names it:
+//   none | next-line | stride:K | nasp:K_L1:K_REM | multilevel:K_L1:K
+// Degrees are 1..256 (k^L1 of NASP may be 0: nothing to the L1); NASP and
+// multilevel need K_REM >= K_L1 ("nasp:64:8" -> "k_rem must be >= k^L1").
+struct PrefetchSpec {
+    std::string text;                  // as given
+    PrefetchKind kind = PrefetchKind::none;
+    unsigned l1_degree = 0;            // stride: K; nasp/multilevel: K_L1
+    unsigned far_degree = 0;           // nasp/multilevel: K_REM / K
+};
+PrefetchSpec parse_prefetch(std::string_view text);
+
+// =====================================================================
+// Access streams and workloads
+// =====================================================================
+
+struct Access {
+    std::uint64_t addr = 0;
+    std::uint32_t gap = 0;        // non-memory instructions since the previous access
+    std::uint32_t pc = 0;
+    std::uint8_t size = 8;
+    bool write = false;
+    bool dependent = false;       // its address needs the previous access's data (a chase)
+};
+
+// One simulated thread's accesses, in program order, a chunk at a time.
+class AccessStream {
+public:
+    virtual ~AccessStream() = default;
+    // Fills up to out.size() accesses; 0 at the end.
+    virtual std::size_t next(std::span<Access> out) = 0;
+};
+
+struct ThreadStream {
+    unsigned core = 0;                        // CPU OS index of the preset's machine
+    std::unique_ptr<AccessStream> stream;
+};
+
+// Where a page lives when it is first touched.
+struct PageMapping {
+    enum class Kind { first_touch, interleave, bind };
+    Kind kind = Kind::first_touch;
+    unsigned node = 0;                        // bind: node position
+    std::string text = "first-touch";
+};
+// "first-touch" | "interleave" | "bind:N"
+PageMapping parse_page_mapping(std::string_view text);
+
+// =====================================================================
+// Results
+// =====================================================================
+
+struct LevelCounters {
+    std::uint64_t demand_accesses = 0;   // demand lookups at this level
+    std::uint64_t demand_misses = 0;
+    std::uint64_t fill_bytes = 0;        // bytes brought into this level (demand and prefetch)
+    std::uint64_t served = 0;            // demand accesses this level answered
+    double served_latency_ns = 0;        // their summed load-to-use latency
+};
+
+struct PrefetchCounters {
+    std::uint64_t issued_l1 = 0, issued_l2 = 0, issued_l3 = 0;
+    std::uint64_t useful = 0;            // prefetched lines a demand access used
+    std::uint64_t late = 0;              // of those, still in flight at the demand
+    std::uint64_t unused_evicted = 0;    // prefetched lines evicted before any use
+    std::uint64_t dropped_queue = 0;     // predictions refused by a full prefetch queue
+    std::uint64_t dropped_tlb = 0;       // predictions into another page that missed the TLB
+    std::uint64_t dropped_local = 0;     // NASP: far predictions whose home is local
+    std::uint64_t issued() const { return issued_l1 + issued_l2 + issued_l3; }
+};
+
+struct MemoryReport {
+    bool simulated = true;
+    std::string preset, prefetch, mapping;
+    double simulated_s = 0;
+    std::uint64_t accesses = 0;
+    std::uint64_t instructions = 0;
+    LevelCounters l1, l2, l3, dram;
+    std::uint64_t dram_local_bytes = 0;
+    std::uint64_t dram_remote_bytes = 0;
+    std::uint64_t writeback_bytes = 0;
+    PrefetchCounters prefetch_counts;
+    double mpki(const LevelCounters& c) const {
+        return instructions == 0 ? 0.0 : 1000.0 * static_cast<double>(c.demand_misses) / static_cast<double>(instructions);
+    }
+};
+
+// =====================================================================
+// The simulator
+// =====================================================================
+
+class MemorySim {
+public:
+    MemorySim(HierarchyPreset preset, PrefetchSpec prefetch, PageMapping mapping);
+    ~MemorySim();
+    MemorySim(const MemorySim&) = delete;
+    MemorySim& operator=(const MemorySim&) = delete;
+
+    // Replays the streams to their ends, all starting together; returns the
+    // simulated seconds of this phase (the last core's end). Caches, page
+    // homes and the clock carry over to the next phase; the report counts
+    // the phase only when `counted` (an initialisation or a warm-up is not).
+    // Error("core", ...) for a core that is not a CPU of the preset or is
+    // listed twice.
+    double run(std::vector<ThreadStream> streams, bool counted = true);
+    // Node position holding the page of `addr`, or -1 if never touched.
+    int home_of(std::uint64_t addr) const;
+    MemoryReport report() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// A workload: phases of per-thread streams. Phases that are not measured
+// (initialisation, warm-up) still move caches and page homes.
+class Workload {
+public:
+    virtual ~Workload() = default;
+    virtual std::string name() const = 0;
+    virtual unsigned phases() const = 0;
+    virtual std::string phase_name(unsigned phase) const = 0;
+    virtual bool measured(unsigned phase) const = 0;
+    // The streams of `phase` on `p` (as adapt() made it) for the ranks
+    // that `layout` places.
+    virtual std::vector<ThreadStream> streams(unsigned phase, const HierarchyPreset& p,
+                                              const TeamLayout& layout) const = 0;
+    // The machine the workload needs instead of the one given (the NUMA
+    // microbenchmark: 2 sockets, remote = 1.5 × local); default: as given.
+    virtual HierarchyPreset adapt(const HierarchyPreset& p) const { return p; }
+    // Ranks to use when the caller gives 0.
+    virtual unsigned default_threads(const HierarchyPreset& p) const { return p.cores(); }
+};
+
+// Built-in workloads:
+//   "stream[:MIB]"   STREAM triad over three arrays of MIB MiB each (default 32),
+//                    first touched by the thread that computes on them;
+//   "chase:BYTES"    one thread's dependent pointer chase over a random cyclic
+//                    permutation of the lines of BYTES ("64K", "16M"), a
+//                    warm-up lap then a measured lap;
+//   "numa-micro[:MIB]"  the published NUMA microbenchmark on 2 sockets with
+//                    remote = 1.5 × local: first touch on socket 0, then read +
+//                    write at a one-line stride in a local, a remote and a
+//                    local phase (default 16 MiB).
+// Error("workload", ...) listing them for anything else.
+std::unique_ptr<Workload> make_workload(std::string_view spec);
+
+struct RunOptions {
+    PrefetchSpec prefetch{};
+    PageMapping mapping{};
+    unsigned threads = 0;                           // 0: the workload's default
+    MappingKind thread_mapping = MappingKind::contiguous;
+};
+
+struct PhaseResult {
+    std::string name;
+    bool measured = false;
+    double simulated_s = 0;
+};
+
+struct WorkloadResult {
+    std::string workload;
+    MemoryReport report;              // over every phase
+    double measured_s = 0;            // sum of the measured phases
+    std::vector<PhaseResult> phases;
+};
+
+WorkloadResult run_workload(const Workload& w, const HierarchyPreset& p, const RunOptions& o);
+
+}  // namespace numaware::sim::memory

@@ -1,0 +1,560 @@
+// sim/memory/hierarchy.cpp — MemorySim: cores replaying access streams
+// through private L1D and L2, a shared L3 per socket and NUMA DRAM.
+//
+// Timing (a throughput model, not a cycle-accurate core):
+//  * A core issues its accesses in program order. Between two accesses it
+//    retires `gap` + 1 instructions at core_ipc per cycle. An access whose
+//    address depends on the previous one (a chase) waits for that one's
+//    data.
+//  * Reorder window: an access cannot issue until every access more than
+//    rob_window instructions older has its data (in-order retirement).
+//    Stores do not hold retirement (a store buffer), but their misses
+//    occupy MSHRs and bandwidth like loads (read for ownership).
+//  * MSHRs: at most l1.mshrs misses of one core outstanding, and l3.mshrs
+//    DRAM requests of one socket (demand and prefetch).
+//  * Load-to-use latency of the level that answers (the cache figures are
+//    load-to-use totals); a line still in flight answers when it arrives.
+//    DRAM: the L3 latency, then the home controller and, for a remote
+//    home, the link, each a server of line_bytes / bandwidth ns per line
+//    (first come, first served), then latency_ns[socket][home].
+//  * Fills go into every level on the way (no inclusion enforced; an L3
+//    eviction does not invalidate private copies). Dirty evictions go one
+//    level down; a dirty L3 eviction is a writeback that takes the home's
+//    controller (and link) time. No coherence traffic is modelled.
+//  * Cores advance in global time order, a few accesses at a time (the one
+//    furthest behind goes next), so shared queues see requests close to
+//    the order they would have on the machine.
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <queue>
+#include <unordered_map>
+
+#include <fmt/core.h>
+
+#include "numaware/error.hpp"
+#include "numaware/memory_sim.hpp"
+#include "sim/memory/cache.hpp"
+#include "sim/memory/prefetchers.hpp"
+
+namespace numaware::sim::memory {
+
+using detail::Cache;
+using detail::CacheLine;
+using detail::line_dirty;
+using detail::line_prefetched;
+using detail::Prediction;
+using detail::Target;
+
+namespace {
+
+// Done times of requests in flight, earliest first.
+class Inflight {
+public:
+    explicit Inflight(std::size_t cap = 0) : cap_(cap) {}
+    void retire_until(double t) {
+        while (!q_.empty() && q_.top() <= t) q_.pop();
+    }
+    bool full() const { return q_.size() >= cap_; }
+    double earliest() const { return q_.top(); }
+    void pop() { q_.pop(); }
+    void push(double done) { q_.push(done); }
+
+private:
+    std::size_t cap_;
+    std::priority_queue<double, std::vector<double>, std::greater<>> q_;
+};
+
+// Page number -> node position, open addressing (linear probing, at most
+// half full).
+class PageHomes {
+public:
+    int find(std::uint64_t page) const {
+        if (keys_.empty()) return -1;
+        for (std::size_t i = slot(page);; i = (i + 1) & (keys_.size() - 1)) {
+            if (keys_[i] == 0) return -1;
+            if (keys_[i] == page + 1) return nodes_[i];
+        }
+    }
+    void set(std::uint64_t page, int node) {
+        if ((count_ + 1) * 2 > keys_.size()) grow();
+        std::size_t i = slot(page);
+        while (keys_[i] != 0 && keys_[i] != page + 1) i = (i + 1) & (keys_.size() - 1);
+        if (keys_[i] == 0) ++count_;
+        keys_[i] = page + 1;
+        nodes_[i] = node;
+    }
+
+private:
+    std::size_t slot(std::uint64_t page) const {
+        return static_cast<std::size_t>((page * 0x9E3779B97F4A7C15ull) >> shift_);
+    }
+    void grow() {
+        std::vector<std::uint64_t> k;
+        std::vector<int> n;
+        k.swap(keys_);
+        n.swap(nodes_);
+        const std::size_t cap = k.empty() ? 1024 : k.size() * 2;
+        keys_.assign(cap, 0);
+        nodes_.assign(cap, -1);
+        shift_ = 64;
+        for (std::size_t c = cap; c > 1; c /= 2) --shift_;
+        count_ = 0;
+        for (std::size_t i = 0; i < k.size(); ++i)
+            if (k[i] != 0) set(k[i] - 1, n[i]);
+    }
+    std::vector<std::uint64_t> keys_;
+    std::vector<int> nodes_;
+    std::size_t count_ = 0;
+    unsigned shift_ = 64;
+};
+
+struct RobEntry {
+    std::uint64_t instr;
+    double done;
+};
+
+struct Core {
+    unsigned cpu = 0;
+    unsigned socket = 0;   // node position
+    Cache l1, l2;
+    detail::Tlb tlb;
+    std::unique_ptr<detail::Prefetcher> prefetcher;
+    Inflight mshr, l1_queue;
+    std::vector<RobEntry> rob;   // ring
+    std::size_t rob_head = 0, rob_size = 0;
+    double now = 0;
+    double last_done = 0;
+    double end = 0;
+    std::uint64_t instr = 0;
+    // The stream of the running phase.
+    AccessStream* stream = nullptr;
+    std::vector<Access> buf;
+    std::size_t pos = 0, len = 0;
+    bool active = false;
+};
+
+struct Socket {
+    Cache l3;
+    Inflight mshr, l3_queue;
+};
+
+}  // namespace
+
+struct MemorySim::Impl {
+    HierarchyPreset p;
+    PrefetchSpec spec;
+    PageMapping mapping;
+    std::vector<Core> cores;
+    std::vector<Socket> sockets;
+    std::unordered_map<unsigned, std::size_t> core_of_cpu;
+    PageHomes homes;
+    std::vector<double> mem_free;               // per node: when its controller is next free
+    std::vector<std::vector<double>> link_free; // [reader][home]
+    std::vector<double> mem_ns_per_line;
+    std::vector<std::vector<double>> link_ns_per_line;
+    std::vector<std::vector<double>> lat;
+    double cyc = 0.5;
+    double l1_ns = 0, l2_ns = 0, l3_ns = 0;
+    unsigned line_shift = 6, page_shift = 12;
+    double clock = 0;              // the end of the last phase
+    unsigned interleave_next = 0;
+    MemoryReport r;
+    std::vector<Prediction> preds;
+
+    Impl(HierarchyPreset preset, PrefetchSpec prefetch, PageMapping m)
+        : p(std::move(preset)), spec(std::move(prefetch)), mapping(std::move(m)) {
+        p.validate();
+        const std::size_t n = p.sockets();
+        if (mapping.kind == PageMapping::Kind::bind && mapping.node >= n)
+            throw Error("mapping", fmt::format("bind:{}: the preset has nodes 0..{}", mapping.node, n - 1));
+        cyc = p.cycle_ns();
+        l1_ns = p.l1.latency_cycles * cyc;
+        l2_ns = p.l2.latency_cycles * cyc;
+        l3_ns = p.l3.latency_cycles * cyc;
+        while ((1u << line_shift) < p.line_bytes) ++line_shift;
+        while ((1u << page_shift) < p.page_bytes) ++page_shift;
+        lat = p.timed.latency_ns;
+        mem_free.assign(n, 0.0);
+        link_free.assign(n, std::vector<double>(n, 0.0));
+        mem_ns_per_line.resize(n);
+        link_ns_per_line.assign(n, std::vector<double>(n, 0.0));
+        for (std::size_t h = 0; h < n; ++h) {
+            mem_ns_per_line[h] = p.line_bytes / p.timed.memory_gbps[h];
+            for (std::size_t rd = 0; rd < n; ++rd)
+                if (rd != h) link_ns_per_line[rd][h] = p.line_bytes / p.timed.link_gbps[rd][h];
+        }
+        const unsigned far_queue = spec.far_degree > spec.l1_degree ? spec.far_degree - spec.l1_degree + 4 : 4;
+        for (std::size_t s = 0; s < n; ++s) {
+            Socket so;
+            so.l3 = Cache(p.l3.bytes, p.l3.ways, p.line_bytes);
+            so.mshr = Inflight(p.l3.mshrs);
+            so.l3_queue = Inflight(static_cast<std::size_t>(far_queue) * p.l3_slices);
+            sockets.push_back(std::move(so));
+        }
+        for (std::size_t s = 0; s < n; ++s) {
+            for (unsigned cpu : p.timed.machine.nodes[s].cpus) {
+                Core c;
+                c.cpu = cpu;
+                c.socket = static_cast<unsigned>(s);
+                c.l1 = Cache(p.l1.bytes, p.l1.ways, p.line_bytes);
+                c.l2 = Cache(p.l2.bytes, p.l2.ways, p.line_bytes);
+                c.tlb = detail::Tlb(p.tlb_entries);
+                c.prefetcher = detail::make_prefetcher(spec);
+                c.mshr = Inflight(p.l1.mshrs);
+                c.l1_queue = Inflight(spec.l1_degree + 8);   // the largest degree the L1 sees + 8
+                c.rob.resize(p.rob_window);
+                core_of_cpu[cpu] = cores.size();
+                cores.push_back(std::move(c));
+            }
+        }
+        r.preset = p.name;
+        r.prefetch = spec.text.empty() ? "none" : spec.text;
+        r.mapping = mapping.text;
+    }
+
+    // ---- pages ------------------------------------------------------------
+    int home_for_demand(std::uint64_t page, const Core& c) {
+        int h = homes.find(page);
+        if (h >= 0) return h;
+        switch (mapping.kind) {
+            case PageMapping::Kind::first_touch: h = static_cast<int>(c.socket); break;
+            case PageMapping::Kind::bind: h = static_cast<int>(mapping.node); break;
+            case PageMapping::Kind::interleave:
+                h = static_cast<int>(interleave_next++ % sockets.size());
+                break;
+        }
+        homes.set(page, h);
+        return h;
+    }
+
+    // ---- DRAM -------------------------------------------------------------
+    // A line read from `home` for `socket`, requested at t (after the L3).
+    double dram_read(unsigned socket, unsigned home, double t) {
+        Socket& so = sockets[socket];
+        so.mshr.retire_until(t);
+        if (so.mshr.full()) {
+            t = std::max(t, so.mshr.earliest());
+            so.mshr.pop();
+            so.mshr.retire_until(t);
+        }
+        double start = std::max(t, mem_free[home]);
+        mem_free[home] = start + mem_ns_per_line[home];
+        if (home != socket) {
+            start = std::max(start, link_free[socket][home]);
+            link_free[socket][home] = start + link_ns_per_line[socket][home];
+            r.dram_remote_bytes += p.line_bytes;
+        } else {
+            r.dram_local_bytes += p.line_bytes;
+        }
+        const double done = start + lat[socket][home];
+        so.mshr.push(done);
+        r.l3.fill_bytes += p.line_bytes;
+        return done;
+    }
+    void writeback(unsigned socket, std::uint64_t line, double t) {
+        const int h = homes.find(line >> (page_shift - line_shift));
+        const unsigned home = h >= 0 ? static_cast<unsigned>(h) : socket;
+        const double start = std::max(t, mem_free[home]);
+        mem_free[home] = start + mem_ns_per_line[home];
+        // The data flows from `socket` to `home`: the other direction of the
+        // path a read from `home` takes, indexed [reader][home].
+        if (home != socket) link_free[home][socket] = std::max(start, link_free[home][socket]) + link_ns_per_line[home][socket];
+        r.writeback_bytes += p.line_bytes;
+    }
+
+    // ---- fills and evictions ----------------------------------------------
+    void evicted(const CacheLine& old) {
+        if (old.tag != 0 && (old.flags & line_prefetched) != 0) ++r.prefetch_counts.unused_evicted;
+    }
+    void fill_l3(unsigned socket, std::uint64_t line, double ready, std::uint8_t flags, double t) {
+        const CacheLine old = sockets[socket].l3.insert(line, ready, flags);
+        evicted(old);
+        if (old.tag != 0 && (old.flags & line_dirty) != 0) writeback(socket, old.line(), t);
+    }
+    void fill_l2(Core& c, std::uint64_t line, double ready, std::uint8_t flags, double t) {
+        const CacheLine old = c.l2.insert(line, ready, flags);
+        r.l2.fill_bytes += p.line_bytes;
+        evicted(old);
+        if (old.tag != 0 && (old.flags & line_dirty) != 0) {
+            Socket& so = sockets[c.socket];
+            if (CacheLine* x = so.l3.find(old.line())) x->flags |= line_dirty;
+            else fill_l3(c.socket, old.line(), t, line_dirty, t);
+        }
+    }
+    void fill_l1(Core& c, std::uint64_t line, double ready, std::uint8_t flags, double t) {
+        const CacheLine old = c.l1.insert(line, ready, flags);
+        r.l1.fill_bytes += p.line_bytes;
+        evicted(old);
+        if (old.tag != 0 && (old.flags & line_dirty) != 0) {
+            if (CacheLine* x = c.l2.find(old.line())) x->flags |= line_dirty;
+            else fill_l2(c, old.line(), t, line_dirty, t);
+        }
+    }
+
+    // A used prefetched line: useful, and late if it was still in flight.
+    void used(CacheLine* l, double wanted) {
+        if ((l->flags & line_prefetched) == 0) return;
+        l->flags &= static_cast<std::uint8_t>(~line_prefetched);
+        ++r.prefetch_counts.useful;
+        if (l->ready > wanted) ++r.prefetch_counts.late;
+    }
+
+    // ---- a demand access ----------------------------------------------------
+    // Returns the time its data is there; `t`, the issue time, moves on
+    // when the core has to wait for an MSHR.
+    double demand(Core& c, const Access& a, double& t) {
+        const std::uint64_t line = a.addr >> line_shift;
+        const std::uint64_t page = a.addr >> page_shift;
+        c.tlb.access(page);
+        const int home = home_for_demand(page, c);
+        const std::uint8_t dirty = a.write ? line_dirty : 0;
+        double done;
+        bool l1_hit = false;
+        ++r.l1.demand_accesses;
+        if (CacheLine* x = c.l1.find(line)) {
+            l1_hit = true;
+            c.l1.touch(x);
+            used(x, t + l1_ns);
+            x->flags |= dirty;
+            done = std::max(t + l1_ns, x->ready);
+            ++r.l1.served;
+            r.l1.served_latency_ns += done - t;
+        } else {
+            ++r.l1.demand_misses;
+            c.mshr.retire_until(t);
+            if (c.mshr.full()) {
+                t = std::max(t, c.mshr.earliest());
+                c.mshr.pop();
+                c.mshr.retire_until(t);
+            }
+            const double issued = t;
+            ++r.l2.demand_accesses;
+            if (CacheLine* y = c.l2.find(line)) {
+                c.l2.touch(y);
+                used(y, t + l2_ns);
+                done = std::max(t + l2_ns, y->ready);
+                ++r.l2.served;
+                r.l2.served_latency_ns += done - issued;
+            } else {
+                ++r.l2.demand_misses;
+                ++r.l3.demand_accesses;
+                Socket& so = sockets[c.socket];
+                if (CacheLine* z = so.l3.find(line)) {
+                    so.l3.touch(z);
+                    used(z, t + l3_ns);
+                    done = std::max(t + l3_ns, z->ready);
+                    ++r.l3.served;
+                    r.l3.served_latency_ns += done - issued;
+                } else {
+                    ++r.l3.demand_misses;
+                    ++r.dram.demand_accesses;
+                    done = dram_read(c.socket, static_cast<unsigned>(home), t + l3_ns);
+                    ++r.dram.served;
+                    r.dram.served_latency_ns += done - issued;
+                    fill_l3(c.socket, line, done, 0, t);
+                }
+                fill_l2(c, line, done, 0, t);
+            }
+            fill_l1(c, line, done, dirty, t);
+            c.mshr.push(done);
+        }
+        prefetch(c, a, line, l1_hit, t);
+        return done;
+    }
+
+    // ---- prefetches ---------------------------------------------------------
+    void prefetch(Core& c, const Access& a, std::uint64_t line, bool hit, double t) {
+        preds.clear();
+        c.prefetcher->on_access(detail::Trigger{a.pc, line, hit}, preds);
+        const unsigned lines_per_page_shift = page_shift - line_shift;
+        const std::uint64_t page = line >> lines_per_page_shift;
+        for (const Prediction& pr : preds) {
+            const std::uint64_t pp = pr.line >> lines_per_page_shift;
+            const int home = homes.find(pp);
+            if (home < 0 || (pp != page && !c.tlb.contains(pp))) {
+                ++r.prefetch_counts.dropped_tlb;
+                continue;
+            }
+            Target target = pr.target;
+            if (target == Target::l3_if_remote) {
+                if (static_cast<unsigned>(home) == c.socket) {
+                    ++r.prefetch_counts.dropped_local;
+                    continue;
+                }
+                target = Target::l3;
+            }
+            Socket& so = sockets[c.socket];
+            if (target == Target::l3) {
+                if (so.l3.find(pr.line) != nullptr) continue;
+                so.l3_queue.retire_until(t);
+                if (so.l3_queue.full()) {
+                    ++r.prefetch_counts.dropped_queue;
+                    continue;
+                }
+                const double done = dram_read(c.socket, static_cast<unsigned>(home), t + l3_ns);
+                fill_l3(c.socket, pr.line, done, line_prefetched, t);
+                so.l3_queue.push(done);
+                ++r.prefetch_counts.issued_l3;
+                continue;
+            }
+            // L1 (and L2) targets.
+            Cache& into = target == Target::l1 ? c.l1 : c.l2;
+            if (into.find(pr.line) != nullptr) continue;
+            c.l1_queue.retire_until(t);
+            if (c.l1_queue.full()) {
+                ++r.prefetch_counts.dropped_queue;
+                continue;
+            }
+            double done;
+            if (target == Target::l1 && c.l2.find(pr.line) != nullptr) {
+                done = std::max(t + l2_ns, c.l2.find(pr.line)->ready);
+            } else if (CacheLine* z = so.l3.find(pr.line)) {
+                done = std::max(t + l3_ns, z->ready);
+                fill_l2(c, pr.line, done, target == Target::l2 ? line_prefetched : 0, t);
+            } else {
+                done = dram_read(c.socket, static_cast<unsigned>(home), t + l3_ns);
+                fill_l3(c.socket, pr.line, done, 0, t);
+                fill_l2(c, pr.line, done, target == Target::l2 ? line_prefetched : 0, t);
+            }
+            if (target == Target::l1) {
+                fill_l1(c, pr.line, done, line_prefetched, t);
+                ++r.prefetch_counts.issued_l1;
+            } else {
+                ++r.prefetch_counts.issued_l2;
+            }
+            c.l1_queue.push(done);
+        }
+    }
+
+    // ---- the core's timing ----------------------------------------------
+    void step(Core& c, const Access& a) {
+        c.instr += std::uint64_t{a.gap} + 1;
+        double t = c.now + (static_cast<double>(a.gap) + 1.0) * cyc / p.core_ipc;
+        if (a.dependent) t = std::max(t, c.last_done);
+        // In-order retirement bounds the window.
+        while (c.rob_size > 0) {
+            const RobEntry& e = c.rob[c.rob_head];
+            if (e.instr + p.rob_window > c.instr) break;
+            t = std::max(t, e.done);
+            c.rob_head = (c.rob_head + 1) % c.rob.size();
+            --c.rob_size;
+        }
+        if (c.rob_size == c.rob.size()) {   // more accesses than window slots
+            t = std::max(t, c.rob[c.rob_head].done);
+            c.rob_head = (c.rob_head + 1) % c.rob.size();
+            --c.rob_size;
+        }
+        const double done = demand(c, a, t);
+        const double retire = a.write ? t + l1_ns : done;
+        c.rob[(c.rob_head + c.rob_size) % c.rob.size()] = RobEntry{c.instr, retire};
+        ++c.rob_size;
+        c.now = t;
+        c.last_done = done;
+        c.end = std::max(c.end, done);
+        ++r.accesses;
+    }
+
+    bool refill(Core& c) {
+        c.len = c.stream->next(std::span<Access>(c.buf));
+        c.pos = 0;
+        if (c.len > c.buf.size()) throw Error("stream", "returned more accesses than asked for");
+        return c.len != 0;
+    }
+
+    double run(std::vector<ThreadStream>& streams) {
+        std::vector<std::size_t> active;
+        for (const ThreadStream& s : streams) {
+            const auto it = core_of_cpu.find(s.core);
+            if (it == core_of_cpu.end())
+                throw Error("core", fmt::format("CPU {} is not a core of {} (cores 0..{})", s.core, p.name,
+                                                cores.size() - 1));
+            if (std::find(active.begin(), active.end(), it->second) != active.end())
+                throw Error("core", fmt::format("CPU {} is given two streams", s.core));
+            if (s.stream == nullptr) throw Error("stream", fmt::format("CPU {} has no stream", s.core));
+            active.push_back(it->second);
+        }
+        const double start = clock;
+        for (std::size_t i = 0; i < streams.size(); ++i) {
+            Core& c = cores[active[i]];
+            c.stream = streams[i].stream.get();
+            c.buf.resize(4096);
+            c.now = c.last_done = c.end = start;
+            c.rob_head = c.rob_size = 0;
+            c.active = refill(c);
+        }
+        constexpr int batch = 16;
+        for (;;) {
+            Core* next = nullptr;
+            double second = std::numeric_limits<double>::infinity();
+            for (std::size_t i : active) {
+                Core& c = cores[i];
+                if (!c.active) continue;
+                if (next == nullptr || c.now < next->now) {
+                    if (next != nullptr) second = std::min(second, next->now);
+                    next = &c;
+                } else {
+                    second = std::min(second, c.now);
+                }
+            }
+            if (next == nullptr) break;
+            Core& c = *next;
+            for (int k = 0; k < batch && c.active && c.now <= second; ++k) {
+                step(c, c.buf[c.pos]);
+                if (++c.pos == c.len) c.active = refill(c);
+            }
+        }
+        double end = start;
+        for (std::size_t i : active) {
+            Core& c = cores[i];
+            for (std::size_t k = 0; k < c.rob_size; ++k) c.end = std::max(c.end, c.rob[(c.rob_head + k) % c.rob.size()].done);
+            end = std::max(end, c.end);
+            r.instructions += c.instr;
+            c.instr = 0;
+            c.stream = nullptr;
+        }
+        clock = end;
+        r.simulated_s += (end - start) * 1e-9;
+        return (end - start) * 1e-9;
+    }
+};
+
+MemorySim::MemorySim(HierarchyPreset preset, PrefetchSpec prefetch, PageMapping mapping)
+    : impl_(std::make_unique<Impl>(std::move(preset), std::move(prefetch), std::move(mapping))) {}
+MemorySim::~MemorySim() = default;
+
+double MemorySim::run(std::vector<ThreadStream> streams, bool counted) {
+    if (counted) return impl_->run(streams);
+    const MemoryReport saved = impl_->r;
+    const double s = impl_->run(streams);
+    impl_->r = saved;
+    return s;
+}
+
+int MemorySim::home_of(std::uint64_t addr) const { return impl_->homes.find(addr >> impl_->page_shift); }
+
+MemoryReport MemorySim::report() const { return impl_->r; }
+
+PageMapping parse_page_mapping(std::string_view text) {
+    PageMapping m;
+    m.text = std::string(text);
+    if (text == "first-touch") return m;
+    if (text == "interleave") {
+        m.kind = PageMapping::Kind::interleave;
+        return m;
+    }
+    if (text.starts_with("bind:")) {
+        const std::string_view n = text.substr(5);
+        unsigned v = 0;
+        const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), v);
+        if (!n.empty() && ec == std::errc() && end == n.data() + n.size()) {
+            m.kind = PageMapping::Kind::bind;
+            m.node = v;
+            return m;
+        }
+    }
+    throw Error("mapping", fmt::format("unknown page mapping '{}'; known: first-touch, interleave, bind:N", text));
+}
+
+}  // namespace numaware::sim::memory

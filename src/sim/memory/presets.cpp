@@ -1,0 +1,193 @@
+// sim/memory/presets.cpp — the named machines of the memory-hierarchy
+// simulator: a timed machine model (sockets, DRAM latency and bandwidth)
+// plus a cache and timing description, every figure with its source.
+#include <algorithm>
+#include <charconv>
+#include <string>
+
+#include <fmt/core.h>
+#include <fmt/ranges.h>
+
+#include "numaware/error.hpp"
+#include "numaware/machine.hpp"
+#include "numaware/memory_sim.hpp"
+#include "util/bits.hpp"
+
+namespace numaware::sim::memory {
+
+namespace {
+
+// Sandy Bridge-class core and cache timing, used where the published
+// machine leaves a figure unstated.
+constexpr unsigned snb_l1_cycles = 4;    // 7-cpu.com, "Intel Sandy Bridge": L1 data cache latency 4 cycles
+constexpr unsigned snb_l2_cycles = 12;   // same page: L2 latency 11-12 cycles
+constexpr unsigned snb_l3_cycles = 30;   // same page: L3 latency 26-31 cycles (taken as 30)
+constexpr unsigned snb_rob = 168;        // Intel 64 and IA-32 Optimization Reference Manual, Sandy Bridge: 168-entry ROB
+constexpr unsigned snb_dtlb = 64;        // same manual: first-level DTLB, 64 entries for 4 KiB pages, 4-way
+// Xeon E5-4600 (Sandy Bridge-EP, 4-socket): 4 DDR3-1600 channels per socket
+// = 51.2 GB/s peak (Intel ARK), x 0.75 sustained (the task simulator's
+// assumption, sim/models.cpp); QPI at 8 GT/s = 16 GB/s per direction (Intel ARK).
+constexpr double snb_memory_gbps = 4 * 1.6 * 8 * 0.75;
+constexpr double snb_qpi_gbps = 16.0;
+
+// "thesis-4s" on `sockets` sockets; remote = false gives the no-NUMA variant.
+HierarchyPreset thesis(unsigned sockets, bool numa) {
+    if (sockets == 0) sockets = 4;
+    if (sockets < 1 || sockets > 4) throw Error("preset", fmt::format("thesis-4s has 1 to 4 sockets, got {}", sockets));
+    // Sockets 0-1 and 2-3 are neighbours; the other two are far.
+    std::string dist, lat, bw;
+    for (unsigned r = 0; r < sockets; ++r) {
+        for (unsigned h = 0; h < sockets; ++h) {
+            const unsigned d = r == h ? 10 : (r / 2 == h / 2 ? 20 : 30);
+            const double ns = numa ? 80.0 * d / 10 : 80.0;
+            const char* sep = h ? "," : "";
+            dist += fmt::format("{}{}", sep, numa ? d : (r == h ? 10 : 11));
+            lat += fmt::format("{}{}", sep, ns);
+            bw += fmt::format("{}{}", sep, r == h ? snb_memory_gbps : snb_qpi_gbps);
+        }
+        if (r + 1 < sockets) {
+            dist += "/";
+            lat += "/";
+            bw += "/";
+        }
+    }
+    const Machine m = Machine::from_synthetic(
+        fmt::format("nodes={} cpus-per-node=4 mem-per-node=16G distances={} latency={} bandwidth={}", sockets,
+                    dist, lat, bw));
+    TimingDefaults td;
+    td.local_latency_ns = 80.0;
+    td.memory_gbps = 20.0;
+    HierarchyPreset p;
+    p.name = numa ? "thesis-4s" : "thesis-4s-nonuma";
+    if (sockets != 4) p.name += fmt::format(":{}", sockets);
+    p.timed = timed(m, td);
+    p.timed.name = p.name;
+    p.ghz = 2.0;
+    p.l1 = {64 * 1024, 2, snb_l1_cycles, 24};
+    p.l2 = {256 * 1024, 8, snb_l2_cycles, 24};
+    p.l3 = {4 * 1024 * 1024, 16, snb_l3_cycles, 32};
+    p.l3_slices = 8;
+    p.rob_window = snb_rob;
+    p.tlb_entries = snb_dtlb;
+    p.core_ipc = 1.0;
+    p.sources = {
+        "sockets = 4, cores per socket = 4, L1D 64 KiB 2-way, L2 256 KiB 8-way, L3 4 MiB 16-way in 8 banks, 64 B "
+        "lines, 4 KiB pages, MSHRs 24 / 24 / 32: the published NASP evaluation (gem5, 4 sockets)",
+        numa ? "DRAM latency 80 ns local, 160 ns neighbour socket (0-1, 2-3), 240 ns the two far sockets: the published "
+               "evaluation"
+             : "DRAM latency 80 ns everywhere: the published evaluation's no-NUMA variant",
+        "memory bandwidth 38.4 GB/s per socket: 4 DDR3-1600 channels (Xeon E5-4600, Sandy Bridge-EP, Intel ARK) = "
+        "51.2 GB/s peak x 0.75 sustained (assumption, as in the task simulator's models); every remote path 16 GB/s "
+        "per direction: one QPI link at 8 GT/s (Intel ARK)",
+        "clock 2.0 GHz: gem5's default CPU clock (configs/common/Options.py, --cpu-clock); assumption",
+        "hit latency L1 4, L2 12, L3 30 cycles: Sandy Bridge figures, 7-cpu.com 'Intel Sandy Bridge' (L3 26-31, "
+        "taken as 30)",
+        "reorder window 168 instructions, DTLB 64 entries 4-way: Intel 64 and IA-32 Architectures Optimization "
+        "Reference Manual, Sandy Bridge microarchitecture",
+        "1 non-memory instruction per cycle: model assumption (not fitted), the same for every prefetcher",
+    };
+    p.validate();
+    return p;
+}
+
+// "skylake-sp-2s": the task simulator's Skylake-SP model (latency and
+// bandwidth sources there) with Skylake-SP core and cache figures.
+HierarchyPreset skylake(unsigned sockets) {
+    HierarchyPreset p;
+    p.timed = model("skylake-sp-2s", sockets);
+    p.name = sockets == 0 || sockets == 2 ? "skylake-sp-2s" : fmt::format("skylake-sp-2s:{}", sockets);
+    p.timed.name = p.name;
+    const unsigned cores = static_cast<unsigned>(p.timed.machine.nodes.front().cpus.size());
+    p.ghz = 2.5;
+    p.l1 = {32 * 1024, 8, 5, 10};
+    p.l2 = {1024 * 1024, 16, 14, 32};
+    p.l3 = {static_cast<std::uint64_t>(cores) * 1408 * 1024, 11, 60, 64};
+    p.l3_slices = cores;
+    p.rob_window = 224;
+    p.tlb_entries = 64;
+    p.core_ipc = 1.0;
+    p.sources = {
+        "DRAM latency, memory and link bandwidth: the task simulator's skylake-sp-2s model (sources there)",
+        "clock 2.5 GHz: Xeon Platinum 8180 base frequency (Intel ARK)",
+        "L1D 32 KiB 8-way 5 cycles, L2 1 MiB 16-way 14 cycles, L3 1.375 MiB per core 11-way, one slice per core: "
+        "7-cpu.com 'Intel Skylake X' and the Intel Optimization Reference Manual (Skylake Server)",
+        "L3 latency 60 cycles: 7-cpu.com 'Intel Skylake X' (L3 latency about 50-70 cycles, taken as 60)",
+        "MSHRs: L1 10 fill buffers, L2 32 superqueue entries: Intel Optimization Reference Manual; L3 64: "
+        "assumption",
+        "reorder window 224, DTLB 64 entries 4-way: Intel Optimization Reference Manual (Skylake)",
+        "1 non-memory instruction per cycle: model assumption (not fitted)",
+    };
+    p.validate();
+    return p;
+}
+
+struct Entry {
+    const char* name;
+    HierarchyPreset (*make)(unsigned);
+};
+const Entry presets[] = {
+    {"thesis-4s", [](unsigned s) { return thesis(s, true); }},
+    {"thesis-4s-nonuma", [](unsigned s) { return thesis(s, false); }},
+    {"skylake-sp-2s", skylake},
+};
+
+}  // namespace
+
+void HierarchyPreset::validate() const {
+    if (!is_power_of_two(line_bytes) || line_bytes < 8)
+        throw Error("line_bytes", fmt::format("must be a power of two >= 8, got {}", line_bytes));
+    if (!is_power_of_two(page_bytes) || page_bytes < line_bytes)
+        throw Error("page_bytes", fmt::format("must be a power of two >= the line, got {}", page_bytes));
+    const std::pair<const char*, const CacheLevel*> levels[] = {{"l1", &l1}, {"l2", &l2}, {"l3", &l3}};
+    for (const auto& [field, c] : levels) {
+        if (c->ways == 0 || c->latency_cycles == 0 || c->mshrs == 0)
+            throw Error(field, "ways, latency and MSHRs must be >= 1");
+        if (c->bytes == 0 || c->bytes % (std::uint64_t{line_bytes} * c->ways) != 0)
+            throw Error(field, fmt::format("{} bytes is not a whole number of {}-way sets of {} B lines", c->bytes,
+                                           c->ways, line_bytes));
+    }
+    if (l3_slices == 0) throw Error("l3_slices", "must be >= 1");
+    if (!(ghz > 0) || !(core_ipc > 0)) throw Error("ghz", "clock and IPC must be > 0");
+    if (rob_window == 0) throw Error("rob_window", "must be >= 1");
+    if (tlb_entries < 4 || tlb_entries % 4 != 0) throw Error("tlb_entries", "must be a multiple of 4 (4-way)");
+    timed.validate();
+}
+
+std::vector<std::string> preset_names() {
+    std::vector<std::string> v;
+    for (const Entry& e : presets) v.emplace_back(e.name);
+    return v;
+}
+
+HierarchyPreset preset(std::string_view spec) {
+    std::string_view name = spec;
+    unsigned sockets = 0;
+    if (const std::size_t colon = spec.find(':'); colon != std::string_view::npos) {
+        name = spec.substr(0, colon);
+        const std::string_view s = spec.substr(colon + 1);
+        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), sockets);
+        if (ec != std::errc() || end != s.data() + s.size() || sockets == 0)
+            throw Error("preset", fmt::format("'{}': the socket count after ':' must be a positive integer", spec));
+    }
+    for (const Entry& e : presets)
+        if (name == e.name) return e.make(sockets);
+    throw Error("preset", fmt::format("unknown preset '{}'; known: {}", spec, fmt::join(preset_names(), ", ")));
+}
+
+HierarchyPreset with_remote_latency(const HierarchyPreset& p, double remote_ns) {
+    HierarchyPreset q = p;
+    auto& lat = q.timed.latency_ns;
+    double local = 0;
+    for (std::size_t i = 0; i < lat.size(); ++i) local = std::max(local, lat[i][i]);
+    if (!(remote_ns >= local))
+        throw Error("remote_ns", fmt::format("must be >= the local latency {} ns, got {}", local, remote_ns));
+    for (std::size_t r = 0; r < lat.size(); ++r)
+        for (std::size_t h = 0; h < lat.size(); ++h)
+            if (r != h) lat[r][h] = remote_ns;
+    q.name += fmt::format(" (remote {} ns)", remote_ns);
+    q.timed.name = q.name;
+    q.sources.push_back(fmt::format("remote DRAM latency set to {} ns (a sweep point)", remote_ns));
+    return q;
+}
+
+}  // namespace numaware::sim::memory

@@ -1,0 +1,357 @@
+// Tests for the memory-hierarchy simulator: prefetcher modules on hand-made
+// access streams, the spec and preset parsers, and the analytic and
+// microbenchmark checks (latency steps, exact DRAM latencies, STREAM
+// bandwidth, stride coverage, NASP on one node, the NUMA microbenchmark).
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "support.hpp"
+#include "numaware/error.hpp"
+#include "numaware/memory_sim.hpp"
+#include "sim/memory/cache.hpp"
+#include "sim/memory/prefetchers.hpp"
+
+namespace mem = numaware::sim::memory;
+using mem::detail::Prediction;
+using mem::detail::Target;
+using numaware::test::expect_error;
+
+namespace {
+
+std::vector<Prediction> feed(mem::detail::Prefetcher& p, std::uint64_t pc, std::uint64_t line) {
+    std::vector<Prediction> out;
+    p.on_access({pc, line, false}, out);
+    return out;
+}
+
+std::vector<std::uint64_t> lines_of(const std::vector<Prediction>& v) {
+    std::vector<std::uint64_t> out;
+    for (const Prediction& p : v) out.push_back(p.line);
+    return out;
+}
+
+// One PC reading `lines` consecutive lines of one array, 8 bytes per access.
+class Sequential final : public mem::AccessStream {
+public:
+    Sequential(std::uint64_t base, std::uint64_t lines, bool write) : base_(base), n_(lines * 8), write_(write) {}
+    std::size_t next(std::span<mem::Access> out) override {
+        std::size_t k = 0;
+        for (; k < out.size() && i_ < n_; ++k, ++i_) out[k] = mem::Access{base_ + i_ * 8, 1, 7, 8, write_, false};
+        return k;
+    }
+
+private:
+    std::uint64_t base_, n_, i_ = 0;
+    bool write_;
+};
+
+std::vector<mem::ThreadStream> one(unsigned core, std::unique_ptr<mem::AccessStream> s) {
+    std::vector<mem::ThreadStream> v;
+    v.push_back({core, std::move(s)});
+    return v;
+}
+
+mem::WorkloadResult run(const std::string& workload, const std::string& preset, const std::string& prefetch,
+                        const std::string& mapping = "first-touch", unsigned threads = 0) {
+    mem::RunOptions o;
+    o.prefetch = mem::parse_prefetch(prefetch);
+    o.mapping = mem::parse_page_mapping(mapping);
+    o.threads = threads;
+    return mem::run_workload(*mem::make_workload(workload), mem::preset(preset), o);
+}
+
+double served_latency(const mem::LevelCounters& c) { return c.served_latency_ns / static_cast<double>(c.served); }
+
+}  // namespace
+
+// ---- parsers -----------------------------------------------------------------
+
+TEST(SimMemorySpec, ParsesEveryForm) {
+    EXPECT_EQ(mem::parse_prefetch("none").kind, mem::PrefetchKind::none);
+    EXPECT_EQ(mem::parse_prefetch("next-line").kind, mem::PrefetchKind::next_line);
+    const mem::PrefetchSpec s = mem::parse_prefetch("stride:24");
+    EXPECT_EQ(s.kind, mem::PrefetchKind::stride);
+    EXPECT_EQ(s.l1_degree, 24u);
+    const mem::PrefetchSpec n = mem::parse_prefetch("nasp:8:64");
+    EXPECT_EQ(n.kind, mem::PrefetchKind::nasp);
+    EXPECT_EQ(n.l1_degree, 8u);
+    EXPECT_EQ(n.far_degree, 64u);
+    EXPECT_EQ(n.text, "nasp:8:64");
+    EXPECT_EQ(mem::parse_prefetch("nasp:0:128").l1_degree, 0u);
+    EXPECT_EQ(mem::parse_prefetch("multilevel:8:64").kind, mem::PrefetchKind::multilevel);
+}
+
+TEST(SimMemorySpec, NamesTheFieldAndTheLimit) {
+    expect_error([] { mem::parse_prefetch("nasp:64:8"); }, "prefetch", "k_rem must be >= k^L1");
+    expect_error([] { mem::parse_prefetch("multilevel:9:8"); }, "prefetch", "k must be >= k^L1");
+    expect_error([] { mem::parse_prefetch("stride:0"); }, "prefetch", "K must be an integer in 1..256");
+    expect_error([] { mem::parse_prefetch("stride:257"); }, "prefetch", "1..256");
+    expect_error([] { mem::parse_prefetch("stride:x"); }, "prefetch", "got 'x'");
+    expect_error([] { mem::parse_prefetch("stride"); }, "prefetch", "expected stride:K");
+    expect_error([] { mem::parse_prefetch("nasp:8"); }, "prefetch", "expected nasp:K_L1:K_REM");
+    expect_error([] { mem::parse_prefetch("ghb"); }, "prefetch", "known: none, next-line");
+    expect_error([] { mem::parse_page_mapping("bind:x"); }, "mapping", "first-touch, interleave, bind:N");
+    expect_error([] { mem::make_workload("fft"); }, "workload", "known: stream");
+    expect_error([] { mem::make_workload("chase"); }, "workload", "chase:BYTES");
+    expect_error([] { mem::make_workload("chase:12Q"); }, "workload", "BYTES must be a size");
+}
+
+TEST(SimMemoryPreset, ThesisMachineAsPublished) {
+    const mem::HierarchyPreset p = mem::preset("thesis-4s");
+    EXPECT_EQ(p.sockets(), 4u);
+    EXPECT_EQ(p.cores(), 16u);
+    EXPECT_EQ(p.l1.bytes, 64u * 1024);
+    EXPECT_EQ(p.l1.ways, 2u);
+    EXPECT_EQ(p.l2.bytes, 256u * 1024);
+    EXPECT_EQ(p.l2.ways, 8u);
+    EXPECT_EQ(p.l3.bytes, 4u * 1024 * 1024);
+    EXPECT_EQ(p.l3.ways, 16u);
+    EXPECT_EQ(p.l3_slices, 8u);
+    EXPECT_EQ(p.l1.mshrs, 24u);
+    EXPECT_EQ(p.l2.mshrs, 24u);
+    EXPECT_EQ(p.l3.mshrs, 32u);
+    for (std::size_t r = 0; r < 4; ++r)
+        for (std::size_t h = 0; h < 4; ++h) {
+            const double want = r == h ? 80.0 : (r / 2 == h / 2 ? 160.0 : 240.0);
+            EXPECT_DOUBLE_EQ(p.timed.latency_ns[r][h], want) << r << "," << h;
+            EXPECT_DOUBLE_EQ(mem::preset("thesis-4s-nonuma").timed.latency_ns[r][h], 80.0);
+        }
+    EXPECT_FALSE(p.sources.empty());
+    EXPECT_EQ(mem::preset("thesis-4s:2").sockets(), 2u);
+    EXPECT_EQ(mem::preset("skylake-sp-2s").cores(), 56u);
+}
+
+TEST(SimMemoryPreset, RejectsUnknownNamesAndBadGeometry) {
+    expect_error([] { mem::preset("gem5"); }, "preset", "known: thesis-4s, thesis-4s-nonuma, skylake-sp-2s");
+    expect_error([] { mem::preset("thesis-4s:9"); }, "preset", "1 to 4 sockets");
+    expect_error([] { mem::preset("thesis-4s:x"); }, "preset", "positive integer");
+    mem::HierarchyPreset p = mem::preset("thesis-4s");
+    p.l1.bytes = 1000;
+    expect_error([&] { p.validate(); }, "l1", "not a whole number");
+    expect_error([] { mem::with_remote_latency(mem::preset("thesis-4s"), 40); }, "remote_ns", ">= the local");
+    const mem::HierarchyPreset q = mem::with_remote_latency(mem::preset("thesis-4s:2"), 320);
+    EXPECT_DOUBLE_EQ(q.timed.latency_ns[0][1], 320.0);
+    EXPECT_DOUBLE_EQ(q.timed.latency_ns[1][1], 80.0);
+}
+
+TEST(SimMemorySim, RejectsBadCoresAndNodes) {
+    expect_error(
+        [] {
+            mem::MemorySim sim(mem::preset("thesis-4s"), mem::parse_prefetch("none"), mem::parse_page_mapping("bind:4"));
+        },
+        "mapping", "nodes 0..3");
+    mem::MemorySim sim(mem::preset("thesis-4s"), mem::parse_prefetch("none"), {});
+    expect_error([&] { sim.run(one(16, std::make_unique<Sequential>(0, 4, false))); }, "core", "cores 0..15");
+    expect_error(
+        [&] {
+            std::vector<mem::ThreadStream> v;
+            v.push_back({3, std::make_unique<Sequential>(0, 4, false)});
+            v.push_back({3, std::make_unique<Sequential>(4096, 4, false)});
+            sim.run(std::move(v));
+        },
+        "core", "two streams");
+    EXPECT_EQ(sim.report().accesses, 0u);
+}
+
+// ---- prefetcher modules --------------------------------------------------------
+
+TEST(SimMemoryPrefetch, StrideTableNeedsTwoMatchingStrides) {
+    mem::detail::StrideTable t;
+    EXPECT_EQ(t.observe(1, 100), 0);   // new entry
+    EXPECT_EQ(t.observe(1, 102), 0);   // first stride: confidence 4 -> 3, stride learnt
+    EXPECT_EQ(t.observe(1, 104), 2);   // confirmed: 4, at the threshold
+    EXPECT_EQ(t.observe(1, 104), 0);   // the same line: nothing new
+    EXPECT_EQ(t.observe(1, 106), 2);
+    EXPECT_EQ(t.observe(1, 107), 2);   // one miss: 5 -> 4, still confident in 2
+    EXPECT_EQ(t.observe(2, 50), 0);    // another PC has its own entry
+    EXPECT_EQ(t.observe(1, 109), 2);
+}
+
+TEST(SimMemoryPrefetch, StrideFollowsNegativeStrides) {
+    auto p = mem::detail::make_prefetcher(mem::parse_prefetch("stride:3"));
+    EXPECT_TRUE(feed(*p, 9, 1000).empty());
+    EXPECT_TRUE(feed(*p, 9, 997).empty());
+    EXPECT_EQ(lines_of(feed(*p, 9, 994)), (std::vector<std::uint64_t>{991, 988, 985}));
+}
+
+TEST(SimMemoryPrefetch, StrideDegreeAndTargets) {
+    auto p = mem::detail::make_prefetcher(mem::parse_prefetch("stride:4"));
+    feed(*p, 1, 0);
+    feed(*p, 1, 1);
+    const auto v = feed(*p, 1, 2);
+    EXPECT_EQ(lines_of(v), (std::vector<std::uint64_t>{3, 4, 5, 6}));
+    for (const Prediction& x : v) EXPECT_EQ(x.target, Target::l1);
+}
+
+TEST(SimMemoryPrefetch, NaspSplitsByOrder) {
+    auto p = mem::detail::make_prefetcher(mem::parse_prefetch("nasp:2:5"));
+    feed(*p, 1, 10);
+    feed(*p, 1, 11);
+    const auto v = feed(*p, 1, 12);
+    ASSERT_EQ(lines_of(v), (std::vector<std::uint64_t>{13, 14, 15, 16, 17}));
+    EXPECT_EQ(v[0].target, Target::l1);
+    EXPECT_EQ(v[1].target, Target::l1);
+    for (std::size_t i = 2; i < v.size(); ++i) EXPECT_EQ(v[i].target, Target::l3_if_remote);
+    auto m = mem::detail::make_prefetcher(mem::parse_prefetch("multilevel:2:5"));
+    feed(*m, 1, 10);
+    feed(*m, 1, 11);
+    const auto w = feed(*m, 1, 12);
+    for (std::size_t i = 2; i < w.size(); ++i) EXPECT_EQ(w[i].target, Target::l3);
+}
+
+TEST(SimMemoryPrefetch, NextLineOncePerLine) {
+    auto p = mem::detail::make_prefetcher(mem::parse_prefetch("next-line"));
+    EXPECT_EQ(lines_of(feed(*p, 1, 5)), (std::vector<std::uint64_t>{6}));
+    EXPECT_TRUE(feed(*p, 2, 5).empty());
+    EXPECT_EQ(lines_of(feed(*p, 1, 6)), (std::vector<std::uint64_t>{7}));
+}
+
+TEST(SimMemoryCache, LruEvictsTheLeastRecentlyUsed) {
+    mem::detail::Cache c(2 * 64 * 2, 2, 64);   // 2 sets, 2 ways
+    EXPECT_EQ(c.insert(0, 0, 0).tag, 0u);
+    EXPECT_EQ(c.insert(2, 0, 0).tag, 0u);
+    c.touch(c.find(0));
+    const mem::detail::CacheLine out = c.insert(4, 0, 0);   // set 0 is full: line 2 is older
+    EXPECT_EQ(out.line(), 2u);
+    EXPECT_NE(c.find(0), nullptr);
+    EXPECT_EQ(c.find(2), nullptr);
+}
+
+// ---- analytic cases ------------------------------------------------------------
+
+// A chase over half a level's capacity is answered by that level, at its
+// load-to-use latency; one over twice the capacity by the next level.
+TEST(SimMemoryAnalytic, ChaseShowsTheLatencySteps) {
+    const mem::HierarchyPreset p = mem::preset("thesis-4s");
+    const double cyc = p.cycle_ns();
+    const mem::MemoryReport l1 = run("chase:32K", "thesis-4s", "none").report;
+    EXPECT_EQ(l1.l1.served, l1.accesses);
+    EXPECT_DOUBLE_EQ(served_latency(l1.l1), p.l1.latency_cycles * cyc);
+    const mem::MemoryReport l2 = run("chase:128K", "thesis-4s", "none").report;
+    EXPECT_EQ(l2.l2.served, l2.accesses);
+    EXPECT_NEAR(served_latency(l2.l2), p.l2.latency_cycles * cyc, 1e-9);
+    const mem::MemoryReport l3 = run("chase:2M", "thesis-4s", "none").report;
+    EXPECT_EQ(l3.l3.served, l3.accesses);
+    EXPECT_NEAR(served_latency(l3.l3), p.l3.latency_cycles * cyc, 1e-9);
+    const mem::MemoryReport dram = run("chase:16M", "thesis-4s", "none").report;
+    EXPECT_GE(dram.dram.served, dram.accesses * 99 / 100);
+    // Mean time per load: a chase has one load in flight.
+    const mem::WorkloadResult d = run("chase:16M", "thesis-4s", "none");
+    EXPECT_NEAR(d.measured_s * 1e9 / static_cast<double>(d.report.accesses), p.l3.latency_cycles * cyc + 80.0, 1.0);
+}
+
+TEST(SimMemoryAnalytic, DramLatencyLocalAndRemoteExactly) {
+    const mem::HierarchyPreset p = mem::preset("thesis-4s");
+    const double l3 = p.l3.latency_cycles * p.cycle_ns();
+    const double want[] = {80.0, 160.0, 240.0, 240.0};
+    for (unsigned node = 0; node < 4; ++node) {
+        const mem::MemoryReport r = run("chase:8M", "thesis-4s", "none", "bind:" + std::to_string(node)).report;
+        ASSERT_GT(r.dram.served, 0u);
+        EXPECT_NEAR(served_latency(r.dram), l3 + want[node], 1e-6) << "node " << node;
+        EXPECT_EQ(node == 0 ? r.dram_remote_bytes : r.dram_local_bytes, 0u);
+    }
+}
+
+// Every socket's memory controller busy: the DRAM traffic of a 16-thread
+// triad (reads and writebacks) reaches the configured bandwidth, and never
+// exceeds it.
+TEST(SimMemoryAnalytic, StreamReachesTheConfiguredBandwidth) {
+    const mem::HierarchyPreset p = mem::preset("thesis-4s");
+    const mem::WorkloadResult r = run("stream:16", "thesis-4s", "none");
+    double configured = 0;
+    for (double g : p.timed.memory_gbps) configured += g;
+    const double bytes = static_cast<double>(r.report.dram_local_bytes + r.report.writeback_bytes);
+    const double gbps = bytes / r.measured_s * 1e-9;
+    EXPECT_EQ(r.report.dram_remote_bytes, 0u);
+    EXPECT_LE(gbps, configured * 1.0001);
+    EXPECT_GE(gbps, configured * 0.9) << gbps << " GB/s of " << configured;
+}
+
+// A unit-stride stream under stride k: every line is prefetched but the
+// first of each page (a prediction into a page the TLB does not hold is
+// dropped), so the coverage is 1 - 1/64 with 64 lines per page.
+TEST(SimMemoryAnalytic, StrideCoverageOnAUnitStrideStream) {
+    for (const char* spec : {"stride:8", "stride:24", "stride:64"}) {
+        mem::MemorySim sim(mem::preset("thesis-4s"), mem::parse_prefetch(spec), mem::parse_page_mapping("bind:0"));
+        const std::uint64_t lines = 64 * 256;   // 256 pages, 1 MiB: larger than the L2, the L3 holds it
+        sim.run(one(0, std::make_unique<Sequential>(std::uint64_t{1} << 30, lines, true)), false);
+        // Flush the L1 and L2 with another 4 MiB array, then sweep again.
+        sim.run(one(0, std::make_unique<Sequential>(std::uint64_t{2} << 30, 4 * lines, true)), false);
+        sim.run(one(0, std::make_unique<Sequential>(std::uint64_t{1} << 30, lines, false)));
+        const mem::MemoryReport r = sim.report();
+        const double coverage = static_cast<double>(r.prefetch_counts.useful) / static_cast<double>(lines);
+        EXPECT_NEAR(coverage, 1.0 - 1.0 / 64, 0.002) << spec;
+        EXPECT_EQ(r.l1.demand_misses, 256u) << spec;   // the first line of each page
+    }
+}
+
+// On one socket nothing is remote: NASP k^L1:k_rem is stride k^L1.
+TEST(SimMemoryAnalytic, NaspOnOneNodeIsStride) {
+    for (const char* w : {"stream:4", "chase:1M"}) {
+        const mem::WorkloadResult s = run(w, "thesis-4s:1", "stride:8");
+        const mem::WorkloadResult n = run(w, "thesis-4s:1", "nasp:8:64");
+        EXPECT_EQ(s.measured_s, n.measured_s) << w;
+        EXPECT_EQ(s.report.prefetch_counts.issued_l1, n.report.prefetch_counts.issued_l1) << w;
+        EXPECT_EQ(n.report.prefetch_counts.issued_l3, 0u) << w;
+        // Whenever stride predicted, NASP's far orders were dropped as local.
+        EXPECT_EQ(n.report.prefetch_counts.dropped_local > 0, s.report.prefetch_counts.issued_l1 > 0) << w;
+        EXPECT_EQ(s.report.l1.demand_misses, n.report.l1.demand_misses) << w;
+    }
+}
+
+// ---- the microbenchmark ---------------------------------------------------------
+
+double phase_s(const mem::WorkloadResult& r, const std::string& name) {
+    for (const mem::PhaseResult& p : r.phases)
+        if (p.name == name) return p.simulated_s;
+    ADD_FAILURE() << "no phase " << name;
+    return 0;
+}
+
+TEST(SimMemoryMicro, NoNumaAllPhasesEqual) {
+    const mem::WorkloadResult r = run("numa-micro:8", "thesis-4s-nonuma", "none");
+    const double local = phase_s(r, "local");
+    EXPECT_NEAR(phase_s(r, "remote") / local, 1.0, 0.02);
+    EXPECT_NEAR(phase_s(r, "local-again") / local, 1.0, 0.02);
+}
+
+TEST(SimMemoryMicro, RemotePhaseSlowerByTheLatencyRatio) {
+    const mem::WorkloadResult r = run("numa-micro:8", "thesis-4s", "none");
+    const double ratio = phase_s(r, "remote") / phase_s(r, "local");
+    EXPECT_NEAR(ratio, 1.5, 0.15) << "remote / local " << ratio;   // remote = 1.5 x local latency
+    EXPECT_NEAR(phase_s(r, "local-again") / phase_s(r, "local"), 1.0, 0.02);
+}
+
+// Published: a remote-only L3 prefetch at least 128 deep brings the remote
+// phase within 10% of the local one. Listed as not reproduced (BENCHMARKS.md
+// gives the figures: without the TLB rule the same run gives 1.01); while
+// listed, the test asserts that it
+// still does not hold, so that a change that reproduces it must take it off
+// the list, and that the shortfall has the stated cause.
+constexpr bool deep_prefetch_reproduced = false;
+
+TEST(SimMemoryMicro, DeepRemoteL3PrefetchClosesTheGap) {
+    const mem::WorkloadResult none = run("numa-micro:8", "thesis-4s", "none");
+    const mem::WorkloadResult r = run("numa-micro:8", "thesis-4s", "nasp:0:128");
+    const double gap = phase_s(r, "remote") / phase_s(r, "local");
+    EXPECT_LT(phase_s(r, "remote"), phase_s(none, "remote"));   // the prefetch helps
+    EXPECT_EQ(phase_s(r, "local"), phase_s(none, "local"));       // and leaves local phases alone
+    EXPECT_GT(r.report.prefetch_counts.issued_l3, 0u);
+    EXPECT_EQ(r.report.prefetch_counts.issued_l1, 0u);
+    if (deep_prefetch_reproduced) {
+        EXPECT_LE(gap, 1.10);
+    } else {
+        EXPECT_GT(gap, 1.10) << "reproduced now: set deep_prefetch_reproduced";
+        // The cause: a prediction into a page the core's TLB does not hold
+        // is dropped (the prefetcher rule), and the remote core has
+        // touched none of the pages before, so no page's first line is ever
+        // prefetched and each page's stream restarts there.
+        const std::uint64_t lines = (8u << 20) / 64, pages = (8u << 20) / 4096;
+        EXPECT_GT(r.report.prefetch_counts.dropped_tlb, r.report.prefetch_counts.issued_l3);
+        EXPECT_LE(r.report.prefetch_counts.issued_l3 + pages, lines);
+    }
+}
