@@ -88,17 +88,23 @@ HierarchyPreset with_remote_latency(const HierarchyPreset& p, double remote_ns);
 // Prefetchers
 // =====================================================================
 
-enum class PrefetchKind { none, next_line, stride, nasp, multilevel };
+enum class PrefetchKind { none, next_line, stride, nasp, multilevel, ampm, na_ampm, bop, intel };
 
 // A prefetcher as the user names it:
-//   none | next-line | stride:K | nasp:K_L1:K_REM | multilevel:K_L1:K
-// Degrees are 1..256 (k^L1 of NASP may be 0: nothing to the L1); NASP and
-// multilevel need K_REM >= K_L1 ("nasp:64:8" -> "k_rem must be >= k^L1").
+//   none | next-line | stride:K | nasp:K_L1:K_REM | multilevel:K_L1:K |
+//   ampm | na-ampm:K_L1:K_REM | bop | intel:MASK
+// Degrees are 1..256 (k^L1 of NASP and NA-AMPM may be 0: nothing to the
+// L1); the split forms need K_REM >= K_L1 ("nasp:64:8" -> "k_rem must be
+// >= k^L1"). intel:MASK is four 0/1 digits switching Intel's four
+// prefetchers on, in the order L1 IP-stride, L1 next-line, L2 adjacent
+// line, L2 streamer ("intel:1111" all on, "intel:0000" all off).
 struct PrefetchSpec {
     std::string text;                  // as given
     PrefetchKind kind = PrefetchKind::none;
-    unsigned l1_degree = 0;            // stride: K; nasp/multilevel: K_L1
-    unsigned far_degree = 0;           // nasp/multilevel: K_REM / K
+    unsigned l1_degree = 0;            // the most predictions per access that go to the L1
+    unsigned far_degree = 0;           // nasp/na-ampm: K_REM; multilevel: K
+    unsigned l2_degree = 0;            // the most per access that go to the L2
+    unsigned intel_mask = 0;           // bit 0 IP-stride, 1 next-line, 2 adjacent line, 3 streamer
 };
 PrefetchSpec parse_prefetch(std::string_view text);
 

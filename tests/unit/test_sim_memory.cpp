@@ -2,8 +2,10 @@
 // access streams, the spec and preset parsers, and the analytic and
 // microbenchmark checks (latency steps, exact DRAM latencies, STREAM
 // bandwidth, stride coverage, NASP on one node, the NUMA microbenchmark).
+#include <algorithm>
 #include <cmath>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,10 +24,17 @@ using numaware::test::expect_error;
 
 namespace {
 
-std::vector<Prediction> feed(mem::detail::Prefetcher& p, std::uint64_t pc, std::uint64_t line) {
+std::vector<Prediction> feed(mem::detail::Prefetcher& p, std::uint64_t pc, std::uint64_t line, double now = 0) {
     std::vector<Prediction> out;
-    p.on_access({pc, line, false}, out);
+    p.on_access({pc, line, false, false, now}, out);
     return out;
+}
+
+// The one module a spec names.
+std::unique_ptr<mem::detail::Prefetcher> single(const mem::PrefetchSpec& spec) {
+    auto v = mem::detail::make_prefetchers(spec, 64);
+    EXPECT_EQ(v.size(), 1u) << spec.text;
+    return std::move(v.front());
 }
 
 std::vector<std::uint64_t> lines_of(const std::vector<Prediction>& v) {
@@ -94,6 +103,8 @@ TEST(SimMemorySpec, NamesTheFieldAndTheLimit) {
     expect_error([] { mem::parse_prefetch("stride"); }, "prefetch", "expected stride:K");
     expect_error([] { mem::parse_prefetch("nasp:8"); }, "prefetch", "expected nasp:K_L1:K_REM");
     expect_error([] { mem::parse_prefetch("ghb"); }, "prefetch", "known: none, next-line");
+    expect_error([] { mem::parse_prefetch("na-ampm:9:4"); }, "prefetch", "k_rem must be >= k^L1");
+    expect_error([] { mem::parse_prefetch("bop:2"); }, "prefetch", "expected bop");
     expect_error([] { mem::parse_page_mapping("bind:x"); }, "mapping", "first-touch, interleave, bind:N");
     expect_error([] { mem::make_workload("fft"); }, "workload", "known: stream");
     expect_error([] { mem::make_workload("chase"); }, "workload", "chase:BYTES");
@@ -172,14 +183,14 @@ TEST(SimMemoryPrefetch, StrideTableNeedsTwoMatchingStrides) {
 }
 
 TEST(SimMemoryPrefetch, StrideFollowsNegativeStrides) {
-    auto p = mem::detail::make_prefetcher(mem::parse_prefetch("stride:3"));
+    auto p = single(mem::parse_prefetch("stride:3"));
     EXPECT_TRUE(feed(*p, 9, 1000).empty());
     EXPECT_TRUE(feed(*p, 9, 997).empty());
     EXPECT_EQ(lines_of(feed(*p, 9, 994)), (std::vector<std::uint64_t>{991, 988, 985}));
 }
 
 TEST(SimMemoryPrefetch, StrideDegreeAndTargets) {
-    auto p = mem::detail::make_prefetcher(mem::parse_prefetch("stride:4"));
+    auto p = single(mem::parse_prefetch("stride:4"));
     feed(*p, 1, 0);
     feed(*p, 1, 1);
     const auto v = feed(*p, 1, 2);
@@ -188,7 +199,7 @@ TEST(SimMemoryPrefetch, StrideDegreeAndTargets) {
 }
 
 TEST(SimMemoryPrefetch, NaspSplitsByOrder) {
-    auto p = mem::detail::make_prefetcher(mem::parse_prefetch("nasp:2:5"));
+    auto p = single(mem::parse_prefetch("nasp:2:5"));
     feed(*p, 1, 10);
     feed(*p, 1, 11);
     const auto v = feed(*p, 1, 12);
@@ -196,7 +207,7 @@ TEST(SimMemoryPrefetch, NaspSplitsByOrder) {
     EXPECT_EQ(v[0].target, Target::l1);
     EXPECT_EQ(v[1].target, Target::l1);
     for (std::size_t i = 2; i < v.size(); ++i) EXPECT_EQ(v[i].target, Target::l3_if_remote);
-    auto m = mem::detail::make_prefetcher(mem::parse_prefetch("multilevel:2:5"));
+    auto m = single(mem::parse_prefetch("multilevel:2:5"));
     feed(*m, 1, 10);
     feed(*m, 1, 11);
     const auto w = feed(*m, 1, 12);
@@ -204,10 +215,123 @@ TEST(SimMemoryPrefetch, NaspSplitsByOrder) {
 }
 
 TEST(SimMemoryPrefetch, NextLineOncePerLine) {
-    auto p = mem::detail::make_prefetcher(mem::parse_prefetch("next-line"));
+    auto p = single(mem::parse_prefetch("next-line"));
     EXPECT_EQ(lines_of(feed(*p, 1, 5)), (std::vector<std::uint64_t>{6}));
     EXPECT_TRUE(feed(*p, 2, 5).empty());
     EXPECT_EQ(lines_of(feed(*p, 1, 6)), (std::vector<std::uint64_t>{7}));
+}
+
+TEST(SimMemoryPrefetch, AmpmMatchesStridesInTheZoneNearestFirst) {
+    auto p = single(mem::parse_prefetch("ampm"));
+    EXPECT_TRUE(feed(*p, 1, 0).empty());
+    EXPECT_TRUE(feed(*p, 1, 1).empty());
+    EXPECT_EQ(lines_of(feed(*p, 1, 2)), (std::vector<std::uint64_t>{3}));      // 1, 0 accessed: stride 1
+    EXPECT_EQ(lines_of(feed(*p, 1, 3)), (std::vector<std::uint64_t>{4}));      // k = 1
+    EXPECT_EQ(lines_of(feed(*p, 1, 4)), (std::vector<std::uint64_t>{5, 6}));   // k = 1, then k = 2 (2, 0)
+    // Over a whole zone: no line twice, nearest first, at most the degree (4).
+    std::set<std::uint64_t> seen{3, 4, 5, 6};
+    std::size_t most = 0;
+    for (std::uint64_t l = 5; l < 32; ++l) {
+        const auto v = lines_of(feed(*p, 1, l));
+        most = std::max(most, v.size());
+        for (std::size_t k = 0; k < v.size(); ++k) {
+            EXPECT_TRUE(seen.insert(v[k]).second) << v[k] << " predicted twice";
+            EXPECT_GT(v[k], l);
+            EXPECT_LT(v[k], 32u);   // within the 2 KiB zone
+            if (k > 0) {
+                EXPECT_GT(v[k], v[k - 1]);
+            }
+        }
+    }
+    EXPECT_GE(most, 2u);
+    EXPECT_LE(most, 4u);
+    // Another zone has its own map: one access, no pattern.
+    EXPECT_TRUE(feed(*p, 1, 64).empty());
+}
+
+TEST(SimMemoryPrefetch, NaAmpmSplitsTheCandidateList) {
+    auto p = single(mem::parse_prefetch("na-ampm:1:5"));
+    std::size_t most = 0;
+    for (std::uint64_t l = 0; l < 32; ++l) {
+        const auto v = feed(*p, 1, l);
+        most = std::max(most, v.size());
+        for (std::size_t k = 0; k < v.size(); ++k)
+            EXPECT_EQ(v[k].target, k == 0 ? Target::l1 : Target::l3_if_remote) << "line " << l << " order " << k + 1;
+    }
+    EXPECT_GE(most, 2u);
+    EXPECT_LE(most, 5u);
+}
+
+TEST(SimMemoryPrefetch, BestOffsetListAsPublished) {
+    const std::vector<unsigned> v = mem::detail::best_offset_list();
+    EXPECT_EQ(v.size(), 52u);
+    EXPECT_EQ(std::vector<unsigned>(v.begin(), v.begin() + 8), (std::vector<unsigned>{1, 2, 3, 4, 5, 6, 8, 9}));
+    EXPECT_EQ(v.back(), 256u);
+    EXPECT_EQ(std::count(v.begin(), v.end(), 7u), 0);
+}
+
+// Prefetches that take 20 ns while misses come every 1 ns: only offsets of
+// at least 20 lines would have been timely, and best-offset learns 20.
+TEST(SimMemoryPrefetch, BestOffsetLearnsATimelyOffset) {
+    auto p = single(mem::parse_prefetch("bop"));
+    EXPECT_EQ(p->level(), mem::detail::Level::l2);
+    std::vector<Prediction> out;
+    for (std::uint64_t i = 0; i < 20000; ++i) {
+        out.clear();
+        const double now = static_cast<double>(i);
+        p->on_access({1, 100000 + i, false, false, now}, out);
+        for (const Prediction& x : out) p->on_issued(x.line, now + 20);
+    }
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].line, 100000 + 19999 + 20);
+    EXPECT_EQ(out[0].target, Target::l2);
+}
+
+TEST(SimMemoryPrefetch, IntelSetKnobs) {
+    EXPECT_TRUE(mem::detail::make_prefetchers(mem::parse_prefetch("intel:0000"), 64).empty());
+    const auto all = mem::detail::make_prefetchers(mem::parse_prefetch("intel:1111"), 64);
+    ASSERT_EQ(all.size(), 4u);
+    EXPECT_EQ(all[0]->level(), mem::detail::Level::l1);
+    EXPECT_EQ(all[1]->level(), mem::detail::Level::l1);
+    EXPECT_EQ(all[2]->level(), mem::detail::Level::l2);
+    EXPECT_EQ(all[3]->level(), mem::detail::Level::l2);
+    const mem::PrefetchSpec s = mem::parse_prefetch("intel:1010");
+    EXPECT_EQ(s.intel_mask, 0b0101u);
+    expect_error([] { mem::parse_prefetch("intel:11"); }, "prefetch", "four 0/1 digits");
+    expect_error([] { mem::parse_prefetch("intel:1121"); }, "prefetch", "four 0/1 digits");
+    // Adjacent line: the other line of the 128-byte pair.
+    auto adj = single(mem::parse_prefetch("intel:0010"));
+    EXPECT_EQ(lines_of(feed(*adj, 1, 10)), (std::vector<std::uint64_t>{11}));
+    EXPECT_EQ(lines_of(feed(*adj, 1, 11)), (std::vector<std::uint64_t>{10}));
+    // Next-line fires on ascending accesses only.
+    auto dcu = single(mem::parse_prefetch("intel:0100"));
+    EXPECT_TRUE(feed(*dcu, 1, 40).empty());
+    EXPECT_EQ(lines_of(feed(*dcu, 1, 41)), (std::vector<std::uint64_t>{42}));
+    EXPECT_TRUE(feed(*dcu, 1, 39).empty());
+    // IP-stride: one line, the next of the stride.
+    auto ip = single(mem::parse_prefetch("intel:1000"));
+    feed(*ip, 5, 100);
+    feed(*ip, 5, 103);
+    EXPECT_EQ(lines_of(feed(*ip, 5, 106)), (std::vector<std::uint64_t>{109}));
+}
+
+TEST(SimMemoryPrefetch, StreamerRunsAheadWithinThePage) {
+    auto p = single(mem::parse_prefetch("intel:0001"));
+    EXPECT_TRUE(feed(*p, 1, 0).empty());
+    EXPECT_EQ(lines_of(feed(*p, 1, 1)), (std::vector<std::uint64_t>{2, 3}));
+    EXPECT_EQ(lines_of(feed(*p, 1, 2)), (std::vector<std::uint64_t>{4, 5}));
+    // Never further than 20 lines ahead of the access.
+    for (int i = 0; i < 20; ++i) feed(*p, 1, 3);
+    const auto v = feed(*p, 1, 4);
+    for (std::uint64_t l : lines_of(v)) EXPECT_LE(l, 24u);
+    // Never across the 64-line page.
+    auto q = single(mem::parse_prefetch("intel:0001"));
+    feed(*q, 1, 61);
+    EXPECT_EQ(lines_of(feed(*q, 1, 62)), (std::vector<std::uint64_t>{63}));
+    // Descending streams too.
+    auto d = single(mem::parse_prefetch("intel:0001"));
+    feed(*d, 1, 200);
+    EXPECT_EQ(lines_of(feed(*d, 1, 199)), (std::vector<std::uint64_t>{198, 197}));
 }
 
 TEST(SimMemoryCache, LruEvictsTheLeastRecentlyUsed) {

@@ -120,8 +120,8 @@ struct Core {
     unsigned socket = 0;   // node position
     Cache l1, l2;
     detail::Tlb tlb;
-    std::unique_ptr<detail::Prefetcher> prefetcher;
-    Inflight mshr, l1_queue;
+    std::vector<std::unique_ptr<detail::Prefetcher>> l1_prefetchers, l2_prefetchers;
+    Inflight mshr, l1_queue, l2_queue;
     std::vector<RobEntry> rob;   // ring
     std::size_t rob_head = 0, rob_size = 0;
     double now = 0;
@@ -201,9 +201,12 @@ struct MemorySim::Impl {
                 c.l1 = Cache(p.l1.bytes, p.l1.ways, p.line_bytes);
                 c.l2 = Cache(p.l2.bytes, p.l2.ways, p.line_bytes);
                 c.tlb = detail::Tlb(p.tlb_entries);
-                c.prefetcher = detail::make_prefetcher(spec);
+                for (auto& pf : detail::make_prefetchers(spec, p.page_bytes / p.line_bytes))
+                    (pf->level() == detail::Level::l1 ? c.l1_prefetchers : c.l2_prefetchers).push_back(std::move(pf));
                 c.mshr = Inflight(p.l1.mshrs);
-                c.l1_queue = Inflight(spec.l1_degree + 8);   // the largest degree the L1 sees + 8
+                // Each prefetch queue: the largest degree its level sees + 8.
+                c.l1_queue = Inflight(spec.l1_degree + 8);
+                c.l2_queue = Inflight(spec.l2_degree + 8);
                 c.rob.resize(p.rob_window);
                 core_of_cpu[cpu] = cores.size();
                 cores.push_back(std::move(c));
@@ -294,11 +297,13 @@ struct MemorySim::Impl {
     }
 
     // A used prefetched line: useful, and late if it was still in flight.
-    void used(CacheLine* l, double wanted) {
-        if ((l->flags & line_prefetched) == 0) return;
+    // True if it was one.
+    bool used(CacheLine* l, double wanted) {
+        if ((l->flags & line_prefetched) == 0) return false;
         l->flags &= static_cast<std::uint8_t>(~line_prefetched);
         ++r.prefetch_counts.useful;
         if (l->ready > wanted) ++r.prefetch_counts.late;
+        return true;
     }
 
     // ---- a demand access ----------------------------------------------------
@@ -311,12 +316,12 @@ struct MemorySim::Impl {
         const int home = home_for_demand(page, c);
         const std::uint8_t dirty = a.write ? line_dirty : 0;
         double done;
-        bool l1_hit = false;
+        bool l1_hit = false, l1_prefetch_hit = false;
         ++r.l1.demand_accesses;
         if (CacheLine* x = c.l1.find(line)) {
             l1_hit = true;
             c.l1.touch(x);
-            used(x, t + l1_ns);
+            l1_prefetch_hit = used(x, t + l1_ns);
             x->flags |= dirty;
             done = std::max(t + l1_ns, x->ready);
             ++r.l1.served;
@@ -331,9 +336,11 @@ struct MemorySim::Impl {
             }
             const double issued = t;
             ++r.l2.demand_accesses;
+            bool l2_hit = false, l2_prefetch_hit = false;
             if (CacheLine* y = c.l2.find(line)) {
+                l2_hit = true;
                 c.l2.touch(y);
-                used(y, t + l2_ns);
+                l2_prefetch_hit = used(y, t + l2_ns);
                 done = std::max(t + l2_ns, y->ready);
                 ++r.l2.served;
                 r.l2.served_latency_ns += done - issued;
@@ -359,15 +366,17 @@ struct MemorySim::Impl {
             }
             fill_l1(c, line, done, dirty, t);
             c.mshr.push(done);
+            for (auto& pf : c.l2_prefetchers) prefetch(c, *pf, detail::Trigger{a.pc, line, l2_hit, l2_prefetch_hit, t}, line);
         }
-        prefetch(c, a, line, l1_hit, t);
+        for (auto& pf : c.l1_prefetchers) prefetch(c, *pf, detail::Trigger{a.pc, line, l1_hit, l1_prefetch_hit, t}, line);
         return done;
     }
 
     // ---- prefetches ---------------------------------------------------------
-    void prefetch(Core& c, const Access& a, std::uint64_t line, bool hit, double t) {
+    void prefetch(Core& c, detail::Prefetcher& pf, const detail::Trigger& trig, std::uint64_t line) {
+        const double t = trig.now;
         preds.clear();
-        c.prefetcher->on_access(detail::Trigger{a.pc, line, hit}, preds);
+        pf.on_access(trig, preds);
         const unsigned lines_per_page_shift = page_shift - line_shift;
         const std::uint64_t page = line >> lines_per_page_shift;
         for (const Prediction& pr : preds) {
@@ -397,20 +406,27 @@ struct MemorySim::Impl {
                 fill_l3(c.socket, pr.line, done, line_prefetched, t);
                 so.l3_queue.push(done);
                 ++r.prefetch_counts.issued_l3;
+                pf.on_issued(pr.line, done);
                 continue;
             }
             // L1 (and L2) targets.
             Cache& into = target == Target::l1 ? c.l1 : c.l2;
             if (into.find(pr.line) != nullptr) continue;
-            c.l1_queue.retire_until(t);
-            if (c.l1_queue.full()) {
+            Inflight& queue = target == Target::l1 ? c.l1_queue : c.l2_queue;
+            queue.retire_until(t);
+            if (queue.full()) {
                 ++r.prefetch_counts.dropped_queue;
                 continue;
             }
+            // A prefetched line that an upper level's prefetch takes is
+            // neither used by a demand nor unused: its mark goes.
+            const auto taken = [](CacheLine* l) { l->flags &= static_cast<std::uint8_t>(~line_prefetched); };
             double done;
-            if (target == Target::l1 && c.l2.find(pr.line) != nullptr) {
-                done = std::max(t + l2_ns, c.l2.find(pr.line)->ready);
+            if (CacheLine* y = target == Target::l1 ? c.l2.find(pr.line) : nullptr) {
+                taken(y);
+                done = std::max(t + l2_ns, y->ready);
             } else if (CacheLine* z = so.l3.find(pr.line)) {
+                taken(z);
                 done = std::max(t + l3_ns, z->ready);
                 fill_l2(c, pr.line, done, target == Target::l2 ? line_prefetched : 0, t);
             } else {
@@ -424,7 +440,8 @@ struct MemorySim::Impl {
             } else {
                 ++r.prefetch_counts.issued_l2;
             }
-            c.l1_queue.push(done);
+            queue.push(done);
+            pf.on_issued(pr.line, done);
         }
     }
 

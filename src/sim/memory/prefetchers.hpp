@@ -8,6 +8,7 @@
 #pragma once
 
 #include <array>
+#include <deque>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -15,6 +16,10 @@
 #include "numaware/memory_sim.hpp"
 
 namespace numaware::sim::memory::detail {
+
+inline constexpr unsigned ampm_max_degree = 16;    // AMPM's adaptive degree: at most (assumption)
+inline constexpr unsigned streamer_degree = 2;     // Intel-like L2 streamer: lines per access (assumption)
+inline constexpr unsigned streamer_distance = 20;  // and at most this far ahead (Intel Optimization Manual)
 
 enum class Target : std::uint8_t {
     l1,             // the requesting core's L1D
@@ -31,14 +36,24 @@ struct Prediction {
 struct Trigger {
     std::uint64_t pc = 0;
     std::uint64_t line = 0;
-    bool hit = false;         // at the prefetcher's level
+    bool hit = false;            // at the prefetcher's level
+    bool prefetch_hit = false;   // the hit was the first use of a prefetched line
+    double now = 0;              // ns: the access's issue time
 };
+
+enum class Level : std::uint8_t { l1, l2 };
 
 class Prefetcher {
 public:
     virtual ~Prefetcher() = default;
+    // The level whose demand accesses it sees: every L1D access, or every
+    // L2 access (an L1D miss).
+    virtual Level level() const { return Level::l1; }
     // Appends its predictions for this access to `out`, nearest first.
     virtual void on_access(const Trigger& t, std::vector<Prediction>& out) = 0;
+    // The simulator issued one of its predictions; its data arrives at
+    // `ready` (ns).
+    virtual void on_issued(std::uint64_t /*line*/, double /*ready*/) {}
 };
 
 // The PC-indexed stride table: 64 entries, 4-way (16 sets by PC), LRU;
@@ -66,6 +81,11 @@ private:
     std::uint64_t clock_ = 0;
 };
 
-std::unique_ptr<Prefetcher> make_prefetcher(const PrefetchSpec& spec);
+// The modules a spec names (the Intel-like set is up to four), each with
+// its level; `lines_per_page` bounds the streamer.
+std::vector<std::unique_ptr<Prefetcher>> make_prefetchers(const PrefetchSpec& spec, unsigned lines_per_page);
+
+// Best-offset's offsets: every n in 1..256 of the form 2^i 3^j 5^k, ascending.
+std::vector<unsigned> best_offset_list();
 
 }  // namespace numaware::sim::memory::detail
