@@ -16,56 +16,69 @@ namespace numaware::sim::memory::detail {
 inline constexpr std::uint8_t line_prefetched = 1;
 inline constexpr std::uint8_t line_dirty = 2;
 
-struct CacheLine {
-    std::uint64_t tag = 0;      // line address + 1; 0: empty
+// What a present line carries besides its tag.
+struct LineState {
     double ready = 0;           // ns: when its data is there
-    std::uint64_t used = 0;     // LRU stamp
+    std::uint8_t flags = 0;
+};
+
+// A line as evicted.
+struct CacheLine {
+    std::uint64_t tag = 0;      // line address + 1; 0: nothing was evicted
+    double ready = 0;
     std::uint8_t flags = 0;
     std::uint64_t line() const { return tag - 1; }
 };
 
+// Tags, LRU stamps and states in three arrays: a lookup reads only the
+// set's tags (16 ways: two host cache lines), not every way's state.
 class Cache {
 public:
     Cache() = default;
     Cache(std::uint64_t bytes, unsigned ways, unsigned line_bytes)
         : ways_(ways), sets_(bytes / line_bytes / ways), mask_(is_pow2(sets_) ? sets_ - 1 : 0),
-          lines_(static_cast<std::size_t>(sets_ * ways)) {}
+          tags_(static_cast<std::size_t>(sets_ * ways), 0), used_(tags_.size(), 0), state_(tags_.size()) {}
 
-    CacheLine* find(std::uint64_t line) {
-        CacheLine* s = set_of(line);
+    LineState* find(std::uint64_t line) {
+        const std::size_t base = set_of(line);
+        const std::uint64_t* t = &tags_[base];
         for (unsigned w = 0; w < ways_; ++w)
-            if (s[w].tag == line + 1) return &s[w];
+            if (t[w] == line + 1) return &state_[base + w];
         return nullptr;
     }
-    void touch(CacheLine* l) { l->used = ++clock_; }
+    void touch(const LineState* l) { used_[static_cast<std::size_t>(l - state_.data())] = ++clock_; }
     // Puts `line` in (it must be absent) and returns what it evicted (tag 0:
     // nothing).
     CacheLine insert(std::uint64_t line, double ready, std::uint8_t flags) {
-        CacheLine* s = set_of(line);
-        CacheLine* v = s;
-        for (unsigned w = 0; w < ways_; ++w) {
-            if (s[w].tag == 0) {
-                v = &s[w];
+        const std::size_t base = set_of(line);
+        std::size_t v = base;
+        for (std::size_t w = base; w < base + ways_; ++w) {
+            if (tags_[w] == 0) {
+                v = w;
                 break;
             }
-            if (s[w].used < v->used) v = &s[w];
+            if (used_[w] < used_[v]) v = w;
         }
-        const CacheLine old = *v;
-        *v = CacheLine{line + 1, ready, ++clock_, flags};
+        const CacheLine old{tags_[v], state_[v].ready, state_[v].flags};
+        tags_[v] = line + 1;
+        used_[v] = ++clock_;
+        state_[v] = LineState{ready, flags};
         return old;
     }
     std::uint64_t sets() const { return sets_; }
 
 private:
     static bool is_pow2(std::uint64_t n) { return n != 0 && (n & (n - 1)) == 0; }
-    CacheLine* set_of(std::uint64_t line) {
+    std::size_t set_of(std::uint64_t line) const {
         const std::uint64_t set = mask_ != 0 || sets_ == 1 ? (line & mask_) : line % sets_;
-        return &lines_[static_cast<std::size_t>(set * ways_)];
+        return static_cast<std::size_t>(set * ways_);
     }
     unsigned ways_ = 1;
     std::uint64_t sets_ = 1;
     std::uint64_t mask_ = 0;
-    std::vector<CacheLine> lines_;
+    std::vector<std::uint64_t> tags_;   // line address + 1; 0: empty
+    std::vector<std::uint64_t> used_;   // LRU stamps
+    std::vector<LineState> state_;
     std::uint64_t clock_ = 0;
 };
 

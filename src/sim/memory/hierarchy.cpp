@@ -42,6 +42,7 @@ namespace numaware::sim::memory {
 
 using detail::Cache;
 using detail::CacheLine;
+using detail::LineState;
 using detail::line_dirty;
 using detail::line_prefetched;
 using detail::Prediction;
@@ -207,7 +208,9 @@ struct MemorySim::Impl {
                 // Each prefetch queue: the largest degree its level sees + 8.
                 c.l1_queue = Inflight(spec.l1_degree + 8);
                 c.l2_queue = Inflight(spec.l2_degree + 8);
-                c.rob.resize(p.rob_window);
+                std::size_t ring = 1;
+                while (ring < p.rob_window) ring *= 2;
+                c.rob.resize(ring);   // every access is an instruction: at most rob_window in the window
                 core_of_cpu[cpu] = cores.size();
                 cores.push_back(std::move(c));
             }
@@ -282,7 +285,7 @@ struct MemorySim::Impl {
         evicted(old);
         if (old.tag != 0 && (old.flags & line_dirty) != 0) {
             Socket& so = sockets[c.socket];
-            if (CacheLine* x = so.l3.find(old.line())) x->flags |= line_dirty;
+            if (LineState* x = so.l3.find(old.line())) x->flags |= line_dirty;
             else fill_l3(c.socket, old.line(), t, line_dirty, t);
         }
     }
@@ -291,14 +294,14 @@ struct MemorySim::Impl {
         r.l1.fill_bytes += p.line_bytes;
         evicted(old);
         if (old.tag != 0 && (old.flags & line_dirty) != 0) {
-            if (CacheLine* x = c.l2.find(old.line())) x->flags |= line_dirty;
+            if (LineState* x = c.l2.find(old.line())) x->flags |= line_dirty;
             else fill_l2(c, old.line(), t, line_dirty, t);
         }
     }
 
     // A used prefetched line: useful, and late if it was still in flight.
     // True if it was one.
-    bool used(CacheLine* l, double wanted) {
+    bool used(LineState* l, double wanted) {
         if ((l->flags & line_prefetched) == 0) return false;
         l->flags &= static_cast<std::uint8_t>(~line_prefetched);
         ++r.prefetch_counts.useful;
@@ -318,7 +321,7 @@ struct MemorySim::Impl {
         double done;
         bool l1_hit = false, l1_prefetch_hit = false;
         ++r.l1.demand_accesses;
-        if (CacheLine* x = c.l1.find(line)) {
+        if (LineState* x = c.l1.find(line)) {
             l1_hit = true;
             c.l1.touch(x);
             l1_prefetch_hit = used(x, t + l1_ns);
@@ -337,7 +340,7 @@ struct MemorySim::Impl {
             const double issued = t;
             ++r.l2.demand_accesses;
             bool l2_hit = false, l2_prefetch_hit = false;
-            if (CacheLine* y = c.l2.find(line)) {
+            if (LineState* y = c.l2.find(line)) {
                 l2_hit = true;
                 c.l2.touch(y);
                 l2_prefetch_hit = used(y, t + l2_ns);
@@ -348,7 +351,7 @@ struct MemorySim::Impl {
                 ++r.l2.demand_misses;
                 ++r.l3.demand_accesses;
                 Socket& so = sockets[c.socket];
-                if (CacheLine* z = so.l3.find(line)) {
+                if (LineState* z = so.l3.find(line)) {
                     so.l3.touch(z);
                     used(z, t + l3_ns);
                     done = std::max(t + l3_ns, z->ready);
@@ -379,10 +382,18 @@ struct MemorySim::Impl {
         pf.on_access(trig, preds);
         const unsigned lines_per_page_shift = page_shift - line_shift;
         const std::uint64_t page = line >> lines_per_page_shift;
+        // Predictions run in pages: look each page up once.
+        std::uint64_t last_page = ~std::uint64_t{0};
+        int home = -1;
+        bool mapped = false;
         for (const Prediction& pr : preds) {
             const std::uint64_t pp = pr.line >> lines_per_page_shift;
-            const int home = homes.find(pp);
-            if (home < 0 || (pp != page && !c.tlb.contains(pp))) {
+            if (pp != last_page) {
+                last_page = pp;
+                home = homes.find(pp);
+                mapped = home >= 0 && (pp == page || c.tlb.contains(pp));
+            }
+            if (!mapped) {
                 ++r.prefetch_counts.dropped_tlb;
                 continue;
             }
@@ -420,12 +431,12 @@ struct MemorySim::Impl {
             }
             // A prefetched line that an upper level's prefetch takes is
             // neither used by a demand nor unused: its mark goes.
-            const auto taken = [](CacheLine* l) { l->flags &= static_cast<std::uint8_t>(~line_prefetched); };
+            const auto taken = [](LineState* l) { l->flags &= static_cast<std::uint8_t>(~line_prefetched); };
             double done;
-            if (CacheLine* y = target == Target::l1 ? c.l2.find(pr.line) : nullptr) {
+            if (LineState* y = target == Target::l1 ? c.l2.find(pr.line) : nullptr) {
                 taken(y);
                 done = std::max(t + l2_ns, y->ready);
-            } else if (CacheLine* z = so.l3.find(pr.line)) {
+            } else if (LineState* z = so.l3.find(pr.line)) {
                 taken(z);
                 done = std::max(t + l3_ns, z->ready);
                 fill_l2(c, pr.line, done, target == Target::l2 ? line_prefetched : 0, t);
@@ -455,17 +466,12 @@ struct MemorySim::Impl {
             const RobEntry& e = c.rob[c.rob_head];
             if (e.instr + p.rob_window > c.instr) break;
             t = std::max(t, e.done);
-            c.rob_head = (c.rob_head + 1) % c.rob.size();
-            --c.rob_size;
-        }
-        if (c.rob_size == c.rob.size()) {   // more accesses than window slots
-            t = std::max(t, c.rob[c.rob_head].done);
-            c.rob_head = (c.rob_head + 1) % c.rob.size();
+            c.rob_head = (c.rob_head + 1) & (c.rob.size() - 1);
             --c.rob_size;
         }
         const double done = demand(c, a, t);
         const double retire = a.write ? t + l1_ns : done;
-        c.rob[(c.rob_head + c.rob_size) % c.rob.size()] = RobEntry{c.instr, retire};
+        c.rob[(c.rob_head + c.rob_size) & (c.rob.size() - 1)] = RobEntry{c.instr, retire};
         ++c.rob_size;
         c.now = t;
         c.last_done = done;
@@ -501,31 +507,29 @@ struct MemorySim::Impl {
             c.rob_head = c.rob_size = 0;
             c.active = refill(c);
         }
+        // The core furthest behind goes next, for up to `batch` accesses
+        // while it stays behind the next one.
         constexpr int batch = 16;
-        for (;;) {
-            Core* next = nullptr;
-            double second = std::numeric_limits<double>::infinity();
-            for (std::size_t i : active) {
-                Core& c = cores[i];
-                if (!c.active) continue;
-                if (next == nullptr || c.now < next->now) {
-                    if (next != nullptr) second = std::min(second, next->now);
-                    next = &c;
-                } else {
-                    second = std::min(second, c.now);
-                }
-            }
-            if (next == nullptr) break;
-            Core& c = *next;
+        using Turn = std::pair<double, std::size_t>;
+        std::priority_queue<Turn, std::vector<Turn>, std::greater<>> turns;
+        for (std::size_t i : active)
+            if (cores[i].active) turns.emplace(cores[i].now, i);
+        while (!turns.empty()) {
+            const std::size_t i = turns.top().second;
+            turns.pop();
+            Core& c = cores[i];
+            const double second = turns.empty() ? std::numeric_limits<double>::infinity() : turns.top().first;
             for (int k = 0; k < batch && c.active && c.now <= second; ++k) {
                 step(c, c.buf[c.pos]);
                 if (++c.pos == c.len) c.active = refill(c);
             }
+            if (c.active) turns.emplace(c.now, i);
         }
         double end = start;
         for (std::size_t i : active) {
             Core& c = cores[i];
-            for (std::size_t k = 0; k < c.rob_size; ++k) c.end = std::max(c.end, c.rob[(c.rob_head + k) % c.rob.size()].done);
+            for (std::size_t k = 0; k < c.rob_size; ++k)
+                c.end = std::max(c.end, c.rob[(c.rob_head + k) & (c.rob.size() - 1)].done);
             end = std::max(end, c.end);
             r.instructions += c.instr;
             c.instr = 0;
