@@ -203,6 +203,8 @@ public:
     double run(std::vector<ThreadStream> streams, bool counted = true);
     // Node position holding the page of `addr`, or -1 if never touched.
     int home_of(std::uint64_t addr) const;
+    // Every access replayed so far, counted phases or not.
+    std::uint64_t accesses_simulated() const;
     MemoryReport report() const;
 
 private:
@@ -261,6 +263,7 @@ struct WorkloadResult {
     MemoryReport report;              // over every phase
     double measured_s = 0;            // sum of the measured phases
     std::vector<PhaseResult> phases;
+    std::uint64_t simulated_accesses = 0;   // every phase's, measured or not
 };
 
 WorkloadResult run_workload(const Workload& w, const HierarchyPreset& p, const RunOptions& o);

@@ -162,6 +162,7 @@ struct MemorySim::Impl {
     double clock = 0;              // the end of the last phase
     unsigned interleave_next = 0;
     MemoryReport r;
+    std::uint64_t replayed = 0;   // every access, counted phases or not
     std::vector<Prediction> preds;
 
     Impl(HierarchyPreset preset, PrefetchSpec prefetch, PageMapping m)
@@ -477,6 +478,7 @@ struct MemorySim::Impl {
         c.last_done = done;
         c.end = std::max(c.end, done);
         ++r.accesses;
+        ++replayed;
     }
 
     bool refill(Core& c) {
@@ -556,6 +558,8 @@ double MemorySim::run(std::vector<ThreadStream> streams, bool counted) {
 int MemorySim::home_of(std::uint64_t addr) const { return impl_->homes.find(addr >> impl_->page_shift); }
 
 MemoryReport MemorySim::report() const { return impl_->r; }
+
+std::uint64_t MemorySim::accesses_simulated() const { return impl_->replayed; }
 
 PageMapping parse_page_mapping(std::string_view text) {
     PageMapping m;

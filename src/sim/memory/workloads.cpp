@@ -228,6 +228,7 @@ WorkloadResult run_workload(const Workload& w, const HierarchyPreset& given, con
         if (w.measured(ph)) res.measured_s += s;
     }
     res.report = sim.report();
+    res.simulated_accesses = sim.accesses_simulated();
     return res;
 }
 
