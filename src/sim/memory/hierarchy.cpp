@@ -54,10 +54,13 @@ namespace {
 class Inflight {
 public:
     explicit Inflight(std::size_t cap = 0) : cap_(cap) {}
-    void retire_until(double t) {
+    // Whether all `cap` entries are still in flight at t (those done by t
+    // leave first; nothing to look at while there is room).
+    bool full_at(double t) {
+        if (q_.size() < cap_) return false;
         while (!q_.empty() && q_.top() <= t) q_.pop();
+        return q_.size() >= cap_;
     }
-    bool full() const { return q_.size() >= cap_; }
     double earliest() const { return q_.top(); }
     void pop() { q_.pop(); }
     void push(double done) { q_.push(done); }
@@ -240,11 +243,9 @@ struct MemorySim::Impl {
     // A line read from `home` for `socket`, requested at t (after the L3).
     double dram_read(unsigned socket, unsigned home, double t) {
         Socket& so = sockets[socket];
-        so.mshr.retire_until(t);
-        if (so.mshr.full()) {
+        if (so.mshr.full_at(t)) {
             t = std::max(t, so.mshr.earliest());
             so.mshr.pop();
-            so.mshr.retire_until(t);
         }
         double start = std::max(t, mem_free[home]);
         mem_free[home] = start + mem_ns_per_line[home];
@@ -332,11 +333,9 @@ struct MemorySim::Impl {
             r.l1.served_latency_ns += done - t;
         } else {
             ++r.l1.demand_misses;
-            c.mshr.retire_until(t);
-            if (c.mshr.full()) {
+            if (c.mshr.full_at(t)) {
                 t = std::max(t, c.mshr.earliest());
                 c.mshr.pop();
-                c.mshr.retire_until(t);
             }
             const double issued = t;
             ++r.l2.demand_accesses;
@@ -409,8 +408,7 @@ struct MemorySim::Impl {
             Socket& so = sockets[c.socket];
             if (target == Target::l3) {
                 if (so.l3.find(pr.line) != nullptr) continue;
-                so.l3_queue.retire_until(t);
-                if (so.l3_queue.full()) {
+                if (so.l3_queue.full_at(t)) {
                     ++r.prefetch_counts.dropped_queue;
                     continue;
                 }
@@ -425,8 +423,7 @@ struct MemorySim::Impl {
             Cache& into = target == Target::l1 ? c.l1 : c.l2;
             if (into.find(pr.line) != nullptr) continue;
             Inflight& queue = target == Target::l1 ? c.l1_queue : c.l2_queue;
-            queue.retire_until(t);
-            if (queue.full()) {
+            if (queue.full_at(t)) {
                 ++r.prefetch_counts.dropped_queue;
                 continue;
             }
