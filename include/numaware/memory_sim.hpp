@@ -60,6 +60,11 @@ struct HierarchyPreset {
     unsigned rob_window = 128;        // instructions in flight per core
     unsigned tlb_entries = 64;        // per core, 4-way; a prefetch into another page needs a hit
     double core_ipc = 1.0;            // non-memory instructions retired per cycle
+    // The energy estimate: per-access energies (a lookup or a fill) per
+    // level, per line moved to or from DRAM, and static power per socket.
+    double l1_access_pj = 0, l2_access_pj = 0, l3_access_pj = 0;
+    double dram_line_nj = 0;
+    double static_w_per_socket = 0;
     std::vector<std::string> sources; // every parameter: "field = value: source"
 
     unsigned sockets() const { return static_cast<unsigned>(timed.machine.nodes.size()); }
@@ -178,6 +183,10 @@ struct MemoryReport {
     std::uint64_t dram_remote_bytes = 0;
     std::uint64_t writeback_bytes = 0;
     PrefetchCounters prefetch_counts;
+    // The energy estimate (HierarchyPreset's energies): dynamic by level,
+    // DRAM, and static power over the simulated time.
+    double energy_cache_j = 0, energy_dram_j = 0, energy_static_j = 0;
+    double energy_j() const { return energy_cache_j + energy_dram_j + energy_static_j; }
     double mpki(const LevelCounters& c) const {
         return instructions == 0 ? 0.0 : 1000.0 * static_cast<double>(c.demand_misses) / static_cast<double>(instructions);
     }

@@ -395,6 +395,21 @@ TEST(SimMemoryAnalytic, StreamReachesTheConfiguredBandwidth) {
     EXPECT_GE(gbps, configured * 0.9) << gbps << " GB/s of " << configured;
 }
 
+// The energy estimate is the preset's per-access energies times the counts,
+// plus static power over the simulated time.
+TEST(SimMemoryAnalytic, EnergyFromCountsAndStaticPower) {
+    const mem::HierarchyPreset p = mem::preset("thesis-4s");
+    const mem::MemoryReport r = run("stream:16", "thesis-4s", "none").report;
+    const double lines = static_cast<double>(r.dram_local_bytes + r.dram_remote_bytes + r.writeback_bytes) / 64.0;
+    EXPECT_GT(lines, 0.0);
+    EXPECT_NEAR(r.energy_dram_j, lines * 15.6e-9, 1e-12);
+    EXPECT_NEAR(r.energy_static_j, 4 * 39.0 * r.simulated_s, 1e-12);
+    const double l1 = static_cast<double>(r.l1.demand_accesses) + static_cast<double>(r.l1.fill_bytes) / 64.0;
+    EXPECT_GT(r.energy_cache_j, l1 * 20e-12);
+    EXPECT_DOUBLE_EQ(r.energy_j(), r.energy_cache_j + r.energy_dram_j + r.energy_static_j);
+    EXPECT_GT(p.static_w_per_socket, 0.0);
+}
+
 // A unit-stride stream under stride k: every line is prefetched but the
 // first of each page (a prediction into a page the TLB does not hold is
 // dropped), so the coverage is 1 - 1/64 with 64 lines per page.

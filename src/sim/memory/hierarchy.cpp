@@ -554,7 +554,19 @@ double MemorySim::run(std::vector<ThreadStream> streams, bool counted) {
 
 int MemorySim::home_of(std::uint64_t addr) const { return impl_->homes.find(addr >> impl_->page_shift); }
 
-MemoryReport MemorySim::report() const { return impl_->r; }
+MemoryReport MemorySim::report() const {
+    MemoryReport r = impl_->r;
+    const HierarchyPreset& p = impl_->p;
+    const double line = p.line_bytes;
+    const auto lookups = [&](const LevelCounters& c) {
+        return static_cast<double>(c.demand_accesses) + static_cast<double>(c.fill_bytes) / line;
+    };
+    r.energy_cache_j = (lookups(r.l1) * p.l1_access_pj + lookups(r.l2) * p.l2_access_pj + lookups(r.l3) * p.l3_access_pj) * 1e-12;
+    r.energy_dram_j =
+        static_cast<double>(r.dram_local_bytes + r.dram_remote_bytes + r.writeback_bytes) / line * p.dram_line_nj * 1e-9;
+    r.energy_static_j = p.static_w_per_socket * p.sockets() * r.simulated_s;
+    return r;
+}
 
 std::uint64_t MemorySim::accesses_simulated() const { return impl_->replayed; }
 

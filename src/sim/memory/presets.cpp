@@ -30,6 +30,29 @@ constexpr unsigned snb_dtlb = 64;        // same manual: first-level DTLB, 64 en
 constexpr double snb_memory_gbps = 4 * 1.6 * 8 * 0.75;
 constexpr double snb_qpi_gbps = 16.0;
 
+// Energies: Horowitz, "Computing's energy problem", ISSCC 2014 (45 nm): a
+// 64-bit read of a 32 KiB cache 20 pJ, of a 1 MiB cache 100 pJ, of DRAM
+// 1.3-2.6 nJ. Taken as: L1 20 pJ; L2 (256 KiB) 52.5 pJ, log-linear between
+// the two cache figures; L3 100 pJ (the largest figure given, a lower bound
+// for 4 MiB and larger); a DRAM line 8 x 1.95 nJ (the midpoint) = 15.6 nJ.
+constexpr double horowitz_l1_pj = 20.0, horowitz_l2_pj = 52.5, horowitz_l3_pj = 100.0, horowitz_dram_line_nj = 15.6;
+// Static power per socket: 30% of the Xeon E5-4650's 130 W TDP (Intel ARK);
+// the 30% is an assumption.
+constexpr double snb_static_w = 0.3 * 130.0;
+
+void set_energy(HierarchyPreset& p, double static_w, const std::string& static_source) {
+    p.l1_access_pj = horowitz_l1_pj;
+    p.l2_access_pj = horowitz_l2_pj;
+    p.l3_access_pj = horowitz_l3_pj;
+    p.dram_line_nj = horowitz_dram_line_nj;
+    p.static_w_per_socket = static_w;
+    p.sources.push_back(
+        "energy per lookup or fill: L1 20 pJ, L2 52.5 pJ, L3 100 pJ; per DRAM line 15.6 nJ: Horowitz, 'Computing's "
+        "energy problem', ISSCC 2014, 45 nm (32 KiB 20 pJ, 1 MiB 100 pJ, DRAM 1.3-2.6 nJ per 64-bit word, midpoint x 8; "
+        "L2 log-linear between the cache figures; L3 the 1 MiB figure, a lower bound)");
+    p.sources.push_back(static_source);
+}
+
 // "thesis-4s" on `sockets` sockets; remote = false gives the no-NUMA variant.
 HierarchyPreset thesis(unsigned sockets, bool numa) {
     if (sockets == 0) sockets = 4;
@@ -86,6 +109,8 @@ HierarchyPreset thesis(unsigned sockets, bool numa) {
         "Reference Manual, Sandy Bridge microarchitecture",
         "1 non-memory instruction per cycle: model assumption (not fitted), the same for every prefetcher",
     };
+    set_energy(p, snb_static_w,
+               "static power 39 W per socket: 30% (assumption) of the Xeon E5-4650's 130 W TDP (Intel ARK)");
     p.validate();
     return p;
 }
@@ -117,6 +142,8 @@ HierarchyPreset skylake(unsigned sockets) {
         "reorder window 224, DTLB 64 entries 4-way: Intel Optimization Reference Manual (Skylake)",
         "1 non-memory instruction per cycle: model assumption (not fitted)",
     };
+    set_energy(p, 0.3 * 205.0,
+               "static power 61.5 W per socket: 30% (assumption) of the Xeon Platinum 8180's 205 W TDP (Intel ARK)");
     p.validate();
     return p;
 }
