@@ -28,6 +28,7 @@ struct SimMemoryOptions {
     std::string thread_mapping = "contiguous";
     unsigned threads = 0;
     bool json = false;
+    bool csv = false;
 };
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -138,6 +139,23 @@ void sim_memory(const SimMemoryOptions& o) {
         fmt::print("{}\n", doc.dump(2));
         return;
     }
+    if (o.csv) {
+        fmt::print("# simulated: memory-hierarchy throughput model, not cycle-accurate; preset {}, workload {}\n",
+                   used.name, w->name());
+        fmt::print("prefetch,simulated_s,speedup,accesses,instructions,l1_mpki,l2_mpki,l3_mpki,prefetches_issued,"
+                   "issued_l1,issued_l2,issued_l3,useful,late,unused_evicted,bytes_l1,bytes_l2,bytes_l3,dram_local_bytes,"
+                   "dram_remote_bytes,writeback_bytes,energy_j\n");
+        for (const auto& res : results) {
+            const mem::MemoryReport& r = res.report;
+            const mem::PrefetchCounters& pc = r.prefetch_counts;
+            fmt::print("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.prefetch, res.measured_s,
+                       res.measured_s > 0 ? base / res.measured_s : 0.0, r.accesses, r.instructions, r.mpki(r.l1),
+                       r.mpki(r.l2), r.mpki(r.l3), pc.issued(), pc.issued_l1, pc.issued_l2, pc.issued_l3, pc.useful, pc.late,
+                       pc.unused_evicted, r.l1.fill_bytes, r.l2.fill_bytes, r.l3.fill_bytes, r.dram_local_bytes,
+                       r.dram_remote_bytes, r.writeback_bytes, r.energy_j());
+        }
+        return;
+    }
     fmt::print("numaware sim memory — SIMULATED (throughput model, not cycle-accurate)\n");
     fmt::print("preset {}, workload {}, pages {}, threads {}\n\n", used.name, w->name(), ro.mapping.text,
                results.front().report.accesses == 0 ? 0 : (o.threads != 0 ? o.threads : w->default_threads(used)));
@@ -172,6 +190,7 @@ void add_sim_memory_command(CLI::App& sim_cmd) {
     cmd->add_option("--threads", o->threads, "Simulated threads (0: the workload's default)")->capture_default_str();
     cmd->add_option("--thread-mapping", o->thread_mapping, "contiguous|scatter")->capture_default_str();
     cmd->add_flag("--json", o->json, "Print one JSON document: label, preset, parameters, sources, runs");
+    cmd->add_flag("--csv", o->csv, "Print one CSV row per prefetcher (after a '#' line naming the preset)")->excludes("--json");
     cmd->footer("Example: numaware sim memory --preset thesis-4s --workload numa-micro --prefetch none,nasp:0:128");
     cmd->callback([o] { sim_memory(*o); });
 }
