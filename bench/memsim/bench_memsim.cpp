@@ -105,7 +105,7 @@ std::uint64_t reference_loop(const mem::Workload& w, const mem::HierarchyPreset&
                 any = any || k != 0;
                 for (std::size_t i = 0; i < k; ++i) {
                     const std::uint64_t line = buf[i].addr >> 6;
-                    if (mem::detail::LineState* x = cache.find(line)) {
+                    if (const mem::detail::LineRef x = cache.find(line)) {
                         cache.touch(x);
                         ++hits;
                     } else {

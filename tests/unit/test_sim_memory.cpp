@@ -341,8 +341,8 @@ TEST(SimMemoryCache, LruEvictsTheLeastRecentlyUsed) {
     c.touch(c.find(0));
     const mem::detail::CacheLine out = c.insert(4, 0, 0);   // set 0 is full: line 2 is older
     EXPECT_EQ(out.line(), 2u);
-    EXPECT_NE(c.find(0), nullptr);
-    EXPECT_EQ(c.find(2), nullptr);
+    EXPECT_TRUE(c.find(0));
+    EXPECT_FALSE(c.find(2));
 }
 
 // ---- analytic cases ------------------------------------------------------------

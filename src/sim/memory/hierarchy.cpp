@@ -42,7 +42,7 @@ namespace numaware::sim::memory {
 
 using detail::Cache;
 using detail::CacheLine;
-using detail::LineState;
+using detail::LineRef;
 using detail::line_dirty;
 using detail::line_prefetched;
 using detail::Prediction;
@@ -287,7 +287,7 @@ struct MemorySim::Impl {
         evicted(old);
         if (old.tag != 0 && (old.flags & line_dirty) != 0) {
             Socket& so = sockets[c.socket];
-            if (LineState* x = so.l3.find(old.line())) x->flags |= line_dirty;
+            if (const LineRef x = so.l3.find(old.line())) x.flags() |= line_dirty;
             else fill_l3(c.socket, old.line(), t, line_dirty, t);
         }
     }
@@ -296,18 +296,18 @@ struct MemorySim::Impl {
         r.l1.fill_bytes += p.line_bytes;
         evicted(old);
         if (old.tag != 0 && (old.flags & line_dirty) != 0) {
-            if (LineState* x = c.l2.find(old.line())) x->flags |= line_dirty;
+            if (const LineRef x = c.l2.find(old.line())) x.flags() |= line_dirty;
             else fill_l2(c, old.line(), t, line_dirty, t);
         }
     }
 
     // A used prefetched line: useful, and late if it was still in flight.
     // True if it was one.
-    bool used(LineState* l, double wanted) {
-        if ((l->flags & line_prefetched) == 0) return false;
-        l->flags &= static_cast<std::uint8_t>(~line_prefetched);
+    bool used(const LineRef& l, double wanted) {
+        if ((l.flags() & line_prefetched) == 0) return false;
+        l.flags() &= static_cast<std::uint8_t>(~line_prefetched);
         ++r.prefetch_counts.useful;
-        if (l->ready > wanted) ++r.prefetch_counts.late;
+        if (l.ready() > wanted) ++r.prefetch_counts.late;
         return true;
     }
 
@@ -323,12 +323,12 @@ struct MemorySim::Impl {
         double done;
         bool l1_hit = false, l1_prefetch_hit = false;
         ++r.l1.demand_accesses;
-        if (LineState* x = c.l1.find(line)) {
+        if (const LineRef x = c.l1.find(line)) {
             l1_hit = true;
             c.l1.touch(x);
             l1_prefetch_hit = used(x, t + l1_ns);
-            x->flags |= dirty;
-            done = std::max(t + l1_ns, x->ready);
+            x.flags() |= dirty;
+            done = std::max(t + l1_ns, x.ready());
             ++r.l1.served;
             r.l1.served_latency_ns += done - t;
         } else {
@@ -340,21 +340,21 @@ struct MemorySim::Impl {
             const double issued = t;
             ++r.l2.demand_accesses;
             bool l2_hit = false, l2_prefetch_hit = false;
-            if (LineState* y = c.l2.find(line)) {
+            if (const LineRef y = c.l2.find(line)) {
                 l2_hit = true;
                 c.l2.touch(y);
                 l2_prefetch_hit = used(y, t + l2_ns);
-                done = std::max(t + l2_ns, y->ready);
+                done = std::max(t + l2_ns, y.ready());
                 ++r.l2.served;
                 r.l2.served_latency_ns += done - issued;
             } else {
                 ++r.l2.demand_misses;
                 ++r.l3.demand_accesses;
                 Socket& so = sockets[c.socket];
-                if (LineState* z = so.l3.find(line)) {
+                if (const LineRef z = so.l3.find(line)) {
                     so.l3.touch(z);
                     used(z, t + l3_ns);
-                    done = std::max(t + l3_ns, z->ready);
+                    done = std::max(t + l3_ns, z.ready());
                     ++r.l3.served;
                     r.l3.served_latency_ns += done - issued;
                 } else {
@@ -407,7 +407,7 @@ struct MemorySim::Impl {
             }
             Socket& so = sockets[c.socket];
             if (target == Target::l3) {
-                if (so.l3.find(pr.line) != nullptr) continue;
+                if (so.l3.find(pr.line)) continue;
                 if (so.l3_queue.full_at(t)) {
                     ++r.prefetch_counts.dropped_queue;
                     continue;
@@ -421,7 +421,7 @@ struct MemorySim::Impl {
             }
             // L1 (and L2) targets.
             Cache& into = target == Target::l1 ? c.l1 : c.l2;
-            if (into.find(pr.line) != nullptr) continue;
+            if (into.find(pr.line)) continue;
             Inflight& queue = target == Target::l1 ? c.l1_queue : c.l2_queue;
             if (queue.full_at(t)) {
                 ++r.prefetch_counts.dropped_queue;
@@ -429,14 +429,14 @@ struct MemorySim::Impl {
             }
             // A prefetched line that an upper level's prefetch takes is
             // neither used by a demand nor unused: its mark goes.
-            const auto taken = [](LineState* l) { l->flags &= static_cast<std::uint8_t>(~line_prefetched); };
+            const auto taken = [](const LineRef& l) { l.flags() &= static_cast<std::uint8_t>(~line_prefetched); };
             double done;
-            if (LineState* y = target == Target::l1 ? c.l2.find(pr.line) : nullptr) {
+            if (const LineRef y = target == Target::l1 ? c.l2.find(pr.line) : LineRef{}) {
                 taken(y);
-                done = std::max(t + l2_ns, y->ready);
-            } else if (LineState* z = so.l3.find(pr.line)) {
+                done = std::max(t + l2_ns, y.ready());
+            } else if (const LineRef z = so.l3.find(pr.line)) {
                 taken(z);
-                done = std::max(t + l3_ns, z->ready);
+                done = std::max(t + l3_ns, z.ready());
                 fill_l2(c, pr.line, done, target == Target::l2 ? line_prefetched : 0, t);
             } else {
                 done = dram_read(c.socket, static_cast<unsigned>(home), t + l3_ns);

@@ -169,6 +169,7 @@ void HierarchyPreset::validate() const {
     for (const auto& [field, c] : levels) {
         if (c->ways == 0 || c->latency_cycles == 0 || c->mshrs == 0)
             throw Error(field, "ways, latency and MSHRs must be >= 1");
+        if (c->ways > 16) throw Error(field, fmt::format("at most 16 ways, got {}", c->ways));
         if (c->bytes == 0 || c->bytes % (std::uint64_t{line_bytes} * c->ways) != 0)
             throw Error(field, fmt::format("{} bytes is not a whole number of {}-way sets of {} B lines", c->bytes,
                                            c->ways, line_bytes));
