@@ -507,8 +507,10 @@ struct MemorySim::Impl {
             c.active = refill(c);
         }
         // The core furthest behind goes next, for up to `batch` accesses
-        // while it stays behind the next one.
-        constexpr int batch = 16;
+        // while it stays less than one L3 hit latency ahead of the next one:
+        // shared queues see requests out of machine order by at most that.
+        constexpr int batch = 64;
+        const double quantum = l3_ns;
         using Turn = std::pair<double, std::size_t>;
         std::priority_queue<Turn, std::vector<Turn>, std::greater<>> turns;
         for (std::size_t i : active)
@@ -517,7 +519,7 @@ struct MemorySim::Impl {
             const std::size_t i = turns.top().second;
             turns.pop();
             Core& c = cores[i];
-            const double second = turns.empty() ? std::numeric_limits<double>::infinity() : turns.top().first;
+            const double second = turns.empty() ? std::numeric_limits<double>::infinity() : turns.top().first + quantum;
             for (int k = 0; k < batch && c.active && c.now <= second; ++k) {
                 step(c, c.buf[c.pos]);
                 if (++c.pos == c.len) c.active = refill(c);
