@@ -1,7 +1,8 @@
 // tools/cli/cmd_sim_memory.cpp — `numaware sim memory`: the memory-
-// hierarchy simulator. One workload on one preset under each prefetcher
-// listed, each run from cold caches; every figure labelled simulated, with
-// the preset and its parameters' sources in the JSON.
+// hierarchy simulator. One workload (built in, or a recorded trace with
+// --trace) on one preset under each prefetcher listed, each run from cold
+// caches; every figure labelled simulated, with the preset and its
+// parameters' sources in the JSON.
 #include <memory>
 #include <sstream>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "numaware/error.hpp"
 #include "numaware/memory_sim.hpp"
+#include "sim/memory/trace_file.hpp"
 #include "tools/cli/commands.hpp"
 
 namespace numaware::cli {
@@ -23,6 +25,8 @@ namespace mem = sim::memory;
 struct SimMemoryOptions {
     std::string preset = "thesis-4s";
     std::string workload = "stream";
+    std::string trace;                  // a recorded trace instead of --workload
+    std::string trace_format = "auto";
     std::string prefetch = "none";
     std::string mapping = "first-touch";
     std::string thread_mapping = "contiguous";
@@ -92,7 +96,15 @@ nlohmann::json run_json(const mem::WorkloadResult& w, double baseline_s) {
 
 void sim_memory(const SimMemoryOptions& o) {
     const mem::HierarchyPreset p = mem::preset(o.preset);
-    const std::unique_ptr<mem::Workload> w = mem::make_workload(o.workload);
+    std::unique_ptr<mem::Workload> w;
+    const mem::TraceWorkload* traced = nullptr;
+    if (!o.trace.empty()) {
+        auto t = std::make_unique<mem::TraceWorkload>(o.trace, mem::parse_trace_format(o.trace_format));
+        traced = t.get();
+        w = std::move(t);
+    } else {
+        w = mem::make_workload(o.workload);
+    }
     const std::vector<std::string> specs = split_list(o.prefetch);
     if (specs.empty()) throw Error("--prefetch", "give at least one prefetcher (none, stride:8, nasp:8:64, ...)");
     mem::RunOptions ro;
@@ -113,7 +125,7 @@ void sim_memory(const SimMemoryOptions& o) {
     if (o.json) {
         nlohmann::json runs = nlohmann::json::array();
         for (const auto& r : results) runs.push_back(run_json(r, base));
-        const nlohmann::json doc = {
+        nlohmann::json doc = {
             {"label", "simulated (memory-hierarchy throughput model, not cycle-accurate)"},
             {"simulated", true},
             {"preset", used.name},
@@ -136,6 +148,16 @@ void sim_memory(const SimMemoryOptions& o) {
               {"core_ipc", used.core_ipc}}},
             {"sources", used.sources},
             {"runs", runs}};
+        if (traced != nullptr) {
+            const mem::TraceInfo& ti = traced->info();
+            nlohmann::json phases = nlohmann::json::array();
+            for (const auto& ph : ti.phases) phases.push_back({{"name", ph.name}, {"measured", ph.measured}});
+            doc["trace"] = {{"path", ti.path},
+                            {"format", mem::trace_format_name(ti.format)},
+                            {"threads", ti.threads},
+                            {"file_bytes", ti.file_bytes},
+                            {"phases", phases}};
+        }
         fmt::print("{}\n", doc.dump(2));
         return;
     }
@@ -181,17 +203,26 @@ void add_sim_memory_command(CLI::App& sim_cmd) {
         "memory", "Simulate a workload on a multi-socket cache hierarchy under prefetchers (NASP among them)");
     cmd->add_option("--preset", o->preset, "thesis-4s, thesis-4s-nonuma, skylake-sp-2s (NAME:S: the first S sockets)")
         ->capture_default_str();
-    cmd->add_option("--workload", o->workload, "stream[:MIB], chase:BYTES, numa-micro[:MIB]")->capture_default_str();
+    CLI::Option* workload =
+        cmd->add_option("--workload", o->workload, "stream[:MIB], chase:BYTES, numa-micro[:MIB]")->capture_default_str();
+    CLI::Option* trace = cmd->add_option("--trace", o->trace,
+                                         "Replay a recorded trace instead of a workload: numaware's (numaware trace "
+                                         "record) or ChampSim's (.xz)");
+    trace->excludes(workload);
+    cmd->add_option("--trace-format", o->trace_format, "auto (by content and the .xz name), numaware, champsim")
+        ->capture_default_str()
+        ->needs(trace);
     cmd->add_option("--prefetch", o->prefetch,
                     "Comma list, one run each, the first is the baseline: none, next-line, stride:K, "
-                    "nasp:K_L1:K_REM, multilevel:K_L1:K")
+                    "nasp:K_L1:K_REM, multilevel:K_L1:K, ampm, na-ampm:K_L1:K_REM, bop, intel:MASK")
         ->capture_default_str();
     cmd->add_option("--mapping", o->mapping, "Page homes: first-touch, interleave, bind:N")->capture_default_str();
     cmd->add_option("--threads", o->threads, "Simulated threads (0: the workload's default)")->capture_default_str();
     cmd->add_option("--thread-mapping", o->thread_mapping, "contiguous|scatter")->capture_default_str();
     cmd->add_flag("--json", o->json, "Print one JSON document: label, preset, parameters, sources, runs");
     cmd->add_flag("--csv", o->csv, "Print one CSV row per prefetcher (after a '#' line naming the preset)")->excludes("--json");
-    cmd->footer("Example: numaware sim memory --preset thesis-4s --workload numa-micro --prefetch none,nasp:0:128");
+    cmd->footer("Example: numaware sim memory --preset thesis-4s --workload numa-micro --prefetch none,nasp:0:128\n"
+                "         numaware sim memory --trace py.nwt --prefetch none,stride:8 --json");
     cmd->callback([o] { sim_memory(*o); });
 }
 

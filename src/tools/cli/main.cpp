@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
     numaware::cli::add_place_command(app);
     numaware::cli::add_latency_command(app);
     numaware::cli::add_sim_command(app);
+    numaware::cli::add_trace_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
