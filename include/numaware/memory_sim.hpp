@@ -120,10 +120,11 @@ PrefetchSpec parse_prefetch(std::string_view text);
 struct Access {
     std::uint64_t addr = 0;
     std::uint32_t gap = 0;        // non-memory instructions since the previous access
-    std::uint32_t pc = 0;
-    std::uint8_t size = 8;
+    std::uint64_t pc = 0;
+    std::uint32_t size = 8;       // bytes; an access that crosses lines looks every line up
     bool write = false;
     bool dependent = false;       // its address needs the previous access's data (a chase)
+    bool same_instruction = false;   // made by the previous access's instruction: nothing retires
 };
 
 // One simulated thread's accesses, in program order, a chunk at a time.
@@ -168,6 +169,7 @@ struct PrefetchCounters {
     std::uint64_t unused_evicted = 0;    // prefetched lines evicted before any use
     std::uint64_t dropped_queue = 0;     // predictions refused by a full prefetch queue
     std::uint64_t dropped_tlb = 0;       // predictions into another page that missed the TLB
+    std::uint64_t dropped_unmapped = 0;  // predictions into a page nobody has touched (no translation)
     std::uint64_t dropped_local = 0;     // NASP: far predictions whose home is local
     std::uint64_t issued() const { return issued_l1 + issued_l2 + issued_l3; }
 };
@@ -269,7 +271,7 @@ struct PhaseResult {
 
 struct WorkloadResult {
     std::string workload;
-    MemoryReport report;              // over every phase
+    MemoryReport report;              // over the measured phases
     double measured_s = 0;            // sum of the measured phases
     std::vector<PhaseResult> phases;
     std::uint64_t simulated_accesses = 0;   // every phase's, measured or not

@@ -494,3 +494,63 @@ TEST(SimMemoryMicro, DeepRemoteL3PrefetchClosesTheGap) {
         EXPECT_LE(r.report.prefetch_counts.issued_l3 + pages, lines);
     }
 }
+
+// ---- stream semantics -------------------------------------------------------------
+
+namespace {
+class Listed final : public mem::AccessStream {
+public:
+    explicit Listed(std::vector<mem::Access> v) : v_(std::move(v)) {}
+    std::size_t next(std::span<mem::Access> out) override {
+        std::size_t k = 0;
+        for (; k < out.size() && i_ < v_.size(); ++k) out[k] = v_[i_++];
+        return k;
+    }
+
+private:
+    std::vector<mem::Access> v_;
+    std::size_t i_ = 0;
+};
+}  // namespace
+
+TEST(SimMemorySim, AccessesThatCrossLinesLookUpEachLine) {
+    mem::MemorySim sim(mem::preset("thesis-4s"), mem::parse_prefetch("none"), {});
+    mem::Access a{};
+    a.addr = (std::uint64_t{1} << 30) + 60;   // bytes 60..67: two lines
+    a.size = 8;
+    mem::Access b{};
+    b.addr = (std::uint64_t{2} << 30);
+    b.size = 512;   // eight lines (an fxsave)
+    sim.run(one(0, std::make_unique<Listed>(std::vector<mem::Access>{a, b})));
+    const mem::MemoryReport r = sim.report();
+    EXPECT_EQ(r.accesses, 2u);
+    EXPECT_EQ(r.l1.demand_accesses, 10u);
+    EXPECT_EQ(r.l1.demand_misses, 10u);
+}
+
+TEST(SimMemorySim, SameInstructionRetiresNothing) {
+    mem::MemorySim sim(mem::preset("thesis-4s"), mem::parse_prefetch("none"), {});
+    mem::Access a{};
+    a.addr = std::uint64_t{1} << 30;
+    a.gap = 3;
+    mem::Access b = a;
+    b.addr += 8;
+    b.gap = 0;
+    b.same_instruction = true;   // e.g. a push: one instruction, a read and a write
+    sim.run(one(0, std::make_unique<Listed>(std::vector<mem::Access>{a, b})));
+    EXPECT_EQ(sim.report().instructions, 4u);   // 3 + the accessing instruction, once
+}
+
+TEST(SimMemorySim, InterleaveByPageNumber) {
+    mem::MemorySim sim(mem::preset("thesis-4s"), mem::parse_prefetch("none"), mem::parse_page_mapping("interleave"));
+    std::vector<mem::Access> v;
+    for (std::uint64_t page : {7, 2, 5, 0}) {   // touched out of order
+        mem::Access a{};
+        a.addr = (std::uint64_t{1} << 30) + page * 4096;
+        v.push_back(a);
+    }
+    sim.run(one(0, std::make_unique<Listed>(v)));
+    for (std::uint64_t page : {7, 2, 5, 0})
+        EXPECT_EQ(sim.home_of((std::uint64_t{1} << 30) + page * 4096), static_cast<int>(((std::uint64_t{1} << 18) + page) % 4));
+    EXPECT_EQ(sim.home_of(std::uint64_t{3} << 30), -1);
+}

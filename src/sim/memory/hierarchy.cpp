@@ -163,7 +163,6 @@ struct MemorySim::Impl {
     double l1_ns = 0, l2_ns = 0, l3_ns = 0;
     unsigned line_shift = 6, page_shift = 12;
     double clock = 0;              // the end of the last phase
-    unsigned interleave_next = 0;
     MemoryReport r;
     std::uint64_t replayed = 0;   // every access, counted phases or not
     std::vector<Prediction> preds;
@@ -231,8 +230,8 @@ struct MemorySim::Impl {
         switch (mapping.kind) {
             case PageMapping::Kind::first_touch: h = static_cast<int>(c.socket); break;
             case PageMapping::Kind::bind: h = static_cast<int>(mapping.node); break;
-            case PageMapping::Kind::interleave:
-                h = static_cast<int>(interleave_next++ % sockets.size());
+            case PageMapping::Kind::interleave:   // by page number, as Linux's MPOL_INTERLEAVE does by page offset
+                h = static_cast<int>(page % sockets.size());
                 break;
         }
         homes.set(page, h);
@@ -394,7 +393,7 @@ struct MemorySim::Impl {
                 mapped = home >= 0 && (pp == page || c.tlb.contains(pp));
             }
             if (!mapped) {
-                ++r.prefetch_counts.dropped_tlb;
+                ++(home < 0 ? r.prefetch_counts.dropped_unmapped : r.prefetch_counts.dropped_tlb);
                 continue;
             }
             Target target = pr.target;
@@ -456,8 +455,11 @@ struct MemorySim::Impl {
 
     // ---- the core's timing ----------------------------------------------
     void step(Core& c, const Access& a) {
-        c.instr += std::uint64_t{a.gap} + 1;
-        double t = c.now + (static_cast<double>(a.gap) + 1.0) * cyc / p.core_ipc;
+        // The gap's instructions and the access's own (unless the previous
+        // access's instruction made this one too).
+        const std::uint64_t retired = std::uint64_t{a.gap} + (a.same_instruction ? 0 : 1);
+        c.instr += retired;
+        double t = c.now + static_cast<double>(retired) * cyc / p.core_ipc;
         if (a.dependent) t = std::max(t, c.last_done);
         // In-order retirement bounds the window.
         while (c.rob_size > 0) {
@@ -467,7 +469,15 @@ struct MemorySim::Impl {
             c.rob_head = (c.rob_head + 1) & (c.rob.size() - 1);
             --c.rob_size;
         }
-        const double done = demand(c, a, t);
+        double done = demand(c, a, t);
+        // An access that crosses lines looks each of them up (at most 64).
+        const std::uint64_t first = a.addr >> line_shift;
+        const std::uint64_t last = (a.addr + std::max<std::uint32_t>(a.size, 1) - 1) >> line_shift;
+        for (std::uint64_t l = first + 1; l <= last && l <= first + 63; ++l) {
+            Access part = a;
+            part.addr = l << line_shift;
+            done = std::max(done, demand(c, part, t));
+        }
         const double retire = a.write ? t + l1_ns : done;
         c.rob[(c.rob_head + c.rob_size) & (c.rob.size() - 1)] = RobEntry{c.instr, retire};
         ++c.rob_size;

@@ -322,8 +322,9 @@ private:
         // gap counts the instructions before it.
         a.gap = static_cast<std::uint32_t>(
             std::min<std::uint64_t>(instrs == 0 ? 0 : instrs - 1, std::numeric_limits<std::uint32_t>::max()));
-        a.pc = static_cast<std::uint32_t>(prev_pc_);
-        a.size = static_cast<std::uint8_t>(std::min<std::uint64_t>(size, 255));
+        a.pc = prev_pc_;
+        a.size = static_cast<std::uint32_t>(size);
+        a.same_instruction = instrs == 0;
         a.write = ((head >> 3) & 1) != 0;
         a.dependent = false;
         return a;
@@ -494,7 +495,8 @@ public:
                 Access a;
                 a.addr = addr;
                 a.gap = qn_ == 0 ? gap_ : 0;
-                a.pc = static_cast<std::uint32_t>(r.ip);
+                a.pc = r.ip;
+                a.same_instruction = qn_ != 0;
                 a.size = 8;   // ChampSim records no size
                 a.write = write;
                 q_[qn_++] = a;

@@ -73,6 +73,7 @@ nlohmann::json run_json(const mem::WorkloadResult& w, double baseline_s) {
               {"unused_evicted", pc.unused_evicted},
               {"dropped_queue", pc.dropped_queue},
               {"dropped_tlb", pc.dropped_tlb},
+              {"dropped_unmapped", pc.dropped_unmapped},
               {"dropped_local", pc.dropped_local}}},
             {"bytes",
              {{"l1", r.l1.fill_bytes},
@@ -90,7 +91,9 @@ nlohmann::json run_json(const mem::WorkloadResult& w, double baseline_s) {
              {{"dram_local", s > 0 ? static_cast<double>(r.dram_local_bytes) / s * 1e-9 : 0.0},
               {"dram_remote", s > 0 ? static_cast<double>(r.dram_remote_bytes) / s * 1e-9 : 0.0}}},
             {"levels", {{"l1", level_json(r, r.l1)}, {"l2", level_json(r, r.l2)}, {"l3", level_json(r, r.l3)},
-                        {"dram", level_json(r, r.dram)}}},
+                        {"dram", {{"served", r.dram.served},
+                                  {"mean_latency_ns", r.dram.served == 0 ? 0.0 : r.dram.served_latency_ns /
+                                                                                    static_cast<double>(r.dram.served)}}}}},
             {"phases", phases}};
 }
 
