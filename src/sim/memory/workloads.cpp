@@ -19,6 +19,7 @@
 #include "numaware/machine.hpp"
 #include "numaware/memory_sim.hpp"
 #include "sim/memory/arrays.hpp"
+#include "sim/memory/nas_kernels.hpp"
 
 namespace numaware::sim::memory {
 
@@ -204,7 +205,9 @@ std::unique_ptr<Workload> make_workload(std::string_view spec) {
         if (bytes < 4096) throw Error("workload", fmt::format("'{}': the buffer must be at least 4K", spec));
         return std::make_unique<NumaMicro>(bytes);
     }
-    throw Error("workload", fmt::format("unknown workload '{}'; known: stream[:MIB], chase:BYTES, numa-micro[:MIB]", spec));
+    if (auto nas = nas::make_nas_kernel(spec)) return nas;
+    throw Error("workload", fmt::format("unknown workload '{}'; known: stream[:MIB], chase:BYTES, numa-micro[:MIB], {}",
+                                        spec, nas::known_kernels));
 }
 
 WorkloadResult run_workload(const Workload& w, const HierarchyPreset& given, const RunOptions& o) {

@@ -158,7 +158,10 @@ void add_sim_memory_command(CLI::App& sim_cmd) {
         "memory", "Simulate a workload on a multi-socket cache hierarchy under prefetchers (NASP among them)");
     cmd->add_option("--preset", o->preset, "thesis-4s, thesis-4s-nonuma, skylake-sp-2s (NAME:S: the first S sockets)")
         ->capture_default_str();
-    cmd->add_option("--workload", o->workload, "stream[:MIB], chase:BYTES, numa-micro[:MIB]")->capture_default_str();
+    cmd->add_option("--workload", o->workload,
+                    "stream[:MIB], chase:BYTES, numa-micro[:MIB], or a NAS kernel cg|mg|ft|is|lu|bt|sp|ep[:S|A] "
+                    "(class S tiny, A the default; docs/SIMULATOR.md)")
+        ->capture_default_str();
     cmd->add_option("--prefetch", o->prefetch,
                     "Comma list, one run each, the first is the baseline: none, next-line, stride:K, "
                     "nasp:K_L1:K_REM, multilevel:K_L1:K")
