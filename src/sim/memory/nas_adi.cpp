@@ -61,7 +61,7 @@ GridSize bt_size(char cls) {
         s.n = 16;
         s.iterations = 1;
     } else {
-        // u, rhs, forcing 3 × 48³ × 40 B = 12.7 MiB, the 6 auxiliary grids 5.1 MiB.
+        // u, rhs, forcing 3 × 48³ × 40 B = 12.7 MiB, the 6 auxiliary grids 5.1 MiB: 18 MiB.
         s.n = 48;
         s.iterations = 1;
     }
@@ -74,8 +74,8 @@ GridSize sp_size(char cls) {
         s.n = 16;
         s.iterations = 1;
     } else {
-        // u, rhs, forcing 3 × 56³ × 40 B = 20 MiB, the 7 auxiliary grids 9.4 MiB.
-        s.n = 56;
+        // u, rhs, forcing 3 × 52³ × 40 B = 16 MiB, the 7 auxiliary grids 7.5 MiB.
+        s.n = 52;
         s.iterations = 1;
     }
     return s;
