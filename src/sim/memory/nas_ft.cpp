@@ -25,6 +25,7 @@
 // Accesses per time step: 4N + 2.5 N log2(N), N = nx × ny × nz.
 #include <algorithm>
 #include <memory>
+#include <vector>
 
 #include "sim/memory/loop_kernel.hpp"
 #include "sim/memory/nas_common.hpp"
