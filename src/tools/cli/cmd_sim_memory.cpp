@@ -207,7 +207,10 @@ void add_sim_memory_command(CLI::App& sim_cmd) {
     cmd->add_option("--preset", o->preset, "thesis-4s, thesis-4s-nonuma, skylake-sp-2s (NAME:S: the first S sockets)")
         ->capture_default_str();
     CLI::Option* workload =
-        cmd->add_option("--workload", o->workload, "stream[:MIB], chase:BYTES, numa-micro[:MIB]")->capture_default_str();
+        cmd->add_option("--workload", o->workload,
+                        "stream[:MIB], chase:BYTES, numa-micro[:MIB], or a NAS kernel cg|mg|ft|is|lu|bt|sp|ep[:S|A] "
+                        "(class S tiny, A the default; docs/SIMULATOR.md)")
+            ->capture_default_str();
     CLI::Option* trace = cmd->add_option("--trace", o->trace,
                                          "Replay a recorded trace instead of a workload: numaware's (numaware trace "
                                          "record) or ChampSim's (.xz)");
