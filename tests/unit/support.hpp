@@ -46,10 +46,12 @@ struct CliResult {
 };
 
 #ifdef NUMAWARE_CLI
-inline CliResult run_cli(const std::string& args, bool merge_stderr = true) {
+// `env` is an optional environment assignment for the command
+// ("PATH=/nonexistent"), run through env(1).
+inline CliResult run_cli(const std::string& args, bool merge_stderr = true, const std::string& env = "") {
     CliResult r;
-    const std::string command =
-        std::string("'") + NUMAWARE_CLI + "' " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null");
+    const std::string command = (env.empty() ? std::string() : "env " + env + " ") + "'" + NUMAWARE_CLI + "' " + args +
+                                (merge_stderr ? " 2>&1" : " 2>/dev/null");
     FILE* pipe = ::popen(command.c_str(), "r");
     if (!pipe) return r;
     char buffer[4096];

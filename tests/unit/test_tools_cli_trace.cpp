@@ -35,20 +35,6 @@ std::string small_trace() {
     return path;
 }
 
-// `env ASSIGNMENT numaware ARGS`, stderr merged.
-CliResult run_cli_env(const std::string& assignment, const std::string& args) {
-    CliResult r;
-    const std::string command = "env " + assignment + " '" + NUMAWARE_CLI + "' " + args + " 2>&1";
-    FILE* pipe = ::popen(command.c_str(), "r");
-    if (!pipe) return r;
-    char buffer[4096];
-    std::size_t n = 0;
-    while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) r.out.append(buffer, n);
-    const int raw = ::pclose(pipe);
-    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    return r;
-}
-
 bool one_line(const std::string& s) { return !s.empty() && s.find('\n') == s.size() - 1; }
 
 }  // namespace
@@ -110,12 +96,12 @@ TEST(ToolsCliTrace, SimMemoryRejectsBadTraceArgumentsInOneLine) {
 
 TEST(ToolsCliTrace, RecordSaysHowToGetWhatIsMissing) {
     const std::string out = temp_path("never.nwt");
-    const CliResult no_tool = run_cli_env("NUMAWARE_VALGRIND_LIB=/nonexistent", "trace record -o " + out + " -- /bin/true");
+    const CliResult no_tool = run_cli("trace record -o " + out + " -- /bin/true", true, "NUMAWARE_VALGRIND_LIB=/nonexistent");
     EXPECT_NE(no_tool.status, 0);
     EXPECT_TRUE(one_line(no_tool.out)) << no_tool.out;
     EXPECT_TRUE(contains(no_tool.out, "build target numaware_tracer")) << no_tool.out;
 
-    const CliResult no_valgrind = run_cli_env("PATH=/nonexistent", "trace record -o " + out + " -- /bin/true");
+    const CliResult no_valgrind = run_cli("trace record -o " + out + " -- /bin/true", true, "PATH=/nonexistent");
     EXPECT_NE(no_valgrind.status, 0);
     EXPECT_TRUE(one_line(no_valgrind.out)) << no_valgrind.out;
     EXPECT_TRUE(contains(no_valgrind.out, "apt-get install valgrind")) << no_valgrind.out;
