@@ -24,9 +24,14 @@ using numaware::test::expect_error;
 
 namespace {
 
+// A module's predictions for one access, one line each (runs expanded).
 std::vector<Prediction> feed(mem::detail::Prefetcher& p, std::uint64_t pc, std::uint64_t line, double now = 0) {
-    std::vector<Prediction> out;
-    p.on_access({pc, line, false, false, now}, out);
+    std::vector<Prediction> runs, out;
+    p.on_access({pc, line, false, false, now}, runs);
+    for (const Prediction& r : runs) {
+        EXPECT_GE(r.count, 1u);
+        for (std::uint32_t i = 0; i < r.count; ++i) out.push_back({r.at(i), r.target});
+    }
     return out;
 }
 
@@ -283,6 +288,7 @@ TEST(SimMemoryPrefetch, BestOffsetLearnsATimelyOffset) {
         for (const Prediction& x : out) p->on_issued(x.line, now + 20);
     }
     ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].count, 1u);
     EXPECT_EQ(out[0].line, 100000 + 19999 + 20);
     EXPECT_EQ(out[0].target, Target::l2);
 }

@@ -11,6 +11,8 @@
 
 #include <bit>
 #include <cstdint>
+#include <memory>
+#include <new>
 #include <vector>
 
 namespace numaware::sim::memory::detail {
@@ -47,7 +49,9 @@ private:
 // Each set is one contiguous block, so a lookup and an insert touch a few
 // adjacent host cache lines: an LRU word (4-bit ages, way w at bits 4w, 0
 // the most recent), the ways' flags, their tags (line address + 1, 0
-// empty) and their arrival times. At most 16 ways.
+// empty) and their arrival times. At most 16 ways. The blocks are whole
+// host cache lines (64 bytes), aligned, so a set of up to 2 ways is one
+// host line and one of 8 ways is three.
 class Cache {
 public:
     static constexpr unsigned max_ways = 16;
@@ -55,7 +59,8 @@ public:
     Cache(std::uint64_t bytes, unsigned ways, unsigned line_bytes)
         : ways_(ways), sets_(bytes / line_bytes / ways), mask_(is_pow2(sets_) ? sets_ - 1 : 0),
           tags_at_(3), ready_at_(3 + ways), words_((3 + 2 * ways + 7) / 8 * 8),
-          data_(static_cast<std::size_t>(sets_ * words_), 0) {
+          data_(allocate(static_cast<std::size_t>(sets_ * words_))) {
+        for (unsigned w = 0; w < ways_; ++w) (w % 2 == 0 ? even_ways_ : odd_ways_) |= std::uint64_t{1} << (w / 2 * 8);
         for (std::uint64_t s = 0; s < sets_; ++s) {
             std::uint64_t lru = 0;   // initial order: way w has age w
             for (unsigned w = 0; w < ways_; ++w) lru |= std::uint64_t{w} << (4 * w);
@@ -63,12 +68,22 @@ public:
         }
     }
 
+    // Asks the host to bring the set of `line` into its caches: the
+    // simulator calls it a few accesses ahead, as the streams are known.
+    void warm(std::uint64_t line) const {
+        const std::uint64_t* set = set_of(line);
+        for (std::uint64_t w = 0; w < words_; w += 8) __builtin_prefetch(set + w);
+    }
+
     LineRef find(std::uint64_t line) {
         std::uint64_t* set = set_of(line);
         const std::uint64_t* t = set + tags_at_;
-        for (unsigned w = 0; w < ways_; ++w)
-            if (t[w] == line + 1) return ref(set, w);
-        return {};
+        const std::uint64_t key = line + 1;
+        // Every way is compared (no early exit): which way holds a line
+        // is unpredictable, a fixed trip count per cache is not.
+        unsigned hit = ways_;
+        for (unsigned w = 0; w < ways_; ++w) hit = t[w] == key ? w : hit;
+        return hit == ways_ ? LineRef{} : ref(set, hit);
     }
     void touch(const LineRef& l) { make_recent(*l.lru_, l.way_); }
     // Puts `line` in (it must be absent) and returns what it evicted (tag 0:
@@ -76,9 +91,7 @@ public:
     CacheLine insert(std::uint64_t line, double ready, std::uint8_t flags) {
         std::uint64_t* set = set_of(line);
         std::uint64_t* t = set + tags_at_;
-        unsigned v = 0;
-        for (unsigned w = 0; w < ways_; ++w)
-            if (((set[0] >> (4 * w)) & 15u) == ways_ - 1) v = w;   // the oldest (an empty way ages too)
+        const unsigned v = oldest(set[0]);   // an empty way ages too
         const LineRef r = ref(set, v);
         const CacheLine old{t[v], r.ready(), r.flags()};
         t[v] = line + 1;
@@ -90,35 +103,70 @@ public:
     std::uint64_t sets() const { return sets_; }
 
 private:
+    struct Free {
+        void operator()(std::uint64_t* p) const { ::operator delete[](p, std::align_val_t{64}); }
+    };
+    using Words = std::unique_ptr<std::uint64_t[], Free>;
+    static Words allocate(std::size_t words) {
+        auto* p = static_cast<std::uint64_t*>(::operator new[](words * sizeof(std::uint64_t), std::align_val_t{64}));
+        std::uninitialized_fill_n(p, words, std::uint64_t{0});
+        return Words(p);
+    }
     static bool is_pow2(std::uint64_t n) { return n != 0 && (n & (n - 1)) == 0; }
-    std::uint64_t* set_of(std::uint64_t line) {
+    std::uint64_t* set_of(std::uint64_t line) const {
         const std::uint64_t set = mask_ != 0 || sets_ == 1 ? (line & mask_) : line % sets_;
         return &data_[static_cast<std::size_t>(set * words_)];
     }
     LineRef ref(std::uint64_t* set, unsigned w) {
         return LineRef{set + ready_at_ + w, reinterpret_cast<std::uint8_t*>(set + 1) + w, set, w};
     }
+    // The LRU word's ages are a permutation of 0..ways-1. They are worked
+    // on a byte each, in two words: the even ways' ages and the odd ways'.
+    static constexpr std::uint64_t nibbles = 0x0F0F0F0F0F0F0F0Full, ones = 0x0101010101010101ull,
+                                   highs = 0x8080808080808080ull;
     // Way w becomes age 0; the ways younger than it age by one.
     void make_recent(std::uint64_t& lru, unsigned w) const {
         const std::uint64_t age = (lru >> (4 * w)) & 15u;
-        for (unsigned k = 0; k < ways_; ++k) {
-            const std::uint64_t a = (lru >> (4 * k)) & 15u;
-            if (a < age) lru += std::uint64_t{1} << (4 * k);
-        }
-        lru &= ~(std::uint64_t{15} << (4 * w));
+        std::uint64_t even = lru & nibbles, odd = (lru >> 4) & nibbles;
+        // Bit 7 of a byte of (b | 0x80) - age is set when b >= age (no
+        // borrow crosses bytes: b | 0x80 >= 128 > age).
+        even += (~((even | highs) - age * ones) & highs) >> 7 & even_ways_;
+        odd += (~((odd | highs) - age * ones) & highs) >> 7 & odd_ways_;
+        lru = (even | odd << 4) & ~(std::uint64_t{15} << (4 * w));
+    }
+    // The way of age ways-1.
+    unsigned oldest(std::uint64_t lru) const {
+        const std::uint64_t want = (ways_ - 1) * ones;
+        const std::uint64_t even = (lru & nibbles) ^ want, odd = ((lru >> 4) & nibbles) ^ want;
+        // The lowest zero byte (higher ones may be false): the unique match.
+        const std::uint64_t ze = (even - ones) & ~even & highs, zo = (odd - ones) & ~odd & highs;
+        return ze != 0 ? static_cast<unsigned>(std::countr_zero(ze) / 8 * 2)
+                       : static_cast<unsigned>(std::countr_zero(zo) / 8 * 2 + 1);
     }
     unsigned ways_ = 1;
     std::uint64_t sets_ = 1;
     std::uint64_t mask_ = 0;
     unsigned tags_at_ = 3, ready_at_ = 4;   // in words: [lru][flags: 2 words][tags][ready]
     std::uint64_t words_ = 8;               // per set, a multiple of 8 (64 bytes)
-    std::vector<std::uint64_t> data_;
+    std::uint64_t even_ways_ = 0, odd_ways_ = 0;   // bit 0 of each byte that holds a way's age
+    Words data_;
 };
 
 // A 4-way set-associative TLB of page numbers, LRU.
 class Tlb {
 public:
     explicit Tlb(unsigned entries = 64) : sets_(entries / 4), slots_(entries) {}
+    Tlb(const Tlb&) = delete;
+    Tlb& operator=(const Tlb&) = delete;
+    Tlb(Tlb&& o) noexcept : sets_(o.sets_), slots_(std::move(o.slots_)), clock_(o.clock_), last_(o.last_) { o.last_ = nullptr; }
+    Tlb& operator=(Tlb&& o) noexcept {
+        sets_ = o.sets_;
+        slots_ = std::move(o.slots_);
+        clock_ = o.clock_;
+        last_ = o.last_;
+        o.last_ = nullptr;
+        return *this;
+    }
     bool contains(std::uint64_t page) const {
         const Slot* s = &slots_[(page % sets_) * 4];
         for (unsigned w = 0; w < 4; ++w)
@@ -126,17 +174,24 @@ public:
         return false;
     }
     void access(std::uint64_t page) {
+        ++clock_;
+        // Most accesses stay in the page of the one before.
+        if (last_ != nullptr && last_->tag == page + 1) {
+            last_->used = clock_;
+            return;
+        }
         Slot* s = &slots_[(page % sets_) * 4];
         Slot* v = s;
-        ++clock_;
         for (unsigned w = 0; w < 4; ++w) {
             if (s[w].tag == page + 1) {
                 s[w].used = clock_;
+                last_ = &s[w];
                 return;
             }
             if (s[w].used < v->used) v = &s[w];
         }
         *v = Slot{page + 1, clock_};
+        last_ = v;
     }
 
 private:
@@ -147,6 +202,7 @@ private:
     std::uint64_t sets_;
     std::vector<Slot> slots_;
     std::uint64_t clock_ = 0;
+    Slot* last_ = nullptr;   // the slot of the last access (into slots_: no copies)
 };
 
 }  // namespace numaware::sim::memory::detail

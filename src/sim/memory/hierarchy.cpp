@@ -381,76 +381,98 @@ struct MemorySim::Impl {
         pf.on_access(trig, preds);
         const unsigned lines_per_page_shift = page_shift - line_shift;
         const std::uint64_t page = line >> lines_per_page_shift;
-        // Predictions run in pages: look each page up once.
+        const std::uint64_t page_lines = std::uint64_t{1} << lines_per_page_shift;
+        // Predictions run in pages: look each page up once, and count the
+        // lines of a page that all drop at once.
         std::uint64_t last_page = ~std::uint64_t{0};
         int home = -1;
         bool mapped = false;
         for (const Prediction& pr : preds) {
-            const std::uint64_t pp = pr.line >> lines_per_page_shift;
-            if (pp != last_page) {
-                last_page = pp;
-                home = homes.find(pp);
-                mapped = home >= 0 && (pp == page || c.tlb.contains(pp));
-            }
-            if (!mapped) {
-                ++(home < 0 ? r.prefetch_counts.dropped_unmapped : r.prefetch_counts.dropped_tlb);
-                continue;
-            }
-            Target target = pr.target;
-            if (target == Target::l3_if_remote) {
-                if (static_cast<unsigned>(home) == c.socket) {
-                    ++r.prefetch_counts.dropped_local;
+            for (std::uint32_t i = 0; i < pr.count;) {
+                const std::uint64_t first = pr.at(i);
+                const std::uint64_t pp = first >> lines_per_page_shift;
+                // How many of the run's lines from `first` lie in page pp.
+                std::uint64_t in_page = pr.count - i;
+                if (pr.stride > 0) {
+                    const std::uint64_t room = page_lines - 1 - (first & (page_lines - 1));
+                    in_page = std::min(in_page, room / static_cast<std::uint64_t>(pr.stride) + 1);
+                } else if (pr.stride < 0) {
+                    const std::uint64_t room = first & (page_lines - 1);
+                    in_page = std::min(in_page, room / (0 - static_cast<std::uint64_t>(pr.stride)) + 1);
+                }
+                const std::uint32_t end = i + static_cast<std::uint32_t>(in_page);
+                if (pp != last_page) {
+                    last_page = pp;
+                    home = homes.find(pp);
+                    mapped = home >= 0 && (pp == page || c.tlb.contains(pp));
+                }
+                if (!mapped) {
+                    (home < 0 ? r.prefetch_counts.dropped_unmapped : r.prefetch_counts.dropped_tlb) += in_page;
+                    i = end;
                     continue;
                 }
-                target = Target::l3;
-            }
-            Socket& so = sockets[c.socket];
-            if (target == Target::l3) {
-                if (so.l3.find(pr.line)) continue;
-                if (so.l3_queue.full_at(t)) {
-                    ++r.prefetch_counts.dropped_queue;
-                    continue;
+                Target target = pr.target;
+                if (target == Target::l3_if_remote) {
+                    if (static_cast<unsigned>(home) == c.socket) {
+                        r.prefetch_counts.dropped_local += in_page;
+                        i = end;
+                        continue;
+                    }
+                    target = Target::l3;
                 }
-                const double done = dram_read(c.socket, static_cast<unsigned>(home), t + l3_ns);
-                fill_l3(c.socket, pr.line, done, line_prefetched, t);
-                so.l3_queue.push(done);
-                ++r.prefetch_counts.issued_l3;
-                pf.on_issued(pr.line, done);
-                continue;
+                for (; i < end; ++i) issue(c, pf, pr.at(i), target, static_cast<unsigned>(home), t);
             }
-            // L1 (and L2) targets.
-            Cache& into = target == Target::l1 ? c.l1 : c.l2;
-            if (into.find(pr.line)) continue;
-            Inflight& queue = target == Target::l1 ? c.l1_queue : c.l2_queue;
-            if (queue.full_at(t)) {
-                ++r.prefetch_counts.dropped_queue;
-                continue;
-            }
-            // A prefetched line that an upper level's prefetch takes is
-            // neither used by a demand nor unused: its mark goes.
-            const auto taken = [](const LineRef& l) { l.flags() &= static_cast<std::uint8_t>(~line_prefetched); };
-            double done;
-            if (const LineRef y = target == Target::l1 ? c.l2.find(pr.line) : LineRef{}) {
-                taken(y);
-                done = std::max(t + l2_ns, y.ready());
-            } else if (const LineRef z = so.l3.find(pr.line)) {
-                taken(z);
-                done = std::max(t + l3_ns, z.ready());
-                fill_l2(c, pr.line, done, target == Target::l2 ? line_prefetched : 0, t);
-            } else {
-                done = dram_read(c.socket, static_cast<unsigned>(home), t + l3_ns);
-                fill_l3(c.socket, pr.line, done, 0, t);
-                fill_l2(c, pr.line, done, target == Target::l2 ? line_prefetched : 0, t);
-            }
-            if (target == Target::l1) {
-                fill_l1(c, pr.line, done, line_prefetched, t);
-                ++r.prefetch_counts.issued_l1;
-            } else {
-                ++r.prefetch_counts.issued_l2;
-            }
-            queue.push(done);
-            pf.on_issued(pr.line, done);
         }
+    }
+
+    // One prediction that passed the TLB and the home rule.
+    void issue(Core& c, detail::Prefetcher& pf, std::uint64_t line, Target target, unsigned home, double t) {
+        Socket& so = sockets[c.socket];
+        if (target == Target::l3) {
+            if (so.l3.find(line)) return;
+            if (so.l3_queue.full_at(t)) {
+                ++r.prefetch_counts.dropped_queue;
+                return;
+            }
+            const double done = dram_read(c.socket, home, t + l3_ns);
+            fill_l3(c.socket, line, done, line_prefetched, t);
+            so.l3_queue.push(done);
+            ++r.prefetch_counts.issued_l3;
+            pf.on_issued(line, done);
+            return;
+        }
+        // L1 (and L2) targets.
+        Cache& into = target == Target::l1 ? c.l1 : c.l2;
+        if (into.find(line)) return;
+        Inflight& queue = target == Target::l1 ? c.l1_queue : c.l2_queue;
+        if (queue.full_at(t)) {
+            ++r.prefetch_counts.dropped_queue;
+            return;
+        }
+        // A prefetched line that an upper level's prefetch takes is
+        // neither used by a demand nor unused: its mark goes.
+        const auto taken = [](const LineRef& l) { l.flags() &= static_cast<std::uint8_t>(~line_prefetched); };
+        double done;
+        if (const LineRef y = target == Target::l1 ? c.l2.find(line) : LineRef{}) {
+            taken(y);
+            done = std::max(t + l2_ns, y.ready());
+        } else if (const LineRef z = so.l3.find(line)) {
+            taken(z);
+            done = std::max(t + l3_ns, z.ready());
+            fill_l2(c, line, done, target == Target::l2 ? line_prefetched : 0, t);
+        } else {
+            done = dram_read(c.socket, home, t + l3_ns);
+            fill_l3(c.socket, line, done, 0, t);
+            fill_l2(c, line, done, target == Target::l2 ? line_prefetched : 0, t);
+        }
+        if (target == Target::l1) {
+            fill_l1(c, line, done, line_prefetched, t);
+            ++r.prefetch_counts.issued_l1;
+        } else {
+            ++r.prefetch_counts.issued_l2;
+        }
+        queue.push(done);
+        pf.on_issued(line, done);
     }
 
     // ---- the core's timing ----------------------------------------------
@@ -520,6 +542,7 @@ struct MemorySim::Impl {
         // while it stays less than one L3 hit latency ahead of the next one:
         // shared queues see requests out of machine order by at most that.
         constexpr int batch = 64;
+        constexpr std::size_t warm_ahead = 8;
         const double quantum = l3_ns;
         using Turn = std::pair<double, std::size_t>;
         std::priority_queue<Turn, std::vector<Turn>, std::greater<>> turns;
@@ -530,7 +553,16 @@ struct MemorySim::Impl {
             turns.pop();
             Core& c = cores[i];
             const double second = turns.empty() ? std::numeric_limits<double>::infinity() : turns.top().first + quantum;
+            Socket& so = sockets[c.socket];
             for (int k = 0; k < batch && c.active && c.now <= second; ++k) {
+                // The host fetches the sets of an access a few ahead while
+                // this one is simulated (no effect on the results).
+                if (c.pos + warm_ahead < c.len) {
+                    const std::uint64_t ahead = c.buf[c.pos + warm_ahead].addr >> line_shift;
+                    c.l1.warm(ahead);
+                    c.l2.warm(ahead);
+                    so.l3.warm(ahead);
+                }
                 step(c, c.buf[c.pos]);
                 if (++c.pos == c.len) c.active = refill(c);
             }

@@ -98,16 +98,16 @@ namespace detail {
 std::int64_t StrideTable::observe(std::uint64_t pc, std::uint64_t line) {
     Entry* set = &table_[(pc * 0x9E3779B97F4A7C15ull >> 60) * ways];
     ++clock_;
-    Entry* e = nullptr;
-    Entry* victim = set;
-    for (unsigned w = 0; w < ways; ++w) {
-        if (set[w].used != 0 && set[w].pc == pc) e = &set[w];
-        if (set[w].used < victim->used) victim = &set[w];
-    }
-    if (e == nullptr) {
+    unsigned hit = ways;   // every way compared: no early exit to mispredict
+    for (unsigned w = 0; w < ways; ++w) hit = (set[w].used != 0) & (set[w].pc == pc) ? w : hit;
+    if (hit == ways) {
+        Entry* victim = set;
+        for (unsigned w = 1; w < ways; ++w)
+            if (set[w].used < victim->used) victim = &set[w];
         *victim = Entry{pc, line, 0, conf_start, clock_};
         return 0;
     }
+    Entry* e = &set[hit];
     e->used = clock_;
     const std::int64_t d = static_cast<std::int64_t>(line - e->last_line);
     if (d == 0) return 0;   // the same line again: nothing new to predict
@@ -144,9 +144,9 @@ public:
     void on_access(const Trigger& t, std::vector<Prediction>& out) override {
         const std::int64_t s = table_.observe(t.pc, t.line);
         if (s == 0) return;
-        for (unsigned i = 1; i <= far_; ++i)
-            out.push_back({t.line + static_cast<std::uint64_t>(s * static_cast<std::int64_t>(i)),
-                           i <= near_ ? Target::l1 : far_target_});
+        const auto order = [&](unsigned i) { return t.line + static_cast<std::uint64_t>(s * static_cast<std::int64_t>(i)); };
+        if (near_ > 0) out.push_back({order(1), Target::l1, s, near_});
+        if (far_ > near_) out.push_back({order(near_ + 1), far_target_, s, far_ - near_});
     }
 
 private:

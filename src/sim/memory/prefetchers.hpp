@@ -28,9 +28,16 @@ enum class Target : std::uint8_t {
     l3_if_remote,   // the L3, only when the line's home is another socket; else dropped
 };
 
+// `count` lines, `line`, `line + stride`, ... (nearest first, line
+// addresses wrapping as unsigned), all for `target`. A stride prefetcher
+// states its whole degree in one or two of these, so the simulator can
+// settle the lines of a page that all drop (TLB, unmapped, local) at once.
 struct Prediction {
     std::uint64_t line = 0;   // line address (byte address / line size)
     Target target = Target::l1;
+    std::int64_t stride = 0;   // in lines; irrelevant when count is 1
+    std::uint32_t count = 1;
+    std::uint64_t at(std::uint32_t i) const { return line + static_cast<std::uint64_t>(stride * static_cast<std::int64_t>(i)); }
 };
 
 struct Trigger {
