@@ -224,7 +224,8 @@ def check_output(out: str) -> None:
         raise OutputError(f"{out}: is a directory")
     directory = os.path.dirname(out) or "."
     if not os.path.isdir(directory):
-        raise OutputError(f"{out}: the directory '{directory}' does not exist")
+        problem = "is not a directory" if os.path.exists(directory) else "does not exist"
+        raise OutputError(f"{out}: '{directory}' {problem}")
     try:
         fd, probe = tempfile.mkstemp(prefix=".numaware-plot-", dir=directory)
     except OSError as e:

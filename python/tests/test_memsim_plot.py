@@ -181,7 +181,10 @@ def test_output_must_be_a_png_in_a_directory_that_exists(doc, tmp_path):
     (tmp_path / "dir.png").mkdir()
     with pytest.raises(OutputError, match="is a directory"):
         memsim_plot.plot(d, str(tmp_path / "dir.png"))
-    assert sorted(os.listdir(tmp_path)) == ["dir.png"]
+    (tmp_path / "file").write_text("")
+    with pytest.raises(OutputError, match="'.*file' is not a directory"):
+        memsim_plot.plot(d, str(tmp_path / "file" / "plot.png"))
+    assert sorted(os.listdir(tmp_path)) == ["dir.png", "file"]
 
 
 def test_without_matplotlib_the_error_says_how_to_get_it(doc, tmp_path, monkeypatch, capsys):
