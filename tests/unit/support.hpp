@@ -29,6 +29,9 @@ inline bool contains(const std::string& text, const std::string& part) {
     return text.find(part) != std::string::npos;
 }
 
+// Exactly one line, ending in a newline: how the CLI reports a failure.
+inline bool one_line(const std::string& s) { return !s.empty() && s.find('\n') == s.size() - 1; }
+
 // The same, and checks the error's field and that its text contains `part`.
 template <class Fn>
 void expect_error(Fn fn, const std::string& field, const std::string& part) {

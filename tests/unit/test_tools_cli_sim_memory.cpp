@@ -1,6 +1,14 @@
 // `numaware sim memory` end to end: the JSON document the scripts read, the
-// CSV, and bad input as one line with a non-zero status.
+// CSV, the --plot PNG (through the Python package, python/), and bad input
+// as one line with a non-zero status.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
+#include <system_error>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -8,7 +16,40 @@
 #include "support.hpp"
 
 using numaware::test::contains;
+using numaware::test::one_line;
 using numaware::test::run_cli;
+
+namespace {
+
+// A fresh directory with a space in its name (the CLI hands paths to
+// python3 without a shell), removed with its contents at the end.
+struct PlotDir {
+    std::string path;
+    PlotDir() {
+        std::string p = ::testing::TempDir() + "nw cli plot.XXXXXX";
+        if (::mkdtemp(p.data()) != nullptr) path = p;
+    }
+    ~PlotDir() {
+        std::error_code ec;
+        std::filesystem::remove_all(path, ec);
+    }
+    std::size_t entries() const {
+        std::size_t n = 0;
+        for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(path)) ++n;
+        return n;
+    }
+};
+
+bool is_png(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::string head(8, '\0');
+    in.read(head.data(), 8);
+    return in && head == std::string("\x89PNG\r\n\x1a\n", 8);
+}
+
+std::string quoted(const std::string& path) { return "'" + path + "'"; }
+
+}  // namespace
 
 TEST(SimMemoryCli, JsonHasOneRunPerPrefetcher) {
     const auto r = run_cli("sim memory --preset thesis-4s --workload chase:64K --prefetch none,stride:8,nasp:8:64 --json",
@@ -54,4 +95,83 @@ TEST(SimMemoryCli, BadInputIsOneLineAndNonZero) {
     r = run_cli("sim memory --mapping bind:9");
     EXPECT_NE(r.status, 0);
     EXPECT_TRUE(contains(r.out, "bind:9: the preset has nodes 0..3")) << r.out;
+}
+
+TEST(SimMemoryCli, PlotWritesAPng) {
+    const PlotDir dir;
+    ASSERT_FALSE(dir.path.empty());
+    const std::string png = dir.path + "/stream plot.png";
+    const auto r = run_cli("sim memory --preset thesis-4s --workload stream:1 --prefetch none,stride:8 --plot " +
+                           quoted(png));
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_TRUE(contains(r.out, "SIMULATED")) << r.out;   // the table is printed as without --plot
+    EXPECT_TRUE(is_png(png));
+    EXPECT_GT(std::filesystem::file_size(png), 1000u);
+    EXPECT_EQ(dir.entries(), 1u);   // the PNG alone: no temporary file left beside it
+}
+
+TEST(SimMemoryCli, PlotLeavesTheJsonAloneOnStdout) {
+    const PlotDir dir;
+    ASSERT_FALSE(dir.path.empty());
+    const std::string png = dir.path + "/chase.png";
+    const auto r = run_cli("sim memory --workload chase:64K --prefetch none,next-line --json --plot " + quoted(png), false);
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["runs"].size(), 2u);
+    EXPECT_TRUE(is_png(png));
+}
+
+TEST(SimMemoryCli, PlotIntoAnUnwritableDirectoryIsOneLine) {
+    const PlotDir dir;
+    ASSERT_FALSE(dir.path.empty());
+    // Checked before the simulation: nothing else is printed.
+    auto r = run_cli("sim memory --workload stream:1 --prefetch none --plot " + quoted(dir.path + "/missing/out.png"));
+    EXPECT_NE(r.status, 0);
+    EXPECT_TRUE(one_line(r.out)) << r.out;
+    EXPECT_TRUE(r.out.starts_with("numaware: --plot: ")) << r.out;
+    EXPECT_TRUE(contains(r.out, "/missing' does not exist")) << r.out;
+    // Not even root may create files in /sys.
+    r = run_cli("sim memory --workload stream:1 --prefetch none --plot /sys/out.png");
+    EXPECT_NE(r.status, 0);
+    EXPECT_TRUE(one_line(r.out)) << r.out;
+    EXPECT_TRUE(contains(r.out, "cannot write in '/sys'")) << r.out;
+    if (::geteuid() != 0) {
+        const std::string locked = dir.path + "/locked";
+        ASSERT_EQ(::mkdir(locked.c_str(), 0555), 0);
+        r = run_cli("sim memory --workload stream:1 --prefetch none --plot " + quoted(locked + "/out.png"));
+        EXPECT_NE(r.status, 0);
+        EXPECT_TRUE(one_line(r.out)) << r.out;
+        EXPECT_TRUE(contains(r.out, "cannot write in")) << r.out;
+    }
+    r = run_cli("sim memory --workload stream:1 --prefetch none --plot " + quoted(dir.path + "/out.svg"));
+    EXPECT_NE(r.status, 0);
+    EXPECT_TRUE(one_line(r.out)) << r.out;
+    EXPECT_TRUE(contains(r.out, "ending in .png")) << r.out;
+}
+
+TEST(SimMemoryCli, PlotWithoutPythonOrMatplotlibIsOneLine) {
+    const PlotDir dir;
+    ASSERT_FALSE(dir.path.empty());
+    const std::string png = dir.path + "/out.png";
+    const std::string run = "sim memory --workload stream:1 --prefetch none --plot " + quoted(png);
+    auto r = run_cli(run, true, "NUMAWARE_PYTHON=/nonexistent/python3");
+    EXPECT_NE(r.status, 0);
+    EXPECT_EQ(r.out, "numaware: --plot: NUMAWARE_PYTHON='/nonexistent/python3' is not an executable\n");
+    // python3 -S does not read site-packages: a python3 without matplotlib.
+    const std::string bare = dir.path + "/python3 without site";
+    {
+        std::ofstream script(bare);
+        script << "#!/bin/sh\nexec /usr/bin/python3 -S \"$@\"\n";
+    }
+    ASSERT_EQ(::chmod(bare.c_str(), 0755), 0);
+    r = run_cli(run, true, "NUMAWARE_PYTHON=" + quoted(bare));
+    EXPECT_NE(r.status, 0);
+    EXPECT_TRUE(one_line(r.out)) << r.out;
+    EXPECT_TRUE(contains(r.out, "matplotlib is not installed")) << r.out;
+    EXPECT_TRUE(contains(r.out, "scripts/bootstrap, or apt-get install python3-matplotlib")) << r.out;
+    // A package folder that is not one.
+    r = run_cli(run, true, "NUMAWARE_PYTHONPATH=" + quoted(dir.path));
+    EXPECT_NE(r.status, 0);
+    EXPECT_TRUE(one_line(r.out)) << r.out;
+    EXPECT_TRUE(contains(r.out, "holds no numaware/__init__.py")) << r.out;
+    EXPECT_FALSE(std::filesystem::exists(png));
 }

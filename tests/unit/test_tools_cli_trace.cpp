@@ -14,6 +14,7 @@
 
 using numaware::test::CliResult;
 using numaware::test::contains;
+using numaware::test::one_line;
 using numaware::test::run_cli;
 using numaware::test::TraceWriter;
 
@@ -34,8 +35,6 @@ std::string small_trace() {
     numaware::test::write_bytes(path, w.bytes);
     return path;
 }
-
-bool one_line(const std::string& s) { return !s.empty() && s.find('\n') == s.size() - 1; }
 
 }  // namespace
 

@@ -2,8 +2,11 @@
 // hierarchy simulator. One workload (built in, or a recorded trace with
 // --trace) on one preset under each prefetcher listed, each run from cold
 // caches; every figure labelled simulated, with the preset and its
-// parameters' sources in the JSON.
+// parameters' sources in the JSON. --plot hands the same JSON document to
+// the Python package (numaware.memsim_plot) for a PNG.
+#include <cstdio>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -15,6 +18,8 @@
 #include "numaware/memory_sim.hpp"
 #include "sim/memory/trace_file.hpp"
 #include "tools/cli/commands.hpp"
+#include "tools/cli/python_package.hpp"
+#include "tools/vm/process.hpp"
 
 namespace numaware::cli {
 
@@ -33,6 +38,7 @@ struct SimMemoryOptions {
     unsigned threads = 0;
     bool json = false;
     bool csv = false;
+    std::string plot;                   // a PNG of speedup and bytes per prefetcher
 };
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -97,6 +103,85 @@ nlohmann::json run_json(const mem::WorkloadResult& w, double baseline_s) {
             {"phases", phases}};
 }
 
+// The one document of a run: --json prints it, --plot hands it to Python.
+nlohmann::json memory_document(const SimMemoryOptions& o, const mem::HierarchyPreset& used, const mem::Workload& w,
+                               const mem::TraceWorkload* traced, const mem::RunOptions& ro,
+                               const std::vector<mem::WorkloadResult>& results, double base) {
+    nlohmann::json runs = nlohmann::json::array();
+    for (const auto& r : results) runs.push_back(run_json(r, base));
+    nlohmann::json doc = {
+        {"label", "simulated (memory-hierarchy throughput model, not cycle-accurate)"},
+        {"simulated", true},
+        {"preset", used.name},
+        {"workload", w.name()},
+        {"mapping", ro.mapping.text},
+        {"thread_mapping", o.thread_mapping},
+        {"baseline", results.front().report.prefetch},
+        {"parameters",
+         {{"sockets", used.sockets()},
+          {"cores", used.cores()},
+          {"ghz", used.ghz},
+          {"l1", {{"bytes", used.l1.bytes}, {"ways", used.l1.ways}, {"cycles", used.l1.latency_cycles}, {"mshrs", used.l1.mshrs}}},
+          {"l2", {{"bytes", used.l2.bytes}, {"ways", used.l2.ways}, {"cycles", used.l2.latency_cycles}, {"mshrs", used.l2.mshrs}}},
+          {"l3", {{"bytes", used.l3.bytes}, {"ways", used.l3.ways}, {"cycles", used.l3.latency_cycles}, {"mshrs", used.l3.mshrs}, {"slices", used.l3_slices}}},
+          {"dram_latency_ns", used.timed.latency_ns},
+          {"memory_gbps", used.timed.memory_gbps},
+          {"link_gbps", used.timed.link_gbps},
+          {"rob_window", used.rob_window},
+          {"tlb_entries", used.tlb_entries},
+          {"core_ipc", used.core_ipc}}},
+        {"sources", used.sources},
+        {"runs", runs}};
+    if (traced != nullptr) {
+        const mem::TraceInfo& ti = traced->info();
+        nlohmann::json phases = nlohmann::json::array();
+        for (const auto& ph : ti.phases) phases.push_back({{"name", ph.name}, {"measured", ph.measured}});
+        doc["trace"] = {{"path", ti.path},
+                        {"format", mem::trace_format_name(ti.format)},
+                        {"threads", ti.threads},
+                        {"file_bytes", ti.file_bytes},
+                        {"phases", phases}};
+    }
+    return doc;
+}
+
+void print_csv(const mem::HierarchyPreset& used, const mem::Workload& w, const std::vector<mem::WorkloadResult>& results,
+               double base) {
+    fmt::print("# simulated: memory-hierarchy throughput model, not cycle-accurate; preset {}, workload {}\n",
+               used.name, w.name());
+    fmt::print("prefetch,simulated_s,speedup,accesses,instructions,l1_mpki,l2_mpki,l3_mpki,prefetches_issued,"
+               "issued_l1,issued_l2,issued_l3,useful,late,unused_evicted,bytes_l1,bytes_l2,bytes_l3,dram_local_bytes,"
+               "dram_remote_bytes,writeback_bytes,energy_j\n");
+    for (const auto& res : results) {
+        const mem::MemoryReport& r = res.report;
+        const mem::PrefetchCounters& pc = r.prefetch_counts;
+        fmt::print("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.prefetch, res.measured_s,
+                   res.measured_s > 0 ? base / res.measured_s : 0.0, r.accesses, r.instructions, r.mpki(r.l1),
+                   r.mpki(r.l2), r.mpki(r.l3), pc.issued(), pc.issued_l1, pc.issued_l2, pc.issued_l3, pc.useful, pc.late,
+                   pc.unused_evicted, r.l1.fill_bytes, r.l2.fill_bytes, r.l3.fill_bytes, r.dram_local_bytes,
+                   r.dram_remote_bytes, r.writeback_bytes, r.energy_j());
+    }
+}
+
+void print_table(const SimMemoryOptions& o, const mem::HierarchyPreset& used, const mem::Workload& w,
+                 const mem::RunOptions& ro, const std::vector<mem::WorkloadResult>& results, double base) {
+    fmt::print("numaware sim memory — SIMULATED (throughput model, not cycle-accurate)\n");
+    fmt::print("preset {}, workload {}, pages {}, threads {}\n\n", used.name, w.name(), ro.mapping.text,
+               results.front().report.accesses == 0 ? 0 : (o.threads != 0 ? o.threads : w.default_threads(used)));
+    fmt::print("| prefetch | simulated ms | speedup vs {} | L1 MPKI | L2 MPKI | L3 MPKI | issued L1 | issued L3 | useful | late "
+               "| unused | DRAM local MB | DRAM remote MB |\n",
+               results.front().report.prefetch);
+    fmt::print("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (const auto& res : results) {
+        const mem::MemoryReport& r = res.report;
+        const mem::PrefetchCounters& pc = r.prefetch_counts;
+        fmt::print("| {} | {:.4f} | {:.3f} | {:.2f} | {:.2f} | {:.2f} | {} | {} | {} | {} | {} | {:.2f} | {:.2f} |\n",
+                   r.prefetch, res.measured_s * 1e3, res.measured_s > 0 ? base / res.measured_s : 0.0, r.mpki(r.l1),
+                   r.mpki(r.l2), r.mpki(r.l3), pc.issued_l1, pc.issued_l3, pc.useful, pc.late, pc.unused_evicted,
+                   static_cast<double>(r.dram_local_bytes) / 1e6, static_cast<double>(r.dram_remote_bytes) / 1e6);
+    }
+}
+
 void sim_memory(const SimMemoryOptions& o) {
     const mem::HierarchyPreset p = mem::preset(o.preset);
     std::unique_ptr<mem::Workload> w;
@@ -118,6 +203,13 @@ void sim_memory(const SimMemoryOptions& o) {
     else throw Error("--thread-mapping", fmt::format("'{}': expected contiguous or scatter", o.thread_mapping));
     std::vector<mem::PrefetchSpec> parsed;
     for (const std::string& s : specs) parsed.push_back(mem::parse_prefetch(s));
+    // Before simulating, which may take minutes: python3, the package,
+    // matplotlib and a writable --plot file must be there.
+    std::optional<PythonPackage> plotter;
+    if (!o.plot.empty()) {
+        plotter = find_python_package("--plot");
+        run_python_module(*plotter, "--plot", "memsim_plot", {"--check", o.plot});
+    }
     std::vector<mem::WorkloadResult> results;
     for (const mem::PrefetchSpec& ps : parsed) {
         ro.prefetch = ps;
@@ -125,76 +217,18 @@ void sim_memory(const SimMemoryOptions& o) {
     }
     const double base = results.front().measured_s;
     const mem::HierarchyPreset used = w->adapt(p);
-    if (o.json) {
-        nlohmann::json runs = nlohmann::json::array();
-        for (const auto& r : results) runs.push_back(run_json(r, base));
-        nlohmann::json doc = {
-            {"label", "simulated (memory-hierarchy throughput model, not cycle-accurate)"},
-            {"simulated", true},
-            {"preset", used.name},
-            {"workload", w->name()},
-            {"mapping", ro.mapping.text},
-            {"thread_mapping", o.thread_mapping},
-            {"baseline", results.front().report.prefetch},
-            {"parameters",
-             {{"sockets", used.sockets()},
-              {"cores", used.cores()},
-              {"ghz", used.ghz},
-              {"l1", {{"bytes", used.l1.bytes}, {"ways", used.l1.ways}, {"cycles", used.l1.latency_cycles}, {"mshrs", used.l1.mshrs}}},
-              {"l2", {{"bytes", used.l2.bytes}, {"ways", used.l2.ways}, {"cycles", used.l2.latency_cycles}, {"mshrs", used.l2.mshrs}}},
-              {"l3", {{"bytes", used.l3.bytes}, {"ways", used.l3.ways}, {"cycles", used.l3.latency_cycles}, {"mshrs", used.l3.mshrs}, {"slices", used.l3_slices}}},
-              {"dram_latency_ns", used.timed.latency_ns},
-              {"memory_gbps", used.timed.memory_gbps},
-              {"link_gbps", used.timed.link_gbps},
-              {"rob_window", used.rob_window},
-              {"tlb_entries", used.tlb_entries},
-              {"core_ipc", used.core_ipc}}},
-            {"sources", used.sources},
-            {"runs", runs}};
-        if (traced != nullptr) {
-            const mem::TraceInfo& ti = traced->info();
-            nlohmann::json phases = nlohmann::json::array();
-            for (const auto& ph : ti.phases) phases.push_back({{"name", ph.name}, {"measured", ph.measured}});
-            doc["trace"] = {{"path", ti.path},
-                            {"format", mem::trace_format_name(ti.format)},
-                            {"threads", ti.threads},
-                            {"file_bytes", ti.file_bytes},
-                            {"phases", phases}};
-        }
-        fmt::print("{}\n", doc.dump(2));
-        return;
-    }
-    if (o.csv) {
-        fmt::print("# simulated: memory-hierarchy throughput model, not cycle-accurate; preset {}, workload {}\n",
-                   used.name, w->name());
-        fmt::print("prefetch,simulated_s,speedup,accesses,instructions,l1_mpki,l2_mpki,l3_mpki,prefetches_issued,"
-                   "issued_l1,issued_l2,issued_l3,useful,late,unused_evicted,bytes_l1,bytes_l2,bytes_l3,dram_local_bytes,"
-                   "dram_remote_bytes,writeback_bytes,energy_j\n");
-        for (const auto& res : results) {
-            const mem::MemoryReport& r = res.report;
-            const mem::PrefetchCounters& pc = r.prefetch_counts;
-            fmt::print("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.prefetch, res.measured_s,
-                       res.measured_s > 0 ? base / res.measured_s : 0.0, r.accesses, r.instructions, r.mpki(r.l1),
-                       r.mpki(r.l2), r.mpki(r.l3), pc.issued(), pc.issued_l1, pc.issued_l2, pc.issued_l3, pc.useful, pc.late,
-                       pc.unused_evicted, r.l1.fill_bytes, r.l2.fill_bytes, r.l3.fill_bytes, r.dram_local_bytes,
-                       r.dram_remote_bytes, r.writeback_bytes, r.energy_j());
-        }
-        return;
-    }
-    fmt::print("numaware sim memory — SIMULATED (throughput model, not cycle-accurate)\n");
-    fmt::print("preset {}, workload {}, pages {}, threads {}\n\n", used.name, w->name(), ro.mapping.text,
-               results.front().report.accesses == 0 ? 0 : (o.threads != 0 ? o.threads : w->default_threads(used)));
-    fmt::print("| prefetch | simulated ms | speedup vs {} | L1 MPKI | L2 MPKI | L3 MPKI | issued L1 | issued L3 | useful | late "
-               "| unused | DRAM local MB | DRAM remote MB |\n",
-               results.front().report.prefetch);
-    fmt::print("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-    for (const auto& res : results) {
-        const mem::MemoryReport& r = res.report;
-        const mem::PrefetchCounters& pc = r.prefetch_counts;
-        fmt::print("| {} | {:.4f} | {:.3f} | {:.2f} | {:.2f} | {:.2f} | {} | {} | {} | {} | {} | {:.2f} | {:.2f} |\n",
-                   r.prefetch, res.measured_s * 1e3, res.measured_s > 0 ? base / res.measured_s : 0.0, r.mpki(r.l1),
-                   r.mpki(r.l2), r.mpki(r.l3), pc.issued_l1, pc.issued_l3, pc.useful, pc.late, pc.unused_evicted,
-                   static_cast<double>(r.dram_local_bytes) / 1e6, static_cast<double>(r.dram_remote_bytes) / 1e6);
+    const nlohmann::json doc = memory_document(o, used, *w, traced, ro, results, base);
+    if (o.json) fmt::print("{}\n", doc.dump(2));
+    else if (o.csv) print_csv(used, *w, results, base);
+    else print_table(o, used, *w, ro, results, base);
+    if (plotter) {
+        // The module reads the document from a file. The plot comes after
+        // the output above, so a failed plot still leaves the figures printed.
+        std::fflush(stdout);
+        const vm::TempDir tmp("numaware-plot");
+        const std::string path = tmp.path() + "/sim-memory.json";
+        vm::write_file(path, doc.dump());
+        run_python_module(*plotter, "--plot", "memsim_plot", {path, o.plot});
     }
 }
 
@@ -227,8 +261,12 @@ void add_sim_memory_command(CLI::App& sim_cmd) {
     cmd->add_option("--thread-mapping", o->thread_mapping, "contiguous|scatter")->capture_default_str();
     cmd->add_flag("--json", o->json, "Print one JSON document: label, preset, parameters, sources, runs");
     cmd->add_flag("--csv", o->csv, "Print one CSV row per prefetcher (after a '#' line naming the preset)")->excludes("--json");
+    cmd->add_option("--plot", o->plot,
+                    "Also write a PNG of the speedup and the bytes moved per prefetcher (numaware's Python package "
+                    "and matplotlib: scripts/bootstrap; docs/SIMULATOR.md)");
     cmd->footer("Example: numaware sim memory --preset thesis-4s --workload numa-micro --prefetch none,nasp:0:128\n"
-                "         numaware sim memory --trace py.nwt --prefetch none,stride:8 --json");
+                "         numaware sim memory --trace py.nwt --prefetch none,stride:8 --json\n"
+                "         numaware sim memory --workload cg:S --prefetch none,stride:8,nasp:8:64 --plot cg.png");
     cmd->callback([o] { sim_memory(*o); });
 }
 

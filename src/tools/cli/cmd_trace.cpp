@@ -23,8 +23,6 @@
 #include "tools/cli/commands.hpp"
 #include "tools/vm/process.hpp"
 
-extern char** environ;
-
 namespace numaware::cli {
 
 namespace {
@@ -54,10 +52,7 @@ int run_inherited(const std::string& program, const std::vector<std::string>& ar
     std::vector<char*> args;
     for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
-    std::vector<std::string> env_strings{env};
-    const std::string key = env.substr(0, env.find('=') + 1);
-    for (char** e = environ; *e != nullptr; ++e)
-        if (std::strncmp(*e, key.c_str(), key.size()) != 0) env_strings.emplace_back(*e);
+    const std::vector<std::string> env_strings = vm::environment_with({env});
     std::vector<char*> envp;
     for (const std::string& e : env_strings) envp.push_back(const_cast<char*>(e.c_str()));
     envp.push_back(nullptr);

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -19,6 +20,8 @@
 #include <fmt/format.h>
 
 #include "numaware/error.hpp"
+
+extern char** environ;
 
 namespace numaware::vm {
 namespace {
@@ -50,7 +53,8 @@ bool wait_until(pid_t pid, int& wstatus, Clock::time_point deadline, bool has_de
 }  // namespace
 
 ProcessResult run_process(const std::vector<std::string>& argv, const std::string& stdout_path,
-                          const std::string& stderr_path, std::optional<double> timeout_seconds) {
+                          const std::string& stderr_path, std::optional<double> timeout_seconds,
+                          const std::vector<std::string>& env) {
     if (argv.empty()) throw Error("command", "is empty");
     // Resolve before fork: the child may only make async-signal-safe calls.
     const std::string program = find_in_path(argv[0]);
@@ -58,6 +62,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
+    const std::vector<std::string> env_strings = environment_with(env);
+    std::vector<char*> envp;
+    for (const auto& e : env_strings) envp.push_back(const_cast<char*>(e.c_str()));
+    envp.push_back(nullptr);
 
     const auto start = Clock::now();
     const pid_t parent = getpid();
@@ -80,7 +88,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
             if (fd < 0) _exit(127);
             dup2(fd, 2);
         }
-        execv(program.c_str(), args.data());
+        execve(program.c_str(), args.data(), envp.data());
         _exit(127);
     }
 
@@ -102,6 +110,20 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
     return result;
 }
 
+std::vector<std::string> environment_with(const std::vector<std::string>& assignments) {
+    std::vector<std::string> env = assignments;
+    const auto assigned = [&](const char* entry) {
+        for (const std::string& a : assignments) {
+            const std::size_t eq = a.find('=');
+            if (eq != std::string::npos && std::strncmp(entry, a.c_str(), eq + 1) == 0) return true;
+        }
+        return false;
+    };
+    for (char** e = environ; *e != nullptr; ++e)
+        if (!assigned(*e)) env.emplace_back(*e);
+    return env;
+}
+
 std::string find_in_path(const std::string& name) {
     if (name.find('/') != std::string::npos) return access(name.c_str(), X_OK) == 0 ? name : "";
     const char* path = std::getenv("PATH");
@@ -115,6 +137,19 @@ std::string find_in_path(const std::string& name) {
             return candidate;
     }
     return "";
+}
+
+TempDir::TempDir(const std::string& prefix) {
+    const char* tmpdir = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/" + prefix + ".XXXXXX";
+    if (mkdtemp(pattern.data()) == nullptr)
+        throw Error(pattern, fmt::format("cannot create a temporary directory: {}", std::strerror(errno)), errno);
+    path_ = pattern;
+}
+
+TempDir::~TempDir() {
+    std::error_code ec;   // a destructor must not throw; a leftover in /tmp is harmless
+    std::filesystem::remove_all(path_, ec);
 }
 
 std::string read_file(const std::string& path) {
