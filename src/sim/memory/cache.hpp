@@ -81,9 +81,17 @@ public:
         const std::uint64_t key = line + 1;
         // Every way is compared (no early exit): which way holds a line
         // is unpredictable, a fixed trip count per cache is not.
-        unsigned hit = ways_;
-        for (unsigned w = 0; w < ways_; ++w) hit = t[w] == key ? w : hit;
-        return hit == ways_ ? LineRef{} : ref(set, hit);
+        unsigned match;
+        switch (ways_) {   // the common widths unrolled
+            case 2: match = matches<2>(t, key); break;
+            case 4: match = matches<4>(t, key); break;
+            case 8: match = matches<8>(t, key); break;
+            case 16: match = matches<16>(t, key); break;
+            default:
+                match = 0;
+                for (unsigned w = 0; w < ways_; ++w) match |= static_cast<unsigned>(t[w] == key) << w;
+        }
+        return match == 0 ? LineRef{} : ref(set, static_cast<unsigned>(std::countr_zero(match)));
     }
     void touch(const LineRef& l) { make_recent(*l.lru_, l.way_); }
     // Puts `line` in (it must be absent) and returns what it evicted (tag 0:
@@ -111,6 +119,14 @@ private:
         auto* p = static_cast<std::uint64_t*>(::operator new[](words * sizeof(std::uint64_t), std::align_val_t{64}));
         std::uninitialized_fill_n(p, words, std::uint64_t{0});
         return Words(p);
+    }
+    // Bit w set when tag w is `key` (a line is in at most one way), built
+    // without a branch per way.
+    template <unsigned ways>
+    static unsigned matches(const std::uint64_t* t, std::uint64_t key) {
+        unsigned m = 0;
+        for (unsigned w = 0; w < ways; ++w) m |= static_cast<unsigned>(t[w] == key) << w;
+        return m;
     }
     static bool is_pow2(std::uint64_t n) { return n != 0 && (n & (n - 1)) == 0; }
     std::uint64_t* set_of(std::uint64_t line) const {
@@ -169,9 +185,9 @@ public:
     }
     bool contains(std::uint64_t page) const {
         const Slot* s = &slots_[(page % sets_) * 4];
-        for (unsigned w = 0; w < 4; ++w)
-            if (s[w].tag == page + 1) return true;
-        return false;
+        unsigned m = 0;
+        for (unsigned w = 0; w < 4; ++w) m |= static_cast<unsigned>(s[w].tag == page + 1);
+        return m != 0;
     }
     void access(std::uint64_t page) {
         ++clock_;
@@ -181,17 +197,17 @@ public:
             return;
         }
         Slot* s = &slots_[(page % sets_) * 4];
-        Slot* v = s;
-        for (unsigned w = 0; w < 4; ++w) {
-            if (s[w].tag == page + 1) {
-                s[w].used = clock_;
-                last_ = &s[w];
-                return;
-            }
-            if (s[w].used < v->used) v = &s[w];
+        unsigned m = 0;
+        for (unsigned w = 0; w < 4; ++w) m |= static_cast<unsigned>(s[w].tag == page + 1) << w;
+        if (m != 0) {
+            last_ = &s[std::countr_zero(m)];
+            last_->used = clock_;
+            return;
         }
-        *v = Slot{page + 1, clock_};
-        last_ = v;
+        unsigned v = 0;   // the least recently used (the first of equals)
+        for (unsigned w = 1; w < 4; ++w) v = s[w].used < s[v].used ? w : v;
+        s[v] = Slot{page + 1, clock_};
+        last_ = &s[v];
     }
 
 private:

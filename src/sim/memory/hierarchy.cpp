@@ -50,6 +50,10 @@ using detail::Target;
 
 namespace {
 
+// Accesses a core takes from its stream at a time: small, so that the
+// buffers of 16 or more cores stay in the host's caches.
+constexpr std::size_t stream_batch = 256;
+
 // Done times of requests in flight, earliest first.
 class Inflight {
 public:
@@ -131,6 +135,8 @@ struct Core {
     double now = 0;
     double last_done = 0;
     double end = 0;
+    std::uint64_t last_page = ~std::uint64_t{0};   // the page of the last demand access, and its home
+    int last_home = -1;
     std::uint64_t instr = 0;
     // The stream of the running phase.
     AccessStream* stream = nullptr;
@@ -224,9 +230,15 @@ struct MemorySim::Impl {
     }
 
     // ---- pages ------------------------------------------------------------
-    int home_for_demand(std::uint64_t page, const Core& c) {
+    int home_for_demand(std::uint64_t page, Core& c) {
+        // A page's home never changes once set: the core keeps its last.
+        if (page == c.last_page) return c.last_home;
         int h = homes.find(page);
-        if (h >= 0) return h;
+        if (h >= 0) {
+            c.last_page = page;
+            c.last_home = h;
+            return h;
+        }
         switch (mapping.kind) {
             case PageMapping::Kind::first_touch: h = static_cast<int>(c.socket); break;
             case PageMapping::Kind::bind: h = static_cast<int>(mapping.node); break;
@@ -235,6 +247,8 @@ struct MemorySim::Impl {
                 break;
         }
         homes.set(page, h);
+        c.last_page = page;
+        c.last_home = h;
         return h;
     }
 
@@ -375,10 +389,15 @@ struct MemorySim::Impl {
     }
 
     // ---- prefetches ---------------------------------------------------------
+    // Most accesses predict nothing: that path stays small and inline.
     void prefetch(Core& c, detail::Prefetcher& pf, const detail::Trigger& trig, std::uint64_t line) {
-        const double t = trig.now;
         preds.clear();
         pf.on_access(trig, preds);
+        if (!preds.empty()) settle(c, pf, trig.now, line);
+    }
+
+    // The predictions of an access at t to `line`: dropped, or issued.
+    [[gnu::noinline]] void settle(Core& c, detail::Prefetcher& pf, double t, std::uint64_t line) {
         const unsigned lines_per_page_shift = page_shift - line_shift;
         const std::uint64_t page = line >> lines_per_page_shift;
         const std::uint64_t page_lines = std::uint64_t{1} << lines_per_page_shift;
@@ -533,7 +552,7 @@ struct MemorySim::Impl {
         for (std::size_t i = 0; i < streams.size(); ++i) {
             Core& c = cores[active[i]];
             c.stream = streams[i].stream.get();
-            c.buf.resize(4096);
+            c.buf.resize(stream_batch);
             c.now = c.last_done = c.end = start;
             c.rob_head = c.rob_size = 0;
             c.active = refill(c);

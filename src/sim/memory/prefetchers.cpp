@@ -2,6 +2,7 @@
 #include "sim/memory/prefetchers.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <string>
 #include <vector>
@@ -98,16 +99,16 @@ namespace detail {
 std::int64_t StrideTable::observe(std::uint64_t pc, std::uint64_t line) {
     Entry* set = &table_[(pc * 0x9E3779B97F4A7C15ull >> 60) * ways];
     ++clock_;
-    unsigned hit = ways;   // every way compared: no early exit to mispredict
-    for (unsigned w = 0; w < ways; ++w) hit = (set[w].used != 0) & (set[w].pc == pc) ? w : hit;
-    if (hit == ways) {
+    unsigned match = 0;   // every way compared: no early exit to mispredict
+    for (unsigned w = 0; w < ways; ++w) match |= static_cast<unsigned>((set[w].used != 0) & (set[w].pc == pc)) << w;
+    if (match == 0) {
         Entry* victim = set;
         for (unsigned w = 1; w < ways; ++w)
             if (set[w].used < victim->used) victim = &set[w];
         *victim = Entry{pc, line, 0, conf_start, clock_};
         return 0;
     }
-    Entry* e = &set[hit];
+    Entry* e = &set[std::countr_zero(match)];
     e->used = clock_;
     const std::int64_t d = static_cast<std::int64_t>(line - e->last_line);
     if (d == 0) return 0;   // the same line again: nothing new to predict
