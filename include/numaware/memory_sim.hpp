@@ -140,14 +140,23 @@ struct ThreadStream {
     std::unique_ptr<AccessStream> stream;
 };
 
-// Where a page lives when it is first touched.
+// Where a page lives. The first three are rules MemorySim applies when a
+// page is first touched; the others depend on the team and are resolved by
+// run_workload (docs/SIMULATOR.md, "Page mappings"):
+//   local     every page on the node of the team's first thread (bind);
+//   remote    every page on the lowest node the team does not use (bind);
+//   locality  each page on the node whose threads access it most (a
+//             profile of the measured phases' accesses), placed before
+//             the run; pages the profile never saw are first-touched;
+//   balance   locality, but no node of the team takes more than its
+//             share of the accesses (plan_balance).
 struct PageMapping {
-    enum class Kind { first_touch, interleave, bind };
+    enum class Kind { first_touch, interleave, bind, local, remote, locality, balance };
     Kind kind = Kind::first_touch;
     unsigned node = 0;                        // bind: node position
     std::string text = "first-touch";
 };
-// "first-touch" | "interleave" | "bind:N"
+// "first-touch" | "interleave" | "bind:N" | "local" | "remote" | "locality" | "balance"
 PageMapping parse_page_mapping(std::string_view text);
 
 // =====================================================================
@@ -214,9 +223,16 @@ public:
     double run(std::vector<ThreadStream> streams, bool counted = true);
     // Node position holding the page of `addr`, or -1 if never touched.
     int home_of(std::uint64_t addr) const;
+    // Puts page number `page` (address >> log2 page size) on node position
+    // `node` before any access touches it, as move_pages would. Error
+    // ("node") when there is no such node, Error("page") when the page
+    // already has a home.
+    void place(std::uint64_t page, unsigned node);
     // Every access replayed so far, counted phases or not.
     std::uint64_t accesses_simulated() const;
     MemoryReport report() const;
+    // The counters of the last run() alone (zero if it was not counted).
+    MemoryReport phase_report() const;
 
 private:
     struct Impl;
@@ -265,12 +281,14 @@ struct RunOptions {
     PageMapping mapping{};
     unsigned threads = 0;                           // 0: the workload's default
     MappingKind thread_mapping = MappingKind::contiguous;
+    unsigned nodes = 0;                             // the team on the first K nodes (0: all)
 };
 
 struct PhaseResult {
     std::string name;
     bool measured = false;
     double simulated_s = 0;
+    MemoryReport report;   // this phase's counters (measured phases only)
 };
 
 struct WorkloadResult {

@@ -73,6 +73,34 @@ TEST(SimMemoryCli, JsonHasOneRunPerPrefetcher) {
     EXPECT_DOUBLE_EQ(j["runs"][0]["speedup"].get<double>(), 1.0);
 }
 
+// The advisor's input: a team on K nodes, a team-dependent page mapping,
+// and each measured phase's own counters.
+TEST(SimMemoryCli, JsonPhasesCarryTheirCounters) {
+    const auto r = run_cli("sim memory --workload cg:S --threads 8 --nodes 2 --thread-mapping scatter --mapping remote "
+                           "--prefetch intel:1111,intel:0000 --json",
+                           false);
+    ASSERT_EQ(r.status, 0) << r.out;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["mapping"], "remote");
+    EXPECT_EQ(j["mapping_applied"], "remote (bind:2)");
+    EXPECT_EQ(j["nodes"], 2);
+    ASSERT_EQ(j["runs"].size(), 2u);
+    for (const auto& run : j["runs"]) {
+        std::uint64_t accesses = 0;
+        unsigned measured = 0;
+        for (const auto& ph : run["phases"]) {
+            EXPECT_EQ(ph.contains("counters"), ph["measured"].get<bool>()) << ph["name"];
+            if (!ph["measured"].get<bool>()) continue;
+            ++measured;
+            accesses += ph["counters"]["accesses"].get<std::uint64_t>();
+            EXPECT_EQ(ph["counters"]["bytes"]["dram_local"], 0) << ph["name"];   // every page on node 2
+            EXPECT_TRUE(ph["counters"]["levels"]["l3"].contains("mpki"));
+        }
+        EXPECT_GT(measured, 2u);
+        EXPECT_EQ(accesses, run["accesses"].get<std::uint64_t>());
+    }
+}
+
 TEST(SimMemoryCli, CsvRowPerPrefetcher) {
     const auto r = run_cli("sim memory --workload chase:64K --prefetch none,next-line --csv", false);
     ASSERT_EQ(r.status, 0) << r.out;
@@ -95,6 +123,12 @@ TEST(SimMemoryCli, BadInputIsOneLineAndNonZero) {
     r = run_cli("sim memory --mapping bind:9");
     EXPECT_NE(r.status, 0);
     EXPECT_TRUE(contains(r.out, "bind:9: the preset has nodes 0..3")) << r.out;
+    r = run_cli("sim memory --workload stream:1 --nodes 5");
+    EXPECT_NE(r.status, 0);
+    EXPECT_EQ(r.out, "numaware: nodes: 5 nodes on thesis-4s with 4\n");
+    r = run_cli("sim memory --workload stream:1 --mapping remote");
+    EXPECT_NE(r.status, 0);
+    EXPECT_TRUE(contains(r.out, "remote: the team uses every node of thesis-4s")) << r.out;
 }
 
 TEST(SimMemoryCli, PlotWritesAPng) {

@@ -170,6 +170,7 @@ struct MemorySim::Impl {
     unsigned line_shift = 6, page_shift = 12;
     double clock = 0;              // the end of the last phase
     MemoryReport r;
+    MemoryReport phase;           // the last run's counters alone
     std::uint64_t replayed = 0;   // every access, counted phases or not
     std::vector<Prediction> preds;
 
@@ -179,6 +180,11 @@ struct MemorySim::Impl {
         const std::size_t n = p.sockets();
         if (mapping.kind == PageMapping::Kind::bind && mapping.node >= n)
             throw Error("mapping", fmt::format("bind:{}: the preset has nodes 0..{}", mapping.node, n - 1));
+        if (mapping.kind != PageMapping::Kind::first_touch && mapping.kind != PageMapping::Kind::interleave &&
+            mapping.kind != PageMapping::Kind::bind)
+            throw Error("mapping", fmt::format("'{}' depends on the team: run_workload resolves it (MemorySim takes "
+                                               "first-touch, interleave or bind:N)",
+                                               mapping.text));
         cyc = p.cycle_ns();
         l1_ns = p.l1.latency_cycles * cyc;
         l2_ns = p.l2.latency_cycles * cyc;
@@ -245,6 +251,7 @@ struct MemorySim::Impl {
             case PageMapping::Kind::interleave:   // by page number, as Linux's MPOL_INTERLEAVE does by page offset
                 h = static_cast<int>(page % sockets.size());
                 break;
+            default: h = static_cast<int>(c.socket); break;   // refused by the constructor
         }
         homes.set(page, h);
         c.last_page = page;
@@ -607,19 +614,36 @@ MemorySim::MemorySim(HierarchyPreset preset, PrefetchSpec prefetch, PageMapping 
     : impl_(std::make_unique<Impl>(std::move(preset), std::move(prefetch), std::move(mapping))) {}
 MemorySim::~MemorySim() = default;
 
-double MemorySim::run(std::vector<ThreadStream> streams, bool counted) {
-    if (counted) return impl_->run(streams);
-    const MemoryReport saved = impl_->r;
-    const double s = impl_->run(streams);
-    impl_->r = saved;
-    return s;
+namespace {
+
+// after - before, counter by counter (the names come from `after`).
+LevelCounters minus(const LevelCounters& a, const LevelCounters& b) {
+    return {a.demand_accesses - b.demand_accesses, a.demand_misses - b.demand_misses, a.fill_bytes - b.fill_bytes,
+            a.served - b.served, a.served_latency_ns - b.served_latency_ns};
+}
+MemoryReport minus(const MemoryReport& a, const MemoryReport& b) {
+    MemoryReport d = a;
+    d.simulated_s = a.simulated_s - b.simulated_s;
+    d.accesses = a.accesses - b.accesses;
+    d.instructions = a.instructions - b.instructions;
+    d.l1 = minus(a.l1, b.l1);
+    d.l2 = minus(a.l2, b.l2);
+    d.l3 = minus(a.l3, b.l3);
+    d.dram = minus(a.dram, b.dram);
+    d.dram_local_bytes = a.dram_local_bytes - b.dram_local_bytes;
+    d.dram_remote_bytes = a.dram_remote_bytes - b.dram_remote_bytes;
+    d.writeback_bytes = a.writeback_bytes - b.writeback_bytes;
+    const PrefetchCounters &x = a.prefetch_counts, &y = b.prefetch_counts;
+    d.prefetch_counts = {x.issued_l1 - y.issued_l1,           x.issued_l2 - y.issued_l2,
+                         x.issued_l3 - y.issued_l3,           x.useful - y.useful,
+                         x.late - y.late,                     x.unused_evicted - y.unused_evicted,
+                         x.dropped_queue - y.dropped_queue,   x.dropped_tlb - y.dropped_tlb,
+                         x.dropped_unmapped - y.dropped_unmapped, x.dropped_local - y.dropped_local};
+    return d;
 }
 
-int MemorySim::home_of(std::uint64_t addr) const { return impl_->homes.find(addr >> impl_->page_shift); }
-
-MemoryReport MemorySim::report() const {
-    MemoryReport r = impl_->r;
-    const HierarchyPreset& p = impl_->p;
+// The energy estimate of a report's counters (HierarchyPreset's energies).
+MemoryReport with_energy(MemoryReport r, const HierarchyPreset& p) {
     const double line = p.line_bytes;
     const auto lookups = [&](const LevelCounters& c) {
         return static_cast<double>(c.demand_accesses) + static_cast<double>(c.fill_bytes) / line;
@@ -630,6 +654,34 @@ MemoryReport MemorySim::report() const {
     r.energy_static_j = p.static_w_per_socket * p.sockets() * r.simulated_s;
     return r;
 }
+
+}  // namespace
+
+double MemorySim::run(std::vector<ThreadStream> streams, bool counted) {
+    const MemoryReport before = impl_->r;
+    const double s = impl_->run(streams);
+    if (counted) {
+        impl_->phase = minus(impl_->r, before);
+    } else {
+        impl_->r = before;
+        impl_->phase = minus(before, before);
+    }
+    return s;
+}
+
+int MemorySim::home_of(std::uint64_t addr) const { return impl_->homes.find(addr >> impl_->page_shift); }
+
+void MemorySim::place(std::uint64_t page, unsigned node) {
+    if (node >= impl_->sockets.size())
+        throw Error("node", fmt::format("{}: {} has nodes 0..{}", node, impl_->p.name, impl_->sockets.size() - 1));
+    if (impl_->homes.find(page) >= 0)
+        throw Error("page", fmt::format("page {:#x} already lives on node {}", page, impl_->homes.find(page)));
+    impl_->homes.set(page, static_cast<int>(node));
+}
+
+MemoryReport MemorySim::phase_report() const { return with_energy(impl_->phase, impl_->p); }
+
+MemoryReport MemorySim::report() const { return with_energy(impl_->r, impl_->p); }
 
 std::uint64_t MemorySim::accesses_simulated() const { return impl_->replayed; }
 
@@ -651,7 +703,19 @@ PageMapping parse_page_mapping(std::string_view text) {
             return m;
         }
     }
-    throw Error("mapping", fmt::format("unknown page mapping '{}'; known: first-touch, interleave, bind:N", text));
+    static constexpr std::pair<std::string_view, PageMapping::Kind> named[] = {
+        {"local", PageMapping::Kind::local},
+        {"remote", PageMapping::Kind::remote},
+        {"locality", PageMapping::Kind::locality},
+        {"balance", PageMapping::Kind::balance}};
+    for (const auto& [name, kind] : named)
+        if (text == name) {
+            m.kind = kind;
+            return m;
+        }
+    throw Error("mapping", fmt::format("unknown page mapping '{}'; known: first-touch, interleave, bind:N, local, "
+                                       "remote, locality, balance",
+                                       text));
 }
 
 }  // namespace numaware::sim::memory

@@ -12,6 +12,7 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <unordered_map>
 
 #include <fmt/core.h>
 
@@ -20,6 +21,7 @@
 #include "numaware/memory_sim.hpp"
 #include "sim/memory/arrays.hpp"
 #include "sim/memory/nas_kernels.hpp"
+#include "sim/memory/page_plans.hpp"
 
 namespace numaware::sim::memory {
 
@@ -210,20 +212,104 @@ std::unique_ptr<Workload> make_workload(std::string_view spec) {
                                         spec, nas::known_kernels));
 }
 
+namespace {
+
+// The node position of each rank of `layout` on p's machine.
+std::vector<unsigned> rank_nodes(const HierarchyPreset& p, const TeamLayout& layout) {
+    std::vector<unsigned> v;
+    for (const RankPlace& r : layout.ranks) {
+        const auto& nodes = p.timed.machine.nodes;
+        for (unsigned s = 0; s < nodes.size(); ++s)
+            if (std::find(nodes[s].cpus.begin(), nodes[s].cpus.end(), r.cpu) != nodes[s].cpus.end()) v.push_back(s);
+    }
+    return v;
+}
+
+// Accesses per page and node over the measured phases' streams (every
+// access counts once, at the page of its first byte).
+detail::PageProfile profile_pages(const Workload& w, const HierarchyPreset& p, const TeamLayout& layout) {
+    const std::vector<unsigned> node_of = rank_nodes(p, layout);
+    unsigned page_shift = 0;
+    while ((1u << page_shift) < p.page_bytes) ++page_shift;
+    detail::PageProfile prof;
+    prof.nodes = static_cast<unsigned>(p.sockets());
+    std::unordered_map<std::uint64_t, std::size_t> index;
+    std::vector<Access> buf(4096);
+    for (unsigned ph = 0; ph < w.phases(); ++ph) {
+        if (!w.measured(ph)) continue;
+        std::vector<ThreadStream> streams = w.streams(ph, p, layout);
+        for (std::size_t t = 0; t < streams.size(); ++t) {
+            const unsigned node = node_of.at(t);
+            for (std::size_t k; (k = streams[t].stream->next(std::span<Access>(buf))) != 0;)
+                for (std::size_t i = 0; i < k; ++i) {
+                    const auto [it, fresh] = index.try_emplace(buf[i].addr >> page_shift, prof.pages.size());
+                    if (fresh) {
+                        prof.pages.push_back(it->first);
+                        prof.counts.resize(prof.counts.size() + prof.nodes, 0);
+                    }
+                    ++prof.counts[it->second * prof.nodes + node];
+                }
+        }
+    }
+    return prof;
+}
+
+}  // namespace
+
 WorkloadResult run_workload(const Workload& w, const HierarchyPreset& given, const RunOptions& o) {
     const HierarchyPreset p = w.adapt(given);
     TeamMapping tm;
     tm.threads = o.threads != 0 ? o.threads : w.default_threads(p);
     tm.kind = o.thread_mapping;
+    tm.nodes = o.nodes;
+    if (o.nodes > p.sockets())
+        throw Error("nodes", fmt::format("{} nodes on {} with {}", o.nodes, p.name, p.sockets()));
     if (tm.threads > p.cores())
         throw Error("threads", fmt::format("{} threads on {} with {} cores", tm.threads, p.name, p.cores()));
     const TeamLayout layout = plan_team(p.timed.machine, tm);
-    MemorySim sim(p, o.prefetch, o.mapping);
+    // The team-dependent page mappings become a rule MemorySim applies,
+    // plus pages placed before the run.
+    PageMapping mapping = o.mapping;
+    detail::PagePlan placed;
+    std::vector<unsigned> team = rank_nodes(p, layout);
+    std::sort(team.begin(), team.end());
+    team.erase(std::unique(team.begin(), team.end()), team.end());
+    switch (o.mapping.kind) {
+        case PageMapping::Kind::local:
+            mapping.kind = PageMapping::Kind::bind;
+            mapping.node = rank_nodes(p, layout).at(0);
+            mapping.text = fmt::format("local (bind:{})", mapping.node);
+            break;
+        case PageMapping::Kind::remote: {
+            unsigned n = 0;
+            while (n < p.sockets() && std::binary_search(team.begin(), team.end(), n)) ++n;
+            if (n == p.sockets())
+                throw Error("mapping", fmt::format("remote: the team uses every node of {} (remote needs a node "
+                                                   "without threads: fewer nodes with --nodes)",
+                                                   p.name));
+            mapping.kind = PageMapping::Kind::bind;
+            mapping.node = n;
+            mapping.text = fmt::format("remote (bind:{})", n);
+            break;
+        }
+        case PageMapping::Kind::locality:
+        case PageMapping::Kind::balance: {
+            const detail::PageProfile prof = profile_pages(w, p, layout);
+            placed = o.mapping.kind == PageMapping::Kind::locality ? detail::plan_locality(prof)
+                                                                    : detail::plan_balance(prof, team);
+            mapping.kind = PageMapping::Kind::first_touch;
+            mapping.text = fmt::format("{} ({} pages placed, first touch for the rest)", o.mapping.text, placed.size());
+            break;
+        }
+        default: break;
+    }
+    MemorySim sim(p, o.prefetch, mapping);
+    for (const auto& [page, node] : placed) sim.place(page, node);
     WorkloadResult res;
     res.workload = w.name();
     for (unsigned ph = 0; ph < w.phases(); ++ph) {
         const double s = sim.run(w.streams(ph, p, layout), w.measured(ph));
-        res.phases.push_back({w.phase_name(ph), w.measured(ph), s});
+        res.phases.push_back({w.phase_name(ph), w.measured(ph), s, w.measured(ph) ? sim.phase_report() : MemoryReport{}});
         if (w.measured(ph)) res.measured_s += s;
     }
     res.report = sim.report();

@@ -36,6 +36,7 @@ struct SimMemoryOptions {
     std::string mapping = "first-touch";
     std::string thread_mapping = "contiguous";
     unsigned threads = 0;
+    unsigned nodes = 0;                 // the team on the first K nodes (0: all)
     bool json = false;
     bool csv = false;
     std::string plot;                   // a PNG of speedup and bytes per prefetcher
@@ -56,18 +57,11 @@ nlohmann::json level_json(const mem::MemoryReport& r, const mem::LevelCounters& 
             {"mean_latency_ns", c.served == 0 ? 0.0 : c.served_latency_ns / static_cast<double>(c.served)}};
 }
 
-nlohmann::json run_json(const mem::WorkloadResult& w, double baseline_s) {
-    const mem::MemoryReport& r = w.report;
+// The counters of a report over `s` simulated seconds: a run's, or one
+// phase's (the advisor's features).
+nlohmann::json counters_json(const mem::MemoryReport& r, double s) {
     const mem::PrefetchCounters& pc = r.prefetch_counts;
-    nlohmann::json phases = nlohmann::json::array();
-    for (const mem::PhaseResult& ph : w.phases)
-        phases.push_back({{"name", ph.name}, {"measured", ph.measured}, {"simulated_s", ph.simulated_s}});
-    const double s = w.measured_s;
-    return {{"prefetch", r.prefetch},
-            {"simulated", true},
-            {"simulated_s", s},
-            {"speedup", s > 0 ? baseline_s / s : 0.0},
-            {"accesses", r.accesses},
+    return {{"accesses", r.accesses},
             {"instructions", r.instructions},
             {"prefetches_issued", pc.issued()},
             {"prefetch_counts",
@@ -99,8 +93,24 @@ nlohmann::json run_json(const mem::WorkloadResult& w, double baseline_s) {
             {"levels", {{"l1", level_json(r, r.l1)}, {"l2", level_json(r, r.l2)}, {"l3", level_json(r, r.l3)},
                         {"dram", {{"served", r.dram.served},
                                   {"mean_latency_ns", r.dram.served == 0 ? 0.0 : r.dram.served_latency_ns /
-                                                                                    static_cast<double>(r.dram.served)}}}}},
-            {"phases", phases}};
+                                                                                    static_cast<double>(r.dram.served)}}}}}};
+}
+
+nlohmann::json run_json(const mem::WorkloadResult& w, double baseline_s) {
+    nlohmann::json phases = nlohmann::json::array();
+    for (const mem::PhaseResult& ph : w.phases) {
+        nlohmann::json j = {{"name", ph.name}, {"measured", ph.measured}, {"simulated_s", ph.simulated_s}};
+        if (ph.measured) j["counters"] = counters_json(ph.report, ph.simulated_s);
+        phases.push_back(std::move(j));
+    }
+    const double s = w.measured_s;
+    nlohmann::json run = {{"prefetch", w.report.prefetch},
+                          {"simulated", true},
+                          {"simulated_s", s},
+                          {"speedup", s > 0 ? baseline_s / s : 0.0}};
+    run.update(counters_json(w.report, s));
+    run["phases"] = std::move(phases);
+    return run;
 }
 
 // The one document of a run: --json prints it, --plot hands it to Python.
@@ -115,7 +125,9 @@ nlohmann::json memory_document(const SimMemoryOptions& o, const mem::HierarchyPr
         {"preset", used.name},
         {"workload", w.name()},
         {"mapping", ro.mapping.text},
+        {"mapping_applied", results.front().report.mapping},
         {"thread_mapping", o.thread_mapping},
+        {"nodes", o.nodes},
         {"baseline", results.front().report.prefetch},
         {"parameters",
          {{"sockets", used.sockets()},
@@ -198,6 +210,7 @@ void sim_memory(const SimMemoryOptions& o) {
     mem::RunOptions ro;
     ro.mapping = mem::parse_page_mapping(o.mapping);
     ro.threads = o.threads;
+    ro.nodes = o.nodes;
     if (o.thread_mapping == "contiguous") ro.thread_mapping = MappingKind::contiguous;
     else if (o.thread_mapping == "scatter") ro.thread_mapping = MappingKind::scatter;
     else throw Error("--thread-mapping", fmt::format("'{}': expected contiguous or scatter", o.thread_mapping));
@@ -256,9 +269,10 @@ void add_sim_memory_command(CLI::App& sim_cmd) {
                     "Comma list, one run each, the first is the baseline: none, next-line, stride:K, "
                     "nasp:K_L1:K_REM, multilevel:K_L1:K, ampm, na-ampm:K_L1:K_REM, bop, intel:MASK")
         ->capture_default_str();
-    cmd->add_option("--mapping", o->mapping, "Page homes: first-touch, interleave, bind:N")->capture_default_str();
+    cmd->add_option("--mapping", o->mapping, "Page homes: first-touch, interleave, bind:N, local, remote, locality, balance (docs/SIMULATOR.md)")->capture_default_str();
     cmd->add_option("--threads", o->threads, "Simulated threads (0: the workload's default)")->capture_default_str();
     cmd->add_option("--thread-mapping", o->thread_mapping, "contiguous|scatter")->capture_default_str();
+    cmd->add_option("--nodes", o->nodes, "The team on the first K nodes of the preset (0: all)")->capture_default_str();
     cmd->add_flag("--json", o->json, "Print one JSON document: label, preset, parameters, sources, runs");
     cmd->add_flag("--csv", o->csv, "Print one CSV row per prefetcher (after a '#' line naming the preset)")->excludes("--json");
     cmd->add_option("--plot", o->plot,
