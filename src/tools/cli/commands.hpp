@@ -20,6 +20,7 @@ void add_latency_command(CLI::App& app);   // per-cache-line latency, latency-aw
 void add_sim_command(CLI::App& app);       // the simulator's timed machines
 void add_sim_memory_command(CLI::App& sim_cmd);   // `sim memory`: the memory-hierarchy simulator
 void add_trace_command(CLI::App& app);     // `trace record`: a program's accesses under Valgrind (nwtrace)
+void add_advise_command(CLI::App& app);    // the configuration advisor (hands over to the Python package)
 
 // Exit status a callback wants main to return (e.g. `vm` forwards the
 // guest command's status). Defaults to 0.

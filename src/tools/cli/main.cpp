@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
     numaware::cli::add_latency_command(app);
     numaware::cli::add_sim_command(app);
     numaware::cli::add_trace_command(app);
+    numaware::cli::add_advise_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

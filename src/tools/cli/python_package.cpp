@@ -2,10 +2,15 @@
 // package; the rule is in python_package.hpp.
 #include "tools/cli/python_package.hpp"
 
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <optional>
 #include <system_error>
+
+#include <unistd.h>
 
 #include <fmt/core.h>
 
@@ -76,19 +81,44 @@ PythonPackage find_python_package(const std::string& option) {
     return {find_interpreter(option), find_package_dir(option)};
 }
 
+namespace {
+
+// The environment a module runs in: the package first on the path; no
+// __pycache__ written into the source tree or the install prefix; the
+// working directory kept off sys.path (Python 3.11's PYTHONSAFEPATH), so a
+// numaware/ folder there cannot stand in for the package.
+std::vector<std::string> module_environment(const PythonPackage& package) {
+    const std::string pythonpath = env_value("PYTHONPATH");
+    return {"PYTHONPATH=" + package.dir + (pythonpath.empty() ? "" : ":" + pythonpath), "PYTHONDONTWRITEBYTECODE=1",
+            "PYTHONSAFEPATH=1"};
+}
+
+}  // namespace
+
+void exec_python_module(const PythonPackage& package, const std::string& option, const std::string& module,
+                        const std::vector<std::string>& args, const std::vector<std::string>& env) {
+    std::vector<std::string> argv{package.interpreter, "-m", "numaware." + module};
+    argv.insert(argv.end(), args.begin(), args.end());
+    std::vector<std::string> assignments = module_environment(package);
+    assignments.insert(assignments.end(), env.begin(), env.end());
+    const std::vector<std::string> envs = vm::environment_with(assignments);
+    std::vector<char*> cargv, cenv;
+    for (const std::string& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+    cargv.push_back(nullptr);
+    for (const std::string& e : envs) cenv.push_back(const_cast<char*>(e.c_str()));
+    cenv.push_back(nullptr);
+    std::fflush(nullptr);
+    ::execve(package.interpreter.c_str(), cargv.data(), cenv.data());
+    throw Error(option, fmt::format("cannot run {}: {}", package.interpreter, std::strerror(errno)), errno);
+}
+
 void run_python_module(const PythonPackage& package, const std::string& option, const std::string& module,
                        const std::vector<std::string>& args) {
     const vm::TempDir tmp("numaware-python");
     const std::string output = tmp.path() + "/output";
     std::vector<std::string> argv{package.interpreter, "-m", "numaware." + module};
     argv.insert(argv.end(), args.begin(), args.end());
-    const std::string pythonpath = env_value("PYTHONPATH");
-    // The package first on the path; no __pycache__ written into the source
-    // tree or the install prefix; the working directory kept off sys.path
-    // (Python 3.11's PYTHONSAFEPATH), so a numaware/ folder there cannot
-    // stand in for the package.
-    const std::vector<std::string> env{"PYTHONPATH=" + package.dir + (pythonpath.empty() ? "" : ":" + pythonpath),
-                                       "PYTHONDONTWRITEBYTECODE=1", "PYTHONSAFEPATH=1"};
+    const std::vector<std::string> env = module_environment(package);
     const vm::ProcessResult r = vm::run_process(argv, output, output, std::nullopt, env);
     if (r.status == 0) return;
     const std::string line = last_line(vm::read_file(output));

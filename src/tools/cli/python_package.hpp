@@ -36,4 +36,12 @@ PythonPackage find_python_package(const std::string& option);
 void run_python_module(const PythonPackage& package, const std::string& option, const std::string& module,
                        const std::vector<std::string>& args);
 
+// Replaces this process with `interpreter -m numaware.MODULE ARGS...` (its
+// output goes straight to the terminal), with the same environment as
+// run_python_module plus the "NAME=VALUE" assignments in `env`. Returns
+// only by throwing Error(option, why) when the exec fails.
+[[noreturn]] void exec_python_module(const PythonPackage& package, const std::string& option,
+                                     const std::string& module, const std::vector<std::string>& args,
+                                     const std::vector<std::string>& env);
+
 }  // namespace numaware::cli
