@@ -35,6 +35,8 @@ from .space import Configuration, ConfigurationError, configuration_space
 from .store import Store
 
 Progress = Callable[[int, int, JobResult], None]
+# How long to keep trying to reach a Dask scheduler before giving up.
+DASK_CONNECT_TIMEOUT = "30s"
 
 
 class SweepError(Exception):
@@ -164,14 +166,15 @@ def _dask(cli: str, jobs: list[Job], address: str) -> Iterator[JobResult]:
         raise SweepError(f"dask.distributed is not installed for {sys.executable} "
                          "(scripts/bootstrap, or apt-get install python3-distributed)") from e
     try:
-        client = Client(address, timeout="30s", set_as_default=False)
+        client = Client(address, timeout=DASK_CONNECT_TIMEOUT, set_as_default=False)
     except (OSError, TimeoutError) as e:
         raise SweepError(f"cannot reach the Dask scheduler at {address}: {e}") from None
     with client:
         futures = {client.submit(run_job, cli, job, pure=False): job for job in jobs}
         pending = set(futures)
         try:
-            for future in as_completed(list(futures)):
+            # set_as_default=False above: as_completed is told the client's loop.
+            for future in as_completed(list(futures), loop=client.loop):
                 pending.discard(future)
                 job = futures.pop(future)
                 try:
