@@ -3,7 +3,7 @@
 ``write_fake_cli(path, ...)`` writes a small Python script that answers ``--version``
 and ``sim memory ... --json`` in the shape of the simulator's contract
 (docs/ADVISOR.md, "The simulator's side"): one run per prefetch setting,
-each with its phases and every phase with its counters. Its figures are a
+each with its phases and every measured phase with its counters. Its figures are a
 hash of the job and the phase, so any worker, at any time, prints the same
 document for the same job, and the advisor's tests need no simulator build.
 """
@@ -75,7 +75,8 @@ for prefetch in opts["--prefetch"].split(","):
     phases = []
     for name in PHASES.get(workload.split(":")[0], DEFAULT_PHASES):
         phase = {{"name": name, "measured": name != "init", "simulated_s": figure(prefetch, name) * 1e-6}}
-        if not OMIT_COUNTERS:
+        # As numaware does: counters for measured phases only.
+        if phase["measured"] and not OMIT_COUNTERS:
             phase["counters"] = counters(prefetch, name)
         phases.append(phase)
     run = {{"prefetch": prefetch, "simulated": True, "simulated_s": sum(p["simulated_s"] for p in phases),
@@ -98,7 +99,8 @@ def write_fake_cli(path, *, sleep=0.0, version="numaware 9.9.9", log=None, fail_
     ``version``: the line ``--version`` prints (None: the option is unknown);
     ``sleep``: seconds each simulation takes; ``log``: a file that gets one
     line per simulation; ``fail_workload``: a workload whose simulation
-    fails; ``omit_counters``: phases without counters, as today's numaware.
+    fails; ``omit_counters``: measured phases without counters, as a
+    numaware that predates them.
     """
     path.write_text(_SCRIPT.format(
         python=sys.executable, version=version, sleep=sleep, log=None if log is None else str(log),

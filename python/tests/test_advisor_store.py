@@ -19,7 +19,7 @@ def _counters(n):
 def _result(job=JOB, phases=("init", "iter1:spmv")):
     return JobResult(job, tuple(
         RunResult(p, 1e-3 * (i + 1), _counters(i), tuple(
-            PhaseResult(name, name != "init", 1e-4 * (i + k + 1), _counters(10 * i + k))
+            PhaseResult(name, name != "init", 1e-4 * (i + k + 1), None if name == "init" else _counters(10 * i + k))
             for k, name in enumerate(phases)))
         for i, p in enumerate(job.prefetches)))
 
@@ -34,6 +34,7 @@ def test_a_result_reads_back(tmp_path):
     assert (first.workload, first.phase, first.preset, first.simulator) == ("cg:S", "init", "thesis-4s", "1.0.0")
     assert first.configuration in {c.key for c in JOB.configurations()}
     assert first.measured is False
+    assert first.counters is None  # an unmeasured phase without counters
     by_key = {(r.region, r.configuration): r for r in rows}
     spmv = by_key[("cg:S/iter1:spmv", JOB.configuration("intel:0000").key)]
     assert spmv.measured is True

@@ -70,7 +70,7 @@ class PhaseResult:
     name: str
     measured: bool
     simulated_s: float
-    counters: dict  # COUNTER_FIELDS, for this phase alone
+    counters: dict | None  # COUNTER_FIELDS, for this phase alone; None: an unmeasured phase without them
 
 
 @dataclass(frozen=True)
@@ -184,12 +184,17 @@ def _phase(phase, where: str) -> PhaseResult:
     name = phase.get("name")
     _expect(isinstance(name, str) and name != "", f"{where}.name", "expected a non-empty string")
     _expect(isinstance(phase.get("measured"), bool), f"{where}.measured", "expected true or false")
+    measured = phase["measured"]
+    # A measured phase has its counters (they are the advisor's features);
+    # the simulator may leave them out of an unmeasured one (set-up, warm-up).
     # Per-phase counters came after the phases themselves: say so when a
     # numaware that predates them is run.
-    _expect("counters" in phase, f"{where}.counters", "missing (a numaware without per-phase counters)")
+    if "counters" not in phase:
+        _expect(not measured, f"{where}.counters", "missing (a numaware without per-phase counters)")
+        return PhaseResult(name, measured, _seconds(phase, where), None)
     counters = phase["counters"]
     _expect(isinstance(counters, dict), f"{where}.counters", "expected an object")
-    return PhaseResult(name, phase["measured"], _seconds(phase, where), _counters(counters, f"{where}.counters"))
+    return PhaseResult(name, measured, _seconds(phase, where), _counters(counters, f"{where}.counters"))
 
 
 def _seconds(obj: dict, where: str) -> float:

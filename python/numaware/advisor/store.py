@@ -11,7 +11,8 @@ version); a region is a workload spec and one of its phases
   JSON. A job's work is done when its runs are here.
 - ``results(region, configuration, preset, simulator, workload, phase,
   measured, simulated_s, counters)``: one row per phase of such a run, the
-  phase's own counters as JSON.
+  phase's own counters as JSON (``null`` for an unmeasured phase the
+  simulator gave none).
 
 Each job's rows are written in one transaction, by one process (the sweep's
 parent), so a sweep killed at any moment leaves a store that opens, reads
@@ -88,7 +89,7 @@ class Result:
     simulator: str
     measured: bool
     simulated_s: float
-    counters: dict
+    counters: dict | None  # None: an unmeasured phase without counters
 
 
 class Store:

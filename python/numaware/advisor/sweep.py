@@ -87,10 +87,11 @@ def sweep(jobs: Sequence[Job], store: Store, *, cli: str, workers: int | None = 
     """
     _check_engine(workers, scheduler)
     todo = remaining(jobs, store)
-    engine = f"dask {scheduler}" if scheduler else f"process pool ({_pool_size(workers)} workers)"
+    pool = _pool_size(workers)
+    engine = f"dask {scheduler}" if scheduler else f"process pool ({pool} worker{'s' if pool != 1 else ''})"
     written = 0
     if todo:
-        results = _dask(cli, todo, scheduler) if scheduler else _local_pool(cli, todo, _pool_size(workers))
+        results = _dask(cli, todo, scheduler) if scheduler else _local_pool(cli, todo, pool)
         with contextlib.closing(results):
             for n, result in enumerate(results, 1):
                 written += store.record(result)
