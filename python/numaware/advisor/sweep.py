@@ -171,13 +171,12 @@ def _dask(cli: str, jobs: list[Job], address: str) -> Iterator[JobResult]:
     except (OSError, TimeoutError) as e:
         raise SweepError(f"cannot reach the Dask scheduler at {address}: {e}") from None
     with client:
-        futures = {client.submit(run_job, cli, job, pure=False): job for job in jobs}
-        pending = set(futures)
+        # The jobs not yet returned, by their futures.
+        pending = {client.submit(run_job, cli, job, pure=False): job for job in jobs}
         try:
             # set_as_default=False above: as_completed is told the client's loop.
-            for future in as_completed(list(futures), loop=client.loop):
-                pending.discard(future)
-                job = futures.pop(future)
+            for future in as_completed(list(pending), loop=client.loop):
+                job = pending.pop(future)
                 try:
                     result = future.result()
                 except KilledWorker as e:
