@@ -1,0 +1,72 @@
+"""What a sweep covers: ``--size test`` and ``--size full``.
+
+A size is a list of workloads (``numaware sim memory --workload`` specs; each
+of their phases is a region) and a choice of configurations from a preset's
+space. The lists are plain data: a new simulator workload joins a sweep by
+adding its spec here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .space import (INTERLEAVE, LOCAL, LOCALITY, REMOTE, SCATTER, Configuration, ConfigurationSpace,
+                    ThreadLayout)
+
+# The simulator's NAS-like kernels and the classes swept (docs/SIMULATOR.md,
+# "Memory-hierarchy simulator: workloads").
+NAS_KERNELS = ("cg", "mg", "ft", "is", "lu", "bt", "sp", "ep")
+NAS_CLASSES = ("S", "A")
+# STREAM triad arrays (MiB each) and pointer-chase footprints: below, around
+# and above the caches of the thesis presets, so footprints differ.
+STREAM_MIB = (1, 8, 32)
+CHASE_BYTES = ("64K", "1M", "16M")
+
+FULL_WORKLOADS = (
+    tuple(f"{kernel}:{cls}" for kernel in NAS_KERNELS for cls in NAS_CLASSES)
+    + tuple(f"stream:{mib}" for mib in STREAM_MIB)
+    + tuple(f"chase:{size}" for size in CHASE_BYTES)
+)
+TEST_WORKLOADS = ("stream:1", "cg:S", "is:S")
+
+
+def every_layout(space: ConfigurationSpace) -> tuple[ThreadLayout, ...]:
+    return space.layouts
+
+
+def one_node_and_all_nodes_scatter(space: ConfigurationSpace) -> tuple[ThreadLayout, ...]:
+    """The two ends: every thread on one node, and all cores scattered over all nodes."""
+    widest = max(layout.nodes for layout in space.layouts)
+    return tuple(layout for layout in space.layouts
+                 if layout.nodes == 1 or (layout.nodes == widest and layout.thread_mapping == SCATTER))
+
+
+@dataclass(frozen=True)
+class SweepSize:
+    name: str
+    workloads: tuple[str, ...]
+    layouts: Callable[[ConfigurationSpace], tuple[ThreadLayout, ...]]
+    page_mappings: tuple[str, ...] | None  # None: every one the space has
+    prefetches: tuple[str, ...] | None  # None: all 16
+
+    def configurations(self, space: ConfigurationSpace) -> tuple[Configuration, ...]:
+        layouts = self.layouts(space)
+        return tuple(
+            c for c in space.configurations()
+            if c.layout in layouts
+            and (self.page_mappings is None or c.page_mapping in self.page_mappings)
+            and (self.prefetches is None or c.prefetch in self.prefetches))
+
+
+SIZES = {
+    size.name: size
+    for size in (
+        # A few regions and configurations: the pipeline's shape in seconds.
+        SweepSize("test", TEST_WORKLOADS, one_node_and_all_nodes_scatter,
+                  page_mappings=(LOCAL, REMOTE, INTERLEAVE, LOCALITY),
+                  prefetches=("intel:1111", "intel:0000", "intel:1100", "intel:0011")),
+        # Every region under every configuration: the ground truth.
+        SweepSize("full", FULL_WORKLOADS, every_layout, page_mappings=None, prefetches=None),
+    )
+}
