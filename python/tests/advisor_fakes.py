@@ -63,7 +63,7 @@ def counters(*parts):
                     "dram": {{"served": n // 3}}}},
         "bytes": {{"l1": 64 * n, "l2": 32 * n, "l3": 16 * n, "dram_local": 8 * n, "dram_remote": 4 * n,
                    "writeback": n}},
-        "prefetch_counts": {{"issued_l1": n, "issued_l2": n, "issued_l3": 0, "useful": n // 2}},
+        "prefetch_counts": {{"issued_l1": n, "issued_l2": n, "issued_l3": 0, "useful": n // 2, "late": n // 8}},
         "energy_j": {{"total": n * 1e-9}},
         "bandwidth_gbps": {{"dram_local": n / 100, "dram_remote": n / 300}},
         "instructions": 200 * n,

@@ -2,6 +2,8 @@
 
     python3 -m numaware.advisor sweep --preset thesis-4s --size test|full --store FILE
                                       [--scheduler tcp://HOST:PORT | --workers N] [--cli PATH]
+    python3 -m numaware.advisor evaluate --preset thesis-4s --size test|full [--store FILE] [--json]
+                                      [--folds K] [--screen N] (runs or resumes the sweep first)
 
 A failure or bad input prints one line on standard error and exits 1.
 """
@@ -11,10 +13,16 @@ from __future__ import annotations
 import argparse
 import sys
 
+import json
+import os
+
+from .dataset import load_table
+from .evaluate import evaluation_document
+from .learn import LearnError
 from .simulator import SimulatorError
 from .sizes import SIZES
 from .space import ConfigurationError
-from .store import StoreError
+from .store import Store, StoreError
 from .sweep import SweepError, SweepReport, sweep_size
 
 PROGRAM = "numaware.advisor"
@@ -50,7 +58,53 @@ def _parser() -> _Parser:
     sweep.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on this Dask scheduler's cluster")
     sweep.add_argument("--workers", type=_positive, metavar="N", help="local pool size (default: the CPU count)")
     sweep.add_argument("--cli", metavar="PATH", help="the numaware command (default: $NUMAWARE_CLI, else on PATH)")
+    evaluate = commands.add_parser(
+        "evaluate", help="sweep (or resume), then cross-validate every model; one document",
+        description="Run or resume the size's sweep into the store, then evaluate the output space, the references "
+                    "and every model in k-fold cross-validation (simulated).")
+    evaluate.add_argument("--preset", required=True, help="simulator preset, e.g. thesis-4s")
+    evaluate.add_argument("--size", required=True, choices=list(SIZES), help="test: a few regions; full: all")
+    evaluate.add_argument("--store", metavar="FILE",
+                          help="SQLite result store (default: $XDG_CACHE_HOME/numaware/advisor-PRESET-SIZE.sqlite)")
+    evaluate.add_argument("--json", action="store_true", help="print one JSON document")
+    evaluate.add_argument("--folds", type=_positive, default=10, help="cross-validation folds (default 10)")
+    evaluate.add_argument("--screen", type=_positive, default=12,
+                          help="candidate features kept for the exhaustive pair search (default 12)")
+    evaluate.add_argument("--workers", type=_positive, metavar="N", help="local pool size for the sweep")
+    evaluate.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run the sweep on this Dask cluster")
+    evaluate.add_argument("--cli", metavar="PATH", help="the numaware command (default: $NUMAWARE_CLI, else on PATH)")
     return parser
+
+
+def default_store(preset: str, size: str) -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    os.makedirs(os.path.join(base, "numaware"), exist_ok=True)
+    return os.path.join(base, "numaware", f"advisor-{preset}-{size}.sqlite")
+
+
+def _text(doc: dict) -> str:
+    lines = [f"{doc['label']}",
+             f"preset {doc['preset']}: {doc['regions']} regions, {doc['configurations']} configurations, baseline "
+             f"{doc['baseline']}",
+             f"oracle (best of the {len(doc['output_space'])} covering 99%): {doc['oracle_speedup']:.3f}x; best "
+             f"single configuration {doc['best_single']['speedup']:.3f}x; best-of-2 {doc['best_of_2_speedup']:.3f}x",
+             "characterisation: " + ", ".join(f"{k} {v:.3f}x" for k, v in doc["characterisation"].items()),
+             f"best feature pair: {', '.join(doc['feature_search']['best_pair'])}"]
+    for name, m in doc["models"].items():
+        lines.append(f"  {name:16s} {m['speedup']:.3f}x ({m['speedup'] / doc['oracle_speedup']:.1%} of the oracle)")
+    return "\n".join(lines)
+
+
+def _evaluate(args) -> int:
+    store_path = args.store or default_store(args.preset, args.size)
+    sweep_size(args.preset, args.size, store_path, cli=args.cli, workers=args.workers, scheduler=args.scheduler,
+               progress=_progress if sys.stderr.isatty() else None)
+    with Store(store_path) as store:
+        table = load_table(store, args.preset)
+    doc = evaluation_document(table, preset=args.preset, folds=args.folds, screen=args.screen)
+    doc["store"] = store_path
+    print(json.dumps(doc, indent=1) if args.json else _text(doc))
+    return 0
 
 
 def _progress(done: int, total: int, result) -> None:
@@ -66,9 +120,11 @@ def _summary(args, report: SweepReport) -> str:
 def main(argv: list[str] | None = None) -> int:
     try:
         args = _parser().parse_args(argv)
+        if args.command == "evaluate":
+            return _evaluate(args)
         report = sweep_size(args.preset, args.size, args.store, cli=args.cli, workers=args.workers,
                             scheduler=args.scheduler, progress=_progress if sys.stderr.isatty() else None)
-    except (UsageError, ConfigurationError, SimulatorError, StoreError, SweepError) as e:
+    except (UsageError, ConfigurationError, SimulatorError, StoreError, SweepError, LearnError) as e:
         print(f"{PROGRAM}: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -1,0 +1,90 @@
+"""The advisor's evaluation: from a table to one document (labelled simulated).
+
+Steps (docs/ADVISOR.md, "Evaluation"):
+
+1. the output space: the k configurations that cover >= 99% of the oracle,
+   chosen greedily, and the coverage curve;
+2. references: the oracle over the output space (each region under its best
+   of the k), the single best configuration, best-of-2, and the published
+   characterisation (NUMA only, prefetch only, greedy, coupled);
+3. the feature pair: every derived counter under every configuration of
+   the output space (and the baseline) is a candidate; each is screened
+   alone with the decision tree, the best `screen` are kept, and every pair
+   of those is cross-validated (the pruning; the exhaustive search over all
+   candidates is the same call with screen=None);
+4. every model on the best pair; the single-configuration comparison (the
+   best pair taken under one configuration) and the baseline's features
+   alone.
+
+All speedups are geometric means over the regions, each predicted by the
+fold that held it out (k-fold cross-validation over shuffled regions).
+"""
+
+from __future__ import annotations
+
+from .dataset import FEATURES
+from .learn import (MODELS, Feature, LearnError, Table, best_of_2, best_single, characterisation, evaluate,
+                    gmean, oracle, output_space, pair_search)
+
+
+def candidates(table: Table, space: list[int]) -> list[Feature]:
+    configs = list(dict.fromkeys(space + [table.baseline]))
+    return [Feature(c, name) for c in configs for name in sorted(FEATURES) if name in table.counters]
+
+
+def screened(table: Table, space: list[int], pool: list[Feature], keep: int | None, *, folds: int,
+             seed: int) -> list[Feature]:
+    """The `keep` candidates whose tree alone does best (all when keep is None)."""
+    if keep is None or keep >= len(pool):
+        return pool
+    scored = sorted(pool, key=lambda f: -evaluate(table, "tree", [f], space, k=folds, seed=seed).speedup)
+    return scored[:keep]
+
+
+def evaluation_document(table: Table, *, preset: str, folds: int = 10, seed: int = 0, screen: int | None = 12,
+                        models: tuple[str, ...] = MODELS) -> dict:
+    if len(table.regions) < 4:
+        raise LearnError(f"{len(table.regions)} regions: too few to cross-validate (at least 4)")
+    space, curve = output_space(table)
+    s = table.speedups()
+    pool = candidates(table, space)
+    kept = screened(table, space, pool, screen, folds=folds, seed=seed)
+    best, ranked = pair_search(table, space, kept, k=folds, seed=seed)
+    pair = [ranked[0][1], ranked[0][2]]
+    same_best, _ = pair_search(table, space, kept, k=folds, seed=seed, same_configuration=True) \
+        if any(a.configuration == b.configuration for _, a, b in ranked) else (None, None)
+    baseline_only = [f for f in pool if f.configuration == table.baseline]
+    base_eval, _ = pair_search(table, space, screened(table, space, baseline_only, screen, folds=folds, seed=seed),
+                               k=folds, seed=seed)
+    model_results = {}
+    for m in models:
+        e = evaluate(table, m, pair, space, k=folds, seed=seed)
+        model_results[m] = {"speedup": e.speedup, "features": e.features}
+    single = best_single(table, space)
+    b2 = best_of_2(table, space, k=folds, seed=seed)
+    winners = sorted({table.configurations[space[int(i)]] for i in s[:, space].argmax(axis=1)})
+    return {
+        "label": "simulated (numaware sim memory, throughput model); speedups are geometric means over regions "
+                 "against the baseline, models cross-validated",
+        "simulated": True,
+        "preset": preset,
+        "regions": len(table.regions),
+        "configurations": len(table.outputs),
+        "baseline": table.configurations[table.baseline],
+        "oracle_all_speedup": oracle(table),
+        "output_space": [table.configurations[c] for c in space],
+        "coverage_curve": curve,
+        "oracle_speedup": oracle(table, space),
+        "best_single": {"configuration": table.configurations[single], "speedup": gmean(s[:, single])},
+        "best_single_share_of_oracle": gmean(s[:, single]) / oracle(table, space),
+        "distinct_best_configurations": len(winners),
+        "best_of_2_speedup": b2.speedup,
+        "characterisation": characterisation(table),
+        "folds": folds,
+        "feature_search": {"candidates": len(pool), "screened_to": len(kept), "pairs": len(ranked),
+                           "best_pair": best.features, "best_pair_speedup": best.speedup},
+        "models": model_results,
+        "single_configuration_features": None if same_best is None else
+        {"speedup": same_best.speedup, "features": same_best.features},
+        "baseline_features": {"speedup": base_eval.speedup, "features": base_eval.features},
+    }

@@ -1,0 +1,94 @@
+"""numaware.advisor.dataset and .evaluate, and `evaluate` on the command line, against a fake numaware."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from numaware.advisor import sizes
+from numaware.advisor.dataset import load_table, region_of
+from numaware.advisor.evaluate import evaluation_document
+from numaware.advisor.learn import MODELS, LearnError, Table
+from numaware.advisor.store import Store
+from numaware.advisor.sweep import sweep_size
+
+PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(sizes.__file__))))
+
+
+def test_regions_merge_iterations_and_hyperplanes():
+    assert region_of("cg:S", "iter1:spmv") == "cg:S/spmv"
+    assert region_of("cg:S", "iter12:spmv") == "cg:S/spmv"
+    assert region_of("bt:S", "step1:rhs:flux-x") == "bt:S/rhs:flux-x"
+    assert region_of("lu:S", "iter1:lower:h13") == "lu:S/lower"
+    assert region_of("mg:S", "iter1:resid:L3") == "mg:S/resid:L3"
+    assert region_of("stream:1", "triad") == "stream:1/triad"
+
+
+@pytest.fixture
+def swept(tmp_path, fake_cli):
+    path = str(tmp_path / "sweep.sqlite")
+    sweep_size("thesis-4s", "test", path, cli=fake_cli(), workers=1)
+    return path
+
+
+def test_table_from_a_sweep(swept):
+    with Store(swept) as store:
+        t = load_table(store, "thesis-4s")
+    # The fake's measured phases: stream triad, cg spmv and dot-pq, is rank and verify.
+    assert t.regions == ["cg:S/dot-pq", "cg:S/spmv", "is:S/rank", "is:S/verify", "stream:1/triad"]
+    assert "scatter,page_mapping=locality,prefetch=intel:1111" in t.configurations[t.baseline]
+    assert len(t.outputs) == len(t.configurations)   # the test size sweeps no first-touch
+    assert t.times.shape == (5, len(t.configurations))
+    assert (t.counters["l2_miss_ratio"] > 0).all()
+    with Store(swept) as store:
+        with pytest.raises(LearnError, match="no measured results for preset skylake-sp-2s"):
+            load_table(store, "skylake-sp-2s")
+
+
+def test_evaluation_document(swept):
+    with Store(swept) as store:
+        t = load_table(store, "thesis-4s")
+    doc = evaluation_document(t, preset="thesis-4s", folds=5, screen=6)
+    assert doc["simulated"] is True
+    assert set(doc["models"]) == set(MODELS)
+    curve = doc["coverage_curve"]
+    assert curve == sorted(curve) and curve[-1] >= 0.99
+    # Nothing chosen from the output space beats its oracle.
+    for name, m in doc["models"].items():
+        assert m["speedup"] <= doc["oracle_speedup"] + 1e-12, name
+        assert len(m["features"]) == 2
+    assert doc["best_of_2_speedup"] <= doc["oracle_speedup"] + 1e-12
+    c = doc["characterisation"]
+    assert c["greedy"] <= c["coupled"] + 1e-12 and c["numa_only"] <= c["coupled"] + 1e-12
+    # The pruned pair search against the exhaustive one on this small table.
+    full = evaluation_document(t, preset="thesis-4s", folds=5, screen=None, models=("tree",))
+    assert full["feature_search"]["pairs"] > doc["feature_search"]["pairs"]
+    assert full["feature_search"]["best_pair_speedup"] >= doc["feature_search"]["best_pair_speedup"] - 1e-12
+
+
+def test_too_few_regions():
+    t = Table(["a", "b"], ["base"], np.ones((2, 1)), {}, ["n"], ["p"], 0)
+    with pytest.raises(LearnError, match="too few to cross-validate"):
+        evaluation_document(t, preset="thesis-4s")
+
+
+def test_evaluate_on_the_command_line(tmp_path, fake_cli):
+    env = dict(os.environ, PYTHONPATH=PACKAGE_DIR, XDG_CACHE_HOME=str(tmp_path), NUMAWARE_CLI=fake_cli())
+    cmd = [sys.executable, "-m", "numaware.advisor", "evaluate", "--preset", "thesis-4s", "--size", "test", "--json",
+           "--folds", "5", "--screen", "4", "--workers", "1"]
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["simulated"] is True
+    for key in ("oracle_speedup", "best_of_2_speedup", "models"):
+        assert key in doc
+    for m in doc["models"].values():
+        assert set(m) == {"speedup", "features"}
+    assert os.path.exists(os.path.join(str(tmp_path), "numaware", "advisor-thesis-4s-test.sqlite"))
+    # A bad preset: one line, exit 1.
+    r = subprocess.run(cmd[:5] + ["nowhere-9s"] + cmd[6:], env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1
+    assert r.stderr.count("\n") == 1 and "unknown preset 'nowhere-9s'" in r.stderr
