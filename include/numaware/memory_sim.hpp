@@ -269,10 +269,11 @@ public:
 //                    remote = 1.5 × local: first touch on socket 0, then read +
 //                    write at a one-line stride in a local, a remote and a
 //                    local phase (default 16 MiB);
-//   "cg|mg|ft|is|lu|bt|sp|ep[:S|A]"  multithreaded kernels with the access
-//                    patterns of the NAS Parallel Benchmarks, class S (tiny)
-//                    or A (the default; docs/SIMULATOR.md, "Memory-hierarchy
-//                    simulator: workloads").
+//   "cg|mg|ft|is|lu|bt|sp|ep[:S|W|A]"  multithreaded kernels with the
+//                    access patterns of the NAS Parallel Benchmarks, class S
+//                    (tiny), W (NPB's class W sizes) or A (the default;
+//                    docs/SIMULATOR.md, "Memory-hierarchy simulator:
+//                    workloads").
 // Error("workload", ...) listing them for anything else.
 std::unique_ptr<Workload> make_workload(std::string_view spec);
 

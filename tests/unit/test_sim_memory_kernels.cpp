@@ -195,18 +195,50 @@ TEST(SimMemoryKernels, StaticBlockIsOpenMpStatic) {
 TEST(SimMemoryKernels, SpecsNameTheClass) {
     for (const char* k : {"cg", "mg", "ft", "is", "lu", "bt", "sp", "ep"}) {
         EXPECT_EQ(mem::make_workload(std::string(k) + ":S")->name(), std::string(k) + ":S");
+        EXPECT_EQ(mem::make_workload(std::string(k) + ":W")->name(), std::string(k) + ":W");
         EXPECT_EQ(nas::make_nas_kernel(k)->name(), std::string(k) + ":A") << "A is the default";
     }
     EXPECT_EQ(nas::make_nas_kernel("stream"), nullptr);
     EXPECT_EQ(nas::make_nas_kernel("cgx"), nullptr);
 }
 
+// Class W is NPB's class W where a kernel takes NPB's parameters (NPB 3.3's
+// setparams), with NPB's iterations cut as class A cuts them.
+TEST(SimMemoryKernels, ClassWHasNpbClassWSizes) {
+    const nas::CgSize cg = nas::cg_size('W');
+    EXPECT_EQ(cg.rows, 7000u);                      // na
+    EXPECT_EQ(cg.nonzeros_per_row, (8u + 1) * (8u + 1));   // nonzer 8: at most (nonzer + 1)² a row
+    EXPECT_EQ(cg.iterations, nas::cg_size('A').iterations);
+    EXPECT_EQ(nas::mg_size('W').n, 128u);
+    const nas::FtSize ft = nas::ft_size('W');
+    EXPECT_EQ(ft.nx, 128u);
+    EXPECT_EQ(ft.ny, 128u);
+    EXPECT_EQ(ft.nz, 32u);
+    const nas::IsSize is = nas::is_size('W');
+    EXPECT_EQ(is.keys, 1u << 20);
+    EXPECT_EQ(is.max_key, 1u << 16);
+    EXPECT_EQ(is.buckets, 1u << 10);
+    EXPECT_EQ(nas::lu_size('W').n, 33u);
+    EXPECT_EQ(nas::bt_size('W').n, 24u);
+    EXPECT_EQ(nas::sp_size('W').n, 36u);
+    // EP: class A is NPB's 2^28 pairs cut 64-fold, W NPB's 2^25 the same way.
+    EXPECT_EQ(nas::ep_size('W').pairs * 64, std::uint64_t{1} << 25);
+    EXPECT_EQ(nas::ep_size('A').pairs * 64, std::uint64_t{1} << 28);
+    for (const char k : {'S', 'W', 'A'}) {
+        EXPECT_EQ(nas::mg_size(k).iterations, 1u) << k;
+        EXPECT_EQ(nas::ft_size(k).iterations, 1u) << k;
+        EXPECT_EQ(nas::is_size(k).iterations, 1u) << k;
+        EXPECT_EQ(nas::lu_size(k).iterations, 1u) << k;
+    }
+}
+
 TEST(SimMemoryKernels, BadSizesNameTheField) {
-    expect_error([] { mem::make_workload("cg:Q"); }, "workload", "SIZE must be a class letter, S (tiny) or A");
+    expect_error([] { mem::make_workload("cg:Q"); }, "workload",
+                 "SIZE must be a class letter, S (tiny), W or A (the default), got 'Q'");
     expect_error([] { mem::make_workload("mg:"); }, "workload", "got ''");
     expect_error([] { mem::make_workload("ft:SA"); }, "workload", "'ft:SA'");
     expect_error([] { mem::make_workload("lu:s"); }, "workload", "got 's'");
-    expect_error([] { mem::make_workload("nas"); }, "workload", "cg|mg|ft|is|lu|bt|sp|ep[:S|A]");
+    expect_error([] { mem::make_workload("nas"); }, "workload", "cg|mg|ft|is|lu|bt|sp|ep[:S|W|A]");
     expect_error([] { nas::make_mg({48, 1}, "mg:48"); }, "workload", "n must be a power of two, 4 to 512");
     expect_error([] { nas::make_ft({32, 24, 16, 1}, "ft:x"); }, "workload", "powers of two, 2 to 1024");
     expect_error([] { nas::make_cg({100, 101, 1}, "cg:x"); }, "workload", "nonzeros per row must be 1 to min(rows, 1024)");

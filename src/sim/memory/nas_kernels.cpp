@@ -13,7 +13,7 @@ std::unique_ptr<Workload> make_nas_kernel(std::string_view spec) {
     const bool mine = kernel == "cg" || kernel == "mg" || kernel == "ft" || kernel == "is" || kernel == "lu" ||
                       kernel == "bt" || kernel == "sp" || kernel == "ep";
     if (!mine) return nullptr;
-    const char cls = detail::class_letter(spec, "SA", 'A');
+    const char cls = detail::class_letter(spec, "SWA", 'A');
     const std::string name = fmt::format("{}:{}", kernel, cls);
     if (kernel == "cg") return make_cg(cg_size(cls), name);
     if (kernel == "mg") return make_mg(mg_size(cls), name);
