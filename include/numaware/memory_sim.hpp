@@ -277,7 +277,7 @@ public:
 //   "bfs|hotspot|kmeans|lud|nw|pathfinder|streamcluster|cfd[:S|W]"
 //                    multithreaded kernels with the access patterns of the
 //                    Rodinia suite's OpenMP codes, class S (tiny) or W (the
-//                    default: 32-64 MiB, 2-4 times thesis-4s's L3).
+//                    default: 31-50 MiB, 2-3 times thesis-4s's L3).
 // Error("workload", ...) listing them for anything else.
 std::unique_ptr<Workload> make_workload(std::string_view spec);
 

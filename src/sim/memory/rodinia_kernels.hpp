@@ -13,7 +13,7 @@
 // docs/SIMULATOR.md ("Memory-hierarchy simulator: workloads").
 //
 // Sizes are class letters defined here: S, tiny, for the unit tests; W,
-// the default, whose working set (32-64 MiB) is 2-4 times the 16 MiB of
+// the default, whose working set (31-50 MiB) is 2-3 times the 16 MiB of
 // L3 of thesis-4s, so that page placement matters, while one kernel under
 // one prefetcher takes a few seconds of host time.
 #pragma once
