@@ -269,10 +269,15 @@ public:
 //                    remote = 1.5 × local: first touch on socket 0, then read +
 //                    write at a one-line stride in a local, a remote and a
 //                    local phase (default 16 MiB);
-//   "cg|mg|ft|is|lu|bt|sp|ep[:S|A]"  multithreaded kernels with the access
-//                    patterns of the NAS Parallel Benchmarks, class S (tiny)
-//                    or A (the default; docs/SIMULATOR.md, "Memory-hierarchy
-//                    simulator: workloads").
+//   "cg|mg|ft|is|lu|bt|sp|ep[:S|W|A]"  multithreaded kernels with the
+//                    access patterns of the NAS Parallel Benchmarks, class S
+//                    (tiny), W (NPB's class W sizes) or A (the default;
+//                    docs/SIMULATOR.md, "Memory-hierarchy simulator:
+//                    workloads");
+//   "bfs|hotspot|kmeans|lud|nw|pathfinder|streamcluster|cfd[:S|W]"
+//                    multithreaded kernels with the access patterns of the
+//                    Rodinia suite's OpenMP codes, class S (tiny) or W (the
+//                    default: 31-50 MiB, 2-3 times thesis-4s's L3).
 // Error("workload", ...) listing them for anything else.
 std::unique_ptr<Workload> make_workload(std::string_view spec);
 

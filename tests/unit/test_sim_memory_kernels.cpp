@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include "sim_memory_census.hpp"
 #include "support.hpp"
 #include "numaware/error.hpp"
 #include "numaware/memory_sim.hpp"
@@ -27,138 +28,7 @@ namespace mem = numaware::sim::memory;
 namespace nas = numaware::sim::memory::nas;
 using numaware::test::expect_error;
 
-namespace {
-
-constexpr unsigned threads = 16;
-constexpr std::uint64_t page = 4096;
-
-// Accesses of one (phase kind, array): the phase kind is the phase name
-// without its "iterN:"/"stepN:" prefix and its ":h<hyperplane>" suffix.
-struct Tally {
-    std::uint64_t accesses = 0;
-    std::uint64_t remote = 0;   // to a page homed on another socket than the thread's
-};
-
-struct Census {
-    std::uint64_t measured = 0;     // accesses of the measured phases
-    std::uint64_t remote = 0;
-    std::uint64_t unhomed = 0;      // to a page that no earlier phase touched
-    std::uint64_t wrong_home = 0;   // pages homed on no socket of a thread that accesses them
-    std::uint64_t pages = 0;        // distinct pages of the measured phases
-    std::map<std::string, std::map<unsigned, Tally>> by;   // [kind][array]
-    // Rank 0's most frequent address step between two accesses of one PC, per kind.
-    std::map<std::string, std::map<std::uint64_t, std::int64_t>> stride;
-    mem::MemoryReport report;       // the run itself (prefetch none)
-    Tally of(const std::string& kind) const {
-        Tally t;
-        if (const auto it = by.find(kind); it != by.end())
-            for (const auto& [a, x] : it->second) {
-                t.accesses += x.accesses;
-                t.remote += x.remote;
-            }
-        return t;
-    }
-    Tally of(const std::string& kind, unsigned array) const {
-        const auto it = by.find(kind);
-        if (it == by.end()) return {};
-        const auto jt = it->second.find(array);
-        return jt == it->second.end() ? Tally{} : jt->second;
-    }
-};
-
-std::string kind_of(const std::string& phase) {
-    std::string k = phase.substr(phase.find(':') + 1);
-    const std::size_t cut = k.rfind(':');
-    if (cut != std::string::npos && cut + 1 < k.size() && k[cut + 1] == 'h') k.resize(cut);
-    return k;
-}
-
-// Replays the workload on thesis-4s, 16 threads, first touch, no
-// prefetcher; before each measured phase, walks a second copy of its
-// streams against the page homes left so far.
-Census census(const mem::Workload& w, const std::string& preset = "thesis-4s") {
-    const mem::HierarchyPreset p = mem::preset(preset);
-    numaware::TeamMapping tm;
-    tm.threads = threads;
-    const numaware::TeamLayout layout = numaware::plan_team(p.timed.machine, tm);
-    std::map<unsigned, unsigned> socket_of;
-    for (unsigned s = 0; s < p.sockets(); ++s)
-        for (unsigned cpu : p.timed.machine.nodes[s].cpus) socket_of[cpu] = s;
-    mem::MemorySim sim(p, mem::parse_prefetch("none"), mem::parse_page_mapping("first-touch"));
-    Census c;
-    std::map<std::uint64_t, unsigned> masks;   // page -> sockets of the threads that access it
-    std::vector<mem::Access> buf(4096);
-    for (unsigned ph = 0; ph < w.phases(); ++ph) {
-        if (w.measured(ph)) {
-            const std::string kind = kind_of(w.phase_name(ph));
-            std::vector<mem::ThreadStream> streams = w.streams(ph, p, layout);
-            for (std::size_t r = 0; r < streams.size(); ++r) {
-                const unsigned socket = socket_of.at(streams[r].core);
-                std::map<std::uint64_t, std::uint64_t> last;
-                std::map<std::uint64_t, std::map<std::int64_t, std::uint64_t>> steps;
-                for (std::size_t n; (n = streams[r].stream->next(buf)) != 0;)
-                    for (std::size_t i = 0; i < n; ++i) {
-                        const mem::Access& a = buf[i];
-                        const int home = sim.home_of(a.addr);
-                        Tally& t = c.by[kind][mem::detail::array_of(a.addr)];
-                        ++t.accesses;
-                        ++c.measured;
-                        if (home < 0) ++c.unhomed;
-                        if (home >= 0 && static_cast<unsigned>(home) != socket) {
-                            ++t.remote;
-                            ++c.remote;
-                        }
-                                        masks[a.addr / page] |= 1u << socket;
-                        if (r == 0) {
-                            if (const auto it = last.find(a.pc); it != last.end())
-                                ++steps[a.pc][static_cast<std::int64_t>(a.addr - it->second)];
-                            last[a.pc] = a.addr;
-                        }
-                    }
-                for (const auto& [pc, h] : steps)
-                    c.stride[kind][pc] =
-                        std::max_element(h.begin(), h.end(), [](auto& x, auto& y) { return x.second < y.second; })->first;
-            }
-        }
-        sim.run(w.streams(ph, p, layout), w.measured(ph));
-    }
-    for (const auto& [pg, who] : masks) {
-        const int home = sim.home_of(pg * page);
-        if (home < 0 || (who & (1u << home)) == 0) ++c.wrong_home;
-    }
-    c.pages = masks.size();
-    c.report = sim.report();
-    return c;
-}
-
-// One census per spec for the whole test binary (each walks the kernel twice).
-const Census& census(const std::string& spec) {
-    static std::map<std::string, Census> done;
-    auto it = done.find(spec);
-    if (it == done.end()) it = done.emplace(spec, census(*mem::make_workload(spec))).first;
-    return it->second;
-}
-
-double share(const Tally& t) { return t.accesses == 0 ? 0.0 : static_cast<double>(t.remote) / static_cast<double>(t.accesses); }
-
-// Every kernel: every page of its measured phases was first touched in
-// init, and on a socket of a thread that works on it.
-void expect_first_touch_by_workers(const Census& c) {
-    EXPECT_GT(c.measured, 0u);
-    EXPECT_EQ(c.unhomed, 0u) << "accesses to pages init did not touch";
-    EXPECT_EQ(c.wrong_home, 0u) << "of " << c.pages << " pages";
-    EXPECT_EQ(c.report.accesses, c.measured);
-}
-
-mem::WorkloadResult run(const std::string& spec, const std::string& prefetch, const std::string& mapping = "first-touch") {
-    mem::RunOptions o;
-    o.prefetch = mem::parse_prefetch(prefetch);
-    o.mapping = mem::parse_page_mapping(mapping);
-    o.threads = threads;
-    return mem::run_workload(*mem::make_workload(spec), mem::preset("thesis-4s"), o);
-}
-
-}  // namespace
+using namespace numaware::test::memsim;   // census, run, share, threads, page (sim_memory_census.hpp)
 
 // ---- the loop kernel's pieces ----------------------------------------------------
 
@@ -195,18 +65,50 @@ TEST(SimMemoryKernels, StaticBlockIsOpenMpStatic) {
 TEST(SimMemoryKernels, SpecsNameTheClass) {
     for (const char* k : {"cg", "mg", "ft", "is", "lu", "bt", "sp", "ep"}) {
         EXPECT_EQ(mem::make_workload(std::string(k) + ":S")->name(), std::string(k) + ":S");
+        EXPECT_EQ(mem::make_workload(std::string(k) + ":W")->name(), std::string(k) + ":W");
         EXPECT_EQ(nas::make_nas_kernel(k)->name(), std::string(k) + ":A") << "A is the default";
     }
     EXPECT_EQ(nas::make_nas_kernel("stream"), nullptr);
     EXPECT_EQ(nas::make_nas_kernel("cgx"), nullptr);
 }
 
+// Class W is NPB's class W where a kernel takes NPB's parameters (NPB 3.3's
+// setparams), with NPB's iterations cut as class A cuts them.
+TEST(SimMemoryKernels, ClassWHasNpbClassWSizes) {
+    const nas::CgSize cg = nas::cg_size('W');
+    EXPECT_EQ(cg.rows, 7000u);                      // na
+    EXPECT_EQ(cg.nonzeros_per_row, (8u + 1) * (8u + 1));   // nonzer 8: at most (nonzer + 1)² a row
+    EXPECT_EQ(cg.iterations, nas::cg_size('A').iterations);
+    EXPECT_EQ(nas::mg_size('W').n, 128u);
+    const nas::FtSize ft = nas::ft_size('W');
+    EXPECT_EQ(ft.nx, 128u);
+    EXPECT_EQ(ft.ny, 128u);
+    EXPECT_EQ(ft.nz, 32u);
+    const nas::IsSize is = nas::is_size('W');
+    EXPECT_EQ(is.keys, 1u << 20);
+    EXPECT_EQ(is.max_key, 1u << 16);
+    EXPECT_EQ(is.buckets, 1u << 10);
+    EXPECT_EQ(nas::lu_size('W').n, 33u);
+    EXPECT_EQ(nas::bt_size('W').n, 24u);
+    EXPECT_EQ(nas::sp_size('W').n, 36u);
+    // EP: class A is NPB's 2^28 pairs cut 64-fold, W NPB's 2^25 the same way.
+    EXPECT_EQ(nas::ep_size('W').pairs * 64, std::uint64_t{1} << 25);
+    EXPECT_EQ(nas::ep_size('A').pairs * 64, std::uint64_t{1} << 28);
+    for (const char k : {'S', 'W', 'A'}) {
+        EXPECT_EQ(nas::mg_size(k).iterations, 1u) << k;
+        EXPECT_EQ(nas::ft_size(k).iterations, 1u) << k;
+        EXPECT_EQ(nas::is_size(k).iterations, 1u) << k;
+        EXPECT_EQ(nas::lu_size(k).iterations, 1u) << k;
+    }
+}
+
 TEST(SimMemoryKernels, BadSizesNameTheField) {
-    expect_error([] { mem::make_workload("cg:Q"); }, "workload", "SIZE must be a class letter, S (tiny) or A");
+    expect_error([] { mem::make_workload("cg:Q"); }, "workload",
+                 "SIZE must be a class letter, S (tiny), W or A (the default), got 'Q'");
     expect_error([] { mem::make_workload("mg:"); }, "workload", "got ''");
     expect_error([] { mem::make_workload("ft:SA"); }, "workload", "'ft:SA'");
     expect_error([] { mem::make_workload("lu:s"); }, "workload", "got 's'");
-    expect_error([] { mem::make_workload("nas"); }, "workload", "cg|mg|ft|is|lu|bt|sp|ep[:S|A]");
+    expect_error([] { mem::make_workload("nas"); }, "workload", "cg|mg|ft|is|lu|bt|sp|ep[:S|W|A]");
     expect_error([] { nas::make_mg({48, 1}, "mg:48"); }, "workload", "n must be a power of two, 4 to 512");
     expect_error([] { nas::make_ft({32, 24, 16, 1}, "ft:x"); }, "workload", "powers of two, 2 to 1024");
     expect_error([] { nas::make_cg({100, 101, 1}, "cg:x"); }, "workload", "nonzeros per row must be 1 to min(rows, 1024)");

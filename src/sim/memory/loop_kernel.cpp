@@ -26,6 +26,16 @@ Range owner_block(std::uint64_t planes, unsigned threads, unsigned rank) {
     return r;
 }
 
+Share fill_bytes(std::uint64_t begin, std::uint64_t end, std::uint32_t pc) {
+    if (end <= begin) return {};
+    const std::uint64_t first = begin / fill_line_bytes, last = (end - 1) / fill_line_bytes;
+    return each(Range{first, last + 1}, 256, [begin, end, pc](std::uint64_t line, Emitter& e) {
+        const std::uint64_t b = std::max(begin, line * fill_line_bytes);
+        const std::uint64_t f = std::min(end, (line + 1) * fill_line_bytes);
+        e.store(b, pc, 1, static_cast<std::uint8_t>(f - b));
+    });
+}
+
 Share concat(std::vector<Share> parts) {
     auto kept = std::make_shared<std::vector<Share>>();
     std::vector<std::uint64_t> starts;   // the first segment of each kept part

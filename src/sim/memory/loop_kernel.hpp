@@ -78,6 +78,14 @@ Share each(Range r, std::uint64_t per_segment, Body body) {
             }};
 }
 
+// A thread's first touch of the bytes [begin, end) of an array: one store
+// a line (64 B; the first and the last may be partial), as a vectorised
+// fill or a read() into the array writes it. The init phases of kernels
+// with large arrays use it: the unmeasured phase stays short while every
+// page still gets its first touch from the thread that owns it.
+inline constexpr std::uint64_t fill_line_bytes = 64;
+Share fill_bytes(std::uint64_t begin, std::uint64_t end, std::uint32_t pc);
+
 // The shares one after the other, as one share (a thread running several
 // loops with no barrier between them, or one loop over several arrays).
 Share concat(std::vector<Share> parts);

@@ -60,6 +60,11 @@ GridSize bt_size(char cls) {
     if (cls == 'S') {
         s.n = 16;
         s.iterations = 1;
+    } else if (cls == 'W') {
+        // NPB class W: 24³ (NPB's 200 steps cut to 1): u, rhs, forcing
+        // 3 × 24³ × 40 B = 1.6 MiB, the auxiliary grids 0.6 MiB.
+        s.n = 24;
+        s.iterations = 1;
     } else {
         // u, rhs, forcing 3 × 48³ × 40 B = 12.7 MiB, the 6 auxiliary grids 5.1 MiB: 18 MiB.
         s.n = 48;
@@ -72,6 +77,11 @@ GridSize sp_size(char cls) {
     GridSize s;
     if (cls == 'S') {
         s.n = 16;
+        s.iterations = 1;
+    } else if (cls == 'W') {
+        // NPB class W: 36³ (NPB's 400 steps cut to 1): u, rhs, forcing
+        // 3 × 36³ × 40 B = 5.3 MiB, the auxiliary grids 2.5 MiB.
+        s.n = 36;
         s.iterations = 1;
     } else {
         // u, rhs, forcing 3 × 52³ × 40 B = 16 MiB, the 7 auxiliary grids 7.5 MiB.

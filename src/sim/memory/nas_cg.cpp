@@ -46,6 +46,14 @@ CgSize cg_size(char cls) {
         s.rows = 4096;
         s.nonzeros_per_row = 8;
         s.iterations = 2;
+    } else if (cls == 'W') {
+        // NPB class W: na 7000, nonzer 8. NPB's matrix is a sum of outer
+        // products of sparse vectors of nonzer + 1 entries, at most
+        // (nonzer + 1)² = 81 a row (duplicates merge, so its rows are a
+        // little shorter). Matrix 7000 × 81 × 12 B = 6.5 MiB.
+        s.rows = 7000;
+        s.nonzeros_per_row = 81;
+        s.iterations = 2;
     } else {
         // Matrix 2^17 × 16 × 12 B = 24 MiB, vectors 4 × 1 MiB: above the 16 MiB of L3.
         s.rows = std::uint64_t{1} << 17;

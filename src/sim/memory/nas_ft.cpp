@@ -48,6 +48,13 @@ FtSize ft_size(char cls) {
         s.ny = 32;
         s.nz = 16;
         s.iterations = 1;
+    } else if (cls == 'W') {
+        // NPB class W: 128 × 128 × 32 (NPB's 6 steps cut to 1): u0, u1
+        // 2 × 8 MiB, the factors 4 MiB.
+        s.nx = 128;
+        s.ny = 128;
+        s.nz = 32;
+        s.iterations = 1;
     } else {
         // u0, u1: 2 × 8 MiB, the factors 4 MiB.
         s.nx = 128;

@@ -56,6 +56,13 @@ IsSize is_size(char cls) {
         s.max_key = std::uint64_t{1} << 14;
         s.buckets = 1u << 9;
         s.iterations = 1;
+    } else if (cls == 'W') {
+        // NPB class W: 2^20 keys below 2^16, 2^10 buckets (NPB's 10
+        // iterations cut to 1): keys and the buffer 2 × 4 MiB.
+        s.keys = std::uint64_t{1} << 20;
+        s.max_key = std::uint64_t{1} << 16;
+        s.buckets = 1u << 10;
+        s.iterations = 1;
     } else {
         // keys and the bucket-ordered buffer 2 × 16 MiB, the counts 4 MiB.
         s.keys = std::uint64_t{1} << 22;

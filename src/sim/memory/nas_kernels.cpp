@@ -3,20 +3,9 @@
 
 #include <fmt/core.h>
 
-#include "numaware/error.hpp"
+#include "sim/memory/kernel_common.hpp"
 
 namespace numaware::sim::memory::nas {
-
-namespace {
-
-char class_letter(std::string_view spec, std::string_view size) {
-    if (size.size() != 1 || (size[0] != 'S' && size[0] != 'A'))
-        throw Error("workload", fmt::format("'{}': SIZE must be a class letter, S (tiny) or A (the default), got '{}'",
-                                            spec, size));
-    return size[0];
-}
-
-}  // namespace
 
 std::unique_ptr<Workload> make_nas_kernel(std::string_view spec) {
     const std::size_t colon = spec.find(':');
@@ -24,7 +13,7 @@ std::unique_ptr<Workload> make_nas_kernel(std::string_view spec) {
     const bool mine = kernel == "cg" || kernel == "mg" || kernel == "ft" || kernel == "is" || kernel == "lu" ||
                       kernel == "bt" || kernel == "sp" || kernel == "ep";
     if (!mine) return nullptr;
-    const char cls = colon == std::string_view::npos ? 'A' : class_letter(spec, spec.substr(colon + 1));
+    const char cls = detail::class_letter(spec, "SWA", 'A');
     const std::string name = fmt::format("{}:{}", kernel, cls);
     if (kernel == "cg") return make_cg(cg_size(cls), name);
     if (kernel == "mg") return make_mg(mg_size(cls), name);

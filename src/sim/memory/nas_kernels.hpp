@@ -15,9 +15,13 @@
 // comment says what its kernel models and what it leaves out; so does
 // docs/SIMULATOR.md ("Memory-hierarchy simulator: workloads").
 //
-// Sizes are class letters defined here (not NPB's classes): S, tiny, for
-// the unit tests; A, the default, whose working set exceeds the 16 MiB of
-// L3 of thesis-4s (EP aside: it has almost none by design).
+// Sizes are class letters: S, tiny, for the unit tests (ours); W, NPB's
+// class W problem sizes where a kernel takes those parameters, with NPB's
+// iterations cut as class A cuts them; A, the default (ours, not NPB's
+// class A), whose working set exceeds the 16 MiB of L3 of thesis-4s (EP
+// aside: it has almost none by design). NPB's class W working sets are
+// smaller than class A's here, most of them below the L3 (MG's and FT's
+// are not).
 #pragma once
 
 #include <cstdint>
@@ -30,12 +34,12 @@
 namespace numaware::sim::memory::nas {
 
 // "NAME[:SIZE]" with NAME one of cg, mg, ft, is, lu, bt, sp, ep and SIZE a
-// class letter, S or A (default A); nullptr for any other NAME, so that
+// class letter, S, W or A (default A); nullptr for any other NAME, so that
 // make_workload can try its own. Error("workload", ...) naming the field
 // for a bad SIZE.
 std::unique_ptr<Workload> make_nas_kernel(std::string_view spec);
 // For make_workload's list of the known workloads.
-inline constexpr const char* known_kernels = "cg|mg|ft|is|lu|bt|sp|ep[:S|A]";
+inline constexpr const char* known_kernels = "cg|mg|ft|is|lu|bt|sp|ep[:S|W|A]";
 
 // ---- the sizes of each class ------------------------------------------------
 // Factories take a size too (the tests make small odd ones); each throws

@@ -49,6 +49,11 @@ MgSize mg_size(char cls) {
     if (cls == 'S') {
         s.n = 32;
         s.iterations = 1;
+    } else if (cls == 'W') {
+        // NPB class W: 128³ (NPB's 4 iterations cut to 1, as class A's):
+        // the grids of class A below.
+        s.n = 128;
+        s.iterations = 1;
     } else {
         // u, r, v on the finest grid: 3 × 130³ × 8 B = 50 MiB, 55 MiB with the coarser grids.
         s.n = 128;

@@ -1,6 +1,8 @@
 // sim/memory/workloads.cpp — the built-in workloads of the memory-
 // hierarchy simulator, which emit their per-thread access streams
-// directly (no trace file), and run_workload().
+// directly (no trace file), and run_workload(). The NAS and the
+// Rodinia-like kernels have their own files (nas_kernels.hpp,
+// rodinia_kernels.hpp); make_workload names them all.
 //
 // Synthetic address space: each array starts near its own GiB boundary,
 // so arrays never share a page (arrays.hpp). Instruction gaps are the loop's
@@ -22,6 +24,7 @@
 #include "sim/memory/arrays.hpp"
 #include "sim/memory/nas_kernels.hpp"
 #include "sim/memory/page_plans.hpp"
+#include "sim/memory/rodinia_kernels.hpp"
 
 namespace numaware::sim::memory {
 
@@ -208,8 +211,9 @@ std::unique_ptr<Workload> make_workload(std::string_view spec) {
         return std::make_unique<NumaMicro>(bytes);
     }
     if (auto nas = nas::make_nas_kernel(spec)) return nas;
-    throw Error("workload", fmt::format("unknown workload '{}'; known: stream[:MIB], chase:BYTES, numa-micro[:MIB], {}",
-                                        spec, nas::known_kernels));
+    if (auto rodinia = rodinia::make_rodinia_kernel(spec)) return rodinia;
+    throw Error("workload", fmt::format("unknown workload '{}'; known: stream[:MIB], chase:BYTES, numa-micro[:MIB], {}, {}",
+                                        spec, nas::known_kernels, rodinia::known_kernels));
 }
 
 namespace {

@@ -255,8 +255,10 @@ void add_sim_memory_command(CLI::App& sim_cmd) {
         ->capture_default_str();
     CLI::Option* workload =
         cmd->add_option("--workload", o->workload,
-                        "stream[:MIB], chase:BYTES, numa-micro[:MIB], or a NAS kernel cg|mg|ft|is|lu|bt|sp|ep[:S|A] "
-                        "(class S tiny, A the default; docs/SIMULATOR.md)")
+                        "stream[:MIB], chase:BYTES, numa-micro[:MIB], a NAS kernel cg|mg|ft|is|lu|bt|sp|ep[:S|W|A] "
+                        "(class S tiny, W NPB's class W sizes, A the default) or a Rodinia-like kernel "
+                        "bfs|hotspot|kmeans|lud|nw|pathfinder|streamcluster|cfd[:S|W] (S tiny, W the default, "
+                        "31-50 MiB); docs/SIMULATOR.md")
             ->capture_default_str();
     CLI::Option* trace = cmd->add_option("--trace", o->trace,
                                          "Replay a recorded trace instead of a workload: numaware's (numaware trace "
