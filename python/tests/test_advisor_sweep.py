@@ -48,8 +48,8 @@ def test_the_test_and_full_plans():
     assert {(j.threads, j.nodes, j.thread_mapping) for j in jobs} == {(4, 1, "contiguous"), (16, 4, "scatter")}
     full = sizes.SIZES["full"]
     jobs = plan("thesis-4s", full.workloads, full.configurations(s))
-    assert len(full.workloads) == 8 * 2 + 3 + 3
-    assert {f"{k}:{c}" for k in sizes.NAS_KERNELS for c in "SA"} <= set(full.workloads)
+    assert len(full.workloads) == 8 + 8 + 2
+    assert {f"{k}:W" for k in sizes.NAS_KERNELS + sizes.RODINIA_KERNELS} <= set(full.workloads)
     assert len(jobs) == len(full.workloads) * (1 * 6 + 4 * 4)  # with first touch
     assert all(len(job.prefetches) == 16 for job in jobs)
     assert len(set(jobs)) == len(jobs)

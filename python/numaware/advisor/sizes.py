@@ -14,19 +14,18 @@ from dataclasses import dataclass
 from .space import (INTERLEAVE, LOCAL, LOCALITY, REMOTE, SCATTER, Configuration, ConfigurationSpace,
                     ThreadLayout)
 
-# The simulator's NAS-like kernels and the classes swept (docs/SIMULATOR.md,
-# "Memory-hierarchy simulator: workloads").
+# The simulator's NAS-like and Rodinia-like kernels at class W, whose
+# working sets (about 2-55 MiB) straddle the 4-16 MiB of L3 a team of 1 to
+# 4 thesis-4s nodes has, so that placement matters for some and not others
+# (docs/SIMULATOR.md, "Memory-hierarchy simulator: workloads").
 NAS_KERNELS = ("cg", "mg", "ft", "is", "lu", "bt", "sp", "ep")
-NAS_CLASSES = ("S", "A")
-# STREAM triad arrays (MiB each) and pointer-chase footprints: below, around
-# and above the caches of the thesis presets, so footprints differ.
-STREAM_MIB = (1, 8, 32)
-CHASE_BYTES = ("64K", "1M", "16M")
-
+RODINIA_KERNELS = ("bfs", "hotspot", "kmeans", "lud", "nw", "pathfinder", "streamcluster", "cfd")
+FULL_CLASS = "W"
+# STREAM triad arrays (MiB each): inside and beyond the L3s.
+STREAM_MIB = (2, 32)
 FULL_WORKLOADS = (
-    tuple(f"{kernel}:{cls}" for kernel in NAS_KERNELS for cls in NAS_CLASSES)
+    tuple(f"{kernel}:{FULL_CLASS}" for kernel in NAS_KERNELS + RODINIA_KERNELS)
     + tuple(f"stream:{mib}" for mib in STREAM_MIB)
-    + tuple(f"chase:{size}" for size in CHASE_BYTES)
 )
 TEST_WORKLOADS = ("stream:1", "cg:S", "is:S")
 
