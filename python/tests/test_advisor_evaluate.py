@@ -92,3 +92,30 @@ def test_evaluate_on_the_command_line(tmp_path, fake_cli):
     r = subprocess.run(cmd[:5] + ["nowhere-9s"] + cmd[6:], env=env, capture_output=True, text=True, timeout=60)
     assert r.returncode == 1
     assert r.stderr.count("\n") == 1 and "unknown preset 'nowhere-9s'" in r.stderr
+
+
+def _png_size(path):
+    with open(path, "rb") as f:
+        head = f.read(24)
+    assert head[:8] == b"\x89PNG\r\n\x1a\n", path
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+
+
+def test_plots(swept, tmp_path):
+    from numaware.advisor.plots import FILES, write_plots
+
+    with Store(swept) as store:
+        t = load_table(store, "thesis-4s")
+    doc = evaluation_document(t, preset="thesis-4s", folds=5, screen=4)
+    paths = write_plots(doc, str(tmp_path / "plots"))
+    assert [os.path.basename(p) for p in paths] == list(FILES)
+    # Figure sizes in inches at 100 dpi: 5 regions give the 6-inch minimum.
+    assert _png_size(paths[0]) == (600, 450)
+    assert _png_size(paths[1]) == (550, 400)
+    assert _png_size(paths[2]) == (600, 450)
+    assert len(doc["per_region"]) == len(t.regions)
+    assert all(r["oracle"] >= r["tree"] - 1e-12 for r in doc["per_region"])
+    bad = dict(doc)
+    del bad["pair_points"]
+    with pytest.raises(LearnError, match="missing 'pair_points'"):
+        write_plots(bad, str(tmp_path / "plots2"))

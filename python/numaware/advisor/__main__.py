@@ -19,6 +19,7 @@ import os
 from .dataset import load_table
 from .evaluate import evaluation_document
 from .learn import LearnError
+from .plots import write_plots
 from .simulator import SimulatorError
 from .sizes import SIZES
 from .space import ConfigurationError
@@ -73,6 +74,7 @@ def _parser() -> _Parser:
     evaluate.add_argument("--workers", type=_positive, metavar="N", help="local pool size for the sweep")
     evaluate.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run the sweep on this Dask cluster")
     evaluate.add_argument("--cli", metavar="PATH", help="the numaware command (default: $NUMAWARE_CLI, else on PATH)")
+    evaluate.add_argument("--plot", metavar="DIR", help="also write per_region.png, coverage.png and tree_regions.png")
     return parser
 
 
@@ -103,6 +105,8 @@ def _evaluate(args) -> int:
         table = load_table(store, args.preset)
     doc = evaluation_document(table, preset=args.preset, folds=args.folds, screen=args.screen)
     doc["store"] = store_path
+    if args.plot:
+        doc["plots"] = write_plots(doc, args.plot)
     print(json.dumps(doc, indent=1) if args.json else _text(doc))
     return 0
 

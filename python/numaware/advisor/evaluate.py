@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from .dataset import FEATURES
 from .learn import (MODELS, Feature, LearnError, Table, best_of_2, best_single, characterisation, evaluate,
-                    gmean, oracle, output_space, pair_search)
+                    feature_matrix, gmean, oracle, output_space, pair_search)
 
 
 def candidates(table: Table, space: list[int]) -> list[Feature]:
@@ -57,12 +57,18 @@ def evaluation_document(table: Table, *, preset: str, folds: int = 10, seed: int
     base_eval, _ = pair_search(table, space, screened(table, space, baseline_only, screen, folds=folds, seed=seed),
                                k=folds, seed=seed)
     model_results = {}
+    per_model = {}
     for m in models:
         e = evaluate(table, m, pair, space, k=folds, seed=seed)
         model_results[m] = {"speedup": e.speedup, "features": e.features}
+        per_model[m] = e.per_region
     single = best_single(table, space)
     b2 = best_of_2(table, space, k=folds, seed=seed)
     winners = sorted({table.configurations[space[int(i)]] for i in s[:, space].argmax(axis=1)})
+    x = feature_matrix(table, pair)
+    best_index = s[:, space].argmax(axis=1)
+    per_region = [{"region": table.regions[r], "oracle": float(s[r, space].max()), "best_of_2": float(b2.per_region[r]),
+                   **{m: float(per_model[m][r]) for m in per_model}} for r in range(len(table.regions))]
     return {
         "label": "simulated (numaware sim memory, throughput model); speedups are geometric means over regions "
                  "against the baseline, models cross-validated",
@@ -87,4 +93,7 @@ def evaluation_document(table: Table, *, preset: str, folds: int = 10, seed: int
         "single_configuration_features": None if same_best is None else
         {"speedup": same_best.speedup, "features": same_best.features},
         "baseline_features": {"speedup": base_eval.speedup, "features": base_eval.features},
+        "per_region": per_region,
+        "pair_points": {"features": [f.name(table) for f in pair], "x": x[:, 0].tolist(), "y": x[:, 1].tolist(),
+                        "best": [int(i) for i in best_index], "regions": list(table.regions)},
     }
