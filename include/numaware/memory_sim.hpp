@@ -35,6 +35,14 @@
 
 namespace numaware::sim::memory {
 
+// The revision of the simulator's model: bumped whenever a change moves
+// any simulated figure (a new rule, a preset's parameter, a workload's
+// stream), so that stored results (the advisor's store, keyed by
+// `numaware --version`, which ends in "+memsim.<revision>") are never
+// mixed across models.
+inline constexpr const char* model_revision = "20261126";
+
+
 // =====================================================================
 // The simulated machine
 // =====================================================================

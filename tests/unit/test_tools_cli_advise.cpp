@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "numaware/memory_sim.hpp"
 #include "support.hpp"
 
 using numaware::test::contains;
@@ -46,4 +47,13 @@ TEST(AdviseCli, AMissingInterpreterIsOneLine) {
     EXPECT_NE(r.status, 0);
     EXPECT_TRUE(one_line(r.out)) << r.out;
     EXPECT_TRUE(contains(r.out, "numaware: advise: NUMAWARE_PYTHON='/nonexistent/python3' is not an executable")) << r.out;
+}
+
+// The advisor keys stored results by this line: the project's version and
+// the memory simulator's model revision.
+TEST(AdviseCli, VersionNamesTheSimulatorModel) {
+    const auto r = run_cli("--version", false);
+    ASSERT_EQ(r.status, 0);
+    EXPECT_TRUE(contains(r.out, std::string("+memsim.") + numaware::sim::memory::model_revision)) << r.out;
+    EXPECT_TRUE(one_line(r.out)) << r.out;
 }

@@ -1,10 +1,12 @@
 // tools/cli/main.cpp — entry point of the `numaware` command.
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
 #include "numaware/error.hpp"
+#include "numaware/memory_sim.hpp"
 #include "tools/cli/commands.hpp"
 
 namespace numaware::cli {
@@ -17,7 +19,9 @@ int exit_status() { return g_exit_status; }
 
 int main(int argc, char** argv) {
     CLI::App app{"numaware: NUMA data locality, placed and proven"};
-    app.set_version_flag("--version", NUMAWARE_VERSION);
+    // The project's version and the memory simulator's model revision.
+    app.set_version_flag("--version", std::string(NUMAWARE_VERSION) + "+memsim." +
+                                          numaware::sim::memory::model_revision);
     app.require_subcommand(1);
     app.footer("Example: numaware topo --machine 'nodes=2 cpus-per-node=1 mem-per-node=256M distances=10,21/21,10'");
     numaware::cli::add_topo_command(app);
