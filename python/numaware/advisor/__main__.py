@@ -54,7 +54,7 @@ def _parser() -> _Parser:
         description="Run the simulator over a size's regions and configurations; results go into an SQLite "
                     "store, and a rerun skips what is done.")
     sweep.add_argument("--preset", required=True, help="simulator preset, e.g. thesis-4s")
-    sweep.add_argument("--size", required=True, choices=list(SIZES), help="test: a few regions; full: all")
+    sweep.add_argument("--size", required=True, choices=list(SIZES), help="test: a few regions (seconds); medium: 12 class W workloads, 4 prefetcher settings (minutes); full: all")
     sweep.add_argument("--store", required=True, metavar="FILE", help="SQLite result store (created if new)")
     sweep.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on this Dask scheduler's cluster")
     sweep.add_argument("--workers", type=_positive, metavar="N", help="local pool size (default: the CPU count)")
@@ -64,7 +64,7 @@ def _parser() -> _Parser:
         description="Run or resume the size's sweep into the store, then evaluate the output space, the references "
                     "and every model in k-fold cross-validation (simulated).")
     evaluate.add_argument("--preset", required=True, help="simulator preset, e.g. thesis-4s")
-    evaluate.add_argument("--size", required=True, choices=list(SIZES), help="test: a few regions; full: all")
+    evaluate.add_argument("--size", required=True, choices=list(SIZES), help="test: a few regions (seconds); medium: 12 class W workloads, 4 prefetcher settings (minutes); full: all")
     evaluate.add_argument("--store", metavar="FILE",
                           help="SQLite result store (default: $XDG_CACHE_HOME/numaware/advisor-PRESET-SIZE.sqlite)")
     evaluate.add_argument("--json", action="store_true", help="print one JSON document")

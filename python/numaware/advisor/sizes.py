@@ -28,6 +28,12 @@ FULL_WORKLOADS = (
     + tuple(f"stream:{mib}" for mib in STREAM_MIB)
 )
 TEST_WORKLOADS = ("stream:1", "cg:S", "is:S")
+# The class W workloads whose runs take under about 1 s of host time each,
+# for a sweep of minutes: every thread and page mapping, four prefetcher
+# settings (BENCHMARKS.md, "Configuration advisor").
+MEDIUM_WORKLOADS = ("cg:W", "is:W", "lu:W", "bt:W", "sp:W", "ep:W", "hotspot:W", "lud:W", "nw:W", "pathfinder:W",
+                    "streamcluster:W", "stream:32")
+FOUR_PREFETCHES = ("intel:1111", "intel:0000", "intel:1100", "intel:0011")
 
 
 def every_layout(space: ConfigurationSpace) -> tuple[ThreadLayout, ...]:
@@ -64,7 +70,10 @@ SIZES = {
         # A few regions and configurations: the pipeline's shape in seconds.
         SweepSize("test", TEST_WORKLOADS, one_node_and_all_nodes_scatter,
                   page_mappings=(LOCAL, REMOTE, INTERLEAVE, LOCALITY),
-                  prefetches=("intel:1111", "intel:0000", "intel:1100", "intel:0011")),
+                  prefetches=FOUR_PREFETCHES),
+        # Twelve class W workloads, every NUMA configuration, four
+        # prefetcher settings: about 7 minutes on 2 workers here.
+        SweepSize("medium", MEDIUM_WORKLOADS, every_layout, page_mappings=None, prefetches=FOUR_PREFETCHES),
         # Every region under every configuration: the ground truth.
         SweepSize("full", FULL_WORKLOADS, every_layout, page_mappings=None, prefetches=None),
     )
