@@ -3,7 +3,7 @@
     python3 -m numaware.advisor sweep --preset thesis-4s --size test|full --store FILE
                                       [--scheduler tcp://HOST:PORT | --workers N] [--cli PATH]
     python3 -m numaware.advisor evaluate --preset thesis-4s --size test|full [--store FILE] [--json]
-                                      [--folds K] [--screen N] (runs or resumes the sweep first)
+                                      [--folds K] [--screen N] [--plot DIR] (runs or resumes the sweep first)
 
 A failure or bad input prints one line on standard error and exits 1.
 """
@@ -69,8 +69,8 @@ def _parser() -> _Parser:
                           help="SQLite result store (default: $XDG_CACHE_HOME/numaware/advisor-PRESET-SIZE.sqlite)")
     evaluate.add_argument("--json", action="store_true", help="print one JSON document")
     evaluate.add_argument("--folds", type=_positive, default=10, help="cross-validation folds (default 10)")
-    evaluate.add_argument("--screen", type=_positive, default=12,
-                          help="candidate features kept for the exhaustive pair search (default 12)")
+    evaluate.add_argument("--screen", type=_positive, default=None,
+                          help="pair only the N candidate features best alone (default: every pair)")
     evaluate.add_argument("--workers", type=_positive, metavar="N", help="local pool size for the sweep")
     evaluate.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run the sweep on this Dask cluster")
     evaluate.add_argument("--cli", metavar="PATH", help="the numaware command (default: $NUMAWARE_CLI, else on PATH)")
