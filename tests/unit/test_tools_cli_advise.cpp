@@ -2,12 +2,14 @@
 // arguments, the package on PYTHONPATH, NUMAWARE_CLI naming the executable.
 // A stand-in interpreter (a shell script) shows what it was given.
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 
 #include <sys/stat.h>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "numaware/memory_sim.hpp"
 #include "support.hpp"
@@ -56,4 +58,33 @@ TEST(AdviseCli, VersionNamesTheSimulatorModel) {
     ASSERT_EQ(r.status, 0);
     EXPECT_TRUE(contains(r.out, std::string("+memsim.") + numaware::sim::memory::model_revision)) << r.out;
     EXPECT_TRUE(one_line(r.out)) << r.out;
+}
+
+// The whole pipeline through the real simulator at the test size: the
+// sweep (3 workloads, 24 configurations) into a store under a temporary
+// cache folder, then every model cross-validated; one document, labelled
+// simulated, whose figures are consistent with each other.
+TEST(AdviseCli, EvaluatesTheTestSizeEndToEnd) {
+    char dir[] = "/tmp/numaware-advise-cache-XXXXXX";
+    ASSERT_NE(::mkdtemp(dir), nullptr);
+    const auto r = run_cli("advise evaluate --preset thesis-4s --size test --folds 5 --json", false,
+                           std::string("XDG_CACHE_HOME=") + dir);
+    ASSERT_EQ(r.status, 0) << r.out;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_TRUE(j["simulated"].get<bool>());
+    EXPECT_EQ(j["preset"], "thesis-4s");
+    EXPECT_GE(j["regions"].get<int>(), 8);
+    const double oracle = j["oracle_speedup"].get<double>();
+    EXPECT_GE(oracle, 1.0);   // the baseline is among the configurations
+    EXPECT_LE(j["best_of_2_speedup"].get<double>(), oracle + 1e-12);
+    EXPECT_GE(j["coverage_curve"].back().get<double>(), 0.99);
+    ASSERT_EQ(j["models"].size(), 6u);
+    for (const auto& [name, m] : j["models"].items()) {
+        EXPECT_LE(m["speedup"].get<double>(), oracle + 1e-12) << name;
+        EXPECT_EQ(m["features"].size(), 2u) << name;
+    }
+    const auto c = j["characterisation"];
+    EXPECT_LE(c["numa_only"].get<double>(), c["coupled"].get<double>() + 1e-12);
+    EXPECT_LE(c["greedy"].get<double>(), c["coupled"].get<double>() + 1e-12);
+    EXPECT_EQ(std::system((std::string("rm -rf '") + dir + "'").c_str()), 0);
 }
