@@ -52,11 +52,20 @@ def evaluation_document(table: Table, *, preset: str, folds: int = 10, seed: int
     kept = screened(table, space, pool, screen, folds=folds, seed=seed)
     best, ranked = pair_search(table, space, kept, k=folds, seed=seed)
     pair = [ranked[0][1], ranked[0][2]]
-    same_best, _ = pair_search(table, space, kept, k=folds, seed=seed, same_configuration=True) \
-        if any(a.configuration == b.configuration for _, a, b in ranked) else (None, None)
+
+    def best_where(keep) -> dict | None:
+        """The best searched pair that `keep` accepts (ranked is best first)."""
+        hit = next(((speedup, a, b) for speedup, a, b in ranked if keep(a, b)), None)
+        return None if hit is None else {"speedup": hit[0], "features": [hit[1].name(table), hit[2].name(table)]}
+
+    same_configuration = best_where(lambda a, b: a.configuration == b.configuration)
     baseline_only = [f for f in pool if f.configuration == table.baseline]
-    base_eval, _ = pair_search(table, space, screened(table, space, baseline_only, screen, folds=folds, seed=seed),
-                               k=folds, seed=seed)
+    if all(f in kept for f in baseline_only):
+        baseline_features = best_where(lambda a, b: a.configuration == b.configuration == table.baseline)
+    else:   # the screening dropped some of them: search them on their own
+        e, _ = pair_search(table, space, screened(table, space, baseline_only, screen, folds=folds, seed=seed),
+                           k=folds, seed=seed)
+        baseline_features = {"speedup": e.speedup, "features": e.features}
     model_results = {}
     per_model = {}
     for m in models:
@@ -91,9 +100,8 @@ def evaluation_document(table: Table, *, preset: str, folds: int = 10, seed: int
         "feature_search": {"candidates": len(pool), "screened_to": len(kept), "pairs": len(ranked),
                            "best_pair": best.features, "best_pair_speedup": best.speedup},
         "models": model_results,
-        "single_configuration_features": None if same_best is None else
-        {"speedup": same_best.speedup, "features": same_best.features},
-        "baseline_features": {"speedup": base_eval.speedup, "features": base_eval.features},
+        "single_configuration_features": same_configuration,
+        "baseline_features": baseline_features,
         "per_region": per_region,
         "pair_points": {"features": [f.name(table) for f in pair], "x": x[:, 0].tolist(), "y": x[:, 1].tolist(),
                         "best": [int(i) for i in best_index], "regions": list(table.regions)},

@@ -68,29 +68,14 @@ public:
         }
     }
 
-    // Asks the host to bring the set of `line` into its caches: the
-    // simulator calls it a few accesses ahead, as the streams are known.
-    void warm(std::uint64_t line) const {
-        const std::uint64_t* set = set_of(line);
-        for (std::uint64_t w = 0; w < words_; w += 8) __builtin_prefetch(set + w);
-    }
-
     LineRef find(std::uint64_t line) {
         std::uint64_t* set = set_of(line);
         const std::uint64_t* t = set + tags_at_;
         const std::uint64_t key = line + 1;
         // Every way is compared (no early exit): which way holds a line
         // is unpredictable, a fixed trip count per cache is not.
-        unsigned match;
-        switch (ways_) {   // the common widths unrolled
-            case 2: match = matches<2>(t, key); break;
-            case 4: match = matches<4>(t, key); break;
-            case 8: match = matches<8>(t, key); break;
-            case 16: match = matches<16>(t, key); break;
-            default:
-                match = 0;
-                for (unsigned w = 0; w < ways_; ++w) match |= static_cast<unsigned>(t[w] == key) << w;
-        }
+        unsigned match = 0;
+        for (unsigned w = 0; w < ways_; ++w) match |= static_cast<unsigned>(t[w] == key) << w;
         return match == 0 ? LineRef{} : ref(set, static_cast<unsigned>(std::countr_zero(match)));
     }
     void touch(const LineRef& l) { make_recent(*l.lru_, l.way_); }
@@ -119,14 +104,6 @@ private:
         auto* p = static_cast<std::uint64_t*>(::operator new[](words * sizeof(std::uint64_t), std::align_val_t{64}));
         std::uninitialized_fill_n(p, words, std::uint64_t{0});
         return Words(p);
-    }
-    // Bit w set when tag w is `key` (a line is in at most one way), built
-    // without a branch per way.
-    template <unsigned ways>
-    static unsigned matches(const std::uint64_t* t, std::uint64_t key) {
-        unsigned m = 0;
-        for (unsigned w = 0; w < ways; ++w) m |= static_cast<unsigned>(t[w] == key) << w;
-        return m;
     }
     static bool is_pow2(std::uint64_t n) { return n != 0 && (n & (n - 1)) == 0; }
     std::uint64_t* set_of(std::uint64_t line) const {
@@ -172,17 +149,6 @@ private:
 class Tlb {
 public:
     explicit Tlb(unsigned entries = 64) : sets_(entries / 4), slots_(entries) {}
-    Tlb(const Tlb&) = delete;
-    Tlb& operator=(const Tlb&) = delete;
-    Tlb(Tlb&& o) noexcept : sets_(o.sets_), slots_(std::move(o.slots_)), clock_(o.clock_), last_(o.last_) { o.last_ = nullptr; }
-    Tlb& operator=(Tlb&& o) noexcept {
-        sets_ = o.sets_;
-        slots_ = std::move(o.slots_);
-        clock_ = o.clock_;
-        last_ = o.last_;
-        o.last_ = nullptr;
-        return *this;
-    }
     bool contains(std::uint64_t page) const {
         const Slot* s = &slots_[(page % sets_) * 4];
         unsigned m = 0;
@@ -192,22 +158,23 @@ public:
     void access(std::uint64_t page) {
         ++clock_;
         // Most accesses stay in the page of the one before.
-        if (last_ != nullptr && last_->tag == page + 1) {
-            last_->used = clock_;
+        if (last_ < slots_.size() && slots_[last_].tag == page + 1) {
+            slots_[last_].used = clock_;
             return;
         }
-        Slot* s = &slots_[(page % sets_) * 4];
+        const std::size_t first = (page % sets_) * 4;
+        Slot* s = &slots_[first];
         unsigned m = 0;
         for (unsigned w = 0; w < 4; ++w) m |= static_cast<unsigned>(s[w].tag == page + 1) << w;
         if (m != 0) {
-            last_ = &s[std::countr_zero(m)];
-            last_->used = clock_;
+            last_ = first + static_cast<unsigned>(std::countr_zero(m));
+            slots_[last_].used = clock_;
             return;
         }
         unsigned v = 0;   // the least recently used (the first of equals)
         for (unsigned w = 1; w < 4; ++w) v = s[w].used < s[v].used ? w : v;
         s[v] = Slot{page + 1, clock_};
-        last_ = &s[v];
+        last_ = first + v;
     }
 
 private:
@@ -218,7 +185,7 @@ private:
     std::uint64_t sets_;
     std::vector<Slot> slots_;
     std::uint64_t clock_ = 0;
-    Slot* last_ = nullptr;   // the slot of the last access (into slots_: no copies)
+    std::size_t last_ = ~std::size_t{0};   // the slot of the last access (none yet)
 };
 
 }  // namespace numaware::sim::memory::detail

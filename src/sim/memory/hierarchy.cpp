@@ -568,7 +568,6 @@ struct MemorySim::Impl {
         // while it stays less than one L3 hit latency ahead of the next one:
         // shared queues see requests out of machine order by at most that.
         constexpr int batch = 64;
-        constexpr std::size_t warm_ahead = 8;
         const double quantum = l3_ns;
         using Turn = std::pair<double, std::size_t>;
         std::priority_queue<Turn, std::vector<Turn>, std::greater<>> turns;
@@ -579,16 +578,7 @@ struct MemorySim::Impl {
             turns.pop();
             Core& c = cores[i];
             const double second = turns.empty() ? std::numeric_limits<double>::infinity() : turns.top().first + quantum;
-            Socket& so = sockets[c.socket];
             for (int k = 0; k < batch && c.active && c.now <= second; ++k) {
-                // The host fetches the sets of an access a few ahead while
-                // this one is simulated (no effect on the results).
-                if (c.pos + warm_ahead < c.len) {
-                    const std::uint64_t ahead = c.buf[c.pos + warm_ahead].addr >> line_shift;
-                    c.l1.warm(ahead);
-                    c.l2.warm(ahead);
-                    so.l3.warm(ahead);
-                }
                 step(c, c.buf[c.pos]);
                 if (++c.pos == c.len) c.active = refill(c);
             }

@@ -221,18 +221,14 @@ namespace {
 // The node position of each rank of `layout` on p's machine.
 std::vector<unsigned> rank_nodes(const HierarchyPreset& p, const TeamLayout& layout) {
     std::vector<unsigned> v;
-    for (const RankPlace& r : layout.ranks) {
-        const auto& nodes = p.timed.machine.nodes;
-        for (unsigned s = 0; s < nodes.size(); ++s)
-            if (std::find(nodes[s].cpus.begin(), nodes[s].cpus.end(), r.cpu) != nodes[s].cpus.end()) v.push_back(s);
-    }
+    for (const RankPlace& r : layout.ranks) v.push_back(static_cast<unsigned>(p.timed.machine.index_of(r.node)));
     return v;
 }
 
 // Accesses per page and node over the measured phases' streams (every
 // access counts once, at the page of its first byte).
-detail::PageProfile profile_pages(const Workload& w, const HierarchyPreset& p, const TeamLayout& layout) {
-    const std::vector<unsigned> node_of = rank_nodes(p, layout);
+detail::PageProfile profile_pages(const Workload& w, const HierarchyPreset& p, const TeamLayout& layout,
+                                  const std::vector<unsigned>& node_of) {
     unsigned page_shift = 0;
     while ((1u << page_shift) < p.page_bytes) ++page_shift;
     detail::PageProfile prof;
@@ -275,13 +271,14 @@ WorkloadResult run_workload(const Workload& w, const HierarchyPreset& given, con
     // plus pages placed before the run.
     PageMapping mapping = o.mapping;
     detail::PagePlan placed;
-    std::vector<unsigned> team = rank_nodes(p, layout);
+    const std::vector<unsigned> node_of = rank_nodes(p, layout);
+    std::vector<unsigned> team = node_of;
     std::sort(team.begin(), team.end());
     team.erase(std::unique(team.begin(), team.end()), team.end());
     switch (o.mapping.kind) {
         case PageMapping::Kind::local:
             mapping.kind = PageMapping::Kind::bind;
-            mapping.node = rank_nodes(p, layout).at(0);
+            mapping.node = node_of.at(0);
             mapping.text = fmt::format("local (bind:{})", mapping.node);
             break;
         case PageMapping::Kind::remote: {
@@ -298,7 +295,7 @@ WorkloadResult run_workload(const Workload& w, const HierarchyPreset& given, con
         }
         case PageMapping::Kind::locality:
         case PageMapping::Kind::balance: {
-            const detail::PageProfile prof = profile_pages(w, p, layout);
+            const detail::PageProfile prof = profile_pages(w, p, layout, node_of);
             placed = o.mapping.kind == PageMapping::Kind::locality ? detail::plan_locality(prof)
                                                                     : detail::plan_balance(prof, team);
             mapping.kind = PageMapping::Kind::first_touch;
