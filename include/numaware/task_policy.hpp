@@ -16,6 +16,10 @@
 //     on_submit() is called in task-creation order;
 //   * steal_order() is const and may be called from any worker at any time,
 //     concurrently with everything else: it reads only what attach() set;
+//   * place() too, for a policy whose concurrent_place() is true: such a
+//     policy's placement is a function of the task's view and of what
+//     attach() set, so the executor places the tasks that a finishing task
+//     makes ready on the finishing worker, without the lock;
 //   * PartitionJob::run() runs on a background thread, concurrently with
 //     the calls above: it must touch only the job's own data.
 #pragma once
@@ -152,6 +156,10 @@ public:
     // A task whose predecessors have all finished. `task.deps[i].home` is
     // the region's current home as the executor knows it.
     virtual Destination place(const TaskView& task) = 0;
+    // True when place() reads only `task` and what attach() set, never
+    // holds a task, and may run on any thread at once (see the contract
+    // above). Default: false.
+    virtual bool concurrent_place() const { return false; }
 
     // The queues worker `worker` tries, in order, when it has been looking
     // for work for `round` rounds since it last found some (round 0: its

@@ -221,10 +221,11 @@ void Simulator::submit(std::uint32_t i) {
     const auto deps = g_.deps_of(t);
     for (const GraphDep& d : deps) {
         const GraphRegion& reg = g_.regions()[d.region];
-        node->deps.push_back(tasks::detail::TrackedDep{reg.start, reg.bytes, nullptr, d.access, 0});
+        node->deps.push_back(tasks::detail::TrackedDep{reg.start, reg.bytes, nullptr, d.access});
     }
     live_[i] = node;
-    const bool ready = deps.empty() ? true : tracker_.add(*node);
+    if (!deps.empty()) tracker_.add(*node);
+    const bool ready = deps.empty() ? true : tracker_.commit(*node);
     const std::span<const tasks::Edge> preds = deps.empty() ? std::span<const tasks::Edge>() : tracker_.preds();
     if (ready && obs_) obs_->on_task_ready(i, engine_.now());
     if (t.worker >= 0) {
@@ -447,7 +448,6 @@ SimReport Simulator::run() {
             ph.home_pos = static_cast<std::uint32_t>(m_.machine.index_of(static_cast<unsigned>(ph.home)));
     }
     live_.assign(g_.size(), nullptr);
-    tracker_.reserve(g_.size());
 
     r_.machine = m_.name;
     r_.label = "simulated on " + m_.name;

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "numaware/error.hpp"
+#include "tasks/sync.hpp"
 
 namespace numaware::tasks::detail {
 
@@ -31,8 +32,9 @@ std::string_view access_name(AccessMode a) {
 
 bool overlaps(std::uint64_t a, std::uint64_t n, std::uint64_t b, std::uint64_t m) { return a < b + m && b < a + n; }
 
-// Forget idle regions once there are this many and they are at least half
-// of all regions: amortised, and nothing is erased while it is in use.
+// add() sweeps the idle regions away once this many regions are known, and
+// then again once twice as many as survived the last sweep: amortised, and
+// nothing is erased while it is in use.
 constexpr std::size_t forget_batch = 4096;
 
 }  // namespace
@@ -169,16 +171,7 @@ namespace {
 constexpr std::size_t chunk_regions = 256;
 }  // namespace
 
-DepTracker::DepTracker() = default;
-
-void DepTracker::reserve(std::size_t tasks) {
-    tasks = std::min<std::size_t>(tasks, no_slot);
-    pending_.reserve(tasks);
-    gen_.reserve(tasks);
-    ids_.reserve(tasks);
-    nodes_.reserve(tasks);
-    succ_.reserve(tasks);
-}
+DepTracker::DepTracker() : next_sweep_(forget_batch) {}
 
 Region* DepTracker::new_region() {
     if (free_ == nullptr) {
@@ -242,7 +235,7 @@ void DepTracker::prepare(std::span<const Dep> deps, DepList& out) const {
                                          " already in use; ranges must be identical or disjoint");
         }
         // The hit is a hint for add(), which checks that it is still live.
-        out.push_back(TrackedDep{start, bytes, hit, d.access, 0});
+        out.push_back(TrackedDep{start, bytes, hit, d.access});
     }
 }
 
@@ -256,33 +249,61 @@ Region& DepTracker::region_for(const TrackedDep& d) {
         r->live = true;
         table_.insert(r);
         ordered_.insert(d.region, d.region + d.bytes);
-    } else if (r->idle) {
-        r->idle = false;
-        --idle_;
     }
     return *r;
 }
 
 std::uint32_t DepTracker::new_slot(DepNode& node) {
-    std::uint32_t s;
+    std::uint32_t s = no_slot;
     if (!free_slots_.empty()) {
         s = free_slots_.back();
         free_slots_.pop_back();
     } else {
-        s = static_cast<std::uint32_t>(pending_.size());
-        if (s == no_slot) throw Error("tasks", "more than 2^32 - 1 unfinished tasks with dependencies");
-        pending_.push_back(0);
-        gen_.push_back(0);
-        ids_.push_back(0);
-        nodes_.push_back(nullptr);
-        succ_.emplace_back();
+        // The oldest slots first: a busy one goes to the back.
+        for (int k = 0; k < 2 && !given_.empty() && s == no_slot; ++k) {
+            const std::uint32_t f = given_.pop_front();
+            if (reusable(f))
+                s = f;
+            else
+                given_.push_back(f);
+        }
+        if (s == no_slot && given_.size() >= next_scan_) {
+            // All of it, once it has doubled: bounded by twice the slots in use.
+            for (std::size_t k = given_.size(); k-- > 0;) {
+                const std::uint32_t f = given_.pop_front();
+                if (reusable(f))
+                    free_slots_.push_back(f);
+                else
+                    given_.push_back(f);
+            }
+            next_scan_ = std::max<std::size_t>(64, 2 * given_.size());
+            if (!free_slots_.empty()) {
+                s = free_slots_.back();
+                free_slots_.pop_back();
+            }
+        }
     }
-    pending_[s] = 0;
-    ids_[s] = node.id;
-    nodes_[s] = &node;
-    SuccHead& h = succ_[s];
-    h.count = 0;
-    h.first_block = h.last_block = no_slot;
+    if (s == no_slot) {
+        s = slots_.append();
+        if (s == no_slot)
+            throw Error("tasks", fmt::format("more than {} unfinished tasks with dependencies",
+                                             ChunkedArray<SlotRecord>::max_size));
+    }
+    SlotRecord& rec = slots_[s];
+    if (rec.first_block != no_slot) {
+        // The last task's overflow blocks, as one chain, for reuse.
+        blocks_[rec.last_block].next = free_block_;
+        free_block_ = rec.first_block;
+    }
+    rec.pending.store(1, std::memory_order_relaxed);   // held by add() until commit()
+    rec.count = 0;
+    rec.first_block = rec.last_block = no_slot;
+    rec.id = node.id;
+    rec.node = &node;
+    adding_gen_ = rec.state.load(std::memory_order_relaxed) >> 1;
+    given_.push_back(s);
+    // The next candidate's record, asked for early: a finishing thread wrote it last.
+    __builtin_prefetch(&slots_[given_.front()], 1);
     return s;
 }
 
@@ -292,144 +313,177 @@ std::uint32_t DepTracker::new_block() {
         free_block_ = blocks_[b].next;
         return b;
     }
-    blocks_.emplace_back();
-    return static_cast<std::uint32_t>(blocks_.size() - 1);
+    const std::uint32_t b = blocks_.append();
+    if (b == no_slot)
+        throw Error("tasks", fmt::format("more than {} successor blocks", ChunkedArray<SuccBlock>::max_size));
+    return b;
 }
 
-void DepTracker::add_edge(DepNode& node, std::uint32_t pred, std::uint64_t bytes) {
-    const TaskId from = ids_[pred];
+bool DepTracker::add_edge(DepNode& node, std::uint32_t pred, std::uint32_t gen, std::uint64_t bytes) {
+    SlotRecord& p = slots_[pred];
+    // Lock the predecessor's record, if it is still the unfinished task
+    // that the region named: complete() then waits for the bit to clear.
+    std::uint32_t unlocked = gen << 1;
+    // Failing, it acquires too: the predecessor's effects happen before
+    // whatever runs the new task, which no edge orders after it.
+    if (!p.state.compare_exchange_strong(unlocked, unlocked | 1u, std::memory_order_acquire,
+                                         std::memory_order_acquire))
+        return false;   // finished (the lock bit is only ever set here, by this thread)
+    const TaskId from = p.id;
+    bool known = false;
     for (Edge& e : preds_)
         if (e.from == from) {
             e.bytes += bytes;
-            return;
+            known = true;
+            break;
         }
-    preds_.push_back(Edge{from, bytes});
-    ++pending_[node.slot];
-    SuccHead& h = succ_[pred];
-    const std::uint32_t k = h.count++;
-    if (k < SuccHead::inline_cap) {
-        h.items[k] = node.slot;
-        return;
+    if (!known) {
+        try {
+            const std::uint32_t k = p.count;
+            if (k < SlotRecord::inline_cap) {
+                p.items[k] = node.slot;
+            } else {
+                const std::uint32_t in_block = (k - SlotRecord::inline_cap) % SuccBlock::cap;
+                if (in_block == 0) {
+                    const std::uint32_t b = new_block();
+                    blocks_[b].next = no_slot;
+                    if (p.last_block == no_slot)
+                        p.first_block = b;
+                    else
+                        blocks_[p.last_block].next = b;
+                    p.last_block = b;
+                }
+                blocks_[p.last_block].items[in_block] = node.slot;
+            }
+            preds_.push_back(Edge{from, bytes});
+        } catch (...) {
+            p.state.store(unlocked, std::memory_order_release);
+            throw;
+        }
+        ++p.count;
+        slots_[node.slot].pending.fetch_add(1, std::memory_order_relaxed);
     }
-    const std::uint32_t in_block = (k - SuccHead::inline_cap) % SuccBlock::cap;
-    if (in_block == 0) {
-        const std::uint32_t b = new_block();   // may move blocks_, not succ_
-        blocks_[b].next = no_slot;
-        if (h.last_block == no_slot)
-            h.first_block = b;
-        else
-            blocks_[h.last_block].next = b;
-        h.last_block = b;
-    }
-    blocks_[h.last_block].items[in_block] = node.slot;
+    p.state.store(unlocked, std::memory_order_release);
+    return true;
 }
 
-// Drops the readers that have finished (their slot's generation moved on),
-// so a region read again and again without a write keeps a short list.
+// Drops the readers that have finished, so a region read again and again
+// without a write keeps a short list.
 void DepTracker::compact_readers(Region& r) {
     std::size_t kept = 0;
     for (const Region::Reader& rd : r.readers)
-        if (gen_[rd.slot] == rd.gen) r.readers[kept++] = rd;
+        if (alive(rd.slot, rd.gen)) r.readers[kept++] = rd;
     r.readers.resize(kept);
+    r.compact_at = static_cast<std::uint32_t>(std::max<std::size_t>(16, 2 * kept));
 }
 
-bool DepTracker::add(DepNode& node) {
+void DepTracker::add(DepNode& node) {
+    if (table_.size() >= next_sweep_) forget_idle();
     preds_.clear();
     node.slot = new_slot(node);
     const std::uint32_t me = node.slot;
+    const std::uint32_t gen = adding_gen_;
     for (TrackedDep& d : node.deps) {
         Region& r = region_for(d);
         d.reg = &r;
         if (d.access == AccessMode::in) {
-            if (r.writer != no_slot) add_edge(node, r.writer, d.bytes);
-            if (r.readers.size() >= 2 * std::size_t{r.live_readers} + 16) compact_readers(r);
-            r.readers.push_back(Region::Reader{me, gen_[me]});
-            ++r.live_readers;
-            d.epoch = r.epoch;
+            if (r.writer != no_slot && !add_edge(node, r.writer, r.writer_gen, d.bytes)) r.writer = no_slot;
+            if (r.readers.size() >= r.compact_at) compact_readers(r);
+            r.readers.push_back(Region::Reader{me, gen});
         } else {
-            if (r.live_readers > 0) {
-                for (const Region::Reader& rd : r.readers)
-                    if (gen_[rd.slot] == rd.gen) add_edge(node, rd.slot, d.bytes);
-            } else if (r.writer != no_slot) {
-                add_edge(node, r.writer, d.bytes);
-            }
+            bool reader = false;
+            for (const Region::Reader& rd : r.readers) reader |= add_edge(node, rd.slot, rd.gen, d.bytes);
+            // With no unfinished reader, the writer (a reader finishes after it).
+            if (!reader && r.writer != no_slot) add_edge(node, r.writer, r.writer_gen, d.bytes);
             r.readers.clear();
-            r.live_readers = 0;
-            ++r.epoch;
+            r.compact_at = 16;
             r.writer = me;
+            r.writer_gen = gen;
         }
     }
-    return pending_[me] == 0;
+}
+
+bool DepTracker::commit(DepNode& node) {
+    return slots_[node.slot].pending.fetch_sub(1, std::memory_order_acq_rel) == 1;
 }
 
 void DepTracker::complete(DepNode& node, std::vector<ReadyNode>& ready) {
     const std::uint32_t me = node.slot;
-    for (TrackedDep& d : node.deps) {
-        Region* r = d.reg;
-        if (r == nullptr) continue;
-        if (d.access == AccessMode::in) {
-            if (d.epoch == r->epoch) --r->live_readers;   // else a writer has taken it off the list
-        } else if (r->writer == me) {
-            r->writer = no_slot;
-        }
-        d.reg = nullptr;
-        if (r->unused() && !r->idle) {
-            r->idle = true;
-            r->readers.clear();
-            ++idle_;
-        }
-    }
     if (me == no_slot) return;
-    // The successors: one 32-bit count each, in the dense array.
-    const SuccHead& h = succ_[me];
-    const std::uint32_t n_inline = std::min(h.count, SuccHead::inline_cap);
-    for (std::uint32_t k = 0; k < n_inline; ++k)
-        if (const std::uint32_t s = h.items[k]; --pending_[s] == 0) ready.push_back(ReadyNode{nodes_[s], ids_[s]});
-    std::uint32_t left = h.count - n_inline;
-    for (std::uint32_t b = h.first_block; b != no_slot;) {
-        SuccBlock& blk = blocks_[b];
-        const std::uint32_t n = std::min(left, SuccBlock::cap);
-        for (std::uint32_t k = 0; k < n; ++k)
-            if (const std::uint32_t s = blk.items[k]; --pending_[s] == 0) ready.push_back(ReadyNode{nodes_[s], ids_[s]});
-        left -= n;
-        const std::uint32_t next = blk.next;
-        blk.next = free_block_;
-        free_block_ = b;
-        b = next;
+    SlotRecord& rec = slots_[me];
+    // Finished: the next generation, once add() is not linking an edge to it.
+    std::uint32_t w = rec.state.load(std::memory_order_relaxed);
+    for (;;) {
+        if ((w & 1u) != 0) {
+            cpu_relax();
+            w = rec.state.load(std::memory_order_relaxed);
+            continue;
+        }
+        if (rec.state.compare_exchange_weak(w, w + 2, std::memory_order_acq_rel, std::memory_order_relaxed)) break;
     }
-    ++gen_[me];
-    nodes_[me] = nullptr;
-    free_slots_.push_back(me);
+    // No edge is linked to it any more: its successors are final.
+    auto release = [&](std::uint32_t s) {
+        SlotRecord& r = slots_[s];
+        if (r.pending.fetch_sub(1, std::memory_order_acq_rel) == 1) ready.push_back(ReadyNode{r.node, r.id});
+    };
+    const std::uint32_t n_inline = std::min(rec.count, SlotRecord::inline_cap);
+    for (std::uint32_t k = 0; k < n_inline; ++k) release(rec.items[k]);
+    std::uint32_t left = rec.count - n_inline;
+    for (std::uint32_t b = rec.first_block; b != no_slot; b = blocks_[b].next) {
+        const SuccBlock& blk = blocks_[b];
+        const std::uint32_t n = std::min(left, SuccBlock::cap);
+        for (std::uint32_t k = 0; k < n; ++k) release(blk.items[k]);
+        left -= n;
+    }
     node.slot = no_slot;
-    if (idle_ >= forget_batch && idle_ * 2 >= table_.size()) forget_idle();
+    // The last read of the record is done: add() may reuse it (and its blocks).
+    rec.pending.store(released, std::memory_order_release);
+}
+
+bool DepTracker::idle(const Region& r) const {
+    if (r.writer != no_slot && alive(r.writer, r.writer_gen)) return false;
+    for (const Region::Reader& rd : r.readers)
+        if (alive(rd.slot, rd.gen)) return false;
+    return true;
+}
+
+std::size_t DepTracker::idle_regions() const {
+    std::size_t n = 0;
+    table_.for_each([&](const Region* r) { n += idle(*r) ? 1 : 0; });
+    return n;
 }
 
 void DepTracker::forget_idle() {
-    if (idle_ == 0) return;
     // The ordered index is rebuilt from the survivors, taken in address
     // order from the index itself (erasing one by one from the middle of a
     // large index costs more; collecting them from the hash table needed a
     // sort). Consecutive starts share table pages, so the lookups are cheap.
-    scratch_.clear();
-    ordered_.for_each([&](const RangeIndex::Entry& e) {
-        const Region* r = table_.find(e.start);
-        if (r != nullptr && !r->idle) scratch_.push_back(e);
+    // A region is judged once: one whose last task finishes meanwhile stays
+    // until the next sweep.
+    std::vector<Region*> gone;
+    table_.for_each([&](Region* r) {
+        if (idle(*r)) gone.push_back(r);
     });
-    table_.erase_if([&](Region* r) {
-        if (!r->idle) return false;
-        r->idle = false;
-        r->live = false;
-        r->writer = no_slot;
-        r->live_readers = 0;
-        r->readers.clear();
-        if (r->cache != nullptr) forgotten_.push_back(r->cache);
-        r->cache = nullptr;
-        r->next_free = free_;
-        free_ = r;
-        return true;
-    });
-    idle_ = 0;
-    ordered_.assign(scratch_);
+    if (!gone.empty()) {
+        for (Region* r : gone) r->live = false;
+        scratch_.clear();
+        ordered_.for_each([&](const RangeIndex::Entry& e) {
+            const Region* r = table_.find(e.start);
+            if (r != nullptr && r->live) scratch_.push_back(e);
+        });
+        table_.erase_if([&](Region* r) { return !r->live; });
+        for (Region* r : gone) {
+            r->writer = no_slot;
+            r->readers.clear();
+            r->compact_at = 16;
+            if (r->cache != nullptr) forgotten_.push_back(r->cache);
+            r->cache = nullptr;
+            r->next_free = free_;
+            free_ = r;
+        }
+        ordered_.assign(scratch_);
+    }
+    next_sweep_ = std::max(forget_batch, 2 * table_.size());
 }
 
 }  // namespace numaware::tasks::detail

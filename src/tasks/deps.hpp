@@ -1,7 +1,10 @@
 // tasks/deps.hpp — the dependency tracker of the task runtime.
 //
-// Single-threaded: the caller serialises every call (the executor holds its
-// scheduler lock; the simulator is single-threaded anyway).
+// Threading: add(), commit(), prepare() and everything else but complete()
+// are called one at a time (the executor holds its scheduler lock; the
+// simulator is single-threaded). complete() may run on any thread,
+// concurrently with those calls and with other complete() calls, each for
+// its own node: a finishing task needs no lock.
 //
 // A region is an address range named by a dependency, keyed by its start
 // address. Ranges that tasks name must be identical or disjoint: a new range
@@ -11,28 +14,39 @@
 //   in         -> read-after-write on the last writer;
 //   out/inout  -> write-after-read on every reader since the last write, or,
 //                 with no such reader, write-after-write on the last writer.
-// Only unfinished tasks are predecessors: a finished task leaves every
-// region it was named in when complete() runs, so an edge is never reported
-// to a task that has already finished, and a region that no unfinished task
+// Only unfinished tasks are predecessors: an edge is never reported to a
+// task that has already finished, and a region that no unfinished task
 // names any more is idle. Idle regions are forgotten in batches so long runs
 // over ever-new addresses do not grow memory (an idle region still counts
 // as known for the overlap check until then).
 //
 // Tasks are DepNode objects owned by the caller (the executor pools them);
 // a node must stay alive from add() until complete() has returned. What the
-// tracker needs of an unfinished task on the hot path, its count of
-// unfinished predecessors and its successors, is not in the node but in the
-// tracker's own compact records, indexed by a slot that add() gives the node
-// and complete() takes back: dense arrays of 32-bit counts, generations and
-// slot numbers, and successor lists in 32-byte heads with 64-byte overflow
-// blocks from one pooled arena. Completing a task touches its own record and
-// one 32-bit count per successor, never the successors' nodes, so a graph
-// with a million tasks in flight stays in cache. Readers are named by
-// (slot, generation): a finished reader is not removed from its region's
-// list (which would touch another task's node); its slot's generation moves
-// on, and the next writer skips it.
+// tracker needs of an unfinished task, its count of unfinished predecessors
+// and its successors, is in the tracker's own record of one cache line,
+// indexed by a slot that add() gives the node and complete() takes back;
+// successor lists longer than the record holds go on in 64-byte overflow
+// blocks. Records and blocks live in chunks that never move. Completing a
+// task touches its own record and one count per successor, never another
+// task's node or a region.
+//
+// A slot's state word holds its generation (bumped when its task finishes)
+// and a lock bit. Regions name their writer and readers by (slot,
+// generation): a task is unfinished exactly while its slot's generation is
+// the one it was added with, so complete() leaves every region as it is and
+// add() skips finished tasks as it meets them. add() links an edge under the
+// predecessor's lock bit, after checking its generation; complete() bumps
+// the generation with one compare-and-swap once the bit is clear, so an
+// edge is either linked before the predecessor finishes (and counted down
+// by it) or not at all. A node's count starts at one, held by add() until
+// commit(): a task whose predecessors finish while it is still being
+// submitted becomes ready at commit(), never earlier. complete() marks the
+// record released when it has read it for the last time; add() reuses
+// released records (and their overflow blocks) itself, so finishing
+// threads share no free list.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -251,19 +265,17 @@ private:
 struct Region {
     std::uint64_t start = 0;
     std::uint64_t bytes = 0;
-    std::uint32_t writer = no_slot;     // the last writer's slot, while unfinished
-    std::uint32_t live_readers = 0;     // unfinished readers since the last write
-    std::uint32_t epoch = 0;            // writes so far: a reader of an older epoch is no longer listed
+    std::uint32_t writer = no_slot;   // the last writer's slot, or no_slot
+    std::uint32_t writer_gen = 0;     // its generation: the writer is unfinished while the slot has it
+    std::uint32_t compact_at = 16;    // readers' length at which finished ones are dropped
     struct Reader {
         std::uint32_t slot;
-        std::uint32_t gen;   // the slot's generation when it read: stale once the reader finished
+        std::uint32_t gen;   // the slot's generation when it read: finished once the slot's moved on
     };
     std::vector<Reader> readers;   // readers since the last write, finished ones until compacted (capacity kept)
     void* cache = nullptr;         // the caller's per-region data (e.g. a home entry)
-    bool idle = false;
     bool live = false;             // in the tracker (records are pooled and reused)
     Region* next_free = nullptr;
-    bool unused() const { return writer == no_slot && live_readers == 0; }
 };
 
 // One dependency of a task after validation: deduplicated, never null.
@@ -272,7 +284,6 @@ struct TrackedDep {
     std::uint64_t bytes = 0;
     Region* reg = nullptr;      // set by add() (prepare() may leave a hint)
     AccessMode access = AccessMode::in;
-    std::uint32_t epoch = 0;    // in: the region's epoch when the task was added
 };
 static_assert(sizeof(TrackedDep) == 32, "four dependencies in two cache lines");
 
@@ -338,6 +349,65 @@ private:
     std::size_t size_ = 0;
 };
 
+// An array that grows by whole chunks that never move, so that one thread
+// may append while others read elements they were handed (a slot that was
+// published to them). Up to max_chunks chunks of 2^chunk_bits elements.
+template <class T>
+class ChunkedArray {
+public:
+    static constexpr unsigned chunk_bits = 12;
+    static constexpr std::size_t chunk_size = std::size_t{1} << chunk_bits;
+    static constexpr std::size_t max_chunks = std::size_t{1} << 14;
+    static constexpr std::size_t max_size = chunk_size * max_chunks;
+
+    ChunkedArray() : chunks_(new std::unique_ptr<T[]>[max_chunks]) {}
+    ChunkedArray(const ChunkedArray&) = delete;
+    ChunkedArray& operator=(const ChunkedArray&) = delete;
+
+    T& operator[](std::uint32_t i) const { return chunks_[i >> chunk_bits][i & (chunk_size - 1)]; }
+    std::size_t size() const { return size_; }
+    // Appends a default element; returns its index, or no_slot when full.
+    std::uint32_t append() {
+        if (size_ == max_size) return no_slot;
+        if ((size_ & (chunk_size - 1)) == 0) chunks_[size_ >> chunk_bits] = std::make_unique<T[]>(chunk_size);
+        return static_cast<std::uint32_t>(size_++);
+    }
+
+private:
+    std::unique_ptr<std::unique_ptr<T[]>[]> chunks_;
+    std::size_t size_ = 0;
+};
+
+// A FIFO of slot numbers in a growable ring buffer.
+class SlotRing {
+public:
+    bool empty() const { return count_ == 0; }
+    std::size_t size() const { return count_; }
+    std::uint32_t front() const { return buf_[head_]; }
+    std::uint32_t pop_front() {
+        const std::uint32_t s = buf_[head_];
+        head_ = (head_ + 1) & (buf_.size() - 1);
+        --count_;
+        return s;
+    }
+    void push_back(std::uint32_t s) {
+        if (count_ == buf_.size()) grow();
+        buf_[(head_ + count_) & (buf_.size() - 1)] = s;
+        ++count_;
+    }
+
+private:
+    void grow() {
+        std::vector<std::uint32_t> bigger(buf_.empty() ? 64 : buf_.size() * 2);
+        for (std::size_t i = 0; i < count_; ++i) bigger[i] = buf_[(head_ + i) & (buf_.size() - 1)];
+        buf_.swap(bigger);
+        head_ = 0;
+    }
+    std::vector<std::uint32_t> buf_;   // a power of two, or empty
+    std::size_t head_ = 0;
+    std::size_t count_ = 0;
+};
+
 class DepTracker {
 public:
     DepTracker();
@@ -354,40 +424,40 @@ public:
 
     // Registers a prepared node (node.deps from prepare(), node.id set):
     // gives it a slot, finds its predecessors (preds()) and records the
-    // node as reader or writer of its regions. Returns true when the node
-    // is ready (no unfinished predecessor).
-    bool add(DepNode& node);
+    // node as reader or writer of its regions. The node cannot become ready
+    // before commit().
+    void add(DepNode& node);
+    // Ends the node's submission: true when no predecessor is unfinished
+    // (then no complete() will report it), false when the last one to
+    // finish will. Once per add().
+    bool commit(DepNode& node);
     // The predecessors of the node that the last add() registered, valid
     // until the next add(). Callers use them at once (a policy's on_submit,
     // a recorded graph); a task keeps no copy, so a million tasks in
     // flight carry no edge lists.
     std::span<const Edge> preds() const { return preds_; }
 
-    // The node has finished: it leaves its regions, successors whose last
-    // predecessor it was are appended to `ready` (with their ids, so a
-    // caller that needs only the id does not touch the node), and its slot
-    // is freed.
+    // The node has finished: successors whose last predecessor it was are
+    // appended to `ready` (with their ids, so a caller that needs only the
+    // id does not touch the node), and its slot is freed. Thread-safe (see
+    // the top of this file); a node that add() never registered is ignored.
     void complete(DepNode& node, std::vector<ReadyNode>& ready);
 
     // A hint, no effect on the result: asks the caches for what complete()
-    // will read of `node` (its dependencies and its successor list), for a
-    // caller that knows the node will finish later (the simulator, at the
-    // task's start).
+    // will read of `node` (its record), for a caller that knows the node
+    // will finish later (the simulator, at the task's start).
     void prefetch_completion(const DepNode& node) const {
-        __builtin_prefetch(node.deps.data());
-        if (node.slot != no_slot) __builtin_prefetch(&succ_[node.slot]);
+        if (node.slot != no_slot) __builtin_prefetch(&slots_[node.slot]);
     }
 
-    // A hint: room for `tasks` unfinished tasks at once, so the per-task
-    // records do not grow by copying (a caller that knows its graph, like
-    // the simulator). Memory is reserved, not touched.
-    void reserve(std::size_t tasks);
-
-    // Unfinished predecessors of an added, unfinished node.
-    std::uint32_t pending(const DepNode& node) const { return pending_[node.slot]; }
+    // Unfinished predecessors of an added, committed, unfinished node.
+    std::uint32_t pending(const DepNode& node) const {
+        return slots_[node.slot].pending.load(std::memory_order_acquire);
+    }
     std::size_t regions() const { return table_.size(); }   // known, idle included
-    std::size_t idle_regions() const { return idle_; }
-    // Forgets every idle region now (complete() does it in batches).
+    // Known regions that no unfinished task names (counted by a scan).
+    std::size_t idle_regions() const;
+    // Forgets every idle region now (add() does it in batches).
     void forget_idle();
     // The caller's per-region data (Region::cache, non-null only) of the
     // regions forgotten since the last call, moved to `out` (cleared
@@ -400,45 +470,64 @@ public:
     bool has_forgotten() const { return !forgotten_.empty(); }
 
 private:
-    // A slot's successors: the first few inline, the rest in overflow
-    // blocks chained from the head.
-    struct SuccHead {
-        static constexpr std::uint32_t inline_cap = 5;
-        std::uint32_t count = 0;
+    // One unfinished task's record: a cache line, the first successors
+    // inline, the rest in overflow blocks chained from it.
+    struct alignas(64) SlotRecord {
+        static constexpr std::uint32_t inline_cap = 7;
+        // Unfinished predecessors, +1 from add() to commit(); `released`
+        // once complete() has read the record for the last time.
+        std::atomic<std::uint32_t> pending{0};
+        std::atomic<std::uint32_t> state{0};     // generation << 1 | lock bit (add() linking an edge)
+        std::uint32_t count = 0;                 // successors
         std::uint32_t first_block = no_slot;
         std::uint32_t last_block = no_slot;
-        std::uint32_t items[inline_cap];
+        std::uint32_t items[inline_cap] = {};
+        TaskId id = 0;
+        DepNode* node = nullptr;
     };
+    static constexpr std::uint32_t released = 0xffffffffu;
     struct SuccBlock {
         static constexpr std::uint32_t cap = 15;
         std::uint32_t items[cap];
         std::uint32_t next;
     };
-    static_assert(sizeof(SuccHead) == 32 && sizeof(SuccBlock) == 64);
+    static_assert(sizeof(SlotRecord) == 64 && sizeof(SuccBlock) == 64);
 
+    bool alive(std::uint32_t slot, std::uint32_t gen) const {
+        return (slots_[slot].state.load(std::memory_order_acquire) >> 1) == gen;
+    }
+    bool idle(const Region& r) const;
     Region& region_for(const TrackedDep& d);
     Region* new_region();
     std::uint32_t new_slot(DepNode& node);
     std::uint32_t new_block();
-    void add_edge(DepNode& node, std::uint32_t pred, std::uint64_t bytes);
+    // Links `node` after the task in (pred, gen) if that one is unfinished;
+    // returns whether it was.
+    bool add_edge(DepNode& node, std::uint32_t pred, std::uint32_t gen, std::uint64_t bytes);
     void compact_readers(Region& r);
 
-    // Per slot: unfinished predecessors, generation (bumped when the slot is
-    // freed), task id, node and successors.
-    std::vector<std::uint32_t> pending_;
-    std::vector<std::uint32_t> gen_;
-    std::vector<TaskId> ids_;
-    std::vector<DepNode*> nodes_;
-    std::vector<SuccHead> succ_;
-    std::vector<std::uint32_t> free_slots_;   // most recently freed last: reused first, still in cache
+    bool reusable(std::uint32_t slot) const {
+        return slots_[slot].pending.load(std::memory_order_acquire) == released;
+    }
+
+    ChunkedArray<SlotRecord> slots_;
+    ChunkedArray<SuccBlock> blocks_;
+    // Slots are taken back by add(), not handed back by complete(): the
+    // slots given out and not known to be released, oldest first. Tasks
+    // mostly finish in about the order they were added, so the oldest is
+    // usually reusable; a busy one goes to the back, and when the ring has
+    // doubled since the last time, all of it is searched.
+    SlotRing given_;
+    std::size_t next_scan_ = 64;
+    std::vector<std::uint32_t> free_slots_;   // found released by a search of given_
+    std::uint32_t free_block_ = no_slot;      // blocks of reused slots, linked by next
     EdgeList preds_;                          // the last add()'s predecessors
-    std::vector<SuccBlock> blocks_;           // the overflow arena
-    std::uint32_t free_block_ = no_slot;      // free blocks, linked by next
+    std::uint32_t adding_gen_ = 0;            // the generation of the slot add() gave the last node
 
     // The known regions by start address. Region records come from chunks
     // and are reused, so steady state allocates nothing.
     PagedTable<Region> table_;
-    std::size_t idle_ = 0;
+    std::size_t next_sweep_;   // add() forgets idle regions once this many are known
     std::vector<std::unique_ptr<Region[]>> chunks_;
     Region* free_ = nullptr;
     RangeIndex ordered_;   // for overlap checks of new ranges

@@ -28,6 +28,7 @@ void Executor::start() {
     std::sort(ctx.nodes.begin(), ctx.nodes.end());
     ctx.nodes.erase(std::unique(ctx.nodes.begin(), ctx.nodes.end()), ctx.nodes.end());
     policy->attach(ctx);
+    unlocked_completion = policy->concurrent_place() && !options.record_graph;
     queues.init(ctx.nodes, ctx.worker_node);
     for (std::size_t i = 0; i < ctx.nodes.size(); ++i) node_wake.push_back(std::make_unique<NodeWake>());
     for (std::size_t w = 0; w < layout.size(); ++w) {
@@ -174,7 +175,7 @@ TaskId Executor::submit(TaskFn&& fn, std::span<const Dep> deps, int hint, Runtim
         metrics.note_spawn();
         std::span<const Edge> preds;
         if (!t->deps.empty()) {
-            ready = tracker.add(*t);
+            tracker.add(*t);
             preds = tracker.preds();
             t->infos.resize(t->deps.size());
             t->homes.resize(t->deps.size());
@@ -196,6 +197,12 @@ TaskId Executor::submit(TaskFn&& fn, std::span<const Dep> deps, int hint, Runtim
             graph.tasks.push_back(std::move(rec));
         }
         take_jobs();
+        if (tracker.has_forgotten()) {
+            tracker.take_forgotten(forgotten_scratch);
+            region_homes.forget(forgotten_scratch);
+        }
+        // From here a finishing predecessor may make the task ready.
+        if (!t->deps.empty()) ready = tracker.commit(*t);
         if (ready) target = queue_for(t, place(t));
     }
     // Before the push: once queued, the task may start.

@@ -10,13 +10,21 @@
 // and runtime.cpp, the public facade, which checks arguments and calls in.
 //
 // Design:
-//  * One scheduler lock serialises the dependency tracker, the home
-//    region homes and every policy call but steal_order(), as the policy
+//  * One scheduler lock serialises submissions (the dependency tracker's
+//    add(), the region homes) and every policy call but steal_order() and,
+//    for a policy whose concurrent_place() is true, place(), as the policy
 //    threading contract asks. A task without dependencies takes the lock
 //    only to be numbered and placed; its completion takes no lock at all.
-//    A completion that finds the lock taken is deferred and settled in a
-//    small batch (Worker::complete()), so completing workers run ready
-//    tasks instead of spinning while a spawning thread holds the lock.
+//  * A task with dependencies completes without the lock too when the
+//    policy places concurrently and no graph is recorded
+//    (`unlocked_completion`), unless it wrote a region whose home the
+//    kernel must be asked for (RegionHomes::written_settled): the
+//    tracker's complete() is thread-safe, and the finishing worker places
+//    the tasks it made ready itself. Otherwise the completion needs the
+//    lock; one
+//    that finds it taken is deferred and settled in a small batch
+//    (Worker::complete()), so completing workers run ready tasks instead of
+//    spinning while a spawning thread holds the lock.
 //  * Partition jobs (take_job()) run one at a time on the partition
 //    service's thread; the tasks finish_job() releases are routed like any
 //    ready task.
@@ -102,6 +110,7 @@ struct Executor {
     const RuntimeOptions options;
     Observer* const observer;
     const Machine machine;
+    bool unlocked_completion = false;   // set by start(), see the design above
     PolicyContext ctx;
     std::vector<std::unique_ptr<Worker>> workers;
     NodeQueues queues;
@@ -116,7 +125,7 @@ struct Executor {
     RegionHomes region_homes;
     TaskId next_id = 0;
     std::unordered_map<TaskId, Task*> held;
-    std::vector<ReadyNode> ready_scratch;
+    std::vector<ReadyNode> ready_scratch;   // locked completions
     std::vector<void*> forgotten_scratch;   // region homes of regions the tracker forgot
     std::vector<Released> released_scratch;
     TaskGraph graph;

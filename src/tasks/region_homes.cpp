@@ -45,7 +45,7 @@ HomeEntry& RegionHomes::lookup(std::uint64_t start, std::uint64_t bytes) {
     table_.insert(&e);
     auto r = ranges_.empty() ? ranges_.end() : ranges_.upper_bound(start);
     if (r != ranges_.begin() && start < std::prev(r)->second.end) {
-        e.registered = true;
+        e.registered.store(true, std::memory_order_relaxed);
         e.home.store(static_cast<int>(std::prev(r)->second.node), std::memory_order_relaxed);
     } else {
         resolve(e);
@@ -223,7 +223,7 @@ void RegionHomes::register_range(std::uint64_t start, std::uint64_t bytes, unsig
         for (std::size_t k = 0; k < used; ++k) {
             HomeEntry& e = chunks_[c][k];
             if (!e.free && e.start >= start && e.start < end) {
-                e.registered = true;
+                e.registered.store(true, std::memory_order_relaxed);
                 e.spread.store(nullptr, std::memory_order_release);
                 e.home.store(static_cast<int>(node), std::memory_order_relaxed);
             }
@@ -241,23 +241,21 @@ void RegionHomes::forget(std::span<void* const> entries) {
         e.bytes = 0;
         e.home.store(unallocated, std::memory_order_relaxed);
         e.spread.store(nullptr, std::memory_order_relaxed);
-        e.registered = false;
+        e.registered.store(false, std::memory_order_relaxed);
         e.spreads.clear();
         free_entries_.push_back(&e);
     }
 }
 
 void RegionHomes::first_written(HomeEntry& e, unsigned runner_node) {
-    if (e.registered) return;
-    if (e.home.load(std::memory_order_relaxed) != unallocated) {
-        // Placed already, unless some of its pages were not.
-        const PageSpread* spread = e.spread.load(std::memory_order_relaxed);
-        if (spread == nullptr || spread->parts.front().node != unallocated || !kernel_homes_) return;
+    if (e.registered.load(std::memory_order_relaxed)) return;
+    if (!kernel_homes_) {
+        // The first writer to finish places it; any thread may call this.
+        int none = unallocated;
+        e.home.compare_exchange_strong(none, static_cast<int>(runner_node), std::memory_order_relaxed);
+        return;
     }
-    if (kernel_homes_)
-        set_from_kernel(e);
-    else
-        e.home.store(static_cast<int>(runner_node), std::memory_order_relaxed);
+    if (!written_settled(e)) set_from_kernel(e);   // else placed already, every page
 }
 
 }  // namespace numaware::tasks::detail

@@ -23,8 +23,9 @@
 // with kernel homes off, gives the region the writer's node.
 //
 // Not thread-safe except HomeEntry::home and HomeEntry::spread, which
-// workers may read at any time: the caller serialises everything else (the
-// scheduler lock). Entries live in chunks and never move; an entry and its
+// workers may read at any time, and first_written() without kernel homes,
+// which any worker may call for a region its finishing task wrote: the
+// caller serialises everything else (the scheduler lock). Entries live in chunks and never move; an entry and its
 // spreads are dropped only by forget(), once no unfinished task names its
 // region (with kernel homes; without, entries stay for the table's life).
 #pragma once
@@ -58,7 +59,7 @@ struct HomeEntry {
     std::atomic<int> home{unallocated};
     // Null: every byte is at `home` (or none is placed yet).
     std::atomic<const PageSpread*> spread{nullptr};
-    bool registered = false;   // home from register_range(): never re-queried
+    std::atomic<bool> registered{false};   // home from register_range(): never re-queried
     bool free = false;         // forgotten, waiting for reuse by another region
     // Every spread this entry has pointed to: a worker may still read an
     // older one while the scheduler replaces it, so they go only when the
@@ -88,7 +89,18 @@ public:
     void register_range(std::uint64_t start, std::uint64_t bytes, unsigned node);
 
     // A task running on `runner_node` wrote the region and has finished.
+    // Thread-safe without kernel homes (the first writer to finish places
+    // an unallocated region); with them, serialised like the rest.
     void first_written(HomeEntry& e, unsigned runner_node);
+    // True when first_written(e, ...) needs no lock: without kernel homes,
+    // or when the region is registered or wholly placed already. Any
+    // thread may ask.
+    bool written_settled(const HomeEntry& e) const {
+        if (!kernel_homes_ || e.registered.load(std::memory_order_relaxed)) return true;
+        if (e.home.load(std::memory_order_relaxed) == unallocated) return false;
+        const PageSpread* spread = e.spread.load(std::memory_order_acquire);
+        return spread == nullptr || spread->parts.front().node != unallocated;
+    }
 
     // The regions of these entries are no longer named by any unfinished
     // task (DepTracker::take_forgotten). With kernel homes their entries

@@ -161,6 +161,15 @@ void Worker::complete(Task* t) {
         finish(t);
         return;
     }
+    if (ex_.unlocked_completion) {
+        bool settled = true;
+        for (std::size_t k = 0; k < t->deps.size() && settled; ++k)
+            settled = t->deps[k].access == AccessMode::in || ex_.region_homes.written_settled(*t->homes[k]);
+        if (settled) {
+            complete_unlocked(t);
+            return;
+        }
+    }
     if (!ex_.sched.try_lock()) {
         if (deferred.size() < max_deferred) {
             deferred.push_back(t);
@@ -170,6 +179,36 @@ void Worker::complete(Task* t) {
     }
     deferred.push_back(t);
     settle_locked();
+}
+
+// A completion without the lock (Executor::unlocked_completion): the
+// regions it wrote get their homes, the tracker names the tasks it made
+// ready, and this worker places and pushes them.
+void Worker::complete_unlocked(Task* t) {
+    for (std::size_t k = 0; k < t->deps.size(); ++k)
+        if (t->deps[k].access != AccessMode::in) ex_.region_homes.first_written(*t->homes[k], node);
+    ex_.tracker.complete(*t, made_ready);
+    for (const ReadyNode& n : made_ready) {
+        Task* s = static_cast<Task*>(n.node);
+        if (ex_.observer != nullptr) ready_ids.push_back(s->id);
+        to_push.emplace_back(&ex_.queues.queue_for(ex_.place(s)), s);
+    }
+    made_ready.clear();
+    push_ready();
+    finish(t);
+}
+
+// Tells the observer, then pushes to_push and wakes one node per queue's node.
+void Worker::push_ready() {
+    // Before the pushes: a pushed task may start at once.
+    if (!ready_ids.empty()) announce_ready();
+    for (const auto& [q, s] : to_push) {
+        q->queue.push(s);
+        if (std::find(to_wake.begin(), to_wake.end(), q->node) == to_wake.end()) to_wake.push_back(q->node);
+    }
+    to_push.clear();
+    for (std::size_t n : to_wake) ex_.wake_node(n);
+    to_wake.clear();
 }
 
 // Settles every deferred completion; returns true if any.
@@ -199,21 +238,8 @@ void Worker::settle_locked() {
             ex_.graph.tasks[t->id].worker = id;
         }
     }
-    if (ex_.tracker.has_forgotten()) {
-        ex_.tracker.take_forgotten(ex_.forgotten_scratch);
-        ex_.region_homes.forget(ex_.forgotten_scratch);
-    }
     ex_.sched.unlock();
-    // Before the pushes: a pushed task may start at once.
-    if (!ready_ids.empty()) announce_ready();
-    // One wake per node that got work.
-    for (const auto& [q, s] : to_push) {
-        q->queue.push(s);
-        if (std::find(to_wake.begin(), to_wake.end(), q->node) == to_wake.end()) to_wake.push_back(q->node);
-    }
-    to_push.clear();
-    for (std::size_t n : to_wake) ex_.wake_node(n);
-    to_wake.clear();
+    push_ready();
     for (Task* t : deferred) finish(t);
     deferred.clear();
 }

@@ -3,8 +3,9 @@
 //
 // Worker w is rank w and lives on layout().ranks[w].node. Its loop finds a
 // task in the queues (node_queues.hpp), runs it, and completes it: drops
-// the task's references, settles its dependencies under the scheduler lock
-// (or defers that, see complete()), and counts it done. While its searches
+// the task's references, settles its dependencies (without a lock where
+// the executor allows, else under the scheduler lock or deferred, see
+// complete()), and counts it done. While its searches
 // fail, its IdleClock tells the policy how long it has been idle, in rounds
 // of 1/rounds_per_task of the run's mean task duration (the node-queue
 // policies widen their steal rings with it); after a short spin the worker
@@ -77,7 +78,8 @@ public:
     std::vector<Task*> deferred;  // finished tasks whose completion waits for the lock
     std::vector<std::pair<QueueSlot*, Task*>> to_push;   // settle_locked(): after unlocking
     std::vector<std::size_t> to_wake;                      // settle_locked(): the nodes of to_push
-    std::vector<TaskId> ready_ids;   // settle_locked(): tasks it made ready, for the observer
+    std::vector<TaskId> ready_ids;   // settle_locked(), complete_unlocked(): tasks made ready, for the observer
+    std::vector<ReadyNode> made_ready;   // complete_unlocked(): the tracker's answer
     // References to drop from one parent, batched: consecutive children of
     // one task finishing here touch the parent's counter once per batch.
     Task* rel_parent = nullptr;
@@ -109,6 +111,8 @@ private:
     void run(const Found& f);   // f.task, found by a search
     std::uint64_t announce_start(const Task* t, bool stolen, std::uint64_t at);
     void complete(Task* t);
+    void complete_unlocked(Task* t);
+    void push_ready();
     bool flush_deferred();
     void settle_locked();
     void announce_ready();

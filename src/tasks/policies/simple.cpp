@@ -39,6 +39,7 @@ public:
     Destination place(const TaskView& task) override {
         return Destination::to_worker(static_cast<unsigned>(task.id % topo_.worker_node.size()));
     }
+    bool concurrent_place() const override { return true; }
     void steal_order(unsigned worker, std::uint64_t round, std::vector<QueueRef>& order) const override {
         order.clear();
         const std::size_t n = topo_.worker_node.size();
@@ -67,22 +68,30 @@ public:
         node_steal_order(topo_, worker, round, delay_, order);
     }
 
+    bool concurrent_place() const override { return true; }
+
 protected:
     std::uint64_t seed_;
     std::uint64_t delay_;
     Topology topo_;
-    std::vector<std::uint64_t> scratch_;
 };
+
+// Bytes per node, for a place() that may run on several threads at once.
+std::vector<std::uint64_t>& place_scratch() {
+    thread_local std::vector<std::uint64_t> scratch;
+    return scratch;
+}
 
 class Lq final : public NodePolicy {
 public:
     using NodePolicy::NodePolicy;
     std::string_view name() const override { return "lq"; }
     Destination place(const TaskView& task) override {
-        bytes_per_node(topo_, task.deps, scratch_);
-        const auto best = std::max_element(scratch_.begin(), scratch_.end());   // first of ties: lowest OS index
+        std::vector<std::uint64_t>& scratch = place_scratch();
+        bytes_per_node(topo_, task.deps, scratch);
+        const auto best = std::max_element(scratch.begin(), scratch.end());   // first of ties: lowest OS index
         if (*best == 0) return round_robin_node(topo_, task.id);
-        return Destination::to_node(topo_.nodes[static_cast<std::size_t>(best - scratch_.begin())]);
+        return Destination::to_node(topo_.nodes[static_cast<std::size_t>(best - scratch.begin())]);
     }
 };
 
@@ -90,7 +99,7 @@ class Dep final : public NodePolicy {
 public:
     using NodePolicy::NodePolicy;
     std::string_view name() const override { return "dep"; }
-    Destination place(const TaskView& task) override { return dep_place(topo_, task, scratch_); }
+    Destination place(const TaskView& task) override { return dep_place(topo_, task, place_scratch()); }
 };
 
 class Sa final : public NodePolicy {
