@@ -48,7 +48,11 @@ void Worker::main() {
             WorkerCounters::add(counters.runtime, now - since);
             counters.last_done.store(std::max(counters.last_done.load(std::memory_order_relaxed), now),
                                      std::memory_order_relaxed);
-            if (ex_.waiters.load(std::memory_order_acquire) > 0) ex_.wake_waiters();
+            // A thread waiting outside the tasks waits for quiescence (a
+            // group's last task wakes it in release()): wake it only then,
+            // not every time a worker runs dry, which on a machine with no
+            // spare CPU took the CPU from the thread that spawns.
+            if (ex_.waiters.load(std::memory_order_acquire) > 0 && ex_.quiescent()) ex_.wake_waiters();
         }
         clock.failed(ex_, now);
         if (ex_.stopping.load(std::memory_order_acquire)) break;
