@@ -42,6 +42,8 @@ constexpr std::size_t forget_batch = 4096;
 // ---- RangeIndex -----------------------------------------------------------
 
 std::size_t RangeIndex::leaf_of(std::uint64_t start) const {
+    // Ranges mostly come in address order: the last leaf first.
+    if (!firsts_.empty() && start >= firsts_.back()) return firsts_.size() - 1;
     const auto it = std::upper_bound(firsts_.begin(), firsts_.end(), start);
     return it == firsts_.begin() ? 0 : static_cast<std::size_t>(it - firsts_.begin()) - 1;
 }
@@ -49,6 +51,7 @@ std::size_t RangeIndex::leaf_of(std::uint64_t start) const {
 namespace {
 // First entry of [e, e+n) whose start is greater than `start`.
 std::uint32_t first_after(const RangeIndex::Entry* e, std::uint32_t n, std::uint64_t start) {
+    if (n > 0 && e[n - 1].start <= start) return n;   // past the last: the usual append
     std::uint32_t lo = 0, hi = n;
     while (lo < hi) {
         const std::uint32_t mid = (lo + hi) / 2;
@@ -235,13 +238,13 @@ void DepTracker::prepare(std::span<const Dep> deps, DepList& out) const {
                                          " already in use; ranges must be identical or disjoint");
         }
         // The hit is a hint for add(), which checks that it is still live.
-        out.push_back(TrackedDep{start, bytes, hit, d.access});
+        out.push_back(TrackedDep{start, bytes, hit, d.access, hit == nullptr});
     }
 }
 
 Region& DepTracker::region_for(const TrackedDep& d) {
     Region* r = d.reg;
-    if (r == nullptr || !r->live || r->start != d.region) r = table_.find(d.region);
+    if (r == nullptr ? !d.unknown : !r->live || r->start != d.region) r = table_.find(d.region);
     if (r == nullptr) {
         r = new_region();
         r->start = d.region;

@@ -284,6 +284,7 @@ struct TrackedDep {
     std::uint64_t bytes = 0;
     Region* reg = nullptr;      // set by add() (prepare() may leave a hint)
     AccessMode access = AccessMode::in;
+    bool unknown = false;       // prepare() found no region at `region`: add() need not look again
 };
 static_assert(sizeof(TrackedDep) == 32, "four dependencies in two cache lines");
 
@@ -419,7 +420,8 @@ public:
     // address, zero bytes, a range that wraps the address space, a range
     // that partially overlaps a known region or another dependency of the
     // same task, or the same range named twice with different access.
-    // Changes nothing in the tracker; `out` is cleared first.
+    // Changes nothing in the tracker; `out` is cleared first. What it
+    // learns of the known regions holds for the next add() only.
     void prepare(std::span<const Dep> deps, DepList& out) const;
 
     // Registers a prepared node (node.deps from prepare(), node.id set):
