@@ -251,8 +251,10 @@ void RegionHomes::first_written(HomeEntry& e, unsigned runner_node) {
     if (e.registered.load(std::memory_order_relaxed)) return;
     if (!kernel_homes_) {
         // The first writer to finish places it; any thread may call this.
+        // (Read first: a compare-and-swap takes the line even when it fails.)
         int none = unallocated;
-        e.home.compare_exchange_strong(none, static_cast<int>(runner_node), std::memory_order_relaxed);
+        if (e.home.load(std::memory_order_relaxed) == unallocated)
+            e.home.compare_exchange_strong(none, static_cast<int>(runner_node), std::memory_order_relaxed);
         return;
     }
     if (!written_settled(e)) set_from_kernel(e);   // else placed already, every page
