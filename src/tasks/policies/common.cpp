@@ -105,8 +105,8 @@ void node_steal_order(const Topology& topo, unsigned worker, std::uint64_t round
     for (std::size_t i = 0; i < rings[ring]; ++i) order.push_back(QueueRef{QueueRef::Kind::node, near[i]});
 }
 
-std::uint64_t bytes_per_node(const Topology& topo, std::span<const DepInfo> deps, std::vector<std::uint64_t>& per_node) {
-    per_node.assign(topo.nodes.size(), 0);
+std::uint64_t bytes_per_node(const Topology& topo, std::span<const DepInfo> deps, std::span<std::uint64_t> per_node) {
+    std::fill(per_node.begin(), per_node.end(), 0);
     std::uint64_t unhomed = 0;
     for (const DepInfo& dep : deps) {
         const int node = topo.serving(dep.home);
@@ -118,7 +118,9 @@ std::uint64_t bytes_per_node(const Topology& topo, std::span<const DepInfo> deps
     return unhomed;
 }
 
-Destination dep_place(const Topology& topo, const TaskView& task, std::vector<std::uint64_t>& scratch) {
+Destination dep_place(const Topology& topo, const TaskView& task) {
+    NodeByteCounts room(topo.nodes.size());
+    const std::span<std::uint64_t> scratch = room.span();
     const std::uint64_t virtual_bytes = bytes_per_node(topo, task.deps, scratch);
     std::uint64_t best = virtual_bytes;
     for (std::uint64_t b : scratch) best = std::max(best, b);

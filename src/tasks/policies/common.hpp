@@ -91,11 +91,28 @@ Topology make_topology(const PolicyContext& ctx, std::uint64_t policy_seed);
 void node_steal_order(const Topology& topo, unsigned worker, std::uint64_t round, std::uint64_t delay_rounds,
                       std::vector<QueueRef>& order);
 
-// Bytes of a task's dependencies per worker node (parallel to topo.nodes),
-// homes on nodes without workers credited to the nearest worker node;
-// returns the bytes with no home (`unallocated` or not on the machine).
-std::uint64_t bytes_per_node(const Topology& topo, std::span<const DepInfo> deps,
-                             std::vector<std::uint64_t>& per_node);
+// Room for one placement's bytes per worker node: on the stack for up to
+// inline_nodes nodes, so that a place() that runs on several threads at
+// once neither allocates nor shares a buffer.
+class NodeByteCounts {
+public:
+    static constexpr std::size_t inline_nodes = 64;
+    explicit NodeByteCounts(std::size_t nodes) : n_(nodes) {
+        if (nodes > inline_nodes) heap_.resize(nodes);
+    }
+    std::span<std::uint64_t> span() { return {heap_.empty() ? inline_ : heap_.data(), n_}; }
+
+private:
+    std::size_t n_;
+    std::uint64_t inline_[inline_nodes];
+    std::vector<std::uint64_t> heap_;
+};
+
+// Bytes of a task's dependencies per worker node (parallel to topo.nodes;
+// `per_node` has their count), homes on nodes without workers credited to
+// the nearest worker node; returns the bytes with no home (`unallocated` or
+// not on the machine).
+std::uint64_t bytes_per_node(const Topology& topo, std::span<const DepInfo> deps, std::span<std::uint64_t> per_node);
 
 // PolicyOptions::steal_delay_tasks (default default_steal_delay_tasks) in
 // rounds of Policy::steal_order().
@@ -106,9 +123,8 @@ inline Destination round_robin_node(const Topology& topo, TaskId id) {
     return Destination::to_node(topo.nodes[id % topo.nodes.size()]);
 }
 
-// DEP's choice for one task (see dep in simple.cpp). `scratch` avoids
-// allocation per call.
-Destination dep_place(const Topology& topo, const TaskView& task, std::vector<std::uint64_t>& scratch);
+// DEP's choice for one task (see dep in simple.cpp). Thread-safe.
+Destination dep_place(const Topology& topo, const TaskView& task);
 
 // Factories, one per source file.
 std::unique_ptr<Policy> make_dfifo(const PolicyOptions& options);

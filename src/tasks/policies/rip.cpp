@@ -180,7 +180,7 @@ public:
             held_.insert(task.id);
             return Destination::held();
         }
-        return dep_place(topo_, task, scratch_);
+        return dep_place(topo_, task);
     }
 
     // Stealing at once undid the partition: on the 2-node driver an idle
@@ -287,7 +287,7 @@ public:
                 where = Destination::to_node(topo_.nodes[part]);
             } else {
                 // DEP on what the policy knows of the task: no homes yet (unallocated).
-                where = dep_place(topo_, TaskView{id, {}, {}, -1}, scratch_);
+                where = dep_place(topo_, TaskView{id, {}, {}, -1});
                 part = static_cast<unsigned>(topo_.node_slot(where.index));
             }
             if (held_.erase(id) != 0)
@@ -354,7 +354,6 @@ private:
     std::unordered_set<TaskId> held_;
     std::vector<TailTask> tail_;                          // RIP-MW: fixed vertices for the next window
     std::unordered_map<std::uint64_t, unsigned> region_part_;   // RIP-MW: region -> part of its first anchor (its first writer's, as homes follow the first writer)
-    std::vector<std::uint64_t> scratch_;
     std::unordered_set<std::uint64_t> written_in_window_;   // regions a task of the filling window writes
     std::unordered_set<std::uint64_t> written_in_step_;     // window 0: regions the current step writes
 };

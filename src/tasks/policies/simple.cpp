@@ -76,18 +76,14 @@ protected:
     Topology topo_;
 };
 
-// Bytes per node, for a place() that may run on several threads at once.
-std::vector<std::uint64_t>& place_scratch() {
-    thread_local std::vector<std::uint64_t> scratch;
-    return scratch;
-}
 
 class Lq final : public NodePolicy {
 public:
     using NodePolicy::NodePolicy;
     std::string_view name() const override { return "lq"; }
     Destination place(const TaskView& task) override {
-        std::vector<std::uint64_t>& scratch = place_scratch();
+        NodeByteCounts room(topo_.nodes.size());
+        const std::span<std::uint64_t> scratch = room.span();
         bytes_per_node(topo_, task.deps, scratch);
         const auto best = std::max_element(scratch.begin(), scratch.end());   // first of ties: lowest OS index
         if (*best == 0) return round_robin_node(topo_, task.id);
@@ -99,7 +95,7 @@ class Dep final : public NodePolicy {
 public:
     using NodePolicy::NodePolicy;
     std::string_view name() const override { return "dep"; }
-    Destination place(const TaskView& task) override { return dep_place(topo_, task, place_scratch()); }
+    Destination place(const TaskView& task) override { return dep_place(topo_, task); }
 };
 
 class Sa final : public NodePolicy {
