@@ -103,7 +103,7 @@ private:
     std::vector<std::vector<MemoryAccess>> accesses_;   // per worker: its running task's, for the memory model
 
     std::vector<PageHome> pages_;   // per page group
-    tasks::detail::DepTracker tracker_;
+    tasks::detail::DepTracker tracker_{tasks::detail::Completions::serial};
     static constexpr std::size_t node_chunk = 4096;
     std::vector<std::unique_ptr<tasks::detail::DepNode[]>> node_pool_;   // in chunks; reused through free_nodes_
     std::size_t chunk_used_ = node_chunk;

@@ -174,7 +174,8 @@ namespace {
 constexpr std::size_t chunk_regions = 256;
 }  // namespace
 
-DepTracker::DepTracker() : next_sweep_(forget_batch) {}
+DepTracker::DepTracker(Completions completions)
+    : serial_(completions == Completions::serial), next_sweep_(forget_batch) {}
 
 Region* DepTracker::new_region() {
     if (free_ == nullptr) {
@@ -288,6 +289,7 @@ std::uint32_t DepTracker::new_slot(DepNode& node) {
     }
     if (s == no_slot) {
         s = slots_.append();
+        if (s != no_slot) pending_.append();
         if (s == no_slot)
             throw Error("tasks", fmt::format("more than {} unfinished tasks with dependencies",
                                              ChunkedArray<SlotRecord>::max_size));
@@ -298,7 +300,7 @@ std::uint32_t DepTracker::new_slot(DepNode& node) {
         blocks_[rec.last_block].next = free_block_;
         free_block_ = rec.first_block;
     }
-    rec.pending.store(1, std::memory_order_relaxed);   // held by add() until commit()
+    pending_[s].store(1, std::memory_order_relaxed);   // held by add() until commit()
     rec.count = 0;
     rec.first_block = rec.last_block = no_slot;
     rec.id = node.id;
@@ -327,11 +329,14 @@ bool DepTracker::add_edge(DepNode& node, std::uint32_t pred, std::uint32_t gen, 
     // Lock the predecessor's record, if it is still the unfinished task
     // that the region named: complete() then waits for the bit to clear.
     std::uint32_t unlocked = gen << 1;
-    // Failing, it acquires too: the predecessor's effects happen before
-    // whatever runs the new task, which no edge orders after it.
-    if (!p.state.compare_exchange_strong(unlocked, unlocked | 1u, std::memory_order_acquire,
-                                         std::memory_order_acquire))
+    if (serial_) {
+        if (p.state.load(std::memory_order_relaxed) != unlocked) return false;   // finished
+    } else if (!p.state.compare_exchange_strong(unlocked, unlocked | 1u, std::memory_order_acquire,
+                                                std::memory_order_acquire)) {
+        // Failing, it acquires too: the predecessor's effects happen before
+        // whatever runs the new task, which no edge orders after it.
         return false;   // finished (the lock bit is only ever set here, by this thread)
+    }
     const TaskId from = p.id;
     bool known = false;
     for (Edge& e : preds_)
@@ -364,7 +369,11 @@ bool DepTracker::add_edge(DepNode& node, std::uint32_t pred, std::uint32_t gen, 
             throw;
         }
         ++p.count;
-        slots_[node.slot].pending.fetch_add(1, std::memory_order_relaxed);
+        std::atomic<std::uint32_t>& pending = pending_[node.slot];
+        if (serial_)
+            pending.store(pending.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+        else
+            pending.fetch_add(1, std::memory_order_relaxed);
     }
     p.state.store(unlocked, std::memory_order_release);
     return true;
@@ -407,7 +416,7 @@ void DepTracker::add(DepNode& node) {
 }
 
 bool DepTracker::commit(DepNode& node) {
-    return slots_[node.slot].pending.fetch_sub(1, std::memory_order_acq_rel) == 1;
+    return count_down(pending_[node.slot]) == 0;
 }
 
 void DepTracker::complete(DepNode& node, std::vector<ReadyNode>& ready) {
@@ -416,7 +425,8 @@ void DepTracker::complete(DepNode& node, std::vector<ReadyNode>& ready) {
     SlotRecord& rec = slots_[me];
     // Finished: the next generation, once add() is not linking an edge to it.
     std::uint32_t w = rec.state.load(std::memory_order_relaxed);
-    for (;;) {
+    if (serial_) rec.state.store(w + 2, std::memory_order_relaxed);
+    while (!serial_) {
         if ((w & 1u) != 0) {
             cpu_relax();
             w = rec.state.load(std::memory_order_relaxed);
@@ -426,8 +436,7 @@ void DepTracker::complete(DepNode& node, std::vector<ReadyNode>& ready) {
     }
     // No edge is linked to it any more: its successors are final.
     auto release = [&](std::uint32_t s) {
-        SlotRecord& r = slots_[s];
-        if (r.pending.fetch_sub(1, std::memory_order_acq_rel) == 1) ready.push_back(ReadyNode{r.node, r.id});
+        if (count_down(pending_[s]) == 0) ready.push_back(ReadyNode{slots_[s].node, slots_[s].id});
     };
     const std::uint32_t n_inline = std::min(rec.count, SlotRecord::inline_cap);
     for (std::uint32_t k = 0; k < n_inline; ++k) release(rec.items[k]);
@@ -440,7 +449,7 @@ void DepTracker::complete(DepNode& node, std::vector<ReadyNode>& ready) {
     }
     node.slot = no_slot;
     // The last read of the record is done: add() may reuse it (and its blocks).
-    rec.pending.store(released, std::memory_order_release);
+    pending_[me].store(released, std::memory_order_release);
 }
 
 bool DepTracker::idle(const Region& r) const {

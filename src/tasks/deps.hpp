@@ -4,7 +4,9 @@
 // are called one at a time (the executor holds its scheduler lock; the
 // simulator is single-threaded). complete() may run on any thread,
 // concurrently with those calls and with other complete() calls, each for
-// its own node: a finishing task needs no lock.
+// its own node: a finishing task needs no lock. A tracker built with
+// Completions::serial (the simulator's) is single-threaded throughout and
+// does the same steps with plain loads and stores.
 //
 // A region is an address range named by a dependency, keyed by its start
 // address. Ranges that tasks name must be identical or disjoint: a new range
@@ -22,13 +24,13 @@
 //
 // Tasks are DepNode objects owned by the caller (the executor pools them);
 // a node must stay alive from add() until complete() has returned. What the
-// tracker needs of an unfinished task, its count of unfinished predecessors
-// and its successors, is in the tracker's own record of one cache line,
-// indexed by a slot that add() gives the node and complete() takes back;
-// successor lists longer than the record holds go on in 64-byte overflow
-// blocks. Records and blocks live in chunks that never move. Completing a
-// task touches its own record and one count per successor, never another
-// task's node or a region.
+// tracker needs of an unfinished task is its own, indexed by a slot that
+// add() gives the node and complete() takes back: a record of one cache
+// line (state, id, node, the first successors; longer successor lists go on
+// in 64-byte overflow blocks) and, in a dense array beside the records, its
+// count of unfinished predecessors. Records, counts and blocks live in
+// chunks that never move. Completing a task touches its own record and one
+// 32-bit count per successor, never another task's node or a region.
 //
 // A slot's state word holds its generation (bumped when its task finishes)
 // and a lock bit. Regions name their writer and readers by (slot,
@@ -409,9 +411,14 @@ private:
     std::size_t count_ = 0;
 };
 
+// Who completes tasks: threads other than the one that adds them
+// (`concurrent`, the runtime), or the caller of add() itself (`serial`, the
+// simulator), which spares the atomic read-modify-writes and the lock bit.
+enum class Completions : std::uint8_t { concurrent, serial };
+
 class DepTracker {
 public:
-    DepTracker();
+    explicit DepTracker(Completions completions = Completions::concurrent);
     DepTracker(const DepTracker&) = delete;
     DepTracker& operator=(const DepTracker&) = delete;
 
@@ -441,8 +448,9 @@ public:
 
     // The node has finished: successors whose last predecessor it was are
     // appended to `ready` (with their ids, so a caller that needs only the
-    // id does not touch the node), and its slot is freed. Thread-safe (see
-    // the top of this file); a node that add() never registered is ignored.
+    // id does not touch the node), and its slot is freed. Thread-safe with
+    // Completions::concurrent (see the top of this file); a node that add()
+    // never registered is ignored.
     void complete(DepNode& node, std::vector<ReadyNode>& ready);
 
     // A hint, no effect on the result: asks the caches for what complete()
@@ -454,7 +462,7 @@ public:
 
     // Unfinished predecessors of an added, committed, unfinished node.
     std::uint32_t pending(const DepNode& node) const {
-        return slots_[node.slot].pending.load(std::memory_order_acquire);
+        return pending_[node.slot].load(std::memory_order_acquire);
     }
     std::size_t regions() const { return table_.size(); }   // known, idle included
     // Known regions that no unfinished task names (counted by a scan).
@@ -475,10 +483,7 @@ private:
     // One unfinished task's record: a cache line, the first successors
     // inline, the rest in overflow blocks chained from it.
     struct alignas(64) SlotRecord {
-        static constexpr std::uint32_t inline_cap = 7;
-        // Unfinished predecessors, +1 from add() to commit(); `released`
-        // once complete() has read the record for the last time.
-        std::atomic<std::uint32_t> pending{0};
+        static constexpr std::uint32_t inline_cap = 8;
         std::atomic<std::uint32_t> state{0};     // generation << 1 | lock bit (add() linking an edge)
         std::uint32_t count = 0;                 // successors
         std::uint32_t first_block = no_slot;
@@ -508,11 +513,26 @@ private:
     bool add_edge(DepNode& node, std::uint32_t pred, std::uint32_t gen, std::uint64_t bytes);
     void compact_readers(Region& r);
 
+    // One count down; returns the count left.
+    std::uint32_t count_down(std::atomic<std::uint32_t>& a) const {
+        if (serial_) {
+            const std::uint32_t left = a.load(std::memory_order_relaxed) - 1;
+            a.store(left, std::memory_order_relaxed);
+            return left;
+        }
+        return a.fetch_sub(1, std::memory_order_acq_rel) - 1;
+    }
     bool reusable(std::uint32_t slot) const {
-        return slots_[slot].pending.load(std::memory_order_acquire) == released;
+        return pending_[slot].load(std::memory_order_acquire) == released;
     }
 
+    const bool serial_;
     ChunkedArray<SlotRecord> slots_;
+    // Per slot, beside the records: unfinished predecessors, +1 from add()
+    // to commit(); `released` once complete() has read the slot's record
+    // for the last time. Dense, so that counting down the successors of a
+    // task touches few lines when many tasks are in flight.
+    ChunkedArray<std::atomic<std::uint32_t>> pending_;
     ChunkedArray<SuccBlock> blocks_;
     // Slots are taken back by add(), not handed back by complete(): the
     // slots given out and not known to be released, oldest first. Tasks
