@@ -425,14 +425,18 @@ void DepTracker::complete(DepNode& node, std::vector<ReadyNode>& ready) {
     SlotRecord& rec = slots_[me];
     // Finished: the next generation, once add() is not linking an edge to it.
     std::uint32_t w = rec.state.load(std::memory_order_relaxed);
-    if (serial_) rec.state.store(w + 2, std::memory_order_relaxed);
-    while (!serial_) {
-        if ((w & 1u) != 0) {
-            cpu_relax();
-            w = rec.state.load(std::memory_order_relaxed);
-            continue;
+    if (serial_) {
+        rec.state.store(w + 2, std::memory_order_relaxed);
+    } else {
+        for (;;) {
+            if ((w & 1u) != 0) {
+                cpu_relax();
+                w = rec.state.load(std::memory_order_relaxed);
+            } else if (rec.state.compare_exchange_weak(w, w + 2, std::memory_order_acq_rel,
+                                                       std::memory_order_relaxed)) {
+                break;
+            }
         }
-        if (rec.state.compare_exchange_weak(w, w + 2, std::memory_order_acq_rel, std::memory_order_relaxed)) break;
     }
     // No edge is linked to it any more: its successors are final.
     auto release = [&](std::uint32_t s) {

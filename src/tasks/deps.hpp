@@ -368,7 +368,6 @@ public:
     ChunkedArray& operator=(const ChunkedArray&) = delete;
 
     T& operator[](std::uint32_t i) const { return chunks_[i >> chunk_bits][i & (chunk_size - 1)]; }
-    std::size_t size() const { return size_; }
     // Appends a default element; returns its index, or no_slot when full.
     std::uint32_t append() {
         if (size_ == max_size) return no_slot;
