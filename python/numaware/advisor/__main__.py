@@ -46,6 +46,15 @@ def _positive(text: str) -> int:
     return int(text)
 
 
+def _add_sweep_options(command: argparse.ArgumentParser) -> None:
+    """The options of a sweep, shared by `sweep` and `evaluate` (which runs or resumes one)."""
+    command.add_argument("--preset", required=True, help="simulator preset, e.g. thesis-4s")
+    command.add_argument("--size", required=True, choices=list(SIZES), help="test: a few regions (seconds); medium: 12 class W workloads, 4 prefetcher settings (minutes); full: all")
+    command.add_argument("--workers", type=_positive, metavar="N", help="local pool size for the sweep (default: the CPU count)")
+    command.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run the sweep on this Dask scheduler's cluster")
+    command.add_argument("--cli", metavar="PATH", help="the numaware command (default: $NUMAWARE_CLI, else on PATH)")
+
+
 def _parser() -> _Parser:
     parser = _Parser(prog=f"python3 -m {PROGRAM}", description="numaware's configuration advisor (simulated sweeps).")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
@@ -53,27 +62,19 @@ def _parser() -> _Parser:
         "sweep", help="run every region of a size under every configuration into a store",
         description="Run the simulator over a size's regions and configurations; results go into an SQLite "
                     "store, and a rerun skips what is done.")
-    sweep.add_argument("--preset", required=True, help="simulator preset, e.g. thesis-4s")
-    sweep.add_argument("--size", required=True, choices=list(SIZES), help="test: a few regions (seconds); medium: 12 class W workloads, 4 prefetcher settings (minutes); full: all")
+    _add_sweep_options(sweep)
     sweep.add_argument("--store", required=True, metavar="FILE", help="SQLite result store (created if new)")
-    sweep.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on this Dask scheduler's cluster")
-    sweep.add_argument("--workers", type=_positive, metavar="N", help="local pool size (default: the CPU count)")
-    sweep.add_argument("--cli", metavar="PATH", help="the numaware command (default: $NUMAWARE_CLI, else on PATH)")
     evaluate = commands.add_parser(
         "evaluate", help="sweep (or resume), then cross-validate every model; one document",
         description="Run or resume the size's sweep into the store, then evaluate the output space, the references "
                     "and every model in k-fold cross-validation (simulated).")
-    evaluate.add_argument("--preset", required=True, help="simulator preset, e.g. thesis-4s")
-    evaluate.add_argument("--size", required=True, choices=list(SIZES), help="test: a few regions (seconds); medium: 12 class W workloads, 4 prefetcher settings (minutes); full: all")
+    _add_sweep_options(evaluate)
     evaluate.add_argument("--store", metavar="FILE",
                           help="SQLite result store (default: $XDG_CACHE_HOME/numaware/advisor-PRESET-SIZE.sqlite)")
     evaluate.add_argument("--json", action="store_true", help="print one JSON document")
     evaluate.add_argument("--folds", type=_positive, default=10, help="cross-validation folds (default 10)")
     evaluate.add_argument("--screen", type=_positive, default=None,
                           help="pair only the N candidate features best alone (default: every pair)")
-    evaluate.add_argument("--workers", type=_positive, metavar="N", help="local pool size for the sweep")
-    evaluate.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run the sweep on this Dask cluster")
-    evaluate.add_argument("--cli", metavar="PATH", help="the numaware command (default: $NUMAWARE_CLI, else on PATH)")
     evaluate.add_argument("--plot", metavar="DIR", help="also write per_region.png, coverage.png and tree_regions.png")
     return parser
 
