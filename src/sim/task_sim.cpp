@@ -70,7 +70,6 @@ private:
     // ---- the spawning thread and the dependency tracker
     void submit_ready_tasks();
     void submit(std::uint32_t i);
-    tasks::detail::DepNode* new_node();
     std::span<const tasks::DepInfo> dep_infos(const GraphTask& t);
     // ---- tasks to workers
     void dispatch(std::uint32_t i, Destination where);
@@ -104,11 +103,11 @@ private:
 
     std::vector<PageHome> pages_;   // per page group
     tasks::detail::DepTracker tracker_{tasks::detail::Completions::serial};
-    static constexpr std::size_t node_chunk = 4096;
-    std::vector<std::unique_ptr<tasks::detail::DepNode[]>> node_pool_;   // in chunks; reused through free_nodes_
-    std::size_t chunk_used_ = node_chunk;
-    std::vector<tasks::detail::DepNode*> free_nodes_;
-    std::vector<tasks::detail::DepNode*> live_;      // per task index, while submitted and unfinished
+    // Every task is registered through this one node: the tracker keeps
+    // what it needs of a task in its slot, so a million tasks in flight
+    // need no node each (tasks/deps.hpp, complete_slot()).
+    tasks::detail::DepNode adding_;
+    std::vector<std::uint32_t> slot_of_;   // per task index: its tracker slot while submitted and unfinished
     std::vector<tasks::detail::ReadyNode> ready_scratch_;
     std::vector<tasks::DepInfo> infos_;
     std::vector<tasks::Released> released_;
@@ -189,19 +188,6 @@ void Simulator::submit_ready_tasks() {
     spawner_waiting_ = true;   // the final barrier
 }
 
-tasks::detail::DepNode* Simulator::new_node() {
-    if (!free_nodes_.empty()) {
-        tasks::detail::DepNode* node = free_nodes_.back();
-        free_nodes_.pop_back();
-        return node;
-    }
-    if (chunk_used_ == node_chunk) {
-        node_pool_.push_back(std::make_unique<tasks::detail::DepNode[]>(node_chunk));
-        chunk_used_ = 0;
-    }
-    return &node_pool_.back()[chunk_used_++];
-}
-
 // The policy's view of t's dependencies, with each region's current home.
 std::span<const tasks::DepInfo> Simulator::dep_infos(const GraphTask& t) {
     infos_.clear();
@@ -215,17 +201,21 @@ std::span<const tasks::DepInfo> Simulator::dep_infos(const GraphTask& t) {
 void Simulator::submit(std::uint32_t i) {
     const GraphTask& t = g_.tasks()[i];
     if (obs_) obs_->on_task_created(i, engine_.now());
-    tasks::detail::DepNode* node = new_node();
-    node->clear_deps();
-    node->id = i;
+    tasks::detail::DepNode& node = adding_;
+    node.clear_deps();
+    node.id = i;
     const auto deps = g_.deps_of(t);
     for (const GraphDep& d : deps) {
         const GraphRegion& reg = g_.regions()[d.region];
-        node->deps.push_back(tasks::detail::TrackedDep{reg.start, reg.bytes, nullptr, d.access});
+        node.deps.push_back(tasks::detail::TrackedDep{reg.start, reg.bytes, nullptr, d.access});
     }
-    live_[i] = node;
-    if (!deps.empty()) tracker_.add(*node);
-    const bool ready = deps.empty() ? true : tracker_.commit(*node);
+    bool ready = true;
+    if (!deps.empty()) {
+        tracker_.add(node);
+        ready = tracker_.commit(node);
+        slot_of_[i] = node.slot;
+        node.slot = tasks::detail::no_slot;
+    }
     const std::span<const tasks::Edge> preds = deps.empty() ? std::span<const tasks::Edge>() : tracker_.preds();
     if (ready && obs_) obs_->on_task_ready(i, engine_.now());
     if (t.worker >= 0) {
@@ -263,7 +253,7 @@ void Simulator::dispatch(std::uint32_t i, Destination where) {
 }
 
 void Simulator::start(std::uint32_t w, std::uint32_t i, bool across) {
-    if (const tasks::detail::DepNode* tracked = live_[i]) tracker_.prefetch_completion(*tracked);
+    tracker_.prefetch_completion(slot_of_[i]);
     workers_.begin(w, i);
     const unsigned node = workers_.node(w);
     const std::size_t pos = workers_.pos(w);
@@ -323,16 +313,12 @@ void Simulator::finish(std::uint32_t w) {
             ph.home_pos = static_cast<std::uint32_t>(workers_.pos(w));
         }
     }
-    tasks::detail::DepNode* node = live_[i];
-    live_[i] = nullptr;
-    if (!g_.deps_of(t).empty()) {
-        tracker_.complete(*node, ready_scratch_);
-        // The ready tasks' records, asked of memory together: each graph task
-        // is read below, each tracker node at the task's start.
-        for (const tasks::detail::ReadyNode& n : ready_scratch_) {
-            __builtin_prefetch(&g_.tasks()[n.id]);
-            __builtin_prefetch(n.node);
-        }
+    const std::uint32_t slot = slot_of_[i];
+    if (slot != tasks::detail::no_slot) {
+        slot_of_[i] = tasks::detail::no_slot;
+        tracker_.complete_slot(slot, ready_scratch_);
+        // The ready tasks' graph records, asked of memory together.
+        for (const tasks::detail::ReadyNode& n : ready_scratch_) __builtin_prefetch(&g_.tasks()[n.id]);
         for (const tasks::detail::ReadyNode& n : ready_scratch_) {
             const auto s = static_cast<std::uint32_t>(n.id);
             const GraphTask& st = g_.tasks()[s];
@@ -345,7 +331,6 @@ void Simulator::finish(std::uint32_t w) {
         }
         ready_scratch_.clear();
     }
-    free_nodes_.push_back(node);
     if (const Take next = workers_.next_task(w))
         launch(next);
     else
@@ -447,7 +432,7 @@ SimReport Simulator::run() {
         if (ph.home != tasks::unallocated)
             ph.home_pos = static_cast<std::uint32_t>(m_.machine.index_of(static_cast<unsigned>(ph.home)));
     }
-    live_.assign(g_.size(), nullptr);
+    slot_of_.assign(g_.size(), tasks::detail::no_slot);
 
     r_.machine = m_.name;
     r_.label = "simulated on " + m_.name;

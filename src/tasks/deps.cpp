@@ -419,9 +419,7 @@ bool DepTracker::commit(DepNode& node) {
     return count_down(pending_[node.slot]) == 0;
 }
 
-void DepTracker::complete(DepNode& node, std::vector<ReadyNode>& ready) {
-    const std::uint32_t me = node.slot;
-    if (me == no_slot) return;
+void DepTracker::complete_slot(std::uint32_t me, std::vector<ReadyNode>& ready) {
     SlotRecord& rec = slots_[me];
     // Finished: the next generation, once add() is not linking an edge to it.
     std::uint32_t w = rec.state.load(std::memory_order_relaxed);
@@ -451,7 +449,6 @@ void DepTracker::complete(DepNode& node, std::vector<ReadyNode>& ready) {
         for (std::uint32_t k = 0; k < n; ++k) release(blk.items[k]);
         left -= n;
     }
-    node.slot = no_slot;
     // The last read of the record is done: add() may reuse it (and its blocks).
     pending_[me].store(released, std::memory_order_release);
 }

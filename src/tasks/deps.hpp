@@ -450,13 +450,24 @@ public:
     // id does not touch the node), and its slot is freed. Thread-safe with
     // Completions::concurrent (see the top of this file); a node that add()
     // never registered is ignored.
-    void complete(DepNode& node, std::vector<ReadyNode>& ready);
+    void complete(DepNode& node, std::vector<ReadyNode>& ready) {
+        const std::uint32_t slot = node.slot;
+        if (slot == no_slot) return;
+        node.slot = no_slot;
+        complete_slot(slot, ready);
+    }
+    // The same for the task that add() gave `slot` (the value node.slot had
+    // after add()), for a caller that keeps the slot instead of the node:
+    // the simulator registers every task through one DepNode that it reuses
+    // (a million tasks in flight need no node each), so the ReadyNode::node
+    // it gets back is that node and only the ids mean anything.
+    void complete_slot(std::uint32_t slot, std::vector<ReadyNode>& ready);
 
     // A hint, no effect on the result: asks the caches for what complete()
-    // will read of `node` (its record), for a caller that knows the node
-    // will finish later (the simulator, at the task's start).
-    void prefetch_completion(const DepNode& node) const {
-        if (node.slot != no_slot) __builtin_prefetch(&slots_[node.slot]);
+    // will read of the task in `slot` (its record), for a caller that knows
+    // the task will finish later (the simulator, at the task's start).
+    void prefetch_completion(std::uint32_t slot) const {
+        if (slot != no_slot) __builtin_prefetch(&slots_[slot]);
     }
 
     // Unfinished predecessors of an added, committed, unfinished node.
