@@ -15,14 +15,6 @@ std::size_t Topology::node_slot(unsigned os_index) const {
     return static_cast<std::size_t>(it - nodes.begin());
 }
 
-int Topology::serving(int home) const {
-    if (home < 0) return -1;
-    const auto os = static_cast<unsigned>(home);
-    for (std::size_t i = 0; i < machine->nodes.size(); ++i)
-        if (machine->nodes[i].os_index == os) return static_cast<int>(serving_node[i]);
-    return -1;
-}
-
 namespace {
 
 // Nodes of `candidates` ordered nearest first from `from`: `from` itself
@@ -83,8 +75,12 @@ Topology make_topology(const PolicyContext& ctx, std::uint64_t policy_seed) {
         if (near.size() > 1) rings.push_back(near.size());
         topo.ring_end.push_back(std::move(rings));
     }
-    topo.serving_node.reserve(n);
-    for (const Node& node : machine.nodes) topo.serving_node.push_back(nearest_first(machine, node.os_index, topo.nodes).front());
+    unsigned max_os = 0;
+    for (const Node& node : machine.nodes) max_os = std::max(max_os, node.os_index);
+    topo.serving_slot_of.assign(std::size_t{max_os} + 1, -1);
+    for (const Node& node : machine.nodes)
+        topo.serving_slot_of[node.os_index] =
+            static_cast<int>(topo.node_slot(nearest_first(machine, node.os_index, topo.nodes).front()));
     topo.seed = hash_words({policy_seed, ctx.seed});
     return topo;
 }
@@ -109,11 +105,11 @@ std::uint64_t bytes_per_node(const Topology& topo, std::span<const DepInfo> deps
     std::fill(per_node.begin(), per_node.end(), 0);
     std::uint64_t unhomed = 0;
     for (const DepInfo& dep : deps) {
-        const int node = topo.serving(dep.home);
-        if (node < 0)
+        const int slot = topo.serving_slot(dep.home);
+        if (slot < 0)
             unhomed += dep.bytes;
         else
-            per_node[topo.node_slot(static_cast<unsigned>(node))] += dep.bytes;
+            per_node[static_cast<std::size_t>(slot)] += dep.bytes;
     }
     return unhomed;
 }

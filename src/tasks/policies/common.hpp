@@ -67,15 +67,24 @@ struct Topology {
     // nearest[slot] lie within distance ring r (ring 0: the node itself;
     // ring r: the r-th smallest distinct distance to another worker node).
     std::vector<std::vector<std::size_t>> ring_end;
-    // For each machine node position (Machine::nodes order): the worker node
-    // nearest to it (itself when it has workers), ties by OS index.
-    std::vector<unsigned> serving_node;
+    // By OS index, up to the machine's largest: the position in `nodes` of
+    // the worker node nearest to that node (itself when it has workers; ties
+    // by OS index), or -1 for an index the machine does not have. One load
+    // per dependency when a policy counts bytes per node.
+    std::vector<int> serving_slot_of;
     std::uint64_t seed = 1;
 
     std::size_t node_slot(unsigned os_index) const;   // position in `nodes`; nodes.size() if absent
-    // The worker node that takes work whose data lives on `home`; -1 for
-    // `unallocated` or a home the machine does not have.
-    int serving(int home) const;
+    // The position in `nodes` of the worker node that takes work whose data
+    // lives on `home`; -1 for `unallocated` or a home the machine does not have.
+    int serving_slot(int home) const {
+        return home >= 0 && static_cast<std::size_t>(home) < serving_slot_of.size() ? serving_slot_of[static_cast<std::size_t>(home)] : -1;
+    }
+    // That worker node's OS index, or -1.
+    int serving(int home) const {
+        const int slot = serving_slot(home);
+        return slot < 0 ? -1 : static_cast<int>(nodes[static_cast<std::size_t>(slot)]);
+    }
 };
 
 // Validates the context and builds the topology. `policy_seed` is the seed

@@ -159,9 +159,7 @@ public:
         for (const DepInfo& d : task.deps) {
             if (d.access != AccessMode::in && d.home == unallocated && written_in_window_.insert(d.region).second)
                 t.first_touch += d.bytes;
-            const int node = topo_.serving(d.home);
-            t.named.push_back({d.region, d.bytes,
-                               node < 0 ? -1 : static_cast<int>(topo_.node_slot(static_cast<unsigned>(node)))});
+            t.named.push_back({d.region, d.bytes, topo_.serving_slot(d.home)});
         }
         filling_.index = windows_closed_;
         filling_.tasks.push_back(std::move(t));
