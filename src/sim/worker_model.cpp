@@ -22,6 +22,7 @@ void WorkerModel::build(const Machine& machine, const TeamLayout& layout) {
     machine_ = &machine;
     const std::size_t n_nodes = machine.node_count();
     cores_.resize(layout.size());
+    idle_.assign(layout.size(), Idle{});
     for (std::size_t w = 0; w < layout.size(); ++w) {
         cores_[w].node = layout.ranks[w].node;
         cores_[w].pos = machine.index_of(layout.ranks[w].node);
@@ -65,6 +66,7 @@ std::uint32_t WorkerModel::queue_id(const tasks::QueueRef& q, std::string_view p
 // round adds, each with the first round that lists it (tasks::queue_listings).
 void WorkerModel::build_search_orders(tasks::Policy& policy, double round_s) {
     rank_.assign(cores_.size() * queues_.size(), Rank{});
+    position_.assign(cores_.size() * queues_.size(), no_index);
     idle_index_.assign(cores_.size(), no_index);
     nonempty_index_.assign(queues_.size(), no_index);
     for (std::uint32_t w = 0; w < cores_.size(); ++w) {
@@ -85,8 +87,9 @@ void WorkerModel::build_search_orders(tasks::Policy& policy, double round_s) {
         ws.wake_delays.erase(std::unique(ws.wake_delays.begin(), ws.wake_delays.end()), ws.wake_delays.end());
         for (std::uint32_t k = 0; k < ws.search.size(); ++k) {
             takers_[ws.search[k]].push_back(Taker{w, k, ws.delays[k]});
-            rank_[static_cast<std::size_t>(w) * queues_.size() + ws.search[k]] =
+            rank_[std::size_t{ws.search[k]} * cores_.size() + w] =
                 Rank{k, static_cast<std::uint32_t>(std::min<std::size_t>(ws.backlog[k], no_index)), ws.delays[k]};
+            position_[std::size_t{w} * queues_.size() + ws.search[k]] = k;
         }
     }
     for (auto& list : takers_)
@@ -120,24 +123,24 @@ Take WorkerModel::enqueue(std::uint32_t q, std::uint32_t i) {
     queues_[q].push_back(i);
     if (idle_list_.empty()) return {};
     const double now = engine_.now();
-    const std::size_t nq = queues_.size();
     // The takers without delay come first in the queue's order: the first
     // idle one of them wins outright.
     for (const Taker& tk : takers_[q]) {
         if (tk.delay > 0) break;
-        if (cores_[tk.worker].idle) return take(tk.worker, q);
+        if (idle_[tk.worker].idle) return take(tk.worker, q);
     }
     const double occupied_for = now - busy_since(q);   // -inf unless every worker of q's node runs a task
     if (idle_list_.size() * 4 < takers_[q].size()) {
         // Few idle workers: rank them, rather than walking every taker.
         std::uint32_t best = no_index, best_k = no_index;
         double best_delay = 0;
+        const Rank* row = &rank_[std::size_t{q} * cores_.size()];
         for (std::uint32_t w : idle_list_) {
-            const Rank& r = rank_[w * nq + q];
+            const Rank& r = row[w];
             const std::uint32_t k = r.k;
             if (k == no_index) continue;
             const double d = r.delay;
-            if (cores_[w].idle_since + d > now && queues_[q].size() <= r.backlog && occupied_for < d) continue;
+            if (idle_[w].since + d > now && queues_[q].size() <= r.backlog && occupied_for < d) continue;
             if (best == no_index || d < best_delay ||
                 (d == best_delay && (k < best_k || (k == best_k && w < best)))) {
                 best = w;
@@ -149,8 +152,8 @@ Take WorkerModel::enqueue(std::uint32_t q, std::uint32_t i) {
         return {};
     }
     for (const Taker& tk : takers_[q]) {
-        const Core& ws = cores_[tk.worker];
-        if (!ws.idle || (ws.idle_since + tk.delay > now && queues_[q].size() <= ws.backlog[tk.position] &&
+        const Idle& is = idle_[tk.worker];
+        if (!is.idle || (is.since + tk.delay > now && queues_[q].size() <= cores_[tk.worker].backlog[tk.position] &&
                          occupied_for < tk.delay))
             continue;
         return take(tk.worker, q);
@@ -164,13 +167,13 @@ Take WorkerModel::next_task(std::uint32_t w) {
     // The first queue of its order holding work, without delay: nothing
     // can come before it (usually the worker's own queue).
     if (!ws.search.empty() && ws.delays[0] == 0 && !queues_[ws.search[0]].empty()) return take(w, ws.search[0]);
-    const double idle_for = ws.idle ? engine_.now() - ws.idle_since : 0;
+    const double idle_for = idle_[w].idle ? engine_.now() - idle_[w].since : 0;
     if (nonempty_.size() * 4 < ws.search.size()) {
         // Few queues hold work: the first of them in this worker's order.
-        const std::size_t nq = queues_.size();
+        const std::uint32_t* row = &position_[std::size_t{w} * queues_.size()];
         std::uint32_t best_k = no_index;
         for (std::uint32_t q : nonempty_) {
-            const std::uint32_t k = rank_[w * nq + q].k;
+            const std::uint32_t k = row[q];
             if (k != no_index && k < best_k && searchable(ws, k, idle_for)) best_k = k;
         }
         if (best_k == no_index) return {};
@@ -207,8 +210,8 @@ bool WorkerModel::searchable(const Core& ws, std::size_t k, double idle_for) con
 
 void WorkerModel::begin(std::uint32_t w, std::uint32_t i) {
     Core& ws = cores_[w];
-    if (ws.idle) {
-        ws.idle = false;
+    if (idle_[w].idle) {
+        idle_[w].idle = false;
         const std::uint32_t at = idle_index_[w];
         idle_index_[idle_list_.back()] = at;
         idle_list_[at] = idle_list_.back();
@@ -230,8 +233,7 @@ void WorkerModel::end(std::uint32_t w) {
 
 void WorkerModel::go_idle(std::uint32_t w) {
     Core& ws = cores_[w];
-    ws.idle = true;
-    ws.idle_since = engine_.now();
+    idle_[w] = Idle{engine_.now(), true};
     ++ws.idle_epoch;
     idle_index_[w] = static_cast<std::uint32_t>(idle_list_.size());
     idle_list_.push_back(w);
@@ -242,7 +244,7 @@ void WorkerModel::go_idle(std::uint32_t w) {
 void WorkerModel::next_wake(std::uint32_t w) {
     Core& ws = cores_[w];
     if (ws.wakes < ws.wake_delays.size())
-        engine_.push(ws.idle_since + ws.wake_delays[ws.wakes++], EventKind::wake, w, ws.idle_epoch);
+        engine_.push(idle_[w].since + ws.wake_delays[ws.wakes++], EventKind::wake, w, ws.idle_epoch);
 }
 
 std::vector<double> WorkerModel::busy() const {

@@ -72,7 +72,7 @@ public:
     std::uint32_t size() const { return static_cast<std::uint32_t>(cores_.size()); }
     unsigned node(std::uint32_t w) const { return cores_[w].node; }     // OS index
     std::size_t pos(std::uint32_t w) const { return cores_[w].pos; }    // node position in the machine
-    bool idle(std::uint32_t w) const { return cores_[w].idle; }
+    bool idle(std::uint32_t w) const { return idle_[w].idle; }
     std::uint64_t idle_epoch(std::uint32_t w) const { return cores_[w].idle_epoch; }
     std::uint32_t task(std::uint32_t w) const { return cores_[w].task; }
     // Nodes with workers, ascending OS index, and a node position's slot in it.
@@ -122,8 +122,6 @@ private:
     struct Core {
         unsigned node = 0;        // OS index
         std::size_t pos = 0;      // node position in the machine
-        bool idle = false;
-        double idle_since = 0;
         std::uint64_t idle_epoch = 0;
         std::uint32_t task = no_index;      // running
         double started = 0;
@@ -141,6 +139,13 @@ private:
 
     EventEngine& engine_;
     std::vector<Core> cores_;
+    // Per worker, dense (an enqueue reads it for many workers): whether it
+    // is idle and since when.
+    struct Idle {
+        double since = 0;
+        bool idle = false;
+    };
+    std::vector<Idle> idle_;
     std::vector<unsigned> worker_nodes_;              // ascending OS index
     std::vector<std::size_t> node_slot_of_pos_;       // node position -> slot in worker_nodes_
     const Machine* machine_ = nullptr;
@@ -152,13 +157,17 @@ private:
     std::vector<std::size_t> busy_at_;                     // by node position: its workers running a task
     std::vector<double> last_begin_at_;                    // by node position: when a task last started there
     // What a worker's search order says of one queue, in one place: an
-    // enqueue that ranks the idle workers reads one entry per worker.
+    // enqueue that ranks the idle workers reads one entry per worker, from
+    // the queue's row.
     struct Rank {
         std::uint32_t k = no_index;       // index in the worker's search order, or no_index
         std::uint32_t backlog = 0;        // Core::backlog[k], saturated at 2^32 - 1
         double delay = 0;                 // Core::delays[k]
     };
-    std::vector<Rank> rank_;                          // [worker * queues + queue]
+    std::vector<Rank> rank_;                          // [queue * workers + worker]
+    // Rank::k again, by worker: a search over the queues holding work reads
+    // the worker's row.
+    std::vector<std::uint32_t> position_;             // [worker * queues + queue]
 };
 
 }  // namespace numaware::sim
