@@ -260,6 +260,13 @@ public:
     std::span<const GraphDep> deps_of(const GraphTask& t) const { return {deps_.data() + t.first_dep, t.dep_count}; }
     std::size_t size() const { return tasks_.size(); }
     void reserve(std::size_t tasks, std::size_t deps, std::size_t regions);
+    // Totals kept by add_task(), so that a simulation of a graph too large
+    // for the caches need not read it all before it starts: the sum of the
+    // tasks' compute_s (in creation order), of their dependencies' bytes,
+    // and the largest `worker` (-1: no task is bound to a worker).
+    double compute_s() const { return compute_s_; }
+    std::uint64_t dep_bytes() const { return dep_bytes_; }
+    int max_worker() const { return max_worker_; }
 
     std::string name;   // e.g. "jacobi n=4096 block=128 iterations=20"
     // The graph's initial part (0: not known): what RIP-DEP's initial
@@ -274,6 +281,9 @@ private:
     std::uint64_t next_start_ = std::uint64_t{1} << 30;
     std::uint32_t pages_ = 0;
     bool pending_barrier_ = false;
+    double compute_s_ = 0;
+    std::uint64_t dep_bytes_ = 0;
+    int max_worker_ = -1;
 };
 
 // The graph's initial part, what RIP's first window partitions: its

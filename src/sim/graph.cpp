@@ -85,6 +85,9 @@ tasks::TaskId Graph::add_task(double compute_s, std::span<const GraphDep> deps, 
     t.dep_count = static_cast<std::uint32_t>(deps_.size() - first);
     tasks_.push_back(t);
     pending_barrier_ = false;
+    compute_s_ += compute_s;
+    for (std::size_t k = first; k < deps_.size(); ++k) dep_bytes_ += regions_[deps_[k].region].bytes;
+    max_worker_ = std::max(max_worker_, worker);
     return tasks_.size() - 1;
 }
 

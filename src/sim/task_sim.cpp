@@ -157,6 +157,7 @@ void Simulator::check_inputs() {
 
 void Simulator::build_layout() {
     workers_.build(m_.machine, full_layout(m_.machine, o_.mapping));
+    if (g_.max_worker() < static_cast<int>(workers_.size())) return;
     for (std::size_t i = 0; i < g_.tasks().size(); ++i) {
         const GraphTask& t = g_.tasks()[i];
         if (t.worker >= static_cast<int>(workers_.size()))
@@ -401,14 +402,8 @@ double Simulator::mean_task_s() const {
     const std::size_t nodes = m_.machine.node_count();
     for (std::size_t i = 0; i < nodes; ++i) local_gbps += m_.core_gbps(i, i);
     local_gbps /= static_cast<double>(nodes);
-    std::uint64_t bytes = 0;
-    double compute = 0;
-    for (const GraphTask& t : g_.tasks()) {
-        compute += t.compute_s;
-        for (const GraphDep& d : g_.deps_of(t)) bytes += g_.regions()[d.region].bytes;
-    }
-    const double memory = static_cast<double>(bytes) / (local_gbps * 1e9);
-    return (compute + memory) / static_cast<double>(g_.size());
+    const double memory = static_cast<double>(g_.dep_bytes()) / (local_gbps * 1e9);
+    return (g_.compute_s() + memory) / static_cast<double>(g_.size());
 }
 
 SimReport Simulator::run() {

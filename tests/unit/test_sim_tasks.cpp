@@ -332,6 +332,18 @@ TEST(SimTasks, BarrierHoldsBackTheSpawner) {
     EXPECT_FALSE(g.tasks()[0].after_barrier);
 }
 
+TEST(SimTasks, GraphKeepsItsTotalsAsTasksAreAdded) {
+    Graph g;
+    EXPECT_EQ(g.max_worker(), -1);
+    const std::uint32_t a = g.add_region(4096), b = g.add_region(100);
+    g.add_task(1e-3, {GraphDep{a, AccessMode::in}, GraphDep{a, AccessMode::in}, GraphDep{b, AccessMode::out}});
+    g.add_task(2e-3, {GraphDep{b, AccessMode::in}}, -1, 3);
+    EXPECT_THROW(g.add_task(1.0, {GraphDep{a, AccessMode::in}, GraphDep{a, AccessMode::out}}), Error);
+    EXPECT_DOUBLE_EQ(g.compute_s(), 3e-3);
+    EXPECT_EQ(g.dep_bytes(), 4096u + 100u + 100u);   // the duplicate merged, the refused task not counted
+    EXPECT_EQ(g.max_worker(), 3);
+}
+
 TEST(SimTasks, SpawnRateDelaysIndependentTasks) {
     Graph g;
     for (int i = 0; i < 4; ++i) g.add_task(1e-6, std::initializer_list<GraphDep>{});
