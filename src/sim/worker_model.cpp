@@ -86,12 +86,22 @@ void WorkerModel::build_search_orders(tasks::Policy& policy, double round_s) {
         std::sort(ws.wake_delays.begin(), ws.wake_delays.end());
         ws.wake_delays.erase(std::unique(ws.wake_delays.begin(), ws.wake_delays.end()), ws.wake_delays.end());
         for (std::uint32_t k = 0; k < ws.search.size(); ++k) {
+            if (ws.delays[k] == 0) ws.at_once.push_back(ws.search[k]);
             takers_[ws.search[k]].push_back(Taker{w, k, ws.delays[k]});
             rank_[std::size_t{ws.search[k]} * cores_.size() + w] =
                 Rank{k, static_cast<std::uint32_t>(std::min<std::size_t>(ws.backlog[k], no_index)), ws.delays[k]};
             position_[std::size_t{w} * queues_.size() + ws.search[k]] = k;
         }
     }
+    idle_at_once_.assign(queues_.size(), 0);
+    first_delay_.assign(queues_.size(), std::numeric_limits<double>::infinity());
+    least_backlog_.assign(queues_.size(), no_index);
+    for (std::uint32_t q = 0; q < queues_.size(); ++q)
+        for (const Taker& tk : takers_[q]) {
+            if (tk.delay <= 0) continue;
+            first_delay_[q] = std::min(first_delay_[q], tk.delay);
+            least_backlog_[q] = std::min(least_backlog_[q], rank_[std::size_t{q} * cores_.size() + tk.worker].backlog);
+        }
     for (auto& list : takers_)
         std::sort(list.begin(), list.end(), [](const Taker& a, const Taker& b) {
             if (a.delay != b.delay) return a.delay < b.delay;
@@ -125,11 +135,19 @@ Take WorkerModel::enqueue(std::uint32_t q, std::uint32_t i) {
     const double now = engine_.now();
     // The takers without delay come first in the queue's order: the first
     // idle one of them wins outright.
-    for (const Taker& tk : takers_[q]) {
-        if (tk.delay > 0) break;
-        if (idle_[tk.worker].idle) return take(tk.worker, q);
-    }
+    if (idle_at_once_[q] > 0)
+        for (const Taker& tk : takers_[q]) {
+            if (tk.delay > 0) break;
+            if (idle_[tk.worker].idle) return take(tk.worker, q);
+        }
     const double occupied_for = now - busy_since(q);   // -inf unless every worker of q's node runs a task
+    // No idle worker may take it when none has been idle for the queue's
+    // first delay and neither the backlog nor the occupied rule applies:
+    // each taker's delay and backlog are at least these, and rounding is
+    // monotonic, so this is the same test as the loops below make.
+    if (queues_[q].size() <= least_backlog_[q] && occupied_for < first_delay_[q] &&
+        oldest_idle_since() + first_delay_[q] > now)
+        return {};
     if (idle_list_.size() * 4 < takers_[q].size()) {
         // Few idle workers: rank them, rather than walking every taker.
         std::uint32_t best = no_index, best_k = no_index;
@@ -208,10 +226,23 @@ bool WorkerModel::searchable(const Core& ws, std::size_t k, double idle_for) con
     return queues_[q].size() > ws.backlog[k] || (q >= size() && engine_.now() - busy_since(q) >= d);
 }
 
+// When the longest-idle worker went idle (idle_list_ is not empty).
+double WorkerModel::oldest_idle_since() {
+    if (idle_fifo_.size() > 4 * idle_list_.size() + 64) {
+        std::erase_if(idle_fifo_, [&](const auto& e) { return !idle_[e.first].idle || cores_[e.first].idle_epoch != e.second; });
+    }
+    for (;;) {
+        const auto [w, epoch] = idle_fifo_.front();
+        if (idle_[w].idle && cores_[w].idle_epoch == epoch) return idle_[w].since;
+        idle_fifo_.pop_front();
+    }
+}
+
 void WorkerModel::begin(std::uint32_t w, std::uint32_t i) {
     Core& ws = cores_[w];
     if (idle_[w].idle) {
         idle_[w].idle = false;
+        for (std::uint32_t q : ws.at_once) --idle_at_once_[q];
         const std::uint32_t at = idle_index_[w];
         idle_index_[idle_list_.back()] = at;
         idle_list_[at] = idle_list_.back();
@@ -234,6 +265,8 @@ void WorkerModel::end(std::uint32_t w) {
 void WorkerModel::go_idle(std::uint32_t w) {
     Core& ws = cores_[w];
     idle_[w] = Idle{engine_.now(), true};
+    for (std::uint32_t q : ws.at_once) ++idle_at_once_[q];
+    idle_fifo_.emplace_back(w, ws.idle_epoch + 1);
     ++ws.idle_epoch;
     idle_index_[w] = static_cast<std::uint32_t>(idle_list_.size());
     idle_list_.push_back(w);

@@ -19,7 +19,9 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "numaware/machine.hpp"
@@ -130,10 +132,12 @@ private:
         std::vector<double> delays;         // parallel to search
         std::vector<std::size_t> backlog;   // parallel to search: searched at once above this many tasks
         std::vector<double> wake_delays;    // the distinct positive delays, ascending
+        std::vector<std::uint32_t> at_once; // the queues it searches without delay
         std::uint32_t wakes = 0;            // wake events of this idle period so far
         Ring pinned;                        // pinned tasks waiting for this worker
     };
     Take take(std::uint32_t w, std::uint32_t q);
+    double oldest_idle_since();
     double busy_since(std::uint32_t q) const;
     bool searchable(const Core& ws, std::size_t k, double idle_for) const;
 
@@ -152,6 +156,15 @@ private:
     std::vector<Ring> queues_;                        // size() worker queues, then one per node position
     std::vector<std::vector<Taker>> takers_;          // per queue
     std::vector<std::uint32_t> idle_list_, idle_index_;       // idle workers (unordered), and where each is in it
+    // Idle workers in the order they went idle, as (worker, idle epoch);
+    // entries of workers that have started a task since are dropped when
+    // met at the front, or all at once when they outnumber the idle.
+    std::deque<std::pair<std::uint32_t, std::uint64_t>> idle_fifo_;
+    // Per queue, what lets an enqueue that no idle worker may take return
+    // at once (most enqueues, when every worker near the queue is busy):
+    std::vector<std::uint32_t> idle_at_once_;   // idle workers that search it without delay
+    std::vector<double> first_delay_;           // the smallest positive delay of its takers (inf: none)
+    std::vector<std::uint32_t> least_backlog_;  // the smallest Rank::backlog of those with a positive delay
     std::vector<std::uint32_t> nonempty_, nonempty_index_;    // queues holding tasks, and where each is in it
     std::vector<std::vector<std::uint32_t>> workers_at_;   // by node position: its workers
     std::vector<std::size_t> busy_at_;                     // by node position: its workers running a task
