@@ -108,6 +108,10 @@ private:
     // need no node each (tasks/deps.hpp, complete_slot()).
     tasks::detail::DepNode adding_;
     std::vector<std::uint32_t> slot_of_;   // per task index: its tracker slot while submitted and unfinished
+    // Per graph region: the tracker's record of it when last named, a hint
+    // that spares add() its lookup (add() checks that it still holds the
+    // region, tasks/deps.hpp).
+    std::vector<tasks::detail::Region*> tracked_;
     std::vector<tasks::detail::ReadyNode> ready_scratch_;
     std::vector<tasks::DepInfo> infos_;
     std::vector<tasks::Released> released_;
@@ -208,11 +212,12 @@ void Simulator::submit(std::uint32_t i) {
     const auto deps = g_.deps_of(t);
     for (const GraphDep& d : deps) {
         const GraphRegion& reg = g_.regions()[d.region];
-        node.deps.push_back(tasks::detail::TrackedDep{reg.start, reg.bytes, nullptr, d.access});
+        node.deps.push_back(tasks::detail::TrackedDep{reg.start, reg.bytes, tracked_[d.region], d.access});
     }
     bool ready = true;
     if (!deps.empty()) {
         tracker_.add(node);
+        for (std::size_t k = 0; k < deps.size(); ++k) tracked_[deps[k].region] = node.deps[k].reg;
         ready = tracker_.commit(node);
         slot_of_[i] = node.slot;
         node.slot = tasks::detail::no_slot;
@@ -428,6 +433,7 @@ SimReport Simulator::run() {
             ph.home_pos = static_cast<std::uint32_t>(m_.machine.index_of(static_cast<unsigned>(ph.home)));
     }
     slot_of_.assign(g_.size(), tasks::detail::no_slot);
+    tracked_.assign(g_.regions().size(), nullptr);
 
     r_.machine = m_.name;
     r_.label = "simulated on " + m_.name;

@@ -19,7 +19,6 @@ void Ring::grow() {
 }
 
 void WorkerModel::build(const Machine& machine, const TeamLayout& layout) {
-    machine_ = &machine;
     const std::size_t n_nodes = machine.node_count();
     cores_.resize(layout.size());
     idle_.assign(layout.size(), Idle{});
@@ -33,6 +32,11 @@ void WorkerModel::build(const Machine& machine, const TeamLayout& layout) {
     node_slot_of_pos_.assign(n_nodes, worker_nodes_.size());
     for (std::size_t s = 0; s < worker_nodes_.size(); ++s) node_slot_of_pos_[machine.index_of(worker_nodes_[s])] = s;
     queues_.resize(cores_.size() + n_nodes);
+    for (std::size_t pos = 0; pos < n_nodes; ++pos) {
+        const unsigned os = machine.nodes[pos].os_index;
+        if (os >= pos_of_os_.size()) pos_of_os_.resize(std::size_t{os} + 1, no_index);
+        pos_of_os_[os] = static_cast<std::uint32_t>(pos);
+    }
     workers_at_.assign(n_nodes, {});
     busy_at_.assign(n_nodes, 0);
     last_begin_at_.assign(n_nodes, 0);
@@ -53,13 +57,9 @@ std::uint32_t WorkerModel::queue_id(const tasks::QueueRef& q, std::string_view p
             throw Error("policy", fmt::format("{} listed worker queue {} of {}", policy_name, q.index, cores_.size()));
         return q.index;
     }
-    std::size_t pos = 0;
-    try {
-        pos = machine_->index_of(q.index);
-    } catch (const Error&) {
+    if (q.index >= pos_of_os_.size() || pos_of_os_[q.index] == no_index)
         throw Error("policy", fmt::format("{} listed the queue of node {}, not a node of the machine", policy_name, q.index));
-    }
-    return node_queue(pos);
+    return node_queue(pos_of_os_[q.index]);
 }
 
 // Each worker's search order: steal_order(w, 0), then queues that a later

@@ -152,7 +152,7 @@ private:
     std::vector<Idle> idle_;
     std::vector<unsigned> worker_nodes_;              // ascending OS index
     std::vector<std::size_t> node_slot_of_pos_;       // node position -> slot in worker_nodes_
-    const Machine* machine_ = nullptr;
+    std::vector<std::uint32_t> pos_of_os_;            // node OS index -> node position, or no_index
     std::vector<Ring> queues_;                        // size() worker queues, then one per node position
     std::vector<std::vector<Taker>> takers_;          // per queue
     std::vector<std::uint32_t> idle_list_, idle_index_;       // idle workers (unordered), and where each is in it
