@@ -284,7 +284,8 @@ struct Region {
 struct TrackedDep {
     std::uint64_t region = 0;   // start address
     std::uint64_t bytes = 0;
-    Region* reg = nullptr;      // set by add(); before it, a hint (from prepare(), or the simulator's per-region cache) that add() checks
+    Region* reg = nullptr;      // set by add(); before, a hint that add() checks (from prepare(),
+                                // or the simulator's record per graph region)
     AccessMode access = AccessMode::in;
     bool unknown = false;       // prepare() found no region at `region`: add() need not look again
 };
