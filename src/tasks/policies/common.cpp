@@ -118,7 +118,26 @@ Destination dep_place(const Topology& topo, const TaskView& task) {
     NodeByteCounts room(topo.nodes.size());
     const std::span<std::uint64_t> scratch = room.span();
     const std::uint64_t virtual_bytes = bytes_per_node(topo, task.deps, scratch);
+    // The usual case first, from the nodes the dependencies name (the
+    // others hold 0 bytes): one node holds the most, more than the virtual
+    // socket.
     std::uint64_t best = virtual_bytes;
+    for (const DepInfo& dep : task.deps)
+        if (const int slot = topo.serving_slot(dep.home); slot >= 0)
+            best = std::max(best, scratch[static_cast<std::size_t>(slot)]);
+    if (best > virtual_bytes) {
+        int only = -1;
+        for (const DepInfo& dep : task.deps) {
+            const int slot = topo.serving_slot(dep.home);
+            if (slot < 0 || scratch[static_cast<std::size_t>(slot)] != best || slot == only) continue;
+            if (only >= 0) {
+                only = -2;   // two nodes hold the most
+                break;
+            }
+            only = slot;
+        }
+        if (only >= 0) return Destination::to_node(topo.nodes[static_cast<std::size_t>(only)]);
+    }
     for (std::uint64_t b : scratch) best = std::max(best, b);
     std::size_t real_ties = 0;
     for (std::uint64_t b : scratch) real_ties += b == best ? 1 : 0;
