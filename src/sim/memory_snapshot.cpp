@@ -22,7 +22,7 @@ public:
     void task_start(std::uint32_t worker, std::span<const MemoryAccess> accesses, const TaskCost& cost) override;
     bool step(double t_next) override;
     void task_end(std::uint32_t worker) override { count_users(worker, false); }
-    void final_stats(SimReport& report) const override { report.link_bytes = link_bytes_; }
+    void final_stats(SimReport& report) const override;
 
 private:
     // Users, in units of 1/weight_unit of a task.
@@ -31,6 +31,15 @@ private:
         std::span<const MemoryAccess> accesses;
         std::vector<std::uint64_t> weight;   // each access's share of the task's bytes, in weight_unit
         TaskCost cost;
+    };
+    // One (reader, home) pair's figures, read once per dependency: the
+    // machine's, computed once here.
+    struct Path {
+        double core_gbps = 0;              // TimedMachine::core_gbps(reader, home)
+        double link_gbps = 0;              // link_gbps[reader][home]
+        double latency_s = 0;              // latency_ns[reader][home] * 1e-9
+        std::uint32_t shared_begin = 0;    // the shared links it crosses: shared_[shared_begin, shared_end)
+        std::uint32_t shared_end = 0;
     };
     void count_users(std::uint32_t w, bool add);
     void begin_memory(std::uint32_t w);
@@ -42,10 +51,11 @@ private:
     std::size_t n_ = 0;
     std::vector<std::uint64_t> users_mem_;     // per node position
     std::vector<std::uint64_t> users_link_;    // [reader * n + home]
-    std::vector<std::vector<std::uint32_t>> shared_of_;   // [reader * n + home]: the shared links the path crosses
+    std::vector<Path> paths_;                  // [reader * n + home]
+    std::vector<std::uint32_t> shared_;        // the shared links of each path, path after path
     std::vector<std::uint64_t> users_shared_;
     std::vector<std::uint32_t> starting_;      // workers that started at the current time
-    NodeMatrix<std::uint64_t> link_bytes_;
+    std::vector<std::uint64_t> link_bytes_;    // [reader * n + home]
 };
 
 void SnapshotMemory::attach(const MemorySetup& setup) {
@@ -56,11 +66,29 @@ void SnapshotMemory::attach(const MemorySetup& setup) {
     n_ = m_->machine.node_count();
     users_mem_.assign(n_, 0);
     users_link_.assign(n_ * n_, 0);
-    shared_of_.assign(n_ * n_, {});
+    std::vector<std::vector<std::uint32_t>> shared_of(n_ * n_);
     for (std::uint32_t l = 0; l < m_->shared_links.size(); ++l)
-        for (const auto& [r, h] : m_->shared_links[l].paths) shared_of_[r * n_ + h].push_back(l);
+        for (const auto& [r, h] : m_->shared_links[l].paths) shared_of[r * n_ + h].push_back(l);
+    paths_.assign(n_ * n_, Path{});
+    shared_.clear();
+    for (std::size_t r = 0; r < n_; ++r)
+        for (std::size_t h = 0; h < n_; ++h) {
+            Path& p = paths_[r * n_ + h];
+            p.core_gbps = m_->core_gbps(r, h);
+            p.link_gbps = m_->link_gbps[r][h];
+            p.latency_s = m_->latency_ns[r][h] * 1e-9;
+            p.shared_begin = static_cast<std::uint32_t>(shared_.size());
+            shared_.insert(shared_.end(), shared_of[r * n_ + h].begin(), shared_of[r * n_ + h].end());
+            p.shared_end = static_cast<std::uint32_t>(shared_.size());
+        }
     users_shared_.assign(m_->shared_links.size(), 0);
-    link_bytes_.assign(n_, std::vector<std::uint64_t>(n_, 0));
+    link_bytes_.assign(n_ * n_, 0);
+}
+
+void SnapshotMemory::final_stats(SimReport& report) const {
+    report.link_bytes.assign(n_, std::vector<std::uint64_t>(n_, 0));
+    for (std::size_t r = 0; r < n_; ++r)
+        for (std::size_t h = 0; h < n_; ++h) report.link_bytes[r][h] = link_bytes_[r * n_ + h];
 }
 
 void SnapshotMemory::task_start(std::uint32_t w, std::span<const MemoryAccess> accesses, const TaskCost& cost) {
@@ -91,7 +119,8 @@ void SnapshotMemory::count_users(std::uint32_t w, bool add) {
         apply(users_mem_[h]);
         if (h != reader) {
             apply(users_link_[reader * n_ + h]);
-            for (std::uint32_t l : shared_of_[reader * n_ + h]) apply(users_shared_[l]);
+            const Path& p = paths_[reader * n_ + h];
+            for (std::uint32_t j = p.shared_begin; j < p.shared_end; ++j) apply(users_shared_[shared_[j]]);
         }
     }
 }
@@ -114,14 +143,15 @@ void SnapshotMemory::begin_memory(std::uint32_t w) {
         // A resource's capacity is split between its users (at least one:
         // a task never gets more than the whole resource).
         const auto users = [](std::uint64_t u) { return std::max(1.0, static_cast<double>(u) / weight_unit); };
-        double bw = std::min(m_->core_gbps(reader, h), m_->memory_gbps[h] / users(users_mem_[h]));
+        const Path& p = paths_[reader * n_ + h];
+        double bw = std::min(p.core_gbps, m_->memory_gbps[h] / users(users_mem_[h]));
         if (h != reader) {
-            bw = std::min(bw, m_->link_gbps[reader][h] / users(users_link_[reader * n_ + h]));
-            for (std::uint32_t l : shared_of_[reader * n_ + h])
-                bw = std::min(bw, m_->shared_links[l].gbps / users(users_shared_[l]));
+            bw = std::min(bw, p.link_gbps / users(users_link_[reader * n_ + h]));
+            for (std::uint32_t j = p.shared_begin; j < p.shared_end; ++j)
+                bw = std::min(bw, m_->shared_links[shared_[j]].gbps / users(users_shared_[shared_[j]]));
         }
-        d_s += m_->latency_ns[reader][h] * 1e-9 + static_cast<double>(a.bytes) / (bw * 1e9);
-        link_bytes_[reader][h] += a.bytes;
+        d_s += p.latency_s + static_cast<double>(a.bytes) / (bw * 1e9);
+        link_bytes_[reader * n_ + h] += a.bytes;
     }
     engine_->push(engine_->now() + d_s, EventKind::finish, w);
 }
