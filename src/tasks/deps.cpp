@@ -262,7 +262,7 @@ std::uint32_t DepTracker::new_slot(DepNode& node) {
     if (!free_slots_.empty()) {
         s = free_slots_.back();
         free_slots_.pop_back();
-    } else {
+    } else if (!serial_) {
         // The oldest slots first: a busy one goes to the back.
         for (int k = 0; k < 2 && !given_.empty() && s == no_slot; ++k) {
             const std::uint32_t f = given_.pop_front();
@@ -306,9 +306,11 @@ std::uint32_t DepTracker::new_slot(DepNode& node) {
     rec.id = node.id;
     rec.node = &node;
     adding_gen_ = rec.state.load(std::memory_order_relaxed) >> 1;
-    given_.push_back(s);
-    // The next candidate's record, asked for early: a finishing thread wrote it last.
-    __builtin_prefetch(&slots_[given_.front()], 1);
+    if (!serial_) {
+        given_.push_back(s);
+        // The next candidate's record, asked for early: a finishing thread wrote it last.
+        __builtin_prefetch(&slots_[given_.front()], 1);
+    }
     return s;
 }
 
@@ -451,6 +453,7 @@ void DepTracker::complete_slot(std::uint32_t me, std::vector<ReadyNode>& ready) 
     }
     // The last read of the record is done: add() may reuse it (and its blocks).
     pending_[me].store(released, std::memory_order_release);
+    if (serial_) free_slots_.push_back(me);
 }
 
 bool DepTracker::idle(const Region& r) const {

@@ -45,7 +45,9 @@
 // submitted becomes ready at commit(), never earlier. complete() marks the
 // record released when it has read it for the last time; add() reuses
 // released records (and their overflow blocks) itself, so finishing
-// threads share no free list.
+// threads share no free list. (A serial tracker, whose completions run on
+// the adding thread, keeps a plain free list instead: the record freed
+// last is reused first, while it is still in the caches.)
 #pragma once
 
 #include <atomic>
@@ -552,7 +554,7 @@ private:
     // doubled since the last time, all of it is searched.
     SlotRing given_;
     std::size_t next_scan_ = 64;
-    std::vector<std::uint32_t> free_slots_;   // found released by a search of given_
+    std::vector<std::uint32_t> free_slots_;   // found released by a search of given_ (serial: freed by complete())
     std::uint32_t free_block_ = no_slot;      // blocks of reused slots, linked by next
     EdgeList preds_;                          // the last add()'s predecessors
     std::uint32_t adding_gen_ = 0;            // the generation of the slot add() gave the last node

@@ -114,30 +114,58 @@ std::uint64_t bytes_per_node(const Topology& topo, std::span<const DepInfo> deps
     return unhomed;
 }
 
+namespace {
+
+// DEP's usual case, decided from the nodes the dependencies name (the
+// others hold 0 bytes) without a pass over every node: one node holds
+// more bytes than any other and than the virtual socket. Returns its slot
+// in topo.nodes, or -1 for every other case (ties, a winning virtual
+// socket, more distinct nodes than it keeps count of).
+int dep_single_winner(const Topology& topo, std::span<const DepInfo> deps) {
+    constexpr std::size_t kept = 8;
+    int slots[kept];
+    std::uint64_t bytes[kept];
+    std::size_t n = 0;
+    std::uint64_t unhomed = 0;
+    for (const DepInfo& dep : deps) {
+        const int slot = topo.serving_slot(dep.home);
+        if (slot < 0) {
+            unhomed += dep.bytes;
+            continue;
+        }
+        std::size_t i = 0;
+        while (i < n && slots[i] != slot) ++i;
+        if (i == n) {
+            if (n == kept) return -1;
+            slots[n] = slot;
+            bytes[n++] = 0;
+        }
+        bytes[i] += dep.bytes;
+    }
+    int winner = -1;
+    std::uint64_t best = unhomed;
+    bool tie = false;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (bytes[i] > best) {
+            best = bytes[i];
+            winner = slots[i];
+            tie = false;
+        } else if (bytes[i] == best) {
+            tie = true;
+        }
+    }
+    return tie ? -1 : winner;
+}
+
+}  // namespace
+
 Destination dep_place(const Topology& topo, const TaskView& task) {
+    if (const int only = dep_single_winner(topo, task.deps); only >= 0)
+        return Destination::to_node(topo.nodes[static_cast<std::size_t>(only)]);
     NodeByteCounts room(topo.nodes.size());
     const std::span<std::uint64_t> scratch = room.span();
     const std::uint64_t virtual_bytes = bytes_per_node(topo, task.deps, scratch);
-    // The usual case first, from the nodes the dependencies name (the
-    // others hold 0 bytes): one node holds the most, more than the virtual
-    // socket.
     std::uint64_t best = virtual_bytes;
-    for (const DepInfo& dep : task.deps)
-        if (const int slot = topo.serving_slot(dep.home); slot >= 0)
-            best = std::max(best, scratch[static_cast<std::size_t>(slot)]);
-    if (best > virtual_bytes) {
-        int only = -1;
-        for (const DepInfo& dep : task.deps) {
-            const int slot = topo.serving_slot(dep.home);
-            if (slot < 0 || scratch[static_cast<std::size_t>(slot)] != best || slot == only) continue;
-            if (only >= 0) {
-                only = -2;   // two nodes hold the most
-                break;
-            }
-            only = slot;
-        }
-        if (only >= 0) return Destination::to_node(topo.nodes[static_cast<std::size_t>(only)]);
-    }
     for (std::uint64_t b : scratch) best = std::max(best, b);
     std::size_t real_ties = 0;
     for (std::uint64_t b : scratch) real_ties += b == best ? 1 : 0;
