@@ -152,6 +152,10 @@ public:
     // Every task, in creation order, when it is spawned, with its
     // dependencies and predecessor edges. Default: nothing.
     virtual void on_submit(const TaskView& /*task*/) {}
+    // False when on_submit() and take_job() never do anything, so that the
+    // executor and the simulator may skip them and the view they would
+    // build for them. Default: true (a policy that does not say is called).
+    virtual bool uses_submissions() const { return true; }
 
     // A task whose predecessors have all finished. `task.deps[i].home` is
     // the region's current home as the executor knows it.

@@ -21,7 +21,7 @@ public:
     void attach(const MemorySetup& setup) override;
     void task_start(std::uint32_t worker, std::span<const MemoryAccess> accesses, const TaskCost& cost) override;
     bool step(double t_next) override;
-    void task_end(std::uint32_t worker) override { count_users(worker, false); }
+    void task_end(std::uint32_t worker) override { count_users<false>(worker); }
     void final_stats(SimReport& report) const override;
 
 private:
@@ -41,7 +41,8 @@ private:
         std::uint32_t shared_begin = 0;    // the shared links it crosses: shared_[shared_begin, shared_end)
         std::uint32_t shared_end = 0;
     };
-    void count_users(std::uint32_t w, bool add);
+    template <bool add>
+    void count_users(std::uint32_t w);
     void begin_memory(std::uint32_t w);
 
     const TimedMachine* m_ = nullptr;
@@ -102,14 +103,15 @@ void SnapshotMemory::task_start(std::uint32_t w, std::span<const MemoryAccess> a
         run.weight.push_back(bytes > 0 ? static_cast<std::uint64_t>(static_cast<double>(a.bytes) /
                                                                     static_cast<double>(bytes) * weight_unit)
                                        : 0);
-    count_users(w, true);
+    count_users<true>(w);
     starting_.push_back(w);
     pending_ = true;
 }
 
 // Adds (or removes) w's running task to the users of every resource its
 // dependencies go through, weighted by their bytes.
-void SnapshotMemory::count_users(std::uint32_t w, bool add) {
+template <bool add>
+void SnapshotMemory::count_users(std::uint32_t w) {
     const Running& run = running_[w];
     const std::size_t reader = pos_[w];
     for (std::size_t k = 0; k < run.accesses.size(); ++k) {

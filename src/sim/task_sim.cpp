@@ -116,6 +116,8 @@ private:
     std::vector<tasks::DepInfo> infos_;
     std::vector<tasks::Released> released_;
 
+    bool uses_submissions_ = true;   // Policy::uses_submissions()
+
     // spawning thread
     std::uint32_t next_submit_ = 0;
     std::uint64_t completed_ = 0;
@@ -228,9 +230,12 @@ void Simulator::submit(std::uint32_t i) {
         if (ready) dispatch(i, Destination::to_worker(static_cast<unsigned>(t.worker)));
         return;
     }
+    if (!uses_submissions_ && !ready) return;
     const auto infos = dep_infos(t);
-    policy_.on_submit(tasks::TaskView{i, infos, preds, t.hint});
-    take_jobs();
+    if (uses_submissions_) {
+        policy_.on_submit(tasks::TaskView{i, infos, preds, t.hint});
+        take_jobs();
+    }
     if (ready) dispatch(i, policy_.place(tasks::TaskView{i, infos, {}, t.hint}));
 }
 
@@ -422,6 +427,7 @@ SimReport Simulator::run() {
     ctx.nodes = workers_.nodes();
     ctx.seed = o_.policy.seed;
     policy_.attach(ctx);
+    uses_submissions_ = policy_.uses_submissions();
     workers_.build_search_orders(policy_, o_.round_s > 0 ? o_.round_s : mean_task_s() / tasks::rounds_per_task);
 
     // One home per page group: regions sharing a page share its home.

@@ -367,7 +367,7 @@ bool DepTracker::add_edge(DepNode& node, std::uint32_t pred, std::uint32_t gen, 
             }
             preds_.push_back(Edge{from, bytes});
         } catch (...) {
-            p.state.store(unlocked, std::memory_order_release);
+            if (!serial_) p.state.store(unlocked, std::memory_order_release);
             throw;
         }
         ++p.count;
@@ -377,7 +377,7 @@ bool DepTracker::add_edge(DepNode& node, std::uint32_t pred, std::uint32_t gen, 
         else
             pending.fetch_add(1, std::memory_order_relaxed);
     }
-    p.state.store(unlocked, std::memory_order_release);
+    if (!serial_) p.state.store(unlocked, std::memory_order_release);   // serial: never locked
     return true;
 }
 

@@ -29,6 +29,7 @@ void Executor::start() {
     ctx.nodes.erase(std::unique(ctx.nodes.begin(), ctx.nodes.end()), ctx.nodes.end());
     policy->attach(ctx);
     unlocked_completion = policy->concurrent_place() && !options.record_graph;
+    policy_uses_submissions = policy->uses_submissions();
     queues.init(ctx.nodes, ctx.worker_node);
     for (std::size_t i = 0; i < ctx.nodes.size(); ++i) node_wake.push_back(std::make_unique<NodeWake>());
     for (std::size_t w = 0; w < layout.size(); ++w) {
@@ -187,7 +188,7 @@ TaskId Executor::submit(TaskFn&& fn, std::span<const Dep> deps, int hint, Runtim
                 t->infos[k] = DepInfo{d.region, d.bytes, d.access, e->home.load(std::memory_order_relaxed)};
             }
         }
-        policy->on_submit(TaskView{id, std::span<const DepInfo>(t->infos), preds, hint});
+        if (policy_uses_submissions) policy->on_submit(TaskView{id, std::span<const DepInfo>(t->infos), preds, hint});
         if (options.record_graph) {
             RecordedTask rec;
             rec.id = id;
@@ -196,7 +197,7 @@ TaskId Executor::submit(TaskFn&& fn, std::span<const Dep> deps, int hint, Runtim
             rec.preds.assign(preds.begin(), preds.end());
             graph.tasks.push_back(std::move(rec));
         }
-        take_jobs();
+        if (policy_uses_submissions) take_jobs();
         if (tracker.has_forgotten()) {
             tracker.take_forgotten(forgotten_scratch);
             region_homes.forget(forgotten_scratch);

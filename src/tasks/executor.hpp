@@ -111,6 +111,7 @@ struct Executor {
     Observer* const observer;
     const Machine machine;
     bool unlocked_completion = false;   // set by start(), see the design above
+    bool policy_uses_submissions = true;   // Policy::uses_submissions(), set by start()
     PolicyContext ctx;
     std::vector<std::unique_ptr<Worker>> workers;
     NodeQueues queues;

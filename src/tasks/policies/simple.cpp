@@ -40,6 +40,7 @@ public:
         return Destination::to_worker(static_cast<unsigned>(task.id % topo_.worker_node.size()));
     }
     bool concurrent_place() const override { return true; }
+    bool uses_submissions() const override { return false; }
     void steal_order(unsigned worker, std::uint64_t round, std::vector<QueueRef>& order) const override {
         order.clear();
         const std::size_t n = topo_.worker_node.size();
@@ -69,6 +70,7 @@ public:
     }
 
     bool concurrent_place() const override { return true; }
+    bool uses_submissions() const override { return false; }
 
 protected:
     std::uint64_t seed_;
