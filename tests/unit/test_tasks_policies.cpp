@@ -68,6 +68,8 @@ TEST(TaskPolicies, NamesAndFactory) {
     const std::vector<std::string_view> expected{"dfifo", "lq", "dep", "sa", "rip-dep", "rip-mw"};
     ASSERT_EQ(std::vector<std::string_view>(names.begin(), names.end()), expected);
     for (auto n : names) EXPECT_EQ(make_policy(n)->name(), n);
+    // Only the partitioning policies use on_submit() and take_job().
+    for (auto n : names) EXPECT_EQ(make_policy(n)->uses_submissions(), n.starts_with("rip-")) << n;
 }
 
 TEST(TaskPolicies, BadOptionsNameFieldAndLimit) {

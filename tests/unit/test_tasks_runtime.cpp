@@ -474,6 +474,8 @@ class HoldAll final : public Policy {
 public:
     std::string_view name() const override { return "hold-all"; }
     void attach(const PolicyContext& ctx) override { workers_ = ctx.worker_node.size(); }
+    // uses_submissions() is left to its default: the runtime must call this.
+    void on_submit(const TaskView&) override { ++submitted; }
     Destination place(const TaskView& t) override {
         held_.push_back(t.id);
         return Destination::held();
@@ -491,6 +493,7 @@ public:
         return false;
     }
     int flushes = 0;
+    int submitted = 0;
 
 private:
     std::size_t workers_ = 1;
@@ -516,6 +519,7 @@ TEST(TasksRuntimeSetup, HeldTasksAreFlushedByWaits) {
     EXPECT_EQ(n.load(), 10);
     EXPECT_EQ(child_sum, 5);
     EXPECT_GE(p->flushes, 1);
+    EXPECT_EQ(p->submitted, 16);   // a policy that does not say it ignores submissions sees every one
 }
 
 }  // namespace
