@@ -440,7 +440,11 @@ void DepTracker::complete_slot(std::uint32_t me, std::vector<ReadyNode>& ready) 
     }
     // No edge is linked to it any more: its successors are final.
     auto release = [&](std::uint32_t s) {
-        if (count_down(pending_[s]) == 0) ready.push_back(ReadyNode{slots_[s].node, slots_[s].id});
+        const std::uint32_t left = count_down(pending_[s]);
+        if (left == 0)
+            ready.push_back(ReadyNode{slots_[s].node, slots_[s].id});
+        else if (left == 1)
+            __builtin_prefetch(&slots_[s]);   // its last predecessor may finish soon: it will be read then
     };
     const std::uint32_t n_inline = std::min(rec.count, SlotRecord::inline_cap);
     for (std::uint32_t k = 0; k < n_inline; ++k) release(rec.items[k]);
