@@ -69,6 +69,7 @@ void WorkerModel::build_search_orders(tasks::Policy& policy, double round_s) {
     position_.assign(cores_.size() * queues_.size(), no_index);
     idle_index_.assign(cores_.size(), no_index);
     nonempty_index_.assign(queues_.size(), no_index);
+    nonempty_bits_.assign((queues_.size() + 63) / 64, 0);
     for (std::uint32_t w = 0; w < cores_.size(); ++w) {
         Core& ws = cores_[w];
         for (const tasks::QueueListing& l : tasks::queue_listings(policy, w)) {   // each queue once
@@ -121,6 +122,7 @@ Take WorkerModel::take(std::uint32_t w, std::uint32_t q) {
         nonempty_[at] = nonempty_.back();
         nonempty_.pop_back();
         nonempty_index_[q] = no_index;
+        nonempty_bits_[q >> 6] &= ~(std::uint64_t{1} << (q & 63));
     }
     return Take{w, i, q};
 }
@@ -129,6 +131,7 @@ Take WorkerModel::enqueue(std::uint32_t q, std::uint32_t i) {
     if (queues_[q].empty()) {
         nonempty_index_[q] = static_cast<std::uint32_t>(nonempty_.size());
         nonempty_.push_back(q);
+        nonempty_bits_[q >> 6] |= std::uint64_t{1} << (q & 63);
     }
     queues_[q].push_back(i);
     if (idle_list_.empty()) return {};
@@ -186,8 +189,12 @@ Take WorkerModel::next_task(std::uint32_t w) {
     // can come before it (usually the worker's own queue).
     if (!ws.search.empty() && ws.delays[0] == 0 && !queues_[ws.search[0]].empty()) return take(w, ws.search[0]);
     const double idle_for = idle_[w].idle ? engine_.now() - idle_[w].since : 0;
-    if (nonempty_.size() * 4 < ws.search.size()) {
-        // Few queues hold work: the first of them in this worker's order.
+    // Two ways to the first queue in this worker's order that holds work
+    // and that it may search: through the n queues holding work (n steps),
+    // or along the order, one bit per queue, to the first such queue
+    // (about |order| / (n + 1) steps when they are spread over it).
+    const std::size_t n = nonempty_.size();
+    if (n * (n + 1) < ws.search.size()) {
         const std::uint32_t* row = &position_[std::size_t{w} * queues_.size()];
         std::uint32_t best_k = no_index;
         for (std::uint32_t q : nonempty_) {
@@ -198,8 +205,9 @@ Take WorkerModel::next_task(std::uint32_t w) {
         return take(w, ws.search[best_k]);
     }
     for (std::size_t k = 0; k < ws.search.size(); ++k) {
-        if (queues_[ws.search[k]].empty() || !searchable(ws, k, idle_for)) continue;
-        return take(w, ws.search[k]);
+        const std::uint32_t q = ws.search[k];
+        if ((nonempty_bits_[q >> 6] >> (q & 63) & 1u) == 0 || !searchable(ws, k, idle_for)) continue;
+        return take(w, q);
     }
     return {};
 }
