@@ -108,6 +108,14 @@ private:
     // need no node each (tasks/deps.hpp, complete_slot()).
     tasks::detail::DepNode adding_;
     std::vector<std::uint32_t> slot_of_;   // per task index: its tracker slot while submitted and unfinished
+    // Per tracker slot, dense: the task it holds and where its dependency
+    // list starts, for prefetching a task about to become ready.
+    struct Pending {
+        std::uint32_t task;
+        std::uint32_t first_dep;
+    };
+    std::vector<Pending> pending_of_;
+    std::vector<std::uint32_t> almost_;
     // Per graph region: the tracker's record of it when last named, a hint
     // that spares add() its lookup (add() checks that it still holds the
     // region, tasks/deps.hpp).
@@ -222,6 +230,9 @@ void Simulator::submit(std::uint32_t i) {
         for (std::size_t k = 0; k < deps.size(); ++k) tracked_[deps[k].region] = node.deps[k].reg;
         ready = tracker_.commit(node);
         slot_of_[i] = node.slot;
+        if (node.slot >= pending_of_.size())
+            pending_of_.resize(std::max<std::size_t>(node.slot + 1, 2 * pending_of_.size()));
+        pending_of_[node.slot] = Pending{i, t.first_dep};
         node.slot = tasks::detail::no_slot;
     }
     const std::span<const tasks::Edge> preds = deps.empty() ? std::span<const tasks::Edge>() : tracker_.preds();
@@ -327,7 +338,16 @@ void Simulator::finish(std::uint32_t w) {
     const std::uint32_t slot = slot_of_[i];
     if (slot != tasks::detail::no_slot) {
         slot_of_[i] = tasks::detail::no_slot;
-        tracker_.complete_slot(slot, ready_scratch_);
+        tracker_.complete_slot(slot, ready_scratch_, &almost_);
+        // Tasks that the next completion of a predecessor may make ready:
+        // what will be read of them then (their graph record and
+        // dependency list), asked of memory now.
+        for (const std::uint32_t s : almost_) {
+            const Pending& p = pending_of_[s];
+            __builtin_prefetch(&g_.tasks()[p.task]);
+            __builtin_prefetch(g_.deps().data() + p.first_dep);
+        }
+        almost_.clear();
         // The ready tasks' graph records, asked of memory together.
         for (const tasks::detail::ReadyNode& n : ready_scratch_) __builtin_prefetch(&g_.tasks()[n.id]);
         for (const tasks::detail::ReadyNode& n : ready_scratch_) {

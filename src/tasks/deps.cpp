@@ -421,7 +421,7 @@ bool DepTracker::commit(DepNode& node) {
     return count_down(pending_[node.slot]) == 0;
 }
 
-void DepTracker::complete_slot(std::uint32_t me, std::vector<ReadyNode>& ready) {
+void DepTracker::complete_slot(std::uint32_t me, std::vector<ReadyNode>& ready, std::vector<std::uint32_t>* almost) {
     SlotRecord& rec = slots_[me];
     // Finished: the next generation, once add() is not linking an edge to it.
     std::uint32_t w = rec.state.load(std::memory_order_relaxed);
@@ -443,8 +443,10 @@ void DepTracker::complete_slot(std::uint32_t me, std::vector<ReadyNode>& ready) 
         const std::uint32_t left = count_down(pending_[s]);
         if (left == 0)
             ready.push_back(ReadyNode{slots_[s].node, slots_[s].id});
-        else if (left == 1)
+        else if (left == 1) {
             __builtin_prefetch(&slots_[s]);   // its last predecessor may finish soon: it will be read then
+            if (almost != nullptr) almost->push_back(s);
+        }
     };
     const std::uint32_t n_inline = std::min(rec.count, SlotRecord::inline_cap);
     for (std::uint32_t k = 0; k < n_inline; ++k) release(rec.items[k]);

@@ -464,7 +464,11 @@ public:
     // the simulator registers every task through one DepNode that it reuses
     // (a million tasks in flight need no node each), so the ReadyNode::node
     // it gets back is that node and only the ids mean anything.
-    void complete_slot(std::uint32_t slot, std::vector<ReadyNode>& ready);
+    // `almost`, if given, gets the slots of the successors left with one
+    // unfinished predecessor: a hint for a caller that wants what it will
+    // read of them asked of memory early.
+    void complete_slot(std::uint32_t slot, std::vector<ReadyNode>& ready,
+                       std::vector<std::uint32_t>* almost = nullptr);
 
     // A hint, no effect on the result: asks the caches for what complete()
     // will read of the task in `slot` (its record), for a caller that knows
