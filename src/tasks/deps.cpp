@@ -371,11 +371,8 @@ bool DepTracker::add_edge(DepNode& node, std::uint32_t pred, std::uint32_t gen, 
             throw;
         }
         ++p.count;
-        std::atomic<std::uint32_t>& pending = pending_[node.slot];
-        if (serial_)
-            pending.store(pending.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-        else
-            pending.fetch_add(1, std::memory_order_relaxed);
+        // A serial tracker counts the node's predecessors once, at the end of add().
+        if (!serial_) pending_[node.slot].fetch_add(1, std::memory_order_relaxed);
     }
     if (!serial_) p.state.store(unlocked, std::memory_order_release);   // serial: never locked
     return true;
@@ -415,6 +412,8 @@ void DepTracker::add(DepNode& node) {
             r.writer_gen = gen;
         }
     }
+    // One per distinct predecessor, and the one add() holds until commit().
+    if (serial_) pending_[me].store(1 + static_cast<std::uint32_t>(preds_.size()), std::memory_order_relaxed);
 }
 
 bool DepTracker::commit(DepNode& node) {
