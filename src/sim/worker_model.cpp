@@ -237,7 +237,9 @@ bool WorkerModel::searchable(const Core& ws, std::size_t k, double idle_for) con
 // When the longest-idle worker went idle (idle_list_ is not empty).
 double WorkerModel::oldest_idle_since() {
     if (idle_fifo_.size() > 4 * idle_list_.size() + 64) {
-        std::erase_if(idle_fifo_, [&](const auto& e) { return !idle_[e.first].idle || cores_[e.first].idle_epoch != e.second; });
+        std::erase_if(idle_fifo_, [&](const auto& e) {
+            return !idle_[e.first].idle || cores_[e.first].idle_epoch != e.second;
+        });
     }
     for (;;) {
         const auto [w, epoch] = idle_fifo_.front();

@@ -78,7 +78,8 @@ struct Topology {
     // The position in `nodes` of the worker node that takes work whose data
     // lives on `home`; -1 for `unallocated` or a home the machine does not have.
     int serving_slot(int home) const {
-        return home >= 0 && static_cast<std::size_t>(home) < serving_slot_of.size() ? serving_slot_of[static_cast<std::size_t>(home)] : -1;
+        const auto at = static_cast<std::size_t>(home);
+        return home >= 0 && at < serving_slot_of.size() ? serving_slot_of[at] : -1;
     }
     // That worker node's OS index, or -1.
     int serving(int home) const {
