@@ -2,6 +2,7 @@
 #include "sim/worker_model.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 
 #include <fmt/format.h>
@@ -68,8 +69,8 @@ void WorkerModel::build_search_orders(tasks::Policy& policy, double round_s) {
     rank_.assign(cores_.size() * queues_.size(), Rank{});
     position_.assign(cores_.size() * queues_.size(), no_index);
     idle_index_.assign(cores_.size(), no_index);
-    nonempty_index_.assign(queues_.size(), no_index);
     nonempty_bits_.assign((queues_.size() + 63) / 64, 0);
+    nonempty_count_ = 0;
     for (std::uint32_t w = 0; w < cores_.size(); ++w) {
         Core& ws = cores_[w];
         for (const tasks::QueueListing& l : tasks::queue_listings(policy, w)) {   // each queue once
@@ -117,21 +118,16 @@ Take WorkerModel::take(std::uint32_t w, std::uint32_t q) {
     Ring& dq = queues_[q];
     const std::uint32_t i = q == w ? dq.pop_back() : dq.pop_front();
     if (dq.empty()) {
-        const std::uint32_t at = nonempty_index_[q];
-        nonempty_index_[nonempty_.back()] = at;
-        nonempty_[at] = nonempty_.back();
-        nonempty_.pop_back();
-        nonempty_index_[q] = no_index;
         nonempty_bits_[q >> 6] &= ~(std::uint64_t{1} << (q & 63));
+        --nonempty_count_;
     }
     return Take{w, i, q};
 }
 
 Take WorkerModel::enqueue(std::uint32_t q, std::uint32_t i) {
     if (queues_[q].empty()) {
-        nonempty_index_[q] = static_cast<std::uint32_t>(nonempty_.size());
-        nonempty_.push_back(q);
         nonempty_bits_[q >> 6] |= std::uint64_t{1} << (q & 63);
+        ++nonempty_count_;
     }
     queues_[q].push_back(i);
     if (idle_list_.empty()) return {};
@@ -190,17 +186,20 @@ Take WorkerModel::next_task(std::uint32_t w) {
     if (!ws.search.empty() && ws.delays[0] == 0 && !queues_[ws.search[0]].empty()) return take(w, ws.search[0]);
     const double idle_for = idle_[w].idle ? engine_.now() - idle_[w].since : 0;
     // Two ways to the first queue in this worker's order that holds work
-    // and that it may search: through the n queues holding work (n steps),
+    // and that it may search: through the n queues holding work (their
+    // bits, n steps),
     // or along the order, one bit per queue, to the first such queue
     // (about |order| / (n + 1) steps when they are spread over it).
-    const std::size_t n = nonempty_.size();
+    const std::size_t n = nonempty_count_;
     if (n * (n + 1) < ws.search.size()) {
         const std::uint32_t* row = &position_[std::size_t{w} * queues_.size()];
         std::uint32_t best_k = no_index;
-        for (std::uint32_t q : nonempty_) {
-            const std::uint32_t k = row[q];
-            if (k != no_index && k < best_k && searchable(ws, k, idle_for)) best_k = k;
-        }
+        for (std::size_t word = 0; word < nonempty_bits_.size(); ++word)
+            for (std::uint64_t bits = nonempty_bits_[word]; bits != 0; bits &= bits - 1) {
+                const auto q = static_cast<std::uint32_t>(word * 64 + static_cast<unsigned>(std::countr_zero(bits)));
+                const std::uint32_t k = row[q];
+                if (k != no_index && k < best_k && searchable(ws, k, idle_for)) best_k = k;
+            }
         if (best_k == no_index) return {};
         return take(w, ws.search[best_k]);
     }

@@ -165,8 +165,8 @@ private:
     std::vector<std::uint32_t> idle_at_once_;   // idle workers that search it without delay
     std::vector<double> first_delay_;           // the smallest positive delay of its takers (inf: none)
     std::vector<std::uint32_t> least_backlog_;  // the smallest Rank::backlog of those with a positive delay
-    std::vector<std::uint32_t> nonempty_, nonempty_index_;    // queues holding tasks, and where each is in it
-    std::vector<std::uint64_t> nonempty_bits_;               // the same, one bit per queue
+    std::vector<std::uint64_t> nonempty_bits_;   // the queues holding tasks, one bit per queue
+    std::size_t nonempty_count_ = 0;             // how many
     std::vector<std::vector<std::uint32_t>> workers_at_;   // by node position: its workers
     std::vector<std::size_t> busy_at_;                     // by node position: its workers running a task
     std::vector<double> last_begin_at_;                    // by node position: when a task last started there

@@ -48,9 +48,9 @@ std::vector<QueueListing> queue_listings(const Policy& policy, unsigned worker) 
     for (const std::vector<QueueRef>* v : {&round0, &deep})
         for (const QueueRef& q : *v) {
             const auto it = first.find(key_of(q));
-            if (it == first.end() || it->second == max_search_round + 1) continue;
+            if (it == first.end()) continue;   // emitted already
             out.push_back({q, it->second});
-            it->second = max_search_round + 1;   // emitted
+            first.erase(it);
         }
     return out;
 }
