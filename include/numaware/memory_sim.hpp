@@ -277,6 +277,9 @@ public:
 //                    remote = 1.5 × local: first touch on socket 0, then read +
 //                    write at a one-line stride in a local, a remote and a
 //                    local phase (default 16 MiB);
+//   "gups[:MIB]"     random read-modify-write updates of a table of MIB MiB
+//                    (default 64), HPCC RandomAccess's pattern, the table
+//                    first touched by each thread in its own slice;
 //   "cg|mg|ft|is|lu|bt|sp|ep[:S|W|A]"  multithreaded kernels with the
 //                    access patterns of the NAS Parallel Benchmarks, class S
 //                    (tiny), W (NPB's class W sizes) or A (the default;

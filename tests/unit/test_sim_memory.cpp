@@ -6,6 +6,7 @@
 #include <cmath>
 #include <memory>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "support.hpp"
 #include "numaware/error.hpp"
 #include "numaware/memory_sim.hpp"
+#include "numaware/team.hpp"
 #include "sim/memory/cache.hpp"
 #include "sim/memory/prefetchers.hpp"
 
@@ -559,4 +561,98 @@ TEST(SimMemorySim, InterleaveByPageNumber) {
     for (std::uint64_t page : {7, 2, 5, 0})
         EXPECT_EQ(sim.home_of((std::uint64_t{1} << 30) + page * 4096), static_cast<int>(((std::uint64_t{1} << 18) + page) % 4));
     EXPECT_EQ(sim.home_of(std::uint64_t{3} << 30), -1);
+}
+
+// ---- random updates (gups) -------------------------------------------------------
+
+namespace {
+// Every access of one phase of `w` on thesis-4s with `threads` threads, per thread.
+std::vector<std::vector<mem::Access>> accesses(const mem::Workload& w, unsigned phase, unsigned threads) {
+    const mem::HierarchyPreset p = mem::preset("thesis-4s");
+    numaware::TeamMapping tm;
+    tm.threads = threads;
+    std::vector<std::vector<mem::Access>> out;
+    for (mem::ThreadStream& s : w.streams(phase, p, numaware::plan_team(p.timed.machine, tm))) {
+        out.emplace_back();
+        std::vector<mem::Access> buf(256);
+        for (std::size_t k; (k = s.stream->next(std::span<mem::Access>(buf))) != 0;)
+            out.back().insert(out.back().end(), buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(k));
+    }
+    return out;
+}
+}  // namespace
+
+TEST(SimMemoryWorkloads, GupsInitTouchesEachLineOnceThenUpdatesAtRandom) {
+    const auto w = mem::make_workload("gups:1");
+    EXPECT_EQ(w->name(), "gups:1M");
+    ASSERT_EQ(w->phases(), 2u);
+    EXPECT_FALSE(w->measured(0));
+    EXPECT_TRUE(w->measured(1));
+    const std::uint64_t base = std::uint64_t{1} << 30, words = (1u << 20) / 8;
+    // Init: each thread stores once to each line of its own slice, all lines once.
+    std::set<std::uint64_t> lines;
+    std::uint64_t stores = 0;
+    for (const auto& t : accesses(*w, 0, 4))
+        for (const mem::Access& a : t) {
+            EXPECT_TRUE(a.write);
+            lines.insert(a.addr / 64);
+            ++stores;
+        }
+    EXPECT_EQ(stores, words / 8);
+    EXPECT_EQ(lines.size(), words / 8);
+    // Update: load then a store made by the same instruction, at one random
+    // word of the table; half the table's words in updates over the team.
+    const auto upd = accesses(*w, 1, 4);
+    ASSERT_EQ(upd.size(), 4u);
+    for (const auto& t : upd) {
+        ASSERT_EQ(t.size(), words / 2 / 4 * 2);
+        for (std::size_t k = 0; k < t.size(); k += 2) {
+            EXPECT_FALSE(t[k].write);
+            EXPECT_FALSE(t[k].same_instruction);
+            EXPECT_FALSE(t[k].dependent);
+            EXPECT_TRUE(t[k + 1].write);
+            EXPECT_TRUE(t[k + 1].same_instruction);
+            EXPECT_EQ(t[k + 1].addr, t[k].addr);
+            EXPECT_GE(t[k].addr, base);
+            EXPECT_LT(t[k].addr, base + words * 8);
+            EXPECT_EQ(t[k].addr % 8, 0u);
+        }
+    }
+    // Threads draw their own sequences: not one sequence shifted by a step
+    // (seeds r·γ of SplitMix64 would give exactly that), nor the same one.
+    std::size_t same = 0, shifted = 0, n = upd[0].size() / 2 - 1;
+    for (std::size_t k = 0; k < n; ++k) {
+        same += upd[1][2 * k].addr == upd[0][2 * k].addr;
+        shifted += upd[1][2 * k].addr == upd[0][2 * k + 2].addr;
+    }
+    EXPECT_LT(same, n / 100);
+    EXPECT_LT(shifted, n / 100);
+    // Across the team the updates cover the table about uniformly: every
+    // 64 KiB sixteenth of it gets 1/16 of them within 10%.
+    std::vector<std::uint64_t> per(16, 0);
+    std::uint64_t all = 0;
+    for (const auto& t : upd)
+        for (std::size_t k = 0; k < t.size(); k += 2, ++all) ++per[(t[k].addr - base) * 16 / (words * 8)];
+    for (std::uint64_t c : per) EXPECT_NEAR(static_cast<double>(c), static_cast<double>(all) / 16, static_cast<double>(all) / 160);
+}
+
+TEST(SimMemoryWorkloads, GupsBadSizesNameTheLimit) {
+    expect_error([] { (void)mem::make_workload("gups:0"); }, "workload", "1 to 512 MiB");
+    expect_error([] { (void)mem::make_workload("gups:1024"); }, "workload", "1 to 512 MiB");
+    expect_error([] { (void)mem::make_workload("gups:x"); }, "workload", "MIB must be a size");
+}
+
+// Random updates leave a prefetcher nothing to predict: whatever the
+// next-line and adjacent-line prefetchers bring is not used and takes DRAM
+// bandwidth from the updates, so switching the Intel-like set off is faster.
+TEST(SimMemoryWorkloads, GupsPrefetchesAreUselessAndCostBandwidth) {
+    const mem::WorkloadResult on = run("gups:8", "thesis-4s", "intel:1111", "first-touch", 16);
+    const mem::WorkloadResult off = run("gups:8", "thesis-4s", "intel:0000", "first-touch", 16);
+    const mem::PrefetchCounters& c = on.report.prefetch_counts;
+    EXPECT_GT(c.issued(), 0u);
+    EXPECT_LT(c.useful, c.issued() / 10);
+    EXPECT_EQ(off.report.prefetch_counts.issued(), 0u);
+    const auto dram = [](const mem::WorkloadResult& r) { return r.report.dram_local_bytes + r.report.dram_remote_bytes; };
+    EXPECT_GT(dram(on), dram(off));
+    EXPECT_GT(on.measured_s, off.measured_s);
 }

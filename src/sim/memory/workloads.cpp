@@ -146,6 +146,66 @@ private:
     std::shared_ptr<std::vector<std::uint32_t>> next_;
 };
 
+// ---- random updates (HPCC RandomAccess's pattern) ---------------------------
+// A table of 8-byte words that each thread first touches in its own slice,
+// then updated at random indices: T[r mod words] ^= r for a pseudo-random r,
+// as the HPC Challenge's RandomAccess (GUPS) does. Each update is one x86
+// read-modify-write instruction (a load, then a store made by the same
+// instruction) after the generator's few instructions; the updates are
+// independent, so a core keeps as many misses in flight as it may. The
+// sequence is SplitMix64 (Steele, Lea and Flood, OOPSLA 2014) seeded per
+// thread, so a run is reproducible. A prefetcher finds nothing to predict
+// here: the lines a next-line or adjacent-line prefetcher brings are not
+// used, and they take DRAM bandwidth that the updates saturate.
+// SplitMix64's output function: a 64-bit hash of z.
+std::uint64_t mix64(std::uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+class RandomUpdates final : public Workload {
+public:
+    explicit RandomUpdates(std::uint64_t bytes) : words_(bytes / 8) {}
+    std::string name() const override { return fmt::format("gups:{}", format_size(words_ * 8)); }
+    unsigned phases() const override { return 2; }
+    std::string phase_name(unsigned ph) const override { return ph == 0 ? "init" : "update"; }
+    bool measured(unsigned ph) const override { return ph == 1; }
+    std::vector<ThreadStream> streams(unsigned ph, const HierarchyPreset& p, const TeamLayout& l) const override {
+        std::vector<ThreadStream> v;
+        const std::uint64_t n = words_, t = l.size(), line_words = p.line_bytes / 8;
+        for (std::size_t r = 0; r < t; ++r) {
+            if (ph == 0) {
+                // One store a line of the thread's slice: its first touch.
+                const std::uint64_t b = n * r / t / line_words, e = n * (r + 1) / t / line_words;
+                v.push_back({l.ranks[r].cpu, index_stream(b, e, 1, [line_words](std::uint64_t i, unsigned) {
+                                 return Access{base_of(0) + i * line_words * 8, 1, 1, 8, true, false};
+                             })});
+                continue;
+            }
+            // Half the table's words in updates over the team, as RandomAccess's
+            // 4 updates a word cut 8-fold to keep a sweep's runs short.
+            const std::uint64_t updates = n / 2 / t;
+            // Each thread's sequence starts at its own hashed point of the
+            // generator's cycle: seeds r·γ would give every thread the same
+            // sequence shifted by r steps (the same updates, one step apart).
+            auto state = std::make_shared<std::uint64_t>(mix64(0x5EEDull + r));
+            std::uint64_t at = 0;
+            v.push_back({l.ranks[r].cpu, index_stream(0, updates, 2, [state, n, at](std::uint64_t, unsigned k) mutable {
+                             if (k == 0) {
+                                 at = mix64(*state += 0x9E3779B97F4A7C15ull) % n;
+                                 return Access{base_of(0) + at * 8, 4, 2, 8, false, false};
+                             }
+                             return Access{base_of(0) + at * 8, 0, 2, 8, true, false, true};
+                         })});
+        }
+        return v;
+    }
+
+private:
+    std::uint64_t words_;
+};
+
 // ---- the NUMA microbenchmark -------------------------------------------------
 // First touch by a thread on socket 0, then read + write of every line in
 // order by a thread on socket 0 (local), on socket 1 (remote), on socket 0.
@@ -205,6 +265,12 @@ std::unique_ptr<Workload> make_workload(std::string_view spec) {
             throw Error("workload", fmt::format("'{}': BYTES must be 128 to 64G", spec));
         return std::make_unique<Chase>(bytes, 64);
     }
+    if (kind == "gups") {
+        const std::uint64_t bytes = arg.empty() ? std::uint64_t{64} << 20 : parse_bytes_arg(spec, std::string(arg) + "M", "MIB");
+        if (bytes < (std::uint64_t{1} << 20) || bytes > (std::uint64_t{512} << 20))
+            throw Error("workload", fmt::format("'{}': the table must be 1 to 512 MiB", spec));
+        return std::make_unique<RandomUpdates>(bytes);
+    }
     if (kind == "numa-micro") {
         const std::uint64_t bytes = arg.empty() ? 16u << 20 : parse_bytes_arg(spec, std::string(arg) + "M", "MIB");
         if (bytes < 4096) throw Error("workload", fmt::format("'{}': the buffer must be at least 4K", spec));
@@ -212,7 +278,7 @@ std::unique_ptr<Workload> make_workload(std::string_view spec) {
     }
     if (auto nas = nas::make_nas_kernel(spec)) return nas;
     if (auto rodinia = rodinia::make_rodinia_kernel(spec)) return rodinia;
-    throw Error("workload", fmt::format("unknown workload '{}'; known: stream[:MIB], chase:BYTES, numa-micro[:MIB], {}, {}",
+    throw Error("workload", fmt::format("unknown workload '{}'; known: stream[:MIB], chase:BYTES, numa-micro[:MIB], gups[:MIB], {}, {}",
                                         spec, nas::known_kernels, rodinia::known_kernels));
 }
 
