@@ -48,8 +48,12 @@ def test_the_test_and_full_plans():
     assert {(j.threads, j.nodes, j.thread_mapping) for j in jobs} == {(4, 1, "contiguous"), (16, 4, "scatter")}
     full = sizes.SIZES["full"]
     jobs = plan("thesis-4s", full.workloads, full.configurations(s))
-    assert len(full.workloads) == 8 + 8 + 2
-    assert {f"{k}:W" for k in sizes.NAS_KERNELS + sizes.RODINIA_KERNELS} <= set(full.workloads)
+    # The 16 kernels at class W and at class S, two STREAM sizes, three GUPS tables.
+    assert len(full.workloads) == 16 + 16 + 2 + 3
+    assert {f"{k}:{c}" for k in sizes.NAS_KERNELS + sizes.RODINIA_KERNELS for c in "WS"} <= set(full.workloads)
+    assert {"gups:8", "gups:32", "gups:128"} <= set(full.workloads)
+    # The medium sweep: all of them but the two slowest class W kernels.
+    assert set(full.workloads) - set(sizes.SIZES["medium"].workloads) == {"mg:W", "ft:W"}
     assert len(jobs) == len(full.workloads) * (1 * 6 + 4 * 4)  # with first touch
     assert all(len(job.prefetches) == 16 for job in jobs)
     assert len(set(jobs)) == len(jobs)

@@ -21,18 +21,28 @@ from .space import (INTERLEAVE, LOCAL, LOCALITY, REMOTE, SCATTER, Configuration,
 NAS_KERNELS = ("cg", "mg", "ft", "is", "lu", "bt", "sp", "ep")
 RODINIA_KERNELS = ("bfs", "hotspot", "kmeans", "lud", "nw", "pathfinder", "streamcluster", "cfd")
 FULL_CLASS = "W"
+# The same kernels at class S (tiny inputs, a few hundred KiB to a few MiB,
+# inside the L3s): regions that differ from class W's in footprint only.
+SMALL_CLASS = "S"
 # STREAM triad arrays (MiB each): inside and beyond the L3s.
 STREAM_MIB = (2, 32)
+# Random updates (HPCC RandomAccess's pattern) of tables inside, at twice
+# and at eight times the 16 MiB of L3: the pattern where prefetching loses
+# (docs/SIMULATOR.md, "Random updates").
+GUPS_MIB = (8, 32, 128)
+SMALL_WORKLOADS = tuple(f"{kernel}:{SMALL_CLASS}" for kernel in NAS_KERNELS + RODINIA_KERNELS)
 FULL_WORKLOADS = (
     tuple(f"{kernel}:{FULL_CLASS}" for kernel in NAS_KERNELS + RODINIA_KERNELS)
     + tuple(f"stream:{mib}" for mib in STREAM_MIB)
+    + tuple(f"gups:{mib}" for mib in GUPS_MIB)
+    + SMALL_WORKLOADS
 )
 TEST_WORKLOADS = ("stream:1", "cg:S", "is:S")
-# The class W workloads whose runs take under about 1 s of host time each,
-# for a sweep of minutes: every thread and page mapping, four prefetcher
-# settings (BENCHMARKS.md, "Configuration advisor").
-MEDIUM_WORKLOADS = ("cg:W", "is:W", "lu:W", "bt:W", "sp:W", "ep:W", "hotspot:W", "lud:W", "nw:W", "pathfinder:W",
-                    "streamcluster:W", "stream:32")
+# Every workload of the full sweep but the two whose class W runs take
+# several seconds of host time each (mg, ft), for a sweep of a quarter of an
+# hour: every thread and page mapping, four prefetcher settings (BENCHMARKS.md,
+# "Configuration advisor").
+MEDIUM_WORKLOADS = tuple(w for w in FULL_WORKLOADS if w not in (f"mg:{FULL_CLASS}", f"ft:{FULL_CLASS}"))
 FOUR_PREFETCHES = ("intel:1111", "intel:0000", "intel:1100", "intel:0011")
 
 
@@ -71,8 +81,8 @@ SIZES = {
         SweepSize("test", TEST_WORKLOADS, one_node_and_all_nodes_scatter,
                   page_mappings=(LOCAL, REMOTE, INTERLEAVE, LOCALITY),
                   prefetches=FOUR_PREFETCHES),
-        # Twelve class W workloads, every NUMA configuration, four
-        # prefetcher settings: about 7 minutes on 2 workers here.
+        # The full sweep's workloads but mg:W and ft:W, every NUMA
+        # configuration, four prefetcher settings.
         SweepSize("medium", MEDIUM_WORKLOADS, every_layout, page_mappings=None, prefetches=FOUR_PREFETCHES),
         # Every region under every configuration: the ground truth.
         SweepSize("full", FULL_WORKLOADS, every_layout, page_mappings=None, prefetches=None),
