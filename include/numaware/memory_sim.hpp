@@ -280,6 +280,9 @@ public:
 //   "gups[:MIB]"     random read-modify-write updates of a table of MIB MiB
 //                    (default 64), HPCC RandomAccess's pattern, the table
 //                    first touched by each thread in its own slice;
+//   "trmv[:MIB]"     y = L·x for a lower-triangular matrix of MIB MiB
+//                    (default 128), its rows cut OpenMP-static-style, so the
+//                    last threads carry most of the work;
 //   "cg|mg|ft|is|lu|bt|sp|ep[:S|W|A]"  multithreaded kernels with the
 //                    access patterns of the NAS Parallel Benchmarks, class S
 //                    (tiny), W (NPB's class W sizes) or A (the default;

@@ -656,3 +656,67 @@ TEST(SimMemoryWorkloads, GupsPrefetchesAreUselessAndCostBandwidth) {
     EXPECT_GT(dram(on), dram(off));
     EXPECT_GT(on.measured_s, off.measured_s);
 }
+
+// ---- the lower-triangular matrix-vector product (trmv) ---------------------------
+
+TEST(SimMemoryWorkloads, TrmvRowsReadTheirTriangleCutStatically) {
+    const auto w = mem::make_workload("trmv:1");
+    EXPECT_EQ(w->name(), "trmv:1M");
+    ASSERT_EQ(w->phases(), 2u);
+    EXPECT_FALSE(w->measured(0));
+    EXPECT_TRUE(w->measured(1));
+    const std::uint64_t n = 362;   // the largest with n·n·8 <= 1 MiB
+    const std::uint64_t l = std::uint64_t{1} << 30;
+    const auto t = accesses(*w, 1, 4);
+    ASSERT_EQ(t.size(), 4u);
+    std::uint64_t all = 0;
+    std::vector<std::uint64_t> per;
+    std::uint64_t row = 0;   // rows follow each other over the ranks, as static_block cuts them
+    for (const auto& thread : t) {
+        per.push_back(thread.size());
+        all += thread.size();
+        for (std::size_t k = 0; k < thread.size();) {
+            // Row `row`: (L[row][j..j+3], x[j..j+3]) for j = 0, 4, .. up to
+            // row, the last pair shorter, then y[row].
+            for (std::uint64_t j = 0; j <= row; j += 4, k += 2) {
+                ASSERT_LT(k + 1, thread.size());
+                EXPECT_EQ(thread[k].addr, l + (row * n + j) * 8);
+                EXPECT_EQ(thread[k].size, 8 * std::min<std::uint64_t>(4, row + 1 - j));
+                EXPECT_EQ(thread[k + 1].size, thread[k].size);
+                EXPECT_FALSE(thread[k].write);
+                EXPECT_FALSE(thread[k + 1].write);
+            }
+            EXPECT_TRUE(thread[k].write);
+            ++k;
+            ++row;
+        }
+    }
+    EXPECT_EQ(row, n);
+    std::uint64_t want = 0;
+    for (std::uint64_t i = 0; i < n; ++i) want += 2 * ((i + 1 + 3) / 4) + 1;
+    EXPECT_EQ(all, want);
+    // The last quarter of the rows holds 1 − (3/4)² of the triangle: about
+    // seven times the first quarter's 1/16.
+    EXPECT_GT(per[3], 6 * per[0]);
+    EXPECT_LT(per[3], 8 * per[0]);
+}
+
+TEST(SimMemoryWorkloads, TrmvBadSizesNameTheLimit) {
+    expect_error([] { (void)mem::make_workload("trmv:0"); }, "workload", "1 to 4096 MiB");
+    expect_error([] { (void)mem::make_workload("trmv:8192"); }, "workload", "1 to 4096 MiB");
+}
+
+// The heavy last rows on one node (contiguous team) against spread over
+// every node (scattered team): that node's memory carries almost half of
+// the matrix, so the scattered team finishes first.
+TEST(SimMemoryWorkloads, TrmvScatteredTeamSpreadsTheHeavyRows) {
+    mem::RunOptions o;
+    o.prefetch = mem::parse_prefetch("intel:1111");
+    o.threads = 16;
+    o.thread_mapping = numaware::MappingKind::contiguous;
+    const auto w = mem::make_workload("trmv:32");
+    const double contiguous = mem::run_workload(*w, mem::preset("thesis-4s"), o).measured_s;
+    o.thread_mapping = numaware::MappingKind::scatter;
+    const double scattered = mem::run_workload(*w, mem::preset("thesis-4s"), o).measured_s;
+    EXPECT_LT(scattered, contiguous);
+}

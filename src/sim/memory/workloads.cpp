@@ -25,6 +25,7 @@
 #include "sim/memory/nas_kernels.hpp"
 #include "sim/memory/page_plans.hpp"
 #include "sim/memory/rodinia_kernels.hpp"
+#include "sim/memory/triangular_kernel.hpp"
 
 namespace numaware::sim::memory {
 
@@ -271,6 +272,12 @@ std::unique_ptr<Workload> make_workload(std::string_view spec) {
             throw Error("workload", fmt::format("'{}': the table must be 1 to 512 MiB", spec));
         return std::make_unique<RandomUpdates>(bytes);
     }
+    if (kind == "trmv") {
+        const std::uint64_t bytes = arg.empty() ? std::uint64_t{128} << 20 : parse_bytes_arg(spec, std::string(arg) + "M", "MIB");
+        if (bytes < (std::uint64_t{1} << 20) || bytes > (std::uint64_t{4096} << 20))
+            throw Error("workload", fmt::format("'{}': the matrix must be 1 to 4096 MiB", spec));
+        return detail::make_trmv(bytes);
+    }
     if (kind == "numa-micro") {
         const std::uint64_t bytes = arg.empty() ? 16u << 20 : parse_bytes_arg(spec, std::string(arg) + "M", "MIB");
         if (bytes < 4096) throw Error("workload", fmt::format("'{}': the buffer must be at least 4K", spec));
@@ -278,7 +285,7 @@ std::unique_ptr<Workload> make_workload(std::string_view spec) {
     }
     if (auto nas = nas::make_nas_kernel(spec)) return nas;
     if (auto rodinia = rodinia::make_rodinia_kernel(spec)) return rodinia;
-    throw Error("workload", fmt::format("unknown workload '{}'; known: stream[:MIB], chase:BYTES, numa-micro[:MIB], gups[:MIB], {}, {}",
+    throw Error("workload", fmt::format("unknown workload '{}'; known: stream[:MIB], chase:BYTES, numa-micro[:MIB], gups[:MIB], trmv[:MIB], {}, {}",
                                         spec, nas::known_kernels, rodinia::known_kernels));
 }
 
