@@ -30,11 +30,16 @@ STREAM_MIB = (2, 32)
 # and at eight times the 16 MiB of L3: the pattern where prefetching loses
 # (docs/SIMULATOR.md, "Random updates").
 GUPS_MIB = (8, 32, 128)
+# A lower-triangular matrix-vector product, rows cut statically: the heavy
+# last rows on one node or spread, the thread mapping's own effect
+# (docs/SIMULATOR.md, "A triangular matrix-vector product").
+TRMV_MIB = (32, 128)
 SMALL_WORKLOADS = tuple(f"{kernel}:{SMALL_CLASS}" for kernel in NAS_KERNELS + RODINIA_KERNELS)
 FULL_WORKLOADS = (
     tuple(f"{kernel}:{FULL_CLASS}" for kernel in NAS_KERNELS + RODINIA_KERNELS)
     + tuple(f"stream:{mib}" for mib in STREAM_MIB)
     + tuple(f"gups:{mib}" for mib in GUPS_MIB)
+    + tuple(f"trmv:{mib}" for mib in TRMV_MIB)
     + SMALL_WORKLOADS
 )
 TEST_WORKLOADS = ("stream:1", "cg:S", "is:S")
