@@ -70,6 +70,11 @@ std::uint64_t parse_bytes_arg(std::string_view spec, std::string_view arg, const
     }
 }
 
+// The MIB of "kind:MIB" in bytes, `default_mib` MiB when absent.
+std::uint64_t mib_arg(std::string_view spec, std::string_view arg, std::uint64_t default_mib) {
+    return arg.empty() ? default_mib << 20 : parse_bytes_arg(spec, std::string(arg) + "M", "MIB");
+}
+
 // ---- STREAM triad ----------------------------------------------------------
 class Stream final : public Workload {
 public:
@@ -147,6 +152,13 @@ private:
     std::shared_ptr<std::vector<std::uint32_t>> next_;
 };
 
+// SplitMix64's output function: a 64-bit hash of z.
+std::uint64_t mix64(std::uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
 // ---- random updates (HPCC RandomAccess's pattern) ---------------------------
 // A table of 8-byte words that each thread first touches in its own slice,
 // then updated at random indices: T[r mod words] ^= r for a pseudo-random r,
@@ -158,13 +170,6 @@ private:
 // thread, so a run is reproducible. A prefetcher finds nothing to predict
 // here: the lines a next-line or adjacent-line prefetcher brings are not
 // used, and they take DRAM bandwidth that the updates saturate.
-// SplitMix64's output function: a 64-bit hash of z.
-std::uint64_t mix64(std::uint64_t z) {
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 class RandomUpdates final : public Workload {
 public:
     explicit RandomUpdates(std::uint64_t bytes) : words_(bytes / 8) {}
@@ -192,13 +197,14 @@ public:
             // sequence shifted by r steps (the same updates, one step apart).
             auto state = std::make_shared<std::uint64_t>(mix64(0x5EEDull + r));
             std::uint64_t at = 0;
-            v.push_back({l.ranks[r].cpu, index_stream(0, updates, 2, [state, n, at](std::uint64_t, unsigned k) mutable {
-                             if (k == 0) {
-                                 at = mix64(*state += 0x9E3779B97F4A7C15ull) % n;
-                                 return Access{base_of(0) + at * 8, 4, 2, 8, false, false};
-                             }
-                             return Access{base_of(0) + at * 8, 0, 2, 8, true, false, true};
-                         })});
+            auto update = [state, n, at](std::uint64_t, unsigned k) mutable {
+                if (k == 0) {
+                    at = mix64(*state += 0x9E3779B97F4A7C15ull) % n;
+                    return Access{base_of(0) + at * 8, 4, 2, 8, false, false};
+                }
+                return Access{base_of(0) + at * 8, 0, 2, 8, true, false, true};
+            };
+            v.push_back({l.ranks[r].cpu, index_stream(0, updates, 2, std::move(update))});
         }
         return v;
     }
@@ -254,8 +260,7 @@ std::unique_ptr<Workload> make_workload(std::string_view spec) {
     const std::string_view kind = spec.substr(0, colon);
     const std::string_view arg = colon == std::string_view::npos ? std::string_view{} : spec.substr(colon + 1);
     if (kind == "stream") {
-        const std::uint64_t mib = arg.empty() ? 32 : parse_bytes_arg(spec, std::string(arg) + "M", "MIB");
-        const std::uint64_t bytes = arg.empty() ? mib * 1024 * 1024 : mib;
+        const std::uint64_t bytes = mib_arg(spec, arg, 32);
         if (bytes < 4096) throw Error("workload", fmt::format("'{}': arrays must be at least 4K", spec));
         return std::make_unique<Stream>(bytes);
     }
@@ -267,25 +272,26 @@ std::unique_ptr<Workload> make_workload(std::string_view spec) {
         return std::make_unique<Chase>(bytes, 64);
     }
     if (kind == "gups") {
-        const std::uint64_t bytes = arg.empty() ? std::uint64_t{64} << 20 : parse_bytes_arg(spec, std::string(arg) + "M", "MIB");
+        const std::uint64_t bytes = mib_arg(spec, arg, 64);
         if (bytes < (std::uint64_t{1} << 20) || bytes > (std::uint64_t{512} << 20))
             throw Error("workload", fmt::format("'{}': the table must be 1 to 512 MiB", spec));
         return std::make_unique<RandomUpdates>(bytes);
     }
     if (kind == "trmv") {
-        const std::uint64_t bytes = arg.empty() ? std::uint64_t{128} << 20 : parse_bytes_arg(spec, std::string(arg) + "M", "MIB");
+        const std::uint64_t bytes = mib_arg(spec, arg, 128);
         if (bytes < (std::uint64_t{1} << 20) || bytes > (std::uint64_t{4096} << 20))
             throw Error("workload", fmt::format("'{}': the matrix must be 1 to 4096 MiB", spec));
         return detail::make_trmv(bytes);
     }
     if (kind == "numa-micro") {
-        const std::uint64_t bytes = arg.empty() ? 16u << 20 : parse_bytes_arg(spec, std::string(arg) + "M", "MIB");
+        const std::uint64_t bytes = mib_arg(spec, arg, 16);
         if (bytes < 4096) throw Error("workload", fmt::format("'{}': the buffer must be at least 4K", spec));
         return std::make_unique<NumaMicro>(bytes);
     }
     if (auto nas = nas::make_nas_kernel(spec)) return nas;
     if (auto rodinia = rodinia::make_rodinia_kernel(spec)) return rodinia;
-    throw Error("workload", fmt::format("unknown workload '{}'; known: stream[:MIB], chase:BYTES, numa-micro[:MIB], gups[:MIB], trmv[:MIB], {}, {}",
+    throw Error("workload", fmt::format("unknown workload '{}'; known: stream[:MIB], chase:BYTES, numa-micro[:MIB], "
+                                        "gups[:MIB], trmv[:MIB], {}, {}",
                                         spec, nas::known_kernels, rodinia::known_kernels));
 }
 
