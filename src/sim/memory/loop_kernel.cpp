@@ -30,10 +30,16 @@ Share fill_bytes(std::uint64_t begin, std::uint64_t end, std::uint32_t pc) {
     if (end <= begin) return {};
     const std::uint64_t first = begin / fill_line_bytes, last = (end - 1) / fill_line_bytes;
     return each(Range{first, last + 1}, 256, [begin, end, pc](std::uint64_t line, Emitter& e) {
-        const std::uint64_t b = std::max(begin, line * fill_line_bytes);
-        const std::uint64_t f = std::min(end, (line + 1) * fill_line_bytes);
-        e.store(b, pc, 1, static_cast<std::uint8_t>(f - b));
+        fill_range(e, std::max(begin, line * fill_line_bytes), std::min(end, (line + 1) * fill_line_bytes), pc);
     });
+}
+
+void fill_range(Emitter& e, std::uint64_t begin, std::uint64_t end, std::uint32_t pc) {
+    for (std::uint64_t b = begin; b < end;) {
+        const std::uint64_t f = std::min(end, (b / fill_line_bytes + 1) * fill_line_bytes);
+        e.store(b, pc, 1, static_cast<std::uint8_t>(f - b));
+        b = f;
+    }
 }
 
 Share concat(std::vector<Share> parts) {

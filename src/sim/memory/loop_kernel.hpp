@@ -53,6 +53,12 @@ public:
     void store_indirect(std::uint64_t addr, std::uint32_t pc, std::uint32_t gap, std::uint8_t size = 8) {
         out_.push_back(Access{addr, gap, pc, size, true, true});
     }
+    // One read-modify-write instruction (x86's `xor m64, r64`): a load,
+    // then the store that the same instruction makes.
+    void update(std::uint64_t addr, std::uint32_t pc, std::uint32_t gap, std::uint8_t size = 8) {
+        out_.push_back(Access{addr, gap, pc, size, false, false});
+        out_.push_back(Access{addr, 0, pc, size, true, false, true});
+    }
 
 private:
     std::vector<Access>& out_;
@@ -85,6 +91,9 @@ Share each(Range r, std::uint64_t per_segment, Body body) {
 // page still gets its first touch from the thread that owns it.
 inline constexpr std::uint64_t fill_line_bytes = 64;
 Share fill_bytes(std::uint64_t begin, std::uint64_t end, std::uint32_t pc);
+// The same first touch of [begin, end) emitted in place, within a segment
+// (a row's part of an array, say).
+void fill_range(Emitter& e, std::uint64_t begin, std::uint64_t end, std::uint32_t pc);
 
 // The shares one after the other, as one share (a thread running several
 // loops with no barrier between them, or one loop over several arrays).

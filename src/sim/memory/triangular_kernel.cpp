@@ -43,9 +43,7 @@ public:
             std::vector<Share> parts;
             // Each row's stored triangle, one store a line.
             parts.push_back(each(rows, 1, [n, l](std::uint64_t i, Emitter& e) {
-                const std::uint64_t begin = l + i * n * 8, end = begin + (i + 1) * 8;
-                for (std::uint64_t a = begin; a < end; a = (a / fill_line_bytes + 1) * fill_line_bytes)
-                    e.store(a, pc_fill, 1);
+                fill_range(e, l + i * n * 8, l + (i * n + i + 1) * 8, pc_fill);
             }));
             if (!rows.empty()) {
                 parts.push_back(fill_bytes(x + rows.begin * 8, x + rows.end * 8, pc_fill));

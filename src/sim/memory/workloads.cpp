@@ -22,6 +22,7 @@
 #include "numaware/machine.hpp"
 #include "numaware/memory_sim.hpp"
 #include "sim/memory/arrays.hpp"
+#include "sim/memory/loop_kernel.hpp"
 #include "sim/memory/nas_kernels.hpp"
 #include "sim/memory/page_plans.hpp"
 #include "sim/memory/rodinia_kernels.hpp"
@@ -152,7 +153,8 @@ private:
     std::shared_ptr<std::vector<std::uint32_t>> next_;
 };
 
-// SplitMix64's output function: a 64-bit hash of z.
+// SplitMix64's increment and output function (a 64-bit hash of z).
+constexpr std::uint64_t golden_gamma = 0x9E3779B97F4A7C15ull;
 std::uint64_t mix64(std::uint64_t z) {
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
@@ -160,57 +162,38 @@ std::uint64_t mix64(std::uint64_t z) {
 }
 
 // ---- random updates (HPCC RandomAccess's pattern) ---------------------------
-// A table of 8-byte words that each thread first touches in its own slice,
-// then updated at random indices: T[r mod words] ^= r for a pseudo-random r,
-// as the HPC Challenge's RandomAccess (GUPS) does. Each update is one x86
-// read-modify-write instruction (a load, then a store made by the same
-// instruction) after the generator's few instructions; the updates are
-// independent, so a core keeps as many misses in flight as it may. The
-// sequence is SplitMix64 (Steele, Lea and Flood, OOPSLA 2014) seeded per
-// thread, so a run is reproducible. A prefetcher finds nothing to predict
-// here: the lines a next-line or adjacent-line prefetcher brings are not
-// used, and they take DRAM bandwidth that the updates saturate.
-class RandomUpdates final : public Workload {
+// A table of 8-byte words that each thread first touches in its own static
+// slice (one store a line, `fill_bytes`), then updated at random indices:
+// T[r mod words] ^= r for a pseudo-random r, as the HPC Challenge's
+// RandomAccess (GUPS) does. Each update is one x86 read-modify-write
+// instruction (Emitter::update) after the generator's 4 instructions; the
+// updates are independent, so a core keeps as many misses in flight as it
+// may. Half the table's words in updates over the team (RandomAccess does 4
+// a word; cut 8-fold to keep a sweep's runs short), static-cut. r is
+// SplitMix64 (Steele, Lea and Flood, OOPSLA 2014), a counter-based
+// generator: update k of a thread draws mix64(start + (k + 1)·γ), each
+// thread starting at its own hashed point of the cycle (starts r·γ would
+// give every thread the same sequence one step apart). A prefetcher finds
+// nothing to predict here: the lines a next-line or adjacent-line
+// prefetcher brings are not used, and they take DRAM bandwidth that the
+// updates saturate.
+class RandomUpdates final : public detail::LoopKernel {
 public:
-    explicit RandomUpdates(std::uint64_t bytes) : words_(bytes / 8) {}
-    std::string name() const override { return fmt::format("gups:{}", format_size(words_ * 8)); }
-    unsigned phases() const override { return 2; }
-    std::string phase_name(unsigned ph) const override { return ph == 0 ? "init" : "update"; }
-    bool measured(unsigned ph) const override { return ph == 1; }
-    std::vector<ThreadStream> streams(unsigned ph, const HierarchyPreset& p, const TeamLayout& l) const override {
-        std::vector<ThreadStream> v;
-        const std::uint64_t n = words_, t = l.size(), line_words = p.line_bytes / 8;
-        for (std::size_t r = 0; r < t; ++r) {
-            if (ph == 0) {
-                // One store a line of the thread's slice: its first touch.
-                const std::uint64_t b = n * r / t / line_words, e = n * (r + 1) / t / line_words;
-                v.push_back({l.ranks[r].cpu, index_stream(b, e, 1, [line_words](std::uint64_t i, unsigned) {
-                                 return Access{base_of(0) + i * line_words * 8, 1, 1, 8, true, false};
-                             })});
-                continue;
-            }
-            // Half the table's words in updates over the team, as RandomAccess's
-            // 4 updates a word cut 8-fold to keep a sweep's runs short.
-            const std::uint64_t updates = n / 2 / t;
-            // Each thread's sequence starts at its own hashed point of the
-            // generator's cycle: seeds r·γ would give every thread the same
-            // sequence shifted by r steps (the same updates, one step apart).
-            auto state = std::make_shared<std::uint64_t>(mix64(0x5EEDull + r));
-            std::uint64_t at = 0;
-            auto update = [state, n, at](std::uint64_t, unsigned k) mutable {
-                if (k == 0) {
-                    at = mix64(*state += 0x9E3779B97F4A7C15ull) % n;
-                    return Access{base_of(0) + at * 8, 4, 2, 8, false, false};
-                }
-                return Access{base_of(0) + at * 8, 0, 2, 8, true, false, true};
-            };
-            v.push_back({l.ranks[r].cpu, index_stream(0, updates, 2, std::move(update))});
-        }
-        return v;
+    explicit RandomUpdates(std::uint64_t bytes) : LoopKernel("gups:" + format_size(bytes)) {
+        const std::uint64_t n = bytes / 8;
+        add_loop("init", false, [n](unsigned rank, unsigned threads) {
+            const detail::Range r = detail::static_block(n, threads, rank);
+            return detail::fill_bytes(base_of(0) + r.begin * 8, base_of(0) + r.end * 8, 1);
+        });
+        add_loop("update", true, [n](unsigned rank, unsigned threads) {
+            const std::uint64_t start = mix64(0x5EEDull + rank);
+            const detail::Range mine = detail::static_block(n / 2, threads, rank);
+            return detail::each(mine, 256, [n, start, first = mine.begin](std::uint64_t i, detail::Emitter& e) {
+                const std::uint64_t k = i - first;   // the thread's own count
+                e.update(base_of(0) + mix64(start + (k + 1) * golden_gamma) % n * 8, 2, 4);
+            });
+        });
     }
-
-private:
-    std::uint64_t words_;
 };
 
 // ---- the NUMA microbenchmark -------------------------------------------------
