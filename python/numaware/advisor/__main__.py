@@ -4,6 +4,12 @@
                                       [--scheduler tcp://HOST:PORT | --workers N] [--cli PATH]
     python3 -m numaware.advisor evaluate --preset thesis-4s --size test|full [--store FILE] [--json]
                                       [--folds K] [--screen N] [--plot DIR] (runs or resumes the sweep first)
+    python3 -m numaware.advisor plot --preset thesis-4s --size test|full [--store FILE] --output DIR
+    python3 -m numaware.advisor train --preset thesis-4s --size test|full [--store FILE] --output MODEL.json
+                                      [--model tree] [--features F@C,F@C] [--folds K] [--screen N]
+    python3 -m numaware.advisor run --model MODEL.json (--workload SPEC | --trace FILE | -- PROGRAM ARGS...)
+                                      [--preset P] [--predict-with MODEL] [--json]   (simulated)
+    python3 -m numaware.advisor run --model MODEL.json --live -- PROGRAM ARGS...  (the live machine)
 
 A failure or bad input prints one line on standard error and exits 1.
 """
@@ -11,16 +17,19 @@ A failure or bad input prints one line on standard error and exits 1.
 from __future__ import annotations
 
 import argparse
-import sys
-
 import json
 import os
+import sys
+import tempfile
 
 from .dataset import load_table
 from .evaluate import evaluation_document
-from .learn import LearnError
+from .learn import MODELS, LearnError
+from .live import LiveError
+from .model import AdvisorModel, ModelError, train
+from .online import advise_live, advise_simulated, record_trace, text as run_text, workload_spec
 from .plots import write_plots
-from .simulator import SimulatorError
+from .simulator import TRACE_PREFIX, SimulatorError, find_cli, simulator_version
 from .sizes import SIZES
 from .space import ConfigurationError
 from .store import Store, StoreError
@@ -49,7 +58,8 @@ def _positive(text: str) -> int:
 def _add_sweep_options(command: argparse.ArgumentParser) -> None:
     """The options of a sweep, shared by `sweep` and `evaluate` (which runs or resumes one)."""
     command.add_argument("--preset", required=True, help="simulator preset, e.g. thesis-4s")
-    command.add_argument("--size", required=True, choices=list(SIZES), help="test: a few regions (seconds); medium: 12 class W workloads, 4 prefetcher settings (minutes); full: all")
+    command.add_argument("--size", required=True, choices=list(SIZES), help="test: a few regions (seconds); medium: the full size's workloads but mg:W and ft:W, 4 prefetcher "
+                              "settings (a quarter of an hour on 2 cores); full: all (docs/ADVISOR.md)")
     command.add_argument("--workers", type=_positive, metavar="N", help="local pool size for the sweep (default: the CPU count)")
     command.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run the sweep on this Dask scheduler's cluster")
     command.add_argument("--cli", metavar="PATH", help="the numaware command (default: $NUMAWARE_CLI, else on PATH)")
@@ -76,6 +86,44 @@ def _parser() -> _Parser:
     evaluate.add_argument("--screen", type=_positive, default=None,
                           help="pair only the N candidate features best alone (default: every pair)")
     evaluate.add_argument("--plot", metavar="DIR", help="also write per_region.png, coverage.png and tree_regions.png")
+    plot = commands.add_parser(
+        "plot", help="sweep (or resume), evaluate, and write the plots",
+        description="The evaluation's plots as PNG: per_region.png, coverage.png and tree_regions.png (simulated).")
+    _add_sweep_options(plot)
+    plot.add_argument("--store", metavar="FILE", help="SQLite result store (default: as evaluate's)")
+    plot.add_argument("--output", required=True, metavar="DIR", help="directory for the PNG files")
+    plot.add_argument("--folds", type=_positive, default=10, help="cross-validation folds (default 10)")
+    plot.add_argument("--screen", type=_positive, default=None,
+                      help="pair only the N candidate features best alone (default: every pair)")
+    trainer = commands.add_parser(
+        "train", help="sweep (or resume), search the feature pair, write a model file",
+        description="Run or resume the size's sweep, choose the feature pair by exhaustive search (or take "
+                    "--features), and write the model file that `run` reads (JSON, docs/ADVISOR.md).")
+    _add_sweep_options(trainer)
+    trainer.add_argument("--store", metavar="FILE", help="SQLite result store (default: as evaluate's)")
+    trainer.add_argument("--output", required=True, metavar="MODEL.json", help="the model file to write")
+    trainer.add_argument("--model", default="tree", choices=list(MODELS), help="the model run uses (default tree)")
+    trainer.add_argument("--features", metavar="F@C,F@C",
+                         help="the features, COUNTER@CONFIGURATION_KEY separated by ';' (default: the best pair)")
+    trainer.add_argument("--folds", type=_positive, default=10, help="cross-validation folds (default 10)")
+    trainer.add_argument("--screen", type=_positive, default=None,
+                         help="pair only the N candidate features best alone (default: every pair)")
+    runner = commands.add_parser(
+        "run", help="profile under the model's feature configurations, predict, apply, run",
+        description="Simulated (a workload, a trace, or a program whose trace is recorded first): every step in "
+                    "the simulator on the model's preset. --live: decide for this machine, say what it lacks, "
+                    "apply the chosen mapping with `numaware run` and run the program.")
+    runner.add_argument("--model", required=True, metavar="MODEL.json", help="a file written by train")
+    what = runner.add_mutually_exclusive_group()
+    what.add_argument("--workload", metavar="SPEC", help="a simulator workload (numaware sim memory --workload)")
+    what.add_argument("--trace", metavar="FILE", help="a recorded trace (numaware trace record, or ChampSim's)")
+    runner.add_argument("--live", action="store_true", help="advise and run the program on this machine")
+    runner.add_argument("--preset", help="simulate on this preset (default: the model's)")
+    runner.add_argument("--predict-with", choices=list(MODELS), help="another model on the same training data")
+    runner.add_argument("--json", action="store_true", help="print one JSON document (on stderr with --live)")
+    runner.add_argument("--workers", type=_positive, default=1, metavar="N", help="simulator runs at once (default 1)")
+    runner.add_argument("--cli", metavar="PATH", help="the numaware command (default: $NUMAWARE_CLI, else on PATH)")
+    runner.add_argument("program", nargs=argparse.REMAINDER, help="-- PROGRAM ARGS...")
     return parser
 
 
@@ -99,16 +147,69 @@ def _text(doc: dict) -> str:
 
 
 def _evaluate(args) -> int:
-    store_path = args.store or default_store(args.preset, args.size)
-    sweep_size(args.preset, args.size, store_path, cli=args.cli, workers=args.workers, scheduler=args.scheduler,
-               progress=_progress if sys.stderr.isatty() else None)
-    with Store(store_path) as store:
-        table = load_table(store, args.preset)
+    store_path, _, table = _sweep_and_table(args)
     doc = evaluation_document(table, preset=args.preset, folds=args.folds, screen=args.screen)
     doc["store"] = store_path
     if args.plot:
         doc["plots"] = write_plots(doc, args.plot)
     print(json.dumps(doc, indent=1) if args.json else _text(doc))
+    return 0
+
+
+def _sweep_and_table(args):
+    store_path = args.store or default_store(args.preset, args.size)
+    sweep_size(args.preset, args.size, store_path, cli=args.cli, workers=args.workers, scheduler=args.scheduler,
+               progress=_progress if sys.stderr.isatty() else None)
+    with Store(store_path) as store:
+        return store_path, store.simulator_version, load_table(store, args.preset)
+
+
+def _plot(args) -> int:
+    _, _, table = _sweep_and_table(args)
+    doc = evaluation_document(table, preset=args.preset, folds=args.folds, screen=args.screen, models=("tree",))
+    for path in write_plots(doc, args.output):
+        print(path)
+    return 0
+
+
+def _train(args) -> int:
+    store_path, version, table = _sweep_and_table(args)
+    features = [f for f in args.features.split(";") if f] if args.features else None
+    model = train(table, preset=args.preset, simulator_version=version, model=args.model, features=features,
+                  folds=args.folds, screen=args.screen)
+    model.save(args.output)
+    cv = model.cross_validated
+    print(f"{PROGRAM} train: {args.output}: {model.model} on {', '.join(f.name() for f in model.features)}; "
+          f"{cv['regions']} regions of {store_path}, {len(model.output_space)} configurations to choose from; "
+          f"{cv['folds']}-fold cross-validated {cv['speedup']:.3f}x against the baseline (oracle "
+          f"{cv['oracle_speedup']:.3f}x; simulated)")
+    return 0
+
+
+def _run(args) -> int:
+    program = args.program[1:] if args.program[:1] == ["--"] else args.program
+    model = AdvisorModel.load(args.model)
+    if args.live:
+        if not program or args.workload or args.trace or args.preset:
+            raise UsageError("--live runs a program: give -- PROGRAM ARGS (and no --workload, --trace or --preset)")
+        status, report = advise_live(model, program, cli=args.cli, workers=args.workers,
+                                     say=lambda line: print(f"{PROGRAM} run: {line}", file=sys.stderr))
+        if args.json:
+            print(json.dumps(report, indent=1), file=sys.stderr)
+        return status
+    if sum(x is not None and x != [] for x in (args.workload, args.trace, program or None)) != 1:
+        raise UsageError("give exactly one of --workload SPEC, --trace FILE or -- PROGRAM ARGS")
+    cli = find_cli(args.cli)
+    simulator_version(cli)
+    if program:
+        with tempfile.TemporaryDirectory(prefix="numaware-advise-") as tmp:
+            trace = record_trace(cli, program, os.path.join(tmp, "program.nwt"))
+            doc = advise_simulated(model, TRACE_PREFIX + trace, preset=args.preset, cli=cli, workers=args.workers,
+                                   model_name=args.predict_with, name="trace of " + " ".join(program))
+    else:
+        doc = advise_simulated(model, workload_spec(workload=args.workload, trace=args.trace), preset=args.preset,
+                               cli=cli, workers=args.workers, model_name=args.predict_with)
+    print(json.dumps(doc, indent=1) if args.json else run_text(doc))
     return 0
 
 
@@ -127,9 +228,12 @@ def main(argv: list[str] | None = None) -> int:
         args = _parser().parse_args(argv)
         if args.command == "evaluate":
             return _evaluate(args)
+        if args.command in ("plot", "train", "run"):
+            return {"plot": _plot, "train": _train, "run": _run}[args.command](args)
         report = sweep_size(args.preset, args.size, args.store, cli=args.cli, workers=args.workers,
                             scheduler=args.scheduler, progress=_progress if sys.stderr.isatty() else None)
-    except (UsageError, ConfigurationError, SimulatorError, StoreError, SweepError, LearnError) as e:
+    except (UsageError, ConfigurationError, SimulatorError, StoreError, SweepError, LearnError, ModelError,
+            LiveError) as e:
         print(f"{PROGRAM}: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -78,6 +78,18 @@ def _raw(counters: dict, seconds: float) -> dict:
     }
 
 
+def accumulate(sums: dict, region: str, counters: dict, seconds: float) -> None:
+    """Adds one measured phase's raw counters to its region's sums (``sums[region]``)."""
+    acc = sums.setdefault(region, defaultdict(float))
+    for name, value in _raw(counters, seconds).items():
+        acc[name] += value
+
+
+def derived(raw: dict) -> dict[str, float]:
+    """Every feature (``FEATURES``) of a region's summed raw counters; 0 for a region without instructions."""
+    return {name: f(raw) if raw["instructions"] else 0.0 for name, f in FEATURES.items()}
+
+
 def numa_part(key: str) -> str:
     c = Configuration.from_key(key)
     return f"threads={c.threads},nodes={c.nodes},thread_mapping={c.thread_mapping},page_mapping={c.page_mapping}"
@@ -89,11 +101,7 @@ def load_table(store: Store, preset: str) -> Table:
     for r in store.results(preset):
         if not r.measured or r.counters is None:
             continue
-        key = (region_of(r.workload, r.phase), r.configuration)
-        raw = _raw(r.counters, r.simulated_s)
-        acc = sums.setdefault(key, defaultdict(float))
-        for name, value in raw.items():
-            acc[name] += value
+        accumulate(sums, (region_of(r.workload, r.phase), r.configuration), r.counters, r.simulated_s)
     if not sums:
         raise LearnError(f"{store.path}: no measured results for preset {preset}")
     by_config: dict[str, set[str]] = defaultdict(set)
@@ -117,9 +125,9 @@ def load_table(store: Store, preset: str) -> Table:
     if np.any(times <= 0):
         bad = [(regions[i], configurations[j]) for i, j in zip(*np.nonzero(times <= 0))][:1]
         raise LearnError(f"{store.path}: a region with no simulated time: {bad[0][0]} under {bad[0][1]}")
-    counters = {name: np.array([[f(sums[(r, c)]) if sums[(r, c)]["instructions"] else 0.0 for c in configurations]
-                                for r in regions])
-                for name, f in FEATURES.items()}
+    features = {(r, c): derived(sums[(r, c)]) for r in regions for c in configurations}
+    counters = {name: np.array([[features[(r, c)][name] for c in configurations] for r in regions])
+                for name in FEATURES}
     return Table(regions=regions, configurations=configurations, times=times, counters=counters,
                  numa=[numa_part(c) for c in configurations], prefetch=[c.prefetch for c in parsed],
                  baseline=baseline, outputs=[i for i, c in enumerate(parsed) if c.model_output])

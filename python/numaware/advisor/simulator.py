@@ -31,6 +31,9 @@ from .space import Configuration
 
 CLI_ENV = "NUMAWARE_CLI"
 DEFAULT_CLI = "numaware"
+# A job's workload that names a recorded trace (numaware trace record, or
+# ChampSim's) instead of a built-in workload: ``trace:PATH``.
+TRACE_PREFIX = "trace:"
 # The counters a run reports, whole and per phase.
 COUNTER_FIELDS = ("levels", "bytes", "prefetch_counts", "energy_j", "bandwidth_gbps", "instructions", "accesses")
 _NUMBER_COUNTERS = ("instructions", "accesses")
@@ -116,11 +119,13 @@ def simulator_version(cli: str) -> str:
 
 
 def sim_memory_command(cli: str, job: Job) -> list[str]:
-    """The argv that runs ``job``."""
+    """The argv that runs ``job``. A workload ``trace:PATH`` replays the recorded trace at PATH."""
+    what = (["--trace", job.workload[len(TRACE_PREFIX):]] if job.workload.startswith(TRACE_PREFIX)
+            else ["--workload", job.workload])
     return [
         cli, "sim", "memory",
         "--preset", job.preset,
-        "--workload", job.workload,
+        *what,
         "--threads", str(job.threads),
         "--nodes", str(job.nodes),
         "--thread-mapping", job.thread_mapping,
