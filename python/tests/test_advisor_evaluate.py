@@ -92,6 +92,16 @@ def test_evaluate_on_the_command_line(tmp_path, fake_cli):
     r = subprocess.run(cmd[:5] + ["nowhere-9s"] + cmd[6:], env=env, capture_output=True, text=True, timeout=60)
     assert r.returncode == 1
     assert r.stderr.count("\n") == 1 and "unknown preset 'nowhere-9s'" in r.stderr
+    # Cross-machine: the same store as features (one preset both ways), then bad --features-from values.
+    store = os.path.join(str(tmp_path), "numaware", "advisor-thesis-4s-test.sqlite")
+    r = subprocess.run(cmd + ["--features-from", f"{store}:thesis-4s"], env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["cross_machine"]["regions"] == doc["regions"]
+    for bad, words in (("thesis-4s", "expected STORE:PRESET"), (f"{tmp_path}/none.sqlite:thesis-4s", "no such store"),
+                       (f"{store}:skylake-sp-2s", "no measured results for preset skylake-sp-2s")):
+        r = subprocess.run(cmd + ["--features-from", bad], env=env, capture_output=True, text=True, timeout=60)
+        assert r.returncode == 1 and r.stderr.count("\n") == 1 and words in r.stderr, (bad, r.stderr)
 
 
 def _png_size(path):
@@ -119,3 +129,27 @@ def test_plots(swept, tmp_path):
     del bad["pair_points"]
     with pytest.raises(LearnError, match="missing 'pair_points'"):
         write_plots(bad, str(tmp_path / "plots2"))
+
+
+def test_cross_machine_training(tmp_path, fake_cli):
+    from numaware.advisor.evaluate import cross_machine_document
+    cli = fake_cli()
+    tables = {}
+    for preset in ("thesis-4s", "skylake-sp-2s"):
+        path = str(tmp_path / f"{preset}.sqlite")
+        sweep_size(preset, "test", path, cli=cli, workers=1)
+        with Store(path) as store:
+            tables[preset] = load_table(store, preset)
+    doc = cross_machine_document(tables["thesis-4s"], tables["skylake-sp-2s"], features_preset="thesis-4s",
+                                 labels_preset="skylake-sp-2s", folds=5, screen=6)
+    assert doc["regions"] == 5 and doc["features_preset"] == "thesis-4s"
+    assert set(doc["models"]) == set(MODELS)
+    for name, m in doc["models"].items():
+        assert m["speedup"] <= doc["oracle_speedup"] + 1e-12, name
+        # Both features are measured on the features' preset.
+        assert all("@thesis-4s:threads=" in f for f in m["features"]), m["features"]
+    assert doc["same_machine_tree"]["speedup"] <= doc["oracle_speedup"] + 1e-12
+    assert all("@threads=" in f for f in doc["same_machine_tree"]["features"])
+    one = Table(["a", "b"], ["base"], np.ones((2, 1)), {}, ["n"], ["p"], 0)
+    with pytest.raises(LearnError, match="swept on both"):
+        cross_machine_document(one, tables["skylake-sp-2s"], features_preset="x", labels_preset="y")

@@ -23,7 +23,7 @@ import sys
 import tempfile
 
 from .dataset import load_table
-from .evaluate import evaluation_document
+from .evaluate import cross_machine_document, evaluation_document
 from .learn import MODELS, LearnError
 from .live import LiveError
 from .model import AdvisorModel, ModelError, train
@@ -86,6 +86,9 @@ def _parser() -> _Parser:
     evaluate.add_argument("--screen", type=_positive, default=None,
                           help="pair only the N candidate features best alone (default: every pair)")
     evaluate.add_argument("--plot", metavar="DIR", help="also write per_region.png, coverage.png and tree_regions.png")
+    evaluate.add_argument("--features-from", metavar="STORE:PRESET",
+                          help="cross-machine training: also choose this preset's configurations from features "
+                               "measured on PRESET, whose sweep is in STORE (the regions both have)")
     plot = commands.add_parser(
         "plot", help="sweep (or resume), evaluate, and write the plots",
         description="The evaluation's plots as PNG: per_region.png, coverage.png and tree_regions.png (simulated).")
@@ -143,6 +146,14 @@ def _text(doc: dict) -> str:
              f"best feature pair: {', '.join(doc['feature_search']['best_pair'])}"]
     for name, m in doc["models"].items():
         lines.append(f"  {name:16s} {m['speedup']:.3f}x ({m['speedup'] / doc['oracle_speedup']:.1%} of the oracle)")
+    cm = doc.get("cross_machine")
+    if cm:
+        lines.append(f"cross-machine: features from {cm['features_preset']}, labels from {cm['labels_preset']} "
+                     f"({cm['regions']} regions; oracle {cm['oracle_speedup']:.3f}x, best-of-2 "
+                     f"{cm['best_of_2_speedup']:.3f}x, tree on {cm['labels_preset']}'s own features "
+                     f"{cm['same_machine_tree']['speedup']:.3f}x)")
+        for name, m in cm["models"].items():
+            lines.append(f"  {name:16s} {m['speedup']:.3f}x ({m['speedup'] / cm['oracle_speedup']:.1%} of the oracle)")
     return "\n".join(lines)
 
 
@@ -150,6 +161,17 @@ def _evaluate(args) -> int:
     store_path, _, table = _sweep_and_table(args)
     doc = evaluation_document(table, preset=args.preset, folds=args.folds, screen=args.screen)
     doc["store"] = store_path
+    if args.features_from:
+        other_store, sep, other_preset = args.features_from.rpartition(":")
+        if not sep or not other_store or not other_preset:
+            raise UsageError(f"--features-from: expected STORE:PRESET, got '{args.features_from}'")
+        if not os.path.isfile(other_store):
+            raise UsageError(f"--features-from: {other_store}: no such store")
+        with Store(other_store) as store:
+            other = load_table(store, other_preset)
+        doc["cross_machine"] = cross_machine_document(other, table, features_preset=other_preset,
+                                                      labels_preset=args.preset, folds=args.folds,
+                                                      screen=args.screen)
     if args.plot:
         doc["plots"] = write_plots(doc, args.plot)
     print(json.dumps(doc, indent=1) if args.json else _text(doc))

@@ -23,6 +23,8 @@ fold that held it out (k-fold cross-validation over shuffled regions).
 
 from __future__ import annotations
 
+import numpy as np
+
 from .dataset import FEATURES
 from .learn import (MODELS, Feature, LearnError, Table, best_of_2, best_single, characterisation, evaluate,
                     feature_matrix, gmean, oracle, output_space, pair_search)
@@ -105,4 +107,59 @@ def evaluation_document(table: Table, *, preset: str, folds: int = 10, seed: int
         "per_region": per_region,
         "pair_points": {"features": [f.name(table) for f in pair], "x": x[:, 0].tolist(), "y": x[:, 1].tolist(),
                         "best": [int(i) for i in best_index], "regions": list(table.regions)},
+    }
+
+
+def cross_machine_document(features: Table, labels: Table, *, features_preset: str, labels_preset: str,
+                           folds: int = 10, seed: int = 0, screen: int | None = None) -> dict:
+    """Cross-machine training: features measured on one preset, labels and speedups from another.
+
+    The regions both sweeps have are the samples. The configurations to
+    choose from are the labels' preset's output space; the candidate
+    features are every counter of the features' preset under its own output
+    space and baseline. The pair is searched (exhaustive, or screened) and
+    every model is cross-validated on it, as on one machine; the
+    labels' preset's own best pair is given for comparison.
+    """
+    common = [r for r in labels.regions if r in set(features.regions)]
+    if len(common) < 4:
+        raise LearnError(f"{len(common)} regions swept on both {features_preset} and {labels_preset}: too few "
+                         "to cross-validate (at least 4)")
+    fi = [features.regions.index(r) for r in common]
+    li = [labels.regions.index(r) for r in common]
+    f_space, _ = output_space(features)
+    f_configs = list(dict.fromkeys(f_space + [features.baseline]))
+    n = len(labels.configurations)
+    # One table: the labels' configurations (their times give the
+    # speedups), then the features' configurations the candidates use
+    # (their times are never chosen: they are not outputs).
+    table = Table(
+        regions=common,
+        configurations=list(labels.configurations) + [f"{features_preset}:{features.configurations[c]}"
+                                                      for c in f_configs],
+        times=np.hstack([labels.times[li], features.times[np.ix_(fi, f_configs)]]),
+        counters={name: np.hstack([labels.counters[name][li], features.counters[name][np.ix_(fi, f_configs)]])
+                  for name in labels.counters if name in features.counters},
+        numa=list(labels.numa) + ["(features)"] * len(f_configs),
+        prefetch=list(labels.prefetch) + ["(features)"] * len(f_configs),
+        baseline=labels.baseline, outputs=list(labels.outputs))
+    space, _ = output_space(table)
+    pool = [Feature(n + j, name) for j in range(len(f_configs)) for name in sorted(FEATURES) if name in table.counters]
+    kept = screened(table, space, pool, screen, folds=folds, seed=seed)
+    _, ranked = pair_search(table, space, kept, k=folds, seed=seed)
+    pair = [ranked[0][1], ranked[0][2]]
+    own_pool = candidates(table, space)
+    own_kept = screened(table, space, own_pool, screen, folds=folds, seed=seed)
+    own, _ = pair_search(table, space, own_kept, k=folds, seed=seed)
+    return {
+        "label": "simulated; features measured on one preset, labels and speedups from another",
+        "features_preset": features_preset,
+        "labels_preset": labels_preset,
+        "regions": len(common),
+        "oracle_speedup": oracle(table, space),
+        "best_of_2_speedup": best_of_2(table, space, k=folds, seed=seed).speedup,
+        "feature_search": {"candidates": len(pool), "screened_to": len(kept)},
+        "models": {m: {"speedup": (e := evaluate(table, m, pair, space, k=folds, seed=seed)).speedup,
+                       "features": e.features} for m in MODELS},
+        "same_machine_tree": {"speedup": own.speedup, "features": own.features},
     }
