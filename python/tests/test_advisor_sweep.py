@@ -80,6 +80,23 @@ def test_a_sweep_stores_every_region_under_every_configuration_once(fake_cli, tm
         assert {r.preset for r in store.results()} == {"thesis-4s"}
 
 
+def test_recorded_traces_are_swept_beside_the_size(fake_cli, tmp_path):
+    log = tmp_path / "log"
+    trace = tmp_path / "prog.nwt"
+    trace.write_text("x")
+    report = sweep_size("thesis-4s", "test", str(tmp_path / "s.db"), cli=fake_cli(log=log), workers=1,
+                        traces=[str(trace)])
+    assert (report.jobs, report.ran) == (24, 24)   # the 18 of the size, and 6 of the trace
+    calls = [c for c in read_log(log) if "--trace" in c]
+    assert len(calls) == 6 and all(c[c.index("--trace") + 1] == str(trace) for c in calls)
+    with Store(tmp_path / "s.db") as store:
+        traced = {(r.workload, r.configuration) for r in store.results() if r.workload.startswith("trace:")}
+    assert {w for w, _ in traced} == {f"trace:{trace}"} and len(traced) == 24   # 6 jobs x 4 prefetch settings
+    with pytest.raises(SweepError, match="no such file"):
+        sweep_size("thesis-4s", "test", str(tmp_path / "s.db"), cli=fake_cli(), workers=1,
+                   traces=[str(tmp_path / "missing.nwt")])
+
+
 def test_a_rerun_runs_nothing(fake_cli, tmp_path):
     log = tmp_path / "log"
     cli = fake_cli(log=log)

@@ -63,6 +63,8 @@ def _add_sweep_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--workers", type=_positive, metavar="N", help="local pool size for the sweep (default: the CPU count)")
     command.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run the sweep on this Dask scheduler's cluster")
     command.add_argument("--cli", metavar="PATH", help="the numaware command (default: $NUMAWARE_CLI, else on PATH)")
+    command.add_argument("--trace", action="append", default=[], metavar="FILE", dest="traces",
+                         help="also sweep this recorded trace (numaware trace record; repeatable), each phase a region")
 
 
 def _parser() -> _Parser:
@@ -181,7 +183,7 @@ def _evaluate(args) -> int:
 def _sweep_and_table(args):
     store_path = args.store or default_store(args.preset, args.size)
     sweep_size(args.preset, args.size, store_path, cli=args.cli, workers=args.workers, scheduler=args.scheduler,
-               progress=_progress if sys.stderr.isatty() else None)
+               progress=_progress if sys.stderr.isatty() else None, traces=args.traces)
     with Store(store_path) as store:
         return store_path, store.simulator_version, load_table(store, args.preset)
 
@@ -253,7 +255,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command in ("plot", "train", "run"):
             return {"plot": _plot, "train": _train, "run": _run}[args.command](args)
         report = sweep_size(args.preset, args.size, args.store, cli=args.cli, workers=args.workers,
-                            scheduler=args.scheduler, progress=_progress if sys.stderr.isatty() else None)
+                            scheduler=args.scheduler, progress=_progress if sys.stderr.isatty() else None,
+                            traces=args.traces)
     except (UsageError, ConfigurationError, SimulatorError, StoreError, SweepError, LearnError, ModelError,
             LiveError) as e:
         print(f"{PROGRAM}: {e}", file=sys.stderr)

@@ -29,7 +29,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 
-from .simulator import Job, JobResult, SimulatorError, find_cli, run_job, simulator_version
+from .simulator import TRACE_PREFIX, Job, JobResult, SimulatorError, find_cli, run_job, simulator_version
 from .sizes import SIZES
 from .space import Configuration, ConfigurationError, configuration_space
 from .store import Store
@@ -101,16 +101,27 @@ def sweep(jobs: Sequence[Job], store: Store, *, cli: str, workers: int | None = 
 
 
 def sweep_size(preset: str, size: str, store_path: str, *, cli: str | None = None, workers: int | None = None,
-               scheduler: str | None = None, progress: Progress | None = None) -> SweepReport:
-    """``python3 -m numaware.advisor sweep``: a named size on a preset, into the store at ``store_path``."""
+               scheduler: str | None = None, progress: Progress | None = None,
+               traces: Sequence[str] = ()) -> SweepReport:
+    """``python3 -m numaware.advisor sweep``: a named size on a preset, into the store at ``store_path``.
+
+    ``traces``: recorded traces of real programs (``numaware trace record``)
+    swept beside the size's workloads, as workloads ``trace:ABSOLUTE_PATH``
+    (each phase of a trace a region). A trace replays on teams of at least
+    its thread count, so record it with at most the smallest team's threads.
+    """
     _check_engine(workers, scheduler)
     if size not in SIZES:
         raise ConfigurationError("size", f"unknown size '{size}' (known: {', '.join(SIZES)})")
+    for trace in traces:
+        if not os.path.isfile(trace):
+            raise SweepError(f"trace {trace}: no such file")
     space = configuration_space(preset)
     chosen = SIZES[size]
     cli = find_cli(cli)
     version = simulator_version(cli)
-    jobs = plan(space.preset.name, chosen.workloads, chosen.configurations(space))
+    workloads = tuple(chosen.workloads) + tuple(TRACE_PREFIX + os.path.abspath(t) for t in traces)
+    jobs = plan(space.preset.name, workloads, chosen.configurations(space))
     with Store(store_path, version) as store:
         return sweep(jobs, store, cli=cli, workers=workers, scheduler=scheduler, progress=progress)
 
