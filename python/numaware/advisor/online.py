@@ -215,7 +215,8 @@ def advise_live(model: AdvisorModel, program: list[str], *, cli: str | None = No
     missing = caps.counters or live.counter_features([f.counter for f in model.features])
     preset_nodes = configuration_space(model.preset).preset.sockets
     if missing is None:
-        x = [[_live_feature(cli, model, f, program, caps, preset_nodes) for f in model.features]]
+        counts = {key: _live_counts(cli, key, program, caps, preset_nodes) for key in model.profile_configurations()}
+        x = [[live.LIVE_FEATURES[f.counter](counts[f.configuration]) for f in model.features]]
         chosen = model.predict(np.array(x))[0]
         report["features_from"] = "live counters (perf stat)"
     else:
@@ -246,9 +247,9 @@ def advise_live(model: AdvisorModel, program: list[str], *, cli: str | None = No
     return done.returncode, report
 
 
-def _live_feature(cli: str, model: AdvisorModel, f, program: list[str], caps, preset_nodes: int) -> float:
-    """One feature, measured with perf stat while the program runs under the feature's configuration."""
-    applied = live.run_command(cli, Configuration.from_key(f.configuration), caps, preset_nodes)
+def _live_counts(cli: str, key: str, program: list[str], caps, preset_nodes: int) -> dict:
+    """The counts perf stat gives while the program runs under one configuration (one profile run)."""
+    applied = live.run_command(cli, Configuration.from_key(key), caps, preset_nodes)
     with tempfile.NamedTemporaryFile("r", suffix=".perf") as out:
         argv = ["perf", "stat", "-x", ",", "-o", out.name, "-e", ",".join(live.PERF_EVENTS.values()), "--",
                 *applied.argv, *program]
@@ -258,5 +259,5 @@ def _live_feature(cli: str, model: AdvisorModel, f, program: list[str], caps, pr
         counts = live.parse_perf_stat(out.read())
     if any(v is None or v <= 0 for v in counts.values()):
         raise live.LiveError(f"perf stat counted nothing for {', '.join(k for k, v in counts.items() if not v)} "
-                             f"under {f.configuration}")
-    return live.LIVE_FEATURES[f.counter]({**counts, "seconds": seconds})
+                             f"under {key}")
+    return {**counts, "seconds": seconds}
