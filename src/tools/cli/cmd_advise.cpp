@@ -24,6 +24,8 @@ void add_advise_command(CLI::App& app) {
     cmd->prefix_command();   // everything after `advise` goes to the advisor as given
     cmd->footer("Example: numaware advise sweep --preset thesis-4s --size test --store sweep.sqlite\n"
                 "         numaware advise evaluate --preset thesis-4s --size test --json\n"
+                "         numaware advise train --preset thesis-4s --size test --output model.json\n"
+                "         numaware advise run --model model.json -- ./program ARGS   (simulated; --live: this machine)\n"
                 "Each advisor command has its own help: numaware advise sweep --help (docs/ADVISOR.md).");
     cmd->callback([cmd] {
         const PythonPackage package = find_python_package("advise");
