@@ -283,6 +283,9 @@ public:
 //   "trmv[:MIB]"     y = L·x for a lower-triangular matrix of MIB MiB
 //                    (default 128), its rows cut OpenMP-static-style, so the
 //                    last threads carry most of the work;
+//   "ihist[:MIB]"    an integral histogram of MIB MiB (default 32): a row
+//                    scan cut by rows, then a column scan cut by columns,
+//                    which want opposite page placements;
 //   "cg|mg|ft|is|lu|bt|sp|ep[:S|W|A]"  multithreaded kernels with the
 //                    access patterns of the NAS Parallel Benchmarks, class S
 //                    (tiny), W (NPB's class W sizes) or A (the default;

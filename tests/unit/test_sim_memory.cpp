@@ -723,3 +723,72 @@ TEST(SimMemoryWorkloads, TrmvScatteredTeamSpreadsTheHeavyRows) {
     const double scattered = mem::run_workload(*w, mem::preset("thesis-4s"), o).measured_s;
     EXPECT_LT(scattered, contiguous);
 }
+
+// ---- the integral histogram's scans (ihist) --------------------------------------
+
+// The row scan: each thread its static block of rows, per pixel the image
+// byte and one 64-byte store of its 16 counters; the column scan: each
+// thread its static block of columns, down the rows from the second, per
+// pixel the row above's counters, its own, and the store.
+TEST(SimMemoryWorkloads, IntegralHistogramScansRowsThenColumns) {
+    const auto w = mem::make_workload("ihist:1");
+    EXPECT_EQ(w->name(), "ihist:1M");
+    ASSERT_EQ(w->phases(), 3u);
+    EXPECT_EQ(w->phase_name(1), "rows");
+    EXPECT_EQ(w->phase_name(2), "columns");
+    EXPECT_FALSE(w->measured(0));
+    EXPECT_TRUE(w->measured(1) && w->measured(2));
+    const std::uint64_t n = 128;   // 128 x 128 pixels x 64 bytes = 1 MiB
+    const std::uint64_t h = std::uint64_t{1} << 30;
+    const std::uint64_t image = (std::uint64_t{2} << 30) + 12288;   // the second array (arrays.hpp)
+    const auto rows = accesses(*w, 1, 4);
+    ASSERT_EQ(rows.size(), 4u);
+    for (unsigned t = 0; t < 4; ++t) {
+        ASSERT_EQ(rows[t].size(), 2 * 32 * n) << t;
+        for (std::uint64_t k = 0; k < rows[t].size(); k += 2) {
+            const std::uint64_t pixel = t * 32 * n + k / 2;
+            EXPECT_EQ(rows[t][k].addr, image + pixel);
+            EXPECT_EQ(rows[t][k].size, 1);
+            EXPECT_FALSE(rows[t][k].write);
+            EXPECT_EQ(rows[t][k + 1].addr, h + pixel * 64);
+            EXPECT_EQ(rows[t][k + 1].size, 64);
+            EXPECT_TRUE(rows[t][k + 1].write);
+        }
+    }
+    const auto cols = accesses(*w, 2, 4);
+    ASSERT_EQ(cols.size(), 4u);
+    for (unsigned t = 0; t < 4; ++t) {
+        ASSERT_EQ(cols[t].size(), 3 * (n - 1) * 32) << t;
+        std::size_t k = 0;
+        for (std::uint64_t y = 1; y < n; ++y)
+            for (std::uint64_t x = t * 32; x < (t + 1) * 32; ++x, k += 3) {
+                EXPECT_EQ(cols[t][k].addr, h + ((y - 1) * n + x) * 64);
+                EXPECT_EQ(cols[t][k + 1].addr, h + (y * n + x) * 64);
+                EXPECT_EQ(cols[t][k + 2].addr, h + (y * n + x) * 64);
+                EXPECT_FALSE(cols[t][k].write || cols[t][k + 1].write);
+                EXPECT_TRUE(cols[t][k + 2].write);
+            }
+    }
+}
+
+TEST(SimMemoryWorkloads, IntegralHistogramBadSizesNameTheLimit) {
+    expect_error([] { (void)mem::make_workload("ihist:0"); }, "workload", "1 to 1024 MiB");
+    expect_error([] { (void)mem::make_workload("ihist:2048"); }, "workload", "1 to 1024 MiB");
+}
+
+// The two scans want opposite pages (a 32 MiB histogram, twice the L3s):
+// first touch leaves every row on its row-scanning thread's node, which the row scan wants and the column scan
+// does not; the locality plan (from the accesses of both scans) puts pages
+// where the column scan, with three accesses a pixel to the row scan's two,
+// reads them.
+TEST(SimMemoryWorkloads, IntegralHistogramScansWantOppositePages) {
+    const auto phase = [](const mem::WorkloadResult& r, const std::string& name) {
+        for (const auto& ph : r.phases)
+            if (ph.name == name) return ph.simulated_s;
+        return -1.0;
+    };
+    const mem::WorkloadResult touch = run("ihist:32", "thesis-4s", "intel:1111", "first-touch", 16);
+    const mem::WorkloadResult plan = run("ihist:32", "thesis-4s", "intel:1111", "locality", 16);
+    EXPECT_LT(phase(touch, "rows"), phase(plan, "rows"));
+    EXPECT_LT(phase(plan, "columns"), phase(touch, "columns"));
+}

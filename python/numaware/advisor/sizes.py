@@ -34,12 +34,17 @@ GUPS_MIB = (8, 32, 128)
 # last rows on one node or spread, the thread mapping's own effect
 # (docs/SIMULATOR.md, "A triangular matrix-vector product").
 TRMV_MIB = (32, 128)
+# The integral histogram's row and column scans (the task application's
+# kernel), whose pages a mapping can place for one scan or the other
+# (docs/SIMULATOR.md, "The integral histogram's scans").
+IHIST_MIB = (32, 128)
 SMALL_WORKLOADS = tuple(f"{kernel}:{SMALL_CLASS}" for kernel in NAS_KERNELS + RODINIA_KERNELS)
 FULL_WORKLOADS = (
     tuple(f"{kernel}:{FULL_CLASS}" for kernel in NAS_KERNELS + RODINIA_KERNELS)
     + tuple(f"stream:{mib}" for mib in STREAM_MIB)
     + tuple(f"gups:{mib}" for mib in GUPS_MIB)
     + tuple(f"trmv:{mib}" for mib in TRMV_MIB)
+    + tuple(f"ihist:{mib}" for mib in IHIST_MIB)
     + SMALL_WORKLOADS
 )
 TEST_WORKLOADS = ("stream:1", "cg:S", "is:S")
