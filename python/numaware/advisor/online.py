@@ -76,8 +76,7 @@ def check_model_for(model: AdvisorModel, preset: str) -> None:
 
 
 def advise_simulated(model: AdvisorModel, spec: str, *, preset: str | None = None, cli: str | None = None,
-                     workers: int | None = 1, store_path: str | None = None, model_name: str | None = None,
-                     name: str | None = None) -> dict:
+                     workers: int | None = 1, model_name: str | None = None, name: str | None = None) -> dict:
     """The whole simulated online mode on one workload or trace: one document.
 
     ``name`` stands for ``spec`` in what the document shows (a program's name
@@ -88,8 +87,7 @@ def advise_simulated(model: AdvisorModel, spec: str, *, preset: str | None = Non
     cli = find_cli(cli)
     version = simulator_version(cli)
     with tempfile.TemporaryDirectory(prefix="numaware-advise-") as tmp:
-        path = store_path or os.path.join(tmp, "run.sqlite")
-        with Store(path, version) as store:
+        with Store(os.path.join(tmp, "run.sqlite"), version) as store:
             def times_under(keys: list[str]) -> dict:
                 """Runs (or finds) the spec under each configuration: {(region, key): summed raw counters}."""
                 configs = [Configuration.from_key(k) for k in dict.fromkeys(keys)]
