@@ -20,6 +20,14 @@ FAKE_PHASES = {
     "is": ["init", "rank", "verify"],
 }
 FAKE_DEFAULT_PHASES = ["init", "main"]
+# What the fake's `sim memory --list-presets --json` lists: the simulator's
+# presets (src/sim/memory/presets.cpp), as test data.
+FAKE_PRESETS = [
+    {"name": "thesis-4s", "sockets": 4, "cores_per_socket": 4, "prefetcher_control": True},
+    {"name": "thesis-4s-nonuma", "sockets": 4, "cores_per_socket": 4, "prefetcher_control": True},
+    {"name": "skylake-sp-2s", "sockets": 2, "cores_per_socket": 28, "prefetcher_control": True},
+    {"name": "no-knobs-1s", "sockets": 1, "cores_per_socket": 8, "prefetcher_control": False},
+]
 
 _SCRIPT = '''\
 #!{python}
@@ -32,10 +40,14 @@ FAIL_WORKLOAD = {fail_workload!r}
 OMIT_COUNTERS = {omit_counters!r}
 PHASES = {phases!r}
 DEFAULT_PHASES = {default_phases!r}
+PRESETS = {presets!r}
 
 args = sys.argv[1:]
 if args == ["--version"] and VERSION is not None:
     print(VERSION)
+    sys.exit(0)
+if args == ["sim", "memory", "--list-presets", "--json"]:
+    print(json.dumps({{"presets": PRESETS}}))
     sys.exit(0)
 # What `advise run --live` calls besides the simulator: a one-node machine,
 # a recorder that writes a placeholder trace, and `run`, which execs.
@@ -122,7 +134,7 @@ def write_fake_cli(path, *, sleep=0.0, version="numaware 9.9.9", log=None, fail_
     path.write_text(_SCRIPT.format(
         python=sys.executable, version=version, sleep=sleep, log=None if log is None else str(log),
         fail_workload=fail_workload, omit_counters=omit_counters, phases=FAKE_PHASES,
-        default_phases=FAKE_DEFAULT_PHASES))
+        default_phases=FAKE_DEFAULT_PHASES, presets=FAKE_PRESETS))
     path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     return str(path)
 

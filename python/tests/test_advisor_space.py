@@ -182,6 +182,34 @@ def test_a_bad_preset_is_named(name, words):
     _one_line(e.value, "preset", *words)
 
 
-def test_every_simulator_preset_has_a_space():
-    for name in space.PRESETS:
-        assert len(configuration_space(name)) > 0
+def test_every_simulator_preset_with_prefetcher_control_has_a_space():
+    known = space.presets()
+    assert {"thesis-4s", "skylake-sp-2s"} <= set(known)
+    assert known["skylake-sp-2s"] == space.Preset("skylake-sp-2s", 2, 28, True)
+    for name, p in known.items():
+        if p.prefetcher_control:
+            assert len(configuration_space(name)) > 0
+        else:   # the fake's no-knobs-1s: one line naming the preset
+            with pytest.raises(ConfigurationError) as e:
+                configuration_space(name)
+            _one_line(e.value, "preset", f"preset {name} has no prefetcher control")
+
+
+@pytest.mark.parametrize("printed, words", [
+    ("not json", "not JSON"),
+    ('{"presets": []}', "presets: expected a non-empty list"),
+    ('{"presets": [{"name": "x", "sockets": 0, "cores_per_socket": 4, "prefetcher_control": true}]}',
+     "presets[0].sockets: expected an integer >= 1, got 0"),
+    ('{"presets": [{"name": "x", "sockets": 2, "cores_per_socket": 4}]}', "presets[0].prefetcher_control"),
+])
+def test_a_bad_preset_list_is_one_line(tmp_path, printed, words):
+    from numaware.advisor.simulator import SimulatorError, list_presets
+    cli = tmp_path / "numaware"
+    cli.write_text(f"#!/bin/sh\necho '{printed}'\n")
+    cli.chmod(0o755)
+    with pytest.raises(SimulatorError) as e:
+        list_presets(str(cli))
+    assert words in str(e.value) and "\n" not in str(e.value)
+    cli.write_text("#!/bin/sh\necho 'The following argument was not expected: --list-presets' >&2\nexit 109\n")
+    with pytest.raises(SimulatorError, match="a numaware without it"):
+        list_presets(str(cli))

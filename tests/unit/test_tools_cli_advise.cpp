@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <sys/stat.h>
 
@@ -87,4 +88,23 @@ TEST(AdviseCli, EvaluatesTheTestSizeEndToEnd) {
     EXPECT_LE(c["numa_only"].get<double>(), c["coupled"].get<double>() + 1e-12);
     EXPECT_LE(c["greedy"].get<double>(), c["coupled"].get<double>() + 1e-12);
     EXPECT_EQ(std::system((std::string("rm -rf '") + dir + "'").c_str()), 0);
+}
+
+// The presets the advisor's configuration space is built from come from
+// the simulator itself: every preset, with the shape mem::preset gives.
+TEST(AdviseCli, ListsThePresetsTheAdvisorReads) {
+    const auto r = run_cli("sim memory --list-presets --json", false);
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_TRUE(one_line(r.out)) << r.out;
+    const auto j = nlohmann::json::parse(r.out);
+    std::vector<std::string> names;
+    for (const auto& p : j["presets"]) {
+        const std::string name = p["name"].get<std::string>();
+        names.push_back(name);
+        const numaware::sim::memory::HierarchyPreset h = numaware::sim::memory::preset(name);
+        EXPECT_EQ(p["sockets"].get<unsigned>(), h.sockets()) << name;
+        EXPECT_EQ(p["cores_per_socket"].get<unsigned>() * h.sockets(), h.cores()) << name;
+        EXPECT_TRUE(p["prefetcher_control"].get<bool>()) << name;
+    }
+    EXPECT_EQ(names, numaware::sim::memory::preset_names());
 }

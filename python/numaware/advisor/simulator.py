@@ -118,6 +118,40 @@ def simulator_version(cli: str) -> str:
     return match.group(1)
 
 
+def list_presets(cli: str) -> list[dict]:
+    """The simulator's presets: ``numaware sim memory --list-presets --json``, each checked.
+
+    Each is a dict with ``name``, ``sockets``, ``cores_per_socket`` and ``prefetcher_control``.
+    """
+    argv = [cli, "sim", "memory", "--list-presets", "--json"]
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise SimulatorError(f"{cli} sim memory --list-presets: cannot run: {e}") from e
+    if done.returncode != 0:
+        said = _last_line(done.stderr) or _last_line(done.stdout) or f"exit status {done.returncode}"
+        raise SimulatorError(f"{cli} sim memory --list-presets failed (a numaware without it?): {said}")
+    try:
+        doc = json.loads(done.stdout)
+        _expect(isinstance(doc, dict) and isinstance(doc.get("presets"), list) and doc["presets"], "presets",
+                "expected a non-empty list")
+        for i, p in enumerate(doc["presets"]):
+            where = f"presets[{i}]"
+            _expect(isinstance(p, dict) and isinstance(p.get("name"), str) and p["name"], f"{where}.name",
+                    "expected a non-empty string")
+            for name in ("sockets", "cores_per_socket"):
+                value = p.get(name)
+                _expect(isinstance(value, int) and not isinstance(value, bool) and value >= 1, f"{where}.{name}",
+                        f"expected an integer >= 1, got {value!r}")
+            _expect(isinstance(p.get("prefetcher_control"), bool), f"{where}.prefetcher_control",
+                    "expected true or false")
+        return doc["presets"]
+    except json.JSONDecodeError as e:
+        raise SimulatorError(f"{cli} sim memory --list-presets: not JSON ({e})") from None
+    except _FieldError as e:
+        raise SimulatorError(f"{cli} sim memory --list-presets: {e}") from None
+
+
 def sim_memory_command(cli: str, job: Job) -> list[str]:
     """The argv that runs ``job``. A workload ``trace:PATH`` replays the recorded trace at PATH."""
     what = (["--trace", job.workload[len(TRACE_PREFIX):]] if job.workload.startswith(TRACE_PREFIX)

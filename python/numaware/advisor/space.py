@@ -75,24 +75,30 @@ class Preset:
     prefetcher_control: bool  # has the four Intel-like knobs (intel:XXXX)
 
 
-# The simulator's presets (src/sim/memory/presets.cpp). `NAME:S`, the first
+# The simulator's presets, read once per process from the numaware command
+# (`numaware sim memory --list-presets --json`, simulator.list_presets):
+# src/sim/memory/presets.cpp is their one definition. `NAME:S`, the first
 # S sockets, is understood by preset().
-PRESETS = {
-    p.name: p
-    for p in (
-        Preset("thesis-4s", sockets=4, cores_per_socket=4, prefetcher_control=True),
-        Preset("thesis-4s-nonuma", sockets=4, cores_per_socket=4, prefetcher_control=True),
-        Preset("skylake-sp-2s", sockets=2, cores_per_socket=28, prefetcher_control=True),
-    )
-}
+_presets: dict[str, Preset] | None = None
+
+
+def presets() -> dict[str, Preset]:
+    """Every simulator preset by name (from the command ``simulator.find_cli`` finds)."""
+    global _presets
+    if _presets is None:
+        from .simulator import find_cli, list_presets   # simulator.py imports this module
+        _presets = {d["name"]: Preset(d["name"], d["sockets"], d["cores_per_socket"], d["prefetcher_control"])
+                    for d in list_presets(find_cli())}
+    return _presets
 
 
 def preset(name: str) -> Preset:
     """The preset called ``name``, or ``NAME:S`` for its first S sockets."""
     base, _, sockets = name.partition(":")
-    if base not in PRESETS:
-        raise ConfigurationError("preset", f"unknown preset '{name}' (known: {', '.join(PRESETS)}, or NAME:SOCKETS)")
-    p = PRESETS[base]
+    known = presets()
+    if base not in known:
+        raise ConfigurationError("preset", f"unknown preset '{name}' (known: {', '.join(known)}, or NAME:SOCKETS)")
+    p = known[base]
     if not sockets:
         return p
     if not sockets.isdigit() or not 1 <= int(sockets) <= p.sockets:

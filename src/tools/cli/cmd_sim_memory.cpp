@@ -39,8 +39,30 @@ struct SimMemoryOptions {
     unsigned nodes = 0;                 // the team on the first K nodes (0: all)
     bool json = false;
     bool csv = false;
+    bool list_presets = false;
     std::string plot;                   // a PNG of speedup and bytes per prefetcher
 };
+
+// --list-presets: every preset's name and shape, what the advisor's
+// configuration space is built from (python/numaware/advisor/space.py).
+// Every preset simulates the four Intel-like prefetcher knobs (intel:MASK).
+void list_presets(bool json) {
+    nlohmann::json doc = nlohmann::json::array();
+    for (const std::string& name : mem::preset_names()) {
+        const mem::HierarchyPreset p = mem::preset(name);
+        doc.push_back({{"name", name},
+                       {"sockets", p.sockets()},
+                       {"cores_per_socket", p.cores() / p.sockets()},
+                       {"prefetcher_control", true}});
+    }
+    if (json) {
+        fmt::print("{}\n", nlohmann::json{{"presets", doc}}.dump());
+        return;
+    }
+    for (const auto& e : doc)
+        fmt::print("{}: {} sockets x {} cores\n", e["name"].get<std::string>(), e["sockets"].get<unsigned>(),
+                   e["cores_per_socket"].get<unsigned>());
+}
 
 std::vector<std::string> split_list(const std::string& s) {
     std::vector<std::string> v;
@@ -284,7 +306,12 @@ void add_sim_memory_command(CLI::App& sim_cmd) {
     cmd->footer("Example: numaware sim memory --preset thesis-4s --workload numa-micro --prefetch none,nasp:0:128\n"
                 "         numaware sim memory --trace py.nwt --prefetch none,stride:8 --json\n"
                 "         numaware sim memory --workload cg:S --prefetch none,stride:8,nasp:8:64 --plot cg.png");
-    cmd->callback([o] { sim_memory(*o); });
+    cmd->add_flag("--list-presets", o->list_presets,
+                  "Print every preset's name, sockets and cores per socket (with --json: one document) and exit");
+    cmd->callback([o] {
+        if (o->list_presets) return list_presets(o->json);
+        sim_memory(*o);
+    });
 }
 
 }  // namespace numaware::cli
