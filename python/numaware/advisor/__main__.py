@@ -27,7 +27,7 @@ from .evaluate import cross_machine_document, evaluation_document
 from .learn import MODELS, LearnError
 from .live import LiveError
 from .model import AdvisorModel, ModelError, train
-from .online import advise_live, advise_simulated, record_trace, text as run_text, workload_spec
+from .online import advise_live, advise_simulated, record_trace, summary as run_summary, workload_spec
 from .plots import write_plots
 from .simulator import TRACE_PREFIX, SimulatorError, find_cli, simulator_version
 from .sizes import SIZES
@@ -233,7 +233,7 @@ def _run(args) -> int:
     else:
         doc = advise_simulated(model, workload_spec(workload=args.workload, trace=args.trace), preset=args.preset,
                                cli=cli, workers=args.workers, model_name=args.predict_with)
-    print(json.dumps(doc, indent=1) if args.json else run_text(doc))
+    print(json.dumps(doc, indent=1) if args.json else run_summary(doc))
     return 0
 
 

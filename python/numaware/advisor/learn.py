@@ -188,8 +188,10 @@ def _labels(s_space: np.ndarray) -> np.ndarray:
     return np.argmax(s_space, axis=1)
 
 
-def _fit_predict(model: str, x_train: np.ndarray, s_train: np.ndarray, x_test: np.ndarray, seed: int) -> np.ndarray:
-    """Indices into the output space, one per test row."""
+def fit_predict(model: str, x_train: np.ndarray, s_train: np.ndarray, x_test: np.ndarray, seed: int) -> np.ndarray:
+    """Fits `model` on the training rows (their speedups over the output space give the labels) and
+    returns its choice for each test row: indices into the output space. The cross-validation and a
+    loaded model file (model.py) both fit through here."""
     from sklearn.cluster import AgglomerativeClustering
     from sklearn.linear_model import LogisticRegression
     from sklearn.neighbors import NearestCentroid
@@ -256,7 +258,7 @@ def evaluate(table: Table, model: str, features: list[Feature], space: list[int]
     got = np.empty(len(table.regions))
     for test in folds(len(table.regions), k, seed):
         train = np.setdiff1d(np.arange(len(table.regions)), test)
-        pred = _fit_predict(model, x[train], s[train], x[test], seed)
+        pred = fit_predict(model, x[train], s[train], x[test], seed)
         got[test] = s[test, pred]
     return Evaluation(gmean(got), got, [f.name(table) for f in features])
 

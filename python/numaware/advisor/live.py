@@ -71,7 +71,8 @@ def probe(cli: str, *, perf: str | None = None, msr_path: str = "/dev/cpu/0/msr"
 def _nodes(cli: str) -> tuple[list[list[int]], list[int]]:
     done = subprocess.run([cli, "topo", "--json"], capture_output=True, text=True)
     if done.returncode != 0:
-        raise LiveError(f"{cli} topo --json failed: {done.stderr.strip().splitlines()[-1:] or done.returncode}")
+        last = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+        raise LiveError(f"{cli} topo --json failed: {last}")
     try:
         machine = json.loads(done.stdout)
         with_cpus = [n for n in machine["nodes"] if n["cpus"]]

@@ -6,7 +6,7 @@ holds what the model was learnt from, not a fitted estimator: the feature
 pair (each a counter under a configuration), the output space, and the
 training regions' feature values and speedups over that space. Loading it
 fits the model again with the same code and seed as the cross-validation
-(``learn._fit_predict``), in milliseconds for a few hundred regions. So a
+(``learn.fit_predict``), in milliseconds for a few hundred regions. So a
 model file carries no pickled code, reads the same on any scikit-learn, and
 every model of ``learn.MODELS`` can be asked for from the same file.
 
@@ -24,8 +24,8 @@ import numpy as np
 
 from .dataset import FEATURES
 from .evaluate import candidates, screened
-from .learn import MODELS, Feature, LearnError, Table, _fit_predict, best_single, evaluate, oracle, output_space, \
-    pair_search
+from .learn import (MODELS, Feature, LearnError, Table, best_single, evaluate, fit_predict, oracle, output_space,
+                    pair_search)
 from .space import Configuration, ConfigurationError
 
 FORMAT = "numaware-advisor-model"
@@ -72,7 +72,7 @@ class AdvisorModel:
         x = np.asarray(x, dtype=float).reshape(-1, len(self.features))
         if not np.all(np.isfinite(x)):
             raise ModelError("features: a value is not a finite number")
-        chosen = _fit_predict(model, self.x, self.speedups, x, SEED)
+        chosen = fit_predict(model, self.x, self.speedups, x, SEED)
         return [self.output_space[int(i)] for i in chosen]
 
     def to_json(self) -> dict:

@@ -167,7 +167,7 @@ def settle_candidates(model: AdvisorModel, predicted: dict[str, str]) -> dict[st
     return out
 
 
-def text(doc: dict) -> str:
+def summary(doc: dict) -> str:
     """The document for a terminal."""
     lines = [doc["label"],
              f"{doc['workload']} on {doc['preset']}: profiled under {len(doc['profile_runs'])} configuration(s); "
