@@ -61,6 +61,8 @@ def test_evaluation_document(swept):
         assert m["speedup"] <= doc["oracle_speedup"] + 1e-12, name
         assert len(m["features"]) == 2
     assert doc["best_of_2_speedup"] <= doc["oracle_speedup"] + 1e-12
+    # Over every configuration at least the output space's own winners count.
+    assert doc["distinct_best_configurations_all"] >= doc["distinct_best_configurations"] >= 1
     c = doc["characterisation"]
     assert c["greedy"] <= c["coupled"] + 1e-12 and c["numa_only"] <= c["coupled"] + 1e-12
     # The pruned pair search against the exhaustive one on this small table.

@@ -64,3 +64,15 @@ def test_bad_tables():
     t = synthetic()
     with pytest.raises(L.LearnError, match="unknown counter 'y'"):
         L.feature_matrix(t, [L.Feature(0, "y")])
+
+
+def test_distinct_bests_count_only_material_wins_outside_the_output_space():
+    from numaware.advisor.evaluate import distinct_bests
+    # Region 0's best is c (2.0), region 1's is d by 0.5% over c, region 2's e by 5% over c.
+    times = np.array([[1.0, 0.5, 1.0, 1.0],
+                      [1.0, 0.5, 0.4975, 1.0],
+                      [1.0, 0.5, 1.0, 0.4762]])
+    t = L.Table(regions=["r0", "r1", "r2"], configurations=["base", "c", "d", "e"], times=times, counters={},
+                numa=["n"] * 4, prefetch=["p"] * 4, baseline=0)
+    assert distinct_bests(t, [1]) == {"c", "e"}
+    assert distinct_bests(t, [1, 2, 3]) == {"c", "d", "e"}
