@@ -150,3 +150,15 @@ def read_log(path):
 def phases_of(workload):
     return FAKE_PHASES.get(workload.split(":")[0], FAKE_DEFAULT_PHASES)
 
+
+
+def swept_test_table(directory, preset="thesis-4s"):
+    """The learner's table of a test-size sweep through a fake written in ``directory`` (a pathlib.Path)."""
+    from numaware.advisor.dataset import load_table
+    from numaware.advisor.store import Store
+    from numaware.advisor.sweep import sweep_size
+
+    path = str(directory / f"{preset}.sqlite")
+    sweep_size(preset, "test", path, cli=write_fake_cli(directory / "fake-numaware"), workers=1)
+    with Store(path) as store:
+        return load_table(store, preset)

@@ -152,6 +152,11 @@ def test_cross_machine_training(tmp_path, fake_cli):
         assert all("@thesis-4s:threads=" in f for f in m["features"]), m["features"]
     assert doc["same_machine_tree"]["speedup"] <= doc["oracle_speedup"] + 1e-12
     assert all("@threads=" in f for f in doc["same_machine_tree"]["features"])
+    # What `evaluate --features-from` reuses instead of searching again: the
+    # labels' own document's best pair is the same search.
+    own = evaluation_document(tables["skylake-sp-2s"], preset="skylake-sp-2s", folds=5, screen=6, models=("tree",))
+    assert own["feature_search"]["best_pair"] == doc["same_machine_tree"]["features"]
+    assert own["feature_search"]["best_pair_speedup"] == pytest.approx(doc["same_machine_tree"]["speedup"])
     one = Table(["a", "b"], ["base"], np.ones((2, 1)), {}, ["n"], ["p"], 0)
     with pytest.raises(LearnError, match="swept on both"):
         cross_machine_document(one, tables["skylake-sp-2s"], features_preset="x", labels_preset="y")

@@ -7,25 +7,18 @@ import sys
 
 import numpy as np
 import pytest
-from advisor_fakes import write_fake_cli
+from advisor_fakes import swept_test_table
 
 from numaware.advisor import sizes
-from numaware.advisor.dataset import load_table
 from numaware.advisor.learn import MODELS, LearnError, evaluate, output_space
 from numaware.advisor.model import AdvisorModel, ModelError, train
-from numaware.advisor.store import Store
-from numaware.advisor.sweep import sweep_size
 
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(sizes.__file__))))
 
 
 @pytest.fixture(scope="module")
 def table(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("model")
-    path = str(tmp / "sweep.sqlite")
-    sweep_size("thesis-4s", "test", path, cli=write_fake_cli(tmp / "fake-numaware"), workers=1)
-    with Store(path) as store:
-        return load_table(store, "thesis-4s")
+    return swept_test_table(tmp_path_factory.mktemp("model"))
 
 
 @pytest.fixture(scope="module")

@@ -7,15 +7,12 @@ import sys
 
 import numpy as np
 import pytest
-from advisor_fakes import read_log, write_fake_cli
+from advisor_fakes import read_log, swept_test_table, write_fake_cli
 
 from numaware.advisor import live, sizes
-from numaware.advisor.dataset import load_table
 from numaware.advisor.model import AdvisorModel, ModelError, ModelFeature, train
 from numaware.advisor.online import advise_live, advise_simulated, settle_candidates, workload_spec
 from numaware.advisor.space import Configuration
-from numaware.advisor.store import Store
-from numaware.advisor.sweep import sweep_size
 
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(sizes.__file__))))
 BASE = "threads=16,nodes=4,thread_mapping=scatter,page_mapping=locality,prefetch=intel:1111"
@@ -24,11 +21,7 @@ BASE = "threads=16,nodes=4,thread_mapping=scatter,page_mapping=locality,prefetch
 @pytest.fixture(scope="module")
 def model(tmp_path_factory):
     """A model trained on the fake's test sweep, on two features under two configurations."""
-    tmp = tmp_path_factory.mktemp("online")
-    path = str(tmp / "sweep.sqlite")
-    sweep_size("thesis-4s", "test", path, cli=write_fake_cli(tmp / "fake-numaware"), workers=1)
-    with Store(path) as store:
-        table = load_table(store, "thesis-4s")
+    table = swept_test_table(tmp_path_factory.mktemp("online"))
     other = next(c for c in table.configurations if c != BASE and "page_mapping=interleave" in c)
     return train(table, preset="thesis-4s", simulator_version="9.9.9", features=[f"l3_mpki@{BASE}",
                                                                                    f"power_w@{other}"], folds=5)

@@ -67,6 +67,16 @@ def _add_sweep_options(command: argparse.ArgumentParser) -> None:
                          help="also sweep this recorded trace (numaware trace record; repeatable), each phase a region")
 
 
+def _add_learning_options(command: argparse.ArgumentParser) -> None:
+    """The sweep's options, the default store, and the cross-validation's: shared by evaluate, plot and train."""
+    _add_sweep_options(command)
+    command.add_argument("--store", metavar="FILE",
+                         help="SQLite result store (default: $XDG_CACHE_HOME/numaware/advisor-PRESET-SIZE.sqlite)")
+    command.add_argument("--folds", type=_positive, default=10, help="cross-validation folds (default 10)")
+    command.add_argument("--screen", type=_positive, default=None,
+                         help="pair only the N candidate features best alone (default: every pair)")
+
+
 def _parser() -> _Parser:
     parser = _Parser(prog=f"python3 -m {PROGRAM}", description="numaware's configuration advisor (simulated sweeps).")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
@@ -80,13 +90,8 @@ def _parser() -> _Parser:
         "evaluate", help="sweep (or resume), then cross-validate every model; one document",
         description="Run or resume the size's sweep into the store, then evaluate the output space, the references "
                     "and every model in k-fold cross-validation (simulated).")
-    _add_sweep_options(evaluate)
-    evaluate.add_argument("--store", metavar="FILE",
-                          help="SQLite result store (default: $XDG_CACHE_HOME/numaware/advisor-PRESET-SIZE.sqlite)")
+    _add_learning_options(evaluate)
     evaluate.add_argument("--json", action="store_true", help="print one JSON document")
-    evaluate.add_argument("--folds", type=_positive, default=10, help="cross-validation folds (default 10)")
-    evaluate.add_argument("--screen", type=_positive, default=None,
-                          help="pair only the N candidate features best alone (default: every pair)")
     evaluate.add_argument("--plot", metavar="DIR", help="also write per_region.png, coverage.png and tree_regions.png")
     evaluate.add_argument("--features-from", metavar="STORE:PRESET",
                           help="cross-machine training: also choose this preset's configurations from features "
@@ -94,25 +99,17 @@ def _parser() -> _Parser:
     plot = commands.add_parser(
         "plot", help="sweep (or resume), evaluate, and write the plots",
         description="The evaluation's plots as PNG: per_region.png, coverage.png and tree_regions.png (simulated).")
-    _add_sweep_options(plot)
-    plot.add_argument("--store", metavar="FILE", help="SQLite result store (default: as evaluate's)")
+    _add_learning_options(plot)
     plot.add_argument("--output", required=True, metavar="DIR", help="directory for the PNG files")
-    plot.add_argument("--folds", type=_positive, default=10, help="cross-validation folds (default 10)")
-    plot.add_argument("--screen", type=_positive, default=None,
-                      help="pair only the N candidate features best alone (default: every pair)")
     trainer = commands.add_parser(
         "train", help="sweep (or resume), search the feature pair, write a model file",
         description="Run or resume the size's sweep, choose the feature pair by exhaustive search (or take "
                     "--features), and write the model file that `run` reads (JSON, docs/ADVISOR.md).")
-    _add_sweep_options(trainer)
-    trainer.add_argument("--store", metavar="FILE", help="SQLite result store (default: as evaluate's)")
+    _add_learning_options(trainer)
     trainer.add_argument("--output", required=True, metavar="MODEL.json", help="the model file to write")
     trainer.add_argument("--model", default="tree", choices=list(MODELS), help="the model run uses (default tree)")
-    trainer.add_argument("--features", metavar="F@C,F@C",
+    trainer.add_argument("--features", metavar="F@C;F@C",
                          help="the features, COUNTER@CONFIGURATION_KEY separated by ';' (default: the best pair)")
-    trainer.add_argument("--folds", type=_positive, default=10, help="cross-validation folds (default 10)")
-    trainer.add_argument("--screen", type=_positive, default=None,
-                         help="pair only the N candidate features best alone (default: every pair)")
     runner = commands.add_parser(
         "run", help="profile under the model's feature configurations, predict, apply, run",
         description="Simulated (a workload, a trace, or a program whose trace is recorded first): every step in "
@@ -171,9 +168,11 @@ def _evaluate(args) -> int:
             raise UsageError(f"--features-from: {other_store}: no such store")
         with Store(other_store) as store:
             other = load_table(store, other_preset)
-        doc["cross_machine"] = cross_machine_document(other, table, features_preset=other_preset,
-                                                      labels_preset=args.preset, folds=args.folds,
-                                                      screen=args.screen)
+        search = doc["feature_search"]
+        doc["cross_machine"] = cross_machine_document(
+            other, table, features_preset=other_preset, labels_preset=args.preset, folds=args.folds,
+            screen=args.screen,
+            same_machine={"speedup": search["best_pair_speedup"], "features": search["best_pair"]})
     if args.plot:
         doc["plots"] = write_plots(doc, args.plot)
     print(json.dumps(doc, indent=1) if args.json else _text(doc))
@@ -224,8 +223,8 @@ def _run(args) -> int:
     if sum(x is not None and x != [] for x in (args.workload, args.trace, program or None)) != 1:
         raise UsageError("give exactly one of --workload SPEC, --trace FILE or -- PROGRAM ARGS")
     cli = find_cli(args.cli)
-    simulator_version(cli)
     if program:
+        simulator_version(cli)   # before the recording, which may take long: an unusable numaware fails first
         with tempfile.TemporaryDirectory(prefix="numaware-advise-") as tmp:
             trace = record_trace(cli, program, os.path.join(tmp, "program.nwt"))
             doc = advise_simulated(model, TRACE_PREFIX + trace, preset=args.preset, cli=cli, workers=args.workers,

@@ -135,7 +135,8 @@ def evaluation_document(table: Table, *, preset: str, folds: int = 10, seed: int
 
 
 def cross_machine_document(features: Table, labels: Table, *, features_preset: str, labels_preset: str,
-                           folds: int = 10, seed: int = 0, screen: int | None = None) -> dict:
+                           folds: int = 10, seed: int = 0, screen: int | None = None,
+                           same_machine: dict | None = None) -> dict:
     """Cross-machine training: features measured on one preset, labels and speedups from another.
 
     The regions both sweeps have are the samples. The configurations to
@@ -143,7 +144,10 @@ def cross_machine_document(features: Table, labels: Table, *, features_preset: s
     features are every counter of the features' preset under its own output
     space and baseline. The pair is searched (exhaustive, or screened) and
     every model is cross-validated on it, as on one machine; the
-    labels' preset's own best pair is given for comparison.
+    labels' preset's own best pair is given for comparison. ``same_machine``
+    ({"speedup", "features"}) is that pair when the caller has already
+    searched it on the same regions, settings and space (evaluation_document
+    does); it is used only when every region of ``labels`` is a sample.
     """
     common = [r for r in labels.regions if r in set(features.regions)]
     if len(common) < 4:
@@ -172,9 +176,10 @@ def cross_machine_document(features: Table, labels: Table, *, features_preset: s
     kept = screened(table, space, pool, screen, folds=folds, seed=seed)
     _, ranked = pair_search(table, space, kept, k=folds, seed=seed)
     pair = [ranked[0][1], ranked[0][2]]
-    own_pool = candidates(table, space)
-    own_kept = screened(table, space, own_pool, screen, folds=folds, seed=seed)
-    own, _ = pair_search(table, space, own_kept, k=folds, seed=seed)
+    if same_machine is None or len(common) != len(labels.regions):
+        own_kept = screened(table, space, candidates(table, space), screen, folds=folds, seed=seed)
+        own, _ = pair_search(table, space, own_kept, k=folds, seed=seed)
+        same_machine = {"speedup": own.speedup, "features": own.features}
     return {
         "label": "simulated; features measured on one preset, labels and speedups from another",
         "features_preset": features_preset,
@@ -185,5 +190,5 @@ def cross_machine_document(features: Table, labels: Table, *, features_preset: s
         "feature_search": {"candidates": len(pool), "screened_to": len(kept)},
         "models": {m: {"speedup": (e := evaluate(table, m, pair, space, k=folds, seed=seed)).speedup,
                        "features": e.features} for m in MODELS},
-        "same_machine_tree": {"speedup": own.speedup, "features": own.features},
+        "same_machine_tree": same_machine,
     }

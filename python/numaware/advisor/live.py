@@ -52,6 +52,7 @@ class Capabilities:
     nodes: list[list[int]]                 # CPUs of each node that has CPUs, in node order
     node_ids: list[int]                    # the OS index of each of those nodes
     counters: str | None = None            # None: usable; else what is missing
+    perf: str | None = None                # the perf tool the probe ran
     prefetcher: str | None = None          # None: usable; else what is missing
     notes: list[str] = field(default_factory=list)
 
@@ -59,8 +60,8 @@ class Capabilities:
 def probe(cli: str, *, perf: str | None = None, msr_path: str = "/dev/cpu/0/msr",
           cpuinfo: str = "/proc/cpuinfo") -> Capabilities:
     nodes, ids = _nodes(cli)
-    caps = Capabilities(nodes=nodes, node_ids=ids)
-    caps.counters = _counters_missing(perf or shutil.which("perf"))
+    caps = Capabilities(nodes=nodes, node_ids=ids, perf=perf or shutil.which("perf"))
+    caps.counters = _counters_missing(caps.perf)
     caps.prefetcher = _prefetcher_missing(msr_path, cpuinfo)
     if len(nodes) == 1:
         caps.notes.append("this machine has one NUMA node with CPUs: a thread or page mapping changes the thread "

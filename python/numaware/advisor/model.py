@@ -166,12 +166,11 @@ def train(table: Table, *, preset: str, simulator_version: str, model: str = "tr
     space, _ = output_space(table)
     if features:
         chosen = [_table_feature(table, name) for name in features]
+        speedup = evaluate(table, model, chosen, space, k=folds, seed=SEED).speedup
     else:
-        pool = candidates(table, space)
-        kept = screened(table, space, pool, screen, folds=folds, seed=SEED)
-        _, ranked = pair_search(table, space, kept, model=model, k=folds, seed=SEED)
-        chosen = [ranked[0][1], ranked[0][2]]
-    e = evaluate(table, model, chosen, space, k=folds, seed=SEED)
+        kept = screened(table, space, candidates(table, space), screen, folds=folds, seed=SEED)
+        e, ranked = pair_search(table, space, kept, model=model, k=folds, seed=SEED)
+        chosen, speedup = [ranked[0][1], ranked[0][2]], e.speedup
     x = np.column_stack([table.counters[f.counter][:, f.configuration] for f in chosen])
     s = table.speedups()[:, space]
     return AdvisorModel(
@@ -179,7 +178,7 @@ def train(table: Table, *, preset: str, simulator_version: str, model: str = "tr
         features=[ModelFeature(f.counter, table.configurations[f.configuration]) for f in chosen],
         output_space=[table.configurations[c] for c in space], baseline=table.configurations[table.baseline],
         best_single=table.configurations[best_single(table, space)], regions=list(table.regions), x=x, speedups=s,
-        cross_validated={"folds": folds, "speedup": e.speedup, "oracle_speedup": oracle(table, space),
+        cross_validated={"folds": folds, "speedup": speedup, "oracle_speedup": oracle(table, space),
                          "regions": len(table.regions)})
 
 

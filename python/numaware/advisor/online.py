@@ -247,7 +247,7 @@ def _live_counts(cli: str, key: str, program: list[str], caps, preset_nodes: int
     """The counts perf stat gives while the program runs under one configuration (one profile run)."""
     applied = live.run_command(cli, Configuration.from_key(key), caps, preset_nodes)
     with tempfile.NamedTemporaryFile("r", suffix=".perf") as out:
-        argv = ["perf", "stat", "-x", ",", "-o", out.name, "-e", ",".join(live.PERF_EVENTS.values()), "--",
+        argv = [caps.perf, "stat", "-x", ",", "-o", out.name, "-e", ",".join(live.PERF_EVENTS.values()), "--",
                 *applied.argv, *program]
         start = time.monotonic()
         subprocess.run(argv, env={**os.environ, **applied.env}, stdout=subprocess.DEVNULL)
