@@ -286,6 +286,11 @@ public:
 //   "ihist[:MIB]"    an integral histogram of MIB MiB (default 32): a row
 //                    scan cut by rows, then a column scan cut by columns,
 //                    which want opposite page placements;
+//   "jacobi[:MIB]", "gauss-seidel[:MIB]", "red-black[:MIB]"  the task
+//                    applications' 5-point stencils over MIB MiB of arrays
+//                    (default 16): a Jacobi sweep between two row-major
+//                    grids, an in-place Gauss-Seidel sweep over a
+//                    tile-major grid, and red-black's two half-sweeps;
 //   "cg|mg|ft|is|lu|bt|sp|ep[:S|W|A]"  multithreaded kernels with the
 //                    access patterns of the NAS Parallel Benchmarks, class S
 //                    (tiny), W (NPB's class W sizes) or A (the default;

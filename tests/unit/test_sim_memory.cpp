@@ -792,3 +792,149 @@ TEST(SimMemoryWorkloads, IntegralHistogramScansWantOppositePages) {
     EXPECT_LT(phase(touch, "rows"), phase(plan, "rows"));
     EXPECT_LT(phase(plan, "columns"), phase(touch, "columns"));
 }
+
+// ---- the task applications' stencils (jacobi, gauss-seidel, red-black) -----------------
+
+namespace {
+constexpr std::uint64_t grid0 = std::uint64_t{1} << 30;               // arrays.hpp: the first array
+constexpr std::uint64_t grid1 = (std::uint64_t{2} << 30) + 12288;     // and the second
+}  // namespace
+
+// jacobi:1: two 256 × 256 grids. Thread t of 4 sweeps rows 64t .. 64t+63
+// of A into B: a boundary row is n copies (load, store), an interior row a
+// copy, n - 2 points (north, south, west, east, store) and a copy.
+TEST(SimMemoryWorkloads, JacobiSweepsRowBlocksOfAIntoB) {
+    const auto w = mem::make_workload("jacobi:1");
+    EXPECT_EQ(w->name(), "jacobi:1M");
+    ASSERT_EQ(w->phases(), 2u);
+    EXPECT_EQ(w->phase_name(1), "sweep");
+    EXPECT_FALSE(w->measured(0));
+    EXPECT_TRUE(w->measured(1));
+    const std::uint64_t n = 256;
+    const auto a = [n](std::uint64_t r, std::uint64_t c) { return grid0 + (r * n + c) * 8; };
+    const auto b = [n](std::uint64_t r, std::uint64_t c) { return grid1 + (r * n + c) * 8; };
+    const auto t = accesses(*w, 1, 4);
+    ASSERT_EQ(t.size(), 4u);
+    EXPECT_EQ(t[0].size(), 2 * n + 63 * (4 + 5 * (n - 2)));
+    EXPECT_EQ(t[1].size(), 64 * (4 + 5 * (n - 2)));
+    EXPECT_EQ(t[3].size(), t[0].size());
+    // Thread 1's first row (64): the copy of column 0, then point (64, 1).
+    const std::vector<mem::Access>& r = t[1];
+    EXPECT_EQ(r[0].addr, a(64, 0));
+    EXPECT_FALSE(r[0].write);
+    EXPECT_EQ(r[1].addr, b(64, 0));
+    EXPECT_TRUE(r[1].write);
+    const std::uint64_t want[] = {a(63, 1), a(65, 1), a(64, 0), a(64, 2), b(64, 1)};
+    for (unsigned k = 0; k < 5; ++k) {
+        EXPECT_EQ(r[2 + k].addr, want[k]) << k;
+        EXPECT_EQ(r[2 + k].write, k == 4) << k;
+        EXPECT_EQ(r[2 + k].size, 8);
+    }
+    // Every store goes to B, into the thread's own rows.
+    for (unsigned th = 0; th < 4; ++th)
+        for (const mem::Access& x : t[th])
+            if (x.write) {
+                EXPECT_GE(x.addr, b(64 * th, 0));
+                EXPECT_LT(x.addr, b(64 * th + 64, 0));
+            }
+}
+
+// gauss-seidel:1: a 352 × 352 grid of 11 × 11 tiles of 32 × 32, tile-major.
+// Thread t of 4 its band of tile rows (3, 3, 3, 2), tiles in row-major
+// order, each point in place from its four neighbours, across tile edges.
+TEST(SimMemoryWorkloads, GaussSeidelSweepsTilesInPlace) {
+    const auto w = mem::make_workload("gauss-seidel:1");
+    EXPECT_EQ(w->name(), "gauss-seidel:1M");
+    ASSERT_EQ(w->phases(), 2u);
+    EXPECT_EQ(w->phase_name(1), "sweep");
+    const std::uint64_t tps = 11, tile = 32;
+    const auto at = [&](std::uint64_t ti, std::uint64_t tj, std::uint64_t r, std::uint64_t c) {
+        return grid0 + ((ti * tps + tj) * tile * tile + r * tile + c) * 8;
+    };
+    const auto t = accesses(*w, 1, 4);
+    ASSERT_EQ(t.size(), 4u);
+    // Thread 1: tile rows 3..5, none on the grid's top or bottom; per tile
+    // row 2 edge tiles of 32 × 31 points and 9 of 32 × 32.
+    EXPECT_EQ(t[1].size(), 3 * 5 * (2 * 32 * 31 + 9 * 32 * 32));
+    // Its first tile (3, 0): column 0 is the boundary, so the first point is
+    // (0, 1), whose north is the last row of tile (2, 0).
+    const std::uint64_t want[] = {at(2, 0, 31, 1), at(3, 0, 1, 1), at(3, 0, 0, 0), at(3, 0, 0, 2), at(3, 0, 0, 1)};
+    for (unsigned k = 0; k < 5; ++k) {
+        EXPECT_EQ(t[1][k].addr, want[k]) << k;
+        EXPECT_EQ(t[1][k].write, k == 4) << k;
+    }
+    // The second tile (3, 1) starts at its point (0, 0): west is the last
+    // column of tile (3, 0).
+    const std::size_t second = 5 * 32 * 31;
+    const std::uint64_t want2[] = {at(2, 1, 31, 0), at(3, 1, 1, 0), at(3, 0, 0, 31), at(3, 1, 0, 1), at(3, 1, 0, 0)};
+    for (unsigned k = 0; k < 5; ++k) EXPECT_EQ(t[1][second + k].addr, want2[k]) << k;
+    // Every store stays in the thread's band.
+    for (unsigned th = 0; th < 4; ++th) {
+        const std::uint64_t first_row = th * 3, end_row = th == 3 ? 11 : th * 3 + 3;
+        for (const mem::Access& x : t[th])
+            if (x.write) {
+                EXPECT_GE(x.addr, at(first_row, 0, 0, 0));
+                EXPECT_LT(x.addr, at(end_row, 0, 0, 0));
+            }
+    }
+}
+
+// red-black:1: two arrays of 352 rows × 176 points. The red half-sweep
+// updates red points in place from the black array's rows above, level and
+// below; in a row where red sits on even columns (r even) west is the black
+// point before, east the one at the same index.
+TEST(SimMemoryWorkloads, RedBlackHalfSweepsReadTheOtherColour) {
+    const auto w = mem::make_workload("red-black:1");
+    EXPECT_EQ(w->name(), "red-black:1M");
+    ASSERT_EQ(w->phases(), 3u);
+    EXPECT_EQ(w->phase_name(1), "red");
+    EXPECT_EQ(w->phase_name(2), "black");
+    EXPECT_TRUE(w->measured(1) && w->measured(2));
+    const std::uint64_t h = 176;   // n = 352
+    const auto red = [h](std::uint64_t r, std::uint64_t k) { return grid0 + (r * h + k) * 8; };
+    const auto black = [h](std::uint64_t r, std::uint64_t k) { return grid1 + (r * h + k) * 8; };
+    const auto t = accesses(*w, 1, 4);
+    ASSERT_EQ(t.size(), 4u);
+    // Thread 1: rows 88..175, none a boundary row; an even row skips its
+    // point at column 0, an odd row its point at column n - 1.
+    EXPECT_EQ(t[1].size(), 88 * 5 * (h - 1));
+    // Row 88 (red on even columns), its first point is k = 1 (column 2).
+    const std::uint64_t want[] = {black(87, 1), black(89, 1), black(88, 0), black(88, 1), red(88, 1)};
+    for (unsigned k = 0; k < 5; ++k) {
+        EXPECT_EQ(t[1][k].addr, want[k]) << k;
+        EXPECT_EQ(t[1][k].write, k == 4) << k;
+    }
+    // Row 89 (red on odd columns): k = 0 is column 1, west black(89, 0),
+    // east black(89, 1).
+    const std::size_t row89 = 5 * (h - 1);
+    const std::uint64_t want89[] = {black(88, 0), black(90, 0), black(89, 0), black(89, 1), red(89, 0)};
+    for (unsigned k = 0; k < 5; ++k) EXPECT_EQ(t[1][row89 + k].addr, want89[k]) << k;
+    // The black half-sweep writes black and reads red.
+    const auto black_sweep = accesses(*w, 2, 4);
+    for (const mem::Access& x : black_sweep[2]) EXPECT_EQ(x.addr < grid1, !x.write);
+}
+
+TEST(SimMemoryWorkloads, StencilBadSizesNameTheLimit) {
+    for (const char* spec : {"jacobi:0", "gauss-seidel:2048", "red-black:0"})
+        expect_error([spec] { (void)mem::make_workload(spec); }, "workload", "1 to 1024 MiB");
+}
+
+// Owner computes: each thread first touches the rows (or tile rows) it
+// updates, so under first touch only the halos at block edges cross nodes;
+// interleaving puts three quarters of every thread's lines on other nodes.
+// 24 MiB of arrays: more than the 16 MiB of L3 that the sweep could
+// otherwise hit in after the init.
+TEST(SimMemoryWorkloads, StencilsFirstTouchKeepsTheSweepLocal) {
+    for (const char* spec : {"jacobi:24", "gauss-seidel:24", "red-black:24"}) {
+        const mem::WorkloadResult touch = run(spec, "thesis-4s", "intel:1111", "first-touch", 16);
+        const mem::WorkloadResult spread = run(spec, "thesis-4s", "intel:1111", "interleave", 16);
+        for (std::size_t ph = 0; ph < touch.phases.size(); ++ph) {
+            if (!touch.phases[ph].measured) continue;
+            const auto& ft = touch.phases[ph].report;
+            const auto& il = spread.phases[ph].report;
+            const std::string what = std::string(spec) + " " + touch.phases[ph].name;
+            EXPECT_LT(ft.dram_remote_bytes * 20, il.dram_remote_bytes) << what;
+            EXPECT_LT(touch.phases[ph].simulated_s, spread.phases[ph].simulated_s) << what;
+        }
+    }
+}

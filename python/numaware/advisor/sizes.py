@@ -38,6 +38,12 @@ TRMV_MIB = (32, 128)
 # kernel), whose pages a mapping can place for one scan or the other
 # (docs/SIMULATOR.md, "The integral histogram's scans").
 IHIST_MIB = (32, 128)
+# The task applications' 5-point stencils (Jacobi, Gauss-Seidel, red-black),
+# their arrays inside and at twice the 16 MiB of L3: owner-computes
+# sweeps whose first-touch pages suit them, where interleaving or one node
+# does not (docs/SIMULATOR.md, "The task applications' stencils").
+STENCIL_KERNELS = ("jacobi", "gauss-seidel", "red-black")
+STENCIL_MIB = (8, 32)
 SMALL_WORKLOADS = tuple(f"{kernel}:{SMALL_CLASS}" for kernel in NAS_KERNELS + RODINIA_KERNELS)
 FULL_WORKLOADS = (
     tuple(f"{kernel}:{FULL_CLASS}" for kernel in NAS_KERNELS + RODINIA_KERNELS)
@@ -45,6 +51,7 @@ FULL_WORKLOADS = (
     + tuple(f"gups:{mib}" for mib in GUPS_MIB)
     + tuple(f"trmv:{mib}" for mib in TRMV_MIB)
     + tuple(f"ihist:{mib}" for mib in IHIST_MIB)
+    + tuple(f"{kernel}:{mib}" for kernel in STENCIL_KERNELS for mib in STENCIL_MIB)
     + SMALL_WORKLOADS
 )
 TEST_WORKLOADS = ("stream:1", "cg:S", "is:S")

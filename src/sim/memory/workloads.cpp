@@ -26,6 +26,7 @@
 #include "sim/memory/nas_kernels.hpp"
 #include "sim/memory/page_plans.hpp"
 #include "sim/memory/rodinia_kernels.hpp"
+#include "sim/memory/stencil_kernels.hpp"
 #include "sim/memory/integral_histogram_kernel.hpp"
 #include "sim/memory/triangular_kernel.hpp"
 
@@ -273,6 +274,14 @@ std::unique_ptr<Workload> make_workload(std::string_view spec) {
             throw Error("workload", fmt::format("'{}': the histogram must be 1 to 1024 MiB", spec));
         return detail::make_integral_histogram(bytes);
     }
+    if (kind == "jacobi" || kind == "gauss-seidel" || kind == "red-black") {
+        const std::uint64_t bytes = mib_arg(spec, arg, 16);
+        if (bytes < (std::uint64_t{1} << 20) || bytes > (std::uint64_t{1024} << 20))
+            throw Error("workload", fmt::format("'{}': the arrays must be 1 to 1024 MiB", spec));
+        if (kind == "jacobi") return detail::make_jacobi(bytes);
+        if (kind == "gauss-seidel") return detail::make_gauss_seidel(bytes);
+        return detail::make_red_black(bytes);
+    }
     if (kind == "numa-micro") {
         const std::uint64_t bytes = mib_arg(spec, arg, 16);
         if (bytes < 4096) throw Error("workload", fmt::format("'{}': the buffer must be at least 4K", spec));
@@ -281,7 +290,8 @@ std::unique_ptr<Workload> make_workload(std::string_view spec) {
     if (auto nas = nas::make_nas_kernel(spec)) return nas;
     if (auto rodinia = rodinia::make_rodinia_kernel(spec)) return rodinia;
     throw Error("workload", fmt::format("unknown workload '{}'; known: stream[:MIB], chase:BYTES, numa-micro[:MIB], "
-                                        "gups[:MIB], trmv[:MIB], ihist[:MIB], {}, {}",
+                                        "gups[:MIB], trmv[:MIB], ihist[:MIB], jacobi[:MIB], gauss-seidel[:MIB], "
+                                        "red-black[:MIB], {}, {}",
                                         spec, nas::known_kernels, rodinia::known_kernels));
 }
 
