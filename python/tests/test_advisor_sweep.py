@@ -61,6 +61,12 @@ def test_the_test_and_full_plans():
     assert all(len(job.prefetches) == 16 for job in jobs)
     assert len(set(jobs)) == len(jobs)
     assert sum(len(job.prefetches) for job in jobs) == len(full.workloads) * len(s)
+    # small-full: every configuration, over a subset of the full size's
+    # workloads with at least 50 regions' worth of phases.
+    small = sizes.SIZES["small-full"]
+    assert small.configurations(s) == full.configurations(s)
+    assert set(small.workloads) < set(full.workloads)
+    assert {f"{k}:S" for k in sizes.NAS_KERNELS + sizes.RODINIA_KERNELS} <= set(small.workloads)
 
 
 def test_a_sweep_stores_every_region_under_every_configuration_once(fake_cli, tmp_path):

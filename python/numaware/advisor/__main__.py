@@ -1,11 +1,11 @@
 """``python3 -m numaware.advisor``: the advisor's command line.
 
-    python3 -m numaware.advisor sweep --preset thesis-4s --size test|full --store FILE
+    python3 -m numaware.advisor sweep --preset thesis-4s --size test|medium|small-full|full --store FILE
                                       [--scheduler tcp://HOST:PORT | --workers N] [--cli PATH]
-    python3 -m numaware.advisor evaluate --preset thesis-4s --size test|full [--store FILE] [--json]
+    python3 -m numaware.advisor evaluate --preset thesis-4s --size test|medium|small-full|full [--store FILE] [--json]
                                       [--folds K] [--screen N] [--plot DIR] (runs or resumes the sweep first)
-    python3 -m numaware.advisor plot --preset thesis-4s --size test|full [--store FILE] --output DIR
-    python3 -m numaware.advisor train --preset thesis-4s --size test|full [--store FILE] --output MODEL.json
+    python3 -m numaware.advisor plot --preset thesis-4s --size test|medium|small-full|full [--store FILE] --output DIR
+    python3 -m numaware.advisor train --preset thesis-4s --size test|medium|small-full|full [--store FILE] --output MODEL.json
                                       [--model tree] [--features F@C,F@C] [--folds K] [--screen N]
     python3 -m numaware.advisor run --model MODEL.json (--workload SPEC | --trace FILE | -- PROGRAM ARGS...)
                                       [--preset P] [--predict-with MODEL] [--json]   (simulated)
@@ -59,7 +59,8 @@ def _add_sweep_options(command: argparse.ArgumentParser) -> None:
     """The options of a sweep, shared by `sweep` and `evaluate` (which runs or resumes one)."""
     command.add_argument("--preset", required=True, help="simulator preset, e.g. thesis-4s")
     command.add_argument("--size", required=True, choices=list(SIZES), help="test: a few regions (seconds); medium: the full size's workloads but mg:W and ft:W, 4 prefetcher "
-                              "settings (a quarter of an hour on 2 cores); full: all (docs/ADVISOR.md)")
+                              "settings (a quarter of an hour on 2 cores); small-full: every configuration over the "
+                              "regions whose runs are short (9 minutes); full: all (docs/ADVISOR.md)")
     command.add_argument("--workers", type=_positive, metavar="N", help="local pool size for the sweep (default: the CPU count)")
     command.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run the sweep on this Dask scheduler's cluster")
     command.add_argument("--cli", metavar="PATH", help="the numaware command (default: $NUMAWARE_CLI, else on PATH)")

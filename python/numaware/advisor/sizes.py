@@ -61,6 +61,16 @@ TEST_WORKLOADS = ("stream:1", "cg:S", "is:S")
 # "Configuration advisor").
 MEDIUM_WORKLOADS = tuple(w for w in FULL_WORKLOADS if w not in (f"mg:{FULL_CLASS}", f"ft:{FULL_CLASS}"))
 FOUR_PREFETCHES = ("intel:1111", "intel:0000", "intel:1100", "intel:0011")
+# Every configuration over the full size's workloads whose runs are short:
+# the sixteen kernels at class S, the small inputs of the other families
+# (GUPS in the L3s, STREAM at 2 MiB, the triangular product, the integral
+# histogram and the stencils at their smaller sizes) and the three class W
+# kernels that take under half a second a run (cg, ep, bt): 113
+# regions, a complete brute-force ground truth in about 9 minutes on 2
+# cores (BENCHMARKS.md, "A complete sweep").
+SMALL_FULL_WORKLOADS = SMALL_WORKLOADS + (
+    "gups:8", "stream:2", "trmv:32", "ihist:32", "jacobi:8", "gauss-seidel:8", "red-black:8",
+    f"cg:{FULL_CLASS}", f"ep:{FULL_CLASS}", f"bt:{FULL_CLASS}")
 
 
 def every_layout(space: ConfigurationSpace) -> tuple[ThreadLayout, ...]:
@@ -101,6 +111,8 @@ SIZES = {
         # The full sweep's workloads but mg:W and ft:W, every NUMA
         # configuration, four prefetcher settings.
         SweepSize("medium", MEDIUM_WORKLOADS, every_layout, page_mappings=None, prefetches=FOUR_PREFETCHES),
+        # Every configuration over the regions whose runs are short.
+        SweepSize("small-full", SMALL_FULL_WORKLOADS, every_layout, page_mappings=None, prefetches=None),
         # Every region under every configuration: the ground truth.
         SweepSize("full", FULL_WORKLOADS, every_layout, page_mappings=None, prefetches=None),
     )
