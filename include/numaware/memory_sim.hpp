@@ -291,6 +291,10 @@ public:
 //                    (default 16): a Jacobi sweep between two row-major
 //                    grids, an in-place Gauss-Seidel sweep over a
 //                    tile-major grid, and red-black's two half-sweeps;
+//   "cholesky[:MIB]" the tiled Cholesky factorisation (the inversion
+//                    application's first stage) of a matrix whose lower
+//                    triangle of 64 × 64 tiles takes MIB MiB (default 16):
+//                    per step a panel and an update loop of tile operations;
 //   "cg|mg|ft|is|lu|bt|sp|ep[:S|W|A]"  multithreaded kernels with the
 //                    access patterns of the NAS Parallel Benchmarks, class S
 //                    (tiny), W (NPB's class W sizes) or A (the default;

@@ -938,3 +938,61 @@ TEST(SimMemoryWorkloads, StencilsFirstTouchKeepsTheSweepLocal) {
         }
     }
 }
+
+// ---- the tiled Cholesky factorisation (cholesky) ---------------------------------------
+
+// cholesky:1: 28 tiles of 32 KiB (nt = 7), slots in row-major order over
+// the lower triangle, 7 a thread of 4. Step 0's panel: thread 0 owns (0, 0)
+// and (1..3, 0): a POTRF (its tile loaded and stored, line by line), then
+// three TRSMs (tile (0, 0)'s lines, then the output's).
+TEST(SimMemoryWorkloads, CholeskyRunsTileOperationsWhereTheirTilesLive) {
+    const auto w = mem::make_workload("cholesky:1");
+    EXPECT_EQ(w->name(), "cholesky:1M");
+    ASSERT_EQ(w->phases(), 1u + 7 + 6);
+    EXPECT_EQ(w->phase_name(1), "step0:panel");
+    EXPECT_EQ(w->phase_name(2), "step0:update");
+    EXPECT_EQ(w->phase_name(13), "step6:panel");
+    EXPECT_FALSE(w->measured(0));
+    EXPECT_TRUE(w->measured(1) && w->measured(13));
+    const std::uint64_t base = std::uint64_t{1} << 30, tile = 32768;
+    const auto line = [&](std::uint64_t slot, std::uint64_t l) { return base + slot * tile + l * 64; };
+    const auto panel = accesses(*w, 1, 4);
+    ASSERT_EQ(panel.size(), 4u);
+    EXPECT_EQ(panel[0].size(), 1024u + 3 * (512 + 1024));
+    EXPECT_EQ(panel[1].size(), 512u + 1024);   // TRSM on (4, 0), slot 10
+    EXPECT_EQ(panel[3].size(), 512u + 1024);   // TRSM on (6, 0), slot 21
+    const std::vector<mem::Access>& t0 = panel[0];
+    EXPECT_EQ(t0[0].addr, line(0, 0));
+    EXPECT_FALSE(t0[0].write);
+    EXPECT_EQ(t0[1].addr, line(0, 0));
+    EXPECT_TRUE(t0[1].write);
+    EXPECT_EQ(t0[0].size, 64);
+    EXPECT_EQ(t0[0].gap, 262144u / 3 / 8 / 1024);   // POTRF: b³/3 flops at 8 an instruction
+    EXPECT_EQ(t0[1024].addr, line(0, 0));             // the first TRSM reads (0, 0)
+    EXPECT_EQ(t0[1024 + 511].addr, line(0, 511));
+    EXPECT_EQ(t0[1024 + 512].addr, line(1, 0));       // then updates (1, 0)
+    EXPECT_EQ(t0[1024].gap, 262144u / 8 / 1536);
+    EXPECT_EQ(panel[1][512].addr, line(10, 0));
+    // Step 0's update: thread 3 owns row 6: GEMMs on (6, 1..5) and a SYRK on (6, 6).
+    const auto update = accesses(*w, 2, 4);
+    EXPECT_EQ(update[3].size(), 5u * 2048 + 1536);
+    EXPECT_EQ(update[3][0].addr, line(21, 0));      // (6, 0)
+    EXPECT_EQ(update[3][512].addr, line(1, 0));     // (1, 0)
+    EXPECT_EQ(update[3][1024].addr, line(22, 0));   // the output (6, 1)
+    EXPECT_EQ(update[3][0].gap, 2 * 262144u / 8 / 2048);
+    // Owner computes: every store goes to a tile of the thread's own slots.
+    for (unsigned th = 0; th < 4; ++th)
+        for (unsigned ph = 1; ph < w->phases(); ++ph) {
+            const auto t = accesses(*w, ph, 4);
+            for (const mem::Access& x : t[th])
+                if (x.write) {
+                    EXPECT_GE(x.addr, line(7 * th, 0)) << ph;
+                    EXPECT_LT(x.addr, line(7 * th + 7, 0)) << ph;
+                }
+        }
+}
+
+TEST(SimMemoryWorkloads, CholeskyBadSizesNameTheLimit) {
+    for (const char* spec : {"cholesky:0", "cholesky:2048"})
+        expect_error([spec] { (void)mem::make_workload(spec); }, "workload", "1 to 1024 MiB");
+}

@@ -44,6 +44,10 @@ IHIST_MIB = (32, 128)
 # does not (docs/SIMULATOR.md, "The task applications' stencils").
 STENCIL_KERNELS = ("jacobi", "gauss-seidel", "red-black")
 STENCIL_MIB = (8, 32)
+# The inversion application's tiled Cholesky factorisation: tile operations
+# whose arithmetic outweighs their traffic, a panel and an update loop a
+# step (docs/SIMULATOR.md, "A tiled Cholesky factorisation").
+CHOLESKY_MIB = (8, 32)
 SMALL_WORKLOADS = tuple(f"{kernel}:{SMALL_CLASS}" for kernel in NAS_KERNELS + RODINIA_KERNELS)
 FULL_WORKLOADS = (
     tuple(f"{kernel}:{FULL_CLASS}" for kernel in NAS_KERNELS + RODINIA_KERNELS)
@@ -52,6 +56,7 @@ FULL_WORKLOADS = (
     + tuple(f"trmv:{mib}" for mib in TRMV_MIB)
     + tuple(f"ihist:{mib}" for mib in IHIST_MIB)
     + tuple(f"{kernel}:{mib}" for kernel in STENCIL_KERNELS for mib in STENCIL_MIB)
+    + tuple(f"cholesky:{mib}" for mib in CHOLESKY_MIB)
     + SMALL_WORKLOADS
 )
 TEST_WORKLOADS = ("stream:1", "cg:S", "is:S")
