@@ -295,6 +295,10 @@ public:
 //                    application's first stage) of a matrix whose lower
 //                    triangle of 64 × 64 tiles takes MIB MiB (default 16):
 //                    per step a panel and an update loop of tile operations;
+//   "qr[:MIB]"       the tiled QR factorisation (the qr application) of a
+//                    square matrix of 64 × 64 tiles of MIB MiB (default 16)
+//                    and its T factors: per step a serial panel and a
+//                    parallel loop over the trailing columns;
 //   "cg|mg|ft|is|lu|bt|sp|ep[:S|W|A]"  multithreaded kernels with the
 //                    access patterns of the NAS Parallel Benchmarks, class S
 //                    (tiny), W (NPB's class W sizes) or A (the default;

@@ -50,12 +50,12 @@ def test_the_test_and_full_plans():
     jobs = plan("thesis-4s", full.workloads, full.configurations(s))
     # The 16 kernels at class W and at class S, two STREAM sizes, three GUPS
     # tables, two triangular matrices, two integral histograms, the three
-    # stencils and the Cholesky factorisation at two sizes.
-    assert len(full.workloads) == 16 + 16 + 2 + 3 + 2 + 2 + 6 + 2
+    # stencils and the two tiled factorisations at two sizes.
+    assert len(full.workloads) == 16 + 16 + 2 + 3 + 2 + 2 + 6 + 2 + 2
     assert {f"{k}:{c}" for k in sizes.NAS_KERNELS + sizes.RODINIA_KERNELS for c in "WS"} <= set(full.workloads)
     assert {"gups:8", "gups:32", "gups:128", "trmv:32", "trmv:128", "ihist:32", "ihist:128",
             "jacobi:8", "jacobi:32", "gauss-seidel:8", "gauss-seidel:32", "red-black:8", "red-black:32",
-            "cholesky:8", "cholesky:32"} <= set(full.workloads)
+            "cholesky:8", "cholesky:32", "qr:8", "qr:32"} <= set(full.workloads)
     # The medium sweep: all of them but the two slowest class W kernels.
     assert set(full.workloads) - set(sizes.SIZES["medium"].workloads) == {"mg:W", "ft:W"}
     assert len(jobs) == len(full.workloads) * (1 * 6 + 4 * 4)  # with first touch

@@ -996,3 +996,85 @@ TEST(SimMemoryWorkloads, CholeskyBadSizesNameTheLimit) {
     for (const char* spec : {"cholesky:0", "cholesky:2048"})
         expect_error([spec] { (void)mem::make_workload(spec); }, "workload", "1 to 1024 MiB");
 }
+
+// ---- the tiled QR factorisation (qr) -----------------------------------------------------
+
+// qr:1: 32 tiles of 32 KiB hold a 5 × 5 matrix of tiles, dealt 7, 6, 6, 6
+// to 4 threads; the T factors (16 KiB a tile) lie in the second array.
+// Step 0's panel runs on thread 0 alone (it owns A(0,0)): GEQRT, then the
+// chain of four TSQRTs. Step 0's update gives thread r column r + 1: its
+// UNMQR, then the chain of TSQRTs down the column.
+TEST(SimMemoryWorkloads, QrRunsItsPanelOnOneThreadAndItsUpdateByColumns) {
+    const auto w = mem::make_workload("qr:1");
+    EXPECT_EQ(w->name(), "qr:1M");
+    ASSERT_EQ(w->phases(), 1u + 5 + 4);
+    EXPECT_EQ(w->phase_name(1), "step0:panel");
+    EXPECT_EQ(w->phase_name(2), "step0:update");
+    EXPECT_EQ(w->phase_name(9), "step4:panel");
+    EXPECT_FALSE(w->measured(0));
+    EXPECT_TRUE(w->measured(1) && w->measured(9));
+    const std::uint64_t a = std::uint64_t{1} << 30, t = (std::uint64_t{2} << 30) + 12288;
+    const auto A = [&](std::uint64_t m, std::uint64_t n) { return a + (m * 5 + n) * 32768; };
+    const auto T = [&](std::uint64_t m, std::uint64_t n) { return t + (m * 5 + n) * 16384; };
+    const auto panel = accesses(*w, 1, 4);
+    ASSERT_EQ(panel.size(), 4u);
+    EXPECT_EQ(panel[0].size(), 2u * (512 + 256) + 4 * 2 * (512 + 512 + 256));
+    EXPECT_TRUE(panel[1].empty() && panel[2].empty() && panel[3].empty());
+    EXPECT_EQ(panel[0][0].addr, A(0, 0));
+    EXPECT_EQ(panel[0][0].gap, 262144u * 4 / 3 / 8 / 1536);   // GEQRT: 4b³/3 flops
+    EXPECT_EQ(panel[0][1024].addr, T(0, 0));
+    EXPECT_EQ(panel[0][1536].addr, A(0, 0));                  // the first TSQRT
+    EXPECT_EQ(panel[0][1536 + 1024].addr, A(1, 0));
+    EXPECT_EQ(panel[0][1536 + 2048].addr, T(1, 0));
+    EXPECT_EQ(panel[0][1536].gap, 2 * 262144u / 8 / 2560);
+    // Step 2's panel: A(2,2) is tile 12, thread 1's.
+    const auto panel2 = accesses(*w, 5, 4);
+    EXPECT_TRUE(panel2[0].empty() && !panel2[1].empty() && panel2[2].empty());
+    const auto update = accesses(*w, 2, 4);
+    for (unsigned r = 0; r < 4; ++r) {
+        const std::vector<mem::Access>& u = update[r];
+        ASSERT_EQ(u.size(), 512u + 256 + 1024 + 4 * (512 + 256 + 2048)) << r;
+        EXPECT_EQ(u[0].addr, A(0, 0));
+        EXPECT_EQ(u[512].addr, T(0, 0));
+        EXPECT_EQ(u[768].addr, A(0, r + 1));   // UNMQR updates A(0, n)
+        EXPECT_TRUE(u[769].write);
+        EXPECT_EQ(u[1792].addr, A(1, 0));      // TSMQR(1, n, 0) reads A(1,0), T(1,0)
+        EXPECT_EQ(u[1792 + 512].addr, T(1, 0));
+        EXPECT_EQ(u[1792 + 768].addr, A(0, r + 1));
+        EXPECT_EQ(u[1792 + 768 + 1024].addr, A(1, r + 1));
+        EXPECT_EQ(u[1792].gap, 4 * 262144u / 8 / 2816);
+        // Every store goes to column r + 1.
+        for (const mem::Access& x : u)
+            if (x.write) {
+                EXPECT_EQ((x.addr - a) / 32768 % 5, r + 1);
+            }
+    }
+}
+
+// A dense QR does 4n³/3 flops and a Cholesky factorisation n³/3: the gaps
+// of their tile operations, summed over every measured phase, are that
+// many instructions (8 flops an instruction), less the rounding down of
+// each operation's gap (under one instruction an access, at least 21
+// instructions an access but in POTRF and GEQRT).
+TEST(SimMemoryWorkloads, TiledFactorisationsRetireTheirOperationCounts) {
+    struct Case {
+        const char* spec;
+        double n;        // the matrix order: tiles a side × 64
+        double flops;    // a factor of n³
+    };
+    for (const Case c : {Case{"qr:1", 5 * 64, 4.0 / 3}, Case{"cholesky:1", 7 * 64, 1.0 / 3}}) {
+        const auto w = mem::make_workload(c.spec);
+        double instructions = 0;
+        for (unsigned ph = 1; ph < w->phases(); ++ph)
+            for (const auto& thread : accesses(*w, ph, 3))
+                for (const mem::Access& x : thread) instructions += x.gap;
+        const double expected = c.flops * c.n * c.n * c.n / 8;
+        EXPECT_LE(instructions, expected) << c.spec;
+        EXPECT_GE(instructions, 0.97 * expected) << c.spec;
+    }
+}
+
+TEST(SimMemoryWorkloads, QrBadSizesNameTheLimit) {
+    for (const char* spec : {"qr:0", "qr:2048"})
+        expect_error([spec] { (void)mem::make_workload(spec); }, "workload", "1 to 1024 MiB");
+}

@@ -48,6 +48,10 @@ STENCIL_MIB = (8, 32)
 # whose arithmetic outweighs their traffic, a panel and an update loop a
 # step (docs/SIMULATOR.md, "A tiled Cholesky factorisation").
 CHOLESKY_MIB = (8, 32)
+# The qr application's tiled QR factorisation as a fork-join code: a serial
+# panel, and an update by columns across the row bands that first touched
+# the tiles (docs/SIMULATOR.md, "A tiled QR factorisation").
+QR_MIB = (8, 32)
 SMALL_WORKLOADS = tuple(f"{kernel}:{SMALL_CLASS}" for kernel in NAS_KERNELS + RODINIA_KERNELS)
 FULL_WORKLOADS = (
     tuple(f"{kernel}:{FULL_CLASS}" for kernel in NAS_KERNELS + RODINIA_KERNELS)
@@ -57,6 +61,7 @@ FULL_WORKLOADS = (
     + tuple(f"ihist:{mib}" for mib in IHIST_MIB)
     + tuple(f"{kernel}:{mib}" for kernel in STENCIL_KERNELS for mib in STENCIL_MIB)
     + tuple(f"cholesky:{mib}" for mib in CHOLESKY_MIB)
+    + tuple(f"qr:{mib}" for mib in QR_MIB)
     + SMALL_WORKLOADS
 )
 TEST_WORKLOADS = ("stream:1", "cg:S", "is:S")
@@ -69,13 +74,13 @@ FOUR_PREFETCHES = ("intel:1111", "intel:0000", "intel:1100", "intel:0011")
 # Every configuration over the full size's workloads whose runs are short:
 # the sixteen kernels at class S, the small inputs of the other families
 # (GUPS in the L3s, STREAM at 2 MiB, the triangular product, the integral
-# histogram and the stencils at their smaller sizes) and the three class W
-# kernels that take under half a second a run (cg, ep, bt): 113
-# regions, a complete brute-force ground truth in about 9 minutes on 2
-# cores (BENCHMARKS.md, "A complete sweep").
+# histogram, the stencils and the two tiled factorisations at their smaller
+# sizes) and the three class W kernels that take under half a second a run
+# (cg, ep, bt): 117 regions, a complete brute-force ground truth in about
+# 11 minutes on 2 cores (BENCHMARKS.md, "A complete sweep").
 SMALL_FULL_WORKLOADS = SMALL_WORKLOADS + (
     "gups:8", "stream:2", "trmv:32", "ihist:32", "jacobi:8", "gauss-seidel:8", "red-black:8",
-    f"cg:{FULL_CLASS}", f"ep:{FULL_CLASS}", f"bt:{FULL_CLASS}")
+    "cholesky:8", "qr:8", f"cg:{FULL_CLASS}", f"ep:{FULL_CLASS}", f"bt:{FULL_CLASS}")
 
 
 def every_layout(space: ConfigurationSpace) -> tuple[ThreadLayout, ...]:

@@ -19,16 +19,11 @@
 //                   (m, n), k < n < m, reading (m, k) and (n, k).
 // The advisor's regions group the steps: `panel` and `update`.
 //
-// A tile operation at 64-byte lines: every line of its input tiles once,
-// then every line of its output tile loaded and stored, with its
-// arithmetic as instruction gaps spread evenly over those accesses. The
-// arithmetic (LAPACK's operation counts for a b × b tile): POTRF b³/3
-// flops, TRSM b³, SYRK b³, GEMM 2b³, at 8 flops an instruction (a 4-wide
-// double fused multiply-add, AVX2). This is the traffic of a tile kernel
-// whose tiles stay in the L2 while it computes (three 32 KiB tiles in
-// thesis-4s's 256 KiB), not the order of a BLAS micro-kernel's loads:
-// the kernel re-reads its tiles from the L1 and L2 many times, which a
-// line-level model leaves out.
+// Each tile operation is emit_tile_op's (tile_ops.hpp: the inputs' lines,
+// then the output's loaded and stored, the arithmetic as instruction
+// gaps), with LAPACK's operation counts for a b × b tile: POTRF b³/3
+// flops, TRSM b³, SYRK b³, GEMM 2b³. Three 32 KiB tiles stay in
+// thesis-4s's 256 KiB L2 while an operation computes.
 // Left out: the task runtime's dynamic scheduling across the barriers (the
 // task graph lets the next step's panel start before the update ends; the
 // task-level simulator, `numaware sim`, models that), the inverse's two
@@ -36,13 +31,13 @@
 #include "sim/memory/cholesky_kernel.hpp"
 
 #include <string>
-#include <vector>
 
 #include <fmt/core.h>
 
 #include "numaware/machine.hpp"
 #include "sim/memory/arrays.hpp"
 #include "sim/memory/loop_kernel.hpp"
+#include "sim/memory/tile_ops.hpp"
 
 namespace numaware::sim::memory::detail {
 
@@ -51,9 +46,8 @@ namespace {
 constexpr std::uint64_t tile_bytes = cholesky_tile * cholesky_tile * 8;
 constexpr std::uint64_t tile_lines = tile_bytes / 64;
 constexpr std::uint64_t b3 = cholesky_tile * cholesky_tile * cholesky_tile;
-constexpr std::uint64_t flops_per_instruction = 8;
 
-enum Pc : std::uint32_t { pc_fill = 1, pc_input = 10, pc_output_load = 20, pc_output_store = 21 };
+constexpr std::uint32_t pc_fill = 1, pc_tile = 10;
 enum Op : unsigned { potrf, trsm, syrk, gemm };
 constexpr std::uint64_t op_flops[] = {b3 / 3, b3, b3, 2 * b3};
 
@@ -65,20 +59,6 @@ unsigned owner(std::uint64_t s, std::uint64_t count, unsigned threads) {
     const std::uint64_t q = count / threads, rem = count % threads;
     if (s < rem * (q + 1)) return static_cast<unsigned>(s / (q + 1));
     return static_cast<unsigned>(rem + (s - rem * (q + 1)) / q);
-}
-
-// One tile operation: the inputs' lines, then the output's lines loaded
-// and stored; the arithmetic's instructions spread over the accesses.
-void tile_op(Emitter& e, Op op, std::uint64_t base, std::vector<std::uint64_t> inputs, std::uint64_t output) {
-    const std::uint64_t accesses = (inputs.size() + 2) * tile_lines;
-    const auto gap = static_cast<std::uint32_t>(op_flops[op] / flops_per_instruction / accesses);
-    for (std::size_t i = 0; i < inputs.size(); ++i)
-        for (std::uint64_t l = 0; l < tile_lines; ++l)
-            e.load(base + inputs[i] * tile_bytes + l * 64, pc_input + static_cast<std::uint32_t>(i), gap, 64);
-    for (std::uint64_t l = 0; l < tile_lines; ++l) {
-        e.load(base + output * tile_bytes + l * 64, pc_output_load, gap, 64);
-        e.store(base + output * tile_bytes + l * 64, pc_output_store, gap, 64);
-    }
 }
 
 class Cholesky final : public LoopKernel {
@@ -95,18 +75,20 @@ public:
             add_loop(fmt::format("step{}:panel", k), true, [base, count, nt, k](unsigned rank, unsigned threads) {
                 return each(Range{k, nt}, 1, [=](std::uint64_t m, Emitter& e) {
                     if (owner(slot(m, k), count, threads) != rank) return;
-                    if (m == k) tile_op(e, potrf, base, {}, slot(k, k));
-                    else tile_op(e, trsm, base, {slot(k, k)}, slot(m, k));
+                    const auto tile = [base](std::uint64_t s) { return TileOperand{base + s * tile_bytes, tile_lines}; };
+                    if (m == k) emit_tile_op(e, op_flops[potrf], {}, {tile(slot(k, k))}, pc_tile);
+                    else emit_tile_op(e, op_flops[trsm], {tile(slot(k, k))}, {tile(slot(m, k))}, pc_tile);
                 });
             });
             if (k + 1 == nt) break;   // the last step has nothing to update
             // One segment a tile row m of the trailing matrix.
             add_loop(fmt::format("step{}:update", k), true, [base, count, nt, k](unsigned rank, unsigned threads) {
                 return each(Range{k + 1, nt}, 1, [=](std::uint64_t m, Emitter& e) {
+                    const auto tile = [base](std::uint64_t s) { return TileOperand{base + s * tile_bytes, tile_lines}; };
                     for (std::uint64_t n = k + 1; n <= m; ++n) {
                         if (owner(slot(m, n), count, threads) != rank) continue;
-                        if (m == n) tile_op(e, syrk, base, {slot(m, k)}, slot(m, m));
-                        else tile_op(e, gemm, base, {slot(m, k), slot(n, k)}, slot(m, n));
+                        if (m == n) emit_tile_op(e, op_flops[syrk], {tile(slot(m, k))}, {tile(slot(m, m))}, pc_tile);
+                        else emit_tile_op(e, op_flops[gemm], {tile(slot(m, k)), tile(slot(n, k))}, {tile(slot(m, n))}, pc_tile);
                     }
                 });
             });

@@ -28,6 +28,7 @@
 #include "sim/memory/rodinia_kernels.hpp"
 #include "sim/memory/stencil_kernels.hpp"
 #include "sim/memory/cholesky_kernel.hpp"
+#include "sim/memory/qr_kernel.hpp"
 #include "sim/memory/integral_histogram_kernel.hpp"
 #include "sim/memory/triangular_kernel.hpp"
 
@@ -289,6 +290,12 @@ std::unique_ptr<Workload> make_workload(std::string_view spec) {
             throw Error("workload", fmt::format("'{}': the lower triangle must be 1 to 1024 MiB", spec));
         return detail::make_cholesky(bytes);
     }
+    if (kind == "qr") {
+        const std::uint64_t bytes = mib_arg(spec, arg, 16);
+        if (bytes < (std::uint64_t{1} << 20) || bytes > (std::uint64_t{1024} << 20))
+            throw Error("workload", fmt::format("'{}': the matrix must be 1 to 1024 MiB", spec));
+        return detail::make_qr(bytes);
+    }
     if (kind == "numa-micro") {
         const std::uint64_t bytes = mib_arg(spec, arg, 16);
         if (bytes < 4096) throw Error("workload", fmt::format("'{}': the buffer must be at least 4K", spec));
@@ -298,7 +305,7 @@ std::unique_ptr<Workload> make_workload(std::string_view spec) {
     if (auto rodinia = rodinia::make_rodinia_kernel(spec)) return rodinia;
     throw Error("workload", fmt::format("unknown workload '{}'; known: stream[:MIB], chase:BYTES, numa-micro[:MIB], "
                                         "gups[:MIB], trmv[:MIB], ihist[:MIB], jacobi[:MIB], gauss-seidel[:MIB], "
-                                        "red-black[:MIB], cholesky[:MIB], {}, {}",
+                                        "red-black[:MIB], cholesky[:MIB], qr[:MIB], {}, {}",
                                         spec, nas::known_kernels, rodinia::known_kernels));
 }
 

@@ -279,7 +279,7 @@ void add_sim_memory_command(CLI::App& sim_cmd) {
         cmd->add_option("--workload", o->workload,
                         "stream[:MIB], chase:BYTES, numa-micro[:MIB], gups[:MIB] (random updates), "
                         "trmv[:MIB] (triangular matrix-vector product), ihist[:MIB] (integral histogram), "
-                        "jacobi|gauss-seidel|red-black[:MIB] (the task applications' stencils), cholesky[:MIB] (tiled), "
+                        "jacobi|gauss-seidel|red-black[:MIB] (the task applications' stencils), cholesky|qr[:MIB] (tiled factorisations), "
                         "a NAS kernel cg|mg|ft|is|lu|bt|sp|ep[:S|W|A] "
                         "(class S tiny, W NPB's class W sizes, A the default) or a Rodinia-like kernel "
                         "bfs|hotspot|kmeans|lud|nw|pathfinder|streamcluster|cfd[:S|W] (S tiny, W the default, "
