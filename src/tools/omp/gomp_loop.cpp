@@ -1,0 +1,388 @@
+// tools/omp/gomp_loop.cpp — the loop and sections entry points that GCC
+// emits for `for`, `parallel for`, `sections` and `parallel sections`
+// (OpenMP 4.5/5.0 host code, both the `long` and the `unsigned long long`
+// ABIs).
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "tools/omp/loops.hpp"
+#include "tools/omp/team.hpp"
+
+namespace numaware::omp {
+
+namespace {
+
+__extension__ typedef unsigned __int128 u128;
+
+std::uint64_t trips(std::uint64_t distance, std::uint64_t step) {
+    return static_cast<std::uint64_t>((u128{distance} + step - 1) / step);
+}
+
+}  // namespace
+
+LoopBounds long_loop(long start, long end, long incr) {
+    LoopBounds b{static_cast<std::uint64_t>(start), static_cast<std::uint64_t>(incr), static_cast<std::uint64_t>(end), 0};
+    if (incr > 0 && start < end)
+        b.count = trips(static_cast<std::uint64_t>(end) - static_cast<std::uint64_t>(start), static_cast<std::uint64_t>(incr));
+    else if (incr < 0 && start > end)
+        b.count = trips(static_cast<std::uint64_t>(start) - static_cast<std::uint64_t>(end), -static_cast<std::uint64_t>(incr));
+    return b;
+}
+
+LoopBounds ull_loop(bool up, unsigned long long start, unsigned long long end, unsigned long long incr) {
+    LoopBounds b{start, incr, end, 0};
+    if (up && start < end) b.count = trips(end - start, incr);
+    else if (!up && start > end) b.count = trips(start - end, -incr);
+    return b;
+}
+
+LoopSpace resolve_schedule(long sched, long chunk, std::uint64_t count) {
+    LoopSpace s;
+    s.count = count;
+    long kind = sched & 0x7fffffffL;   // GFS_MONOTONIC is the top bit of the int
+    if (kind == 0) {                    // runtime: run-sched-var
+        const Schedule r = run_schedule();
+        kind = static_cast<long>(r.kind);
+        chunk = r.chunk;
+    }
+    switch (kind) {
+        case 2: s.kind = Sched::dynamic; break;
+        case 3: s.kind = Sched::guided; break;
+        case 1:
+        case 4:   // auto: the implementation's choice, a static block a thread
+        default: s.kind = Sched::static_; break;
+    }
+    if (s.kind == Sched::static_) s.chunk = chunk > 0 ? static_cast<std::uint64_t>(chunk) : 0;
+    else s.chunk = chunk > 0 ? static_cast<std::uint64_t>(chunk) : 1;
+    return s;
+}
+
+void set_loop(WorkShare& slot, const LoopBounds& bounds, const LoopSpace& space) {
+    slot.loop = space;
+    slot.start = bounds.start;
+    slot.incr = bounds.incr;
+    slot.end = bounds.end;
+}
+
+void leave_current() {
+    ThreadState& st = thread_state();
+    st.team->workshares.leave(st.cursor.current_g, *st.cursor.current, st.team->size);
+    st.cursor.current = nullptr;
+}
+
+bool next_chunk(std::uint64_t& begin, std::uint64_t& end) {
+    ThreadState& st = thread_state();
+    WorkShare& w = *st.cursor.current;
+    Chunk c;
+    const bool got = w.loop.kind == Sched::static_
+                         ? static_chunk(w.loop, st.num, st.team->size, st.cursor.static_trip++, c)
+                         : shared_chunk(w.loop, st.team->size, w.next, c);
+    if (!got) return false;
+    begin = w.start + c.begin * w.incr;
+    end = c.end == w.loop.count ? w.end : w.start + c.end * w.incr;
+    return true;
+}
+
+namespace {
+
+// The team-shared memory GOMP_loop_start and GOMP_sections2_start hand out
+// (`mem`: its size in, the block out), zeroed, one block per construct.
+// Called by the thread that initialises the construct.
+void share_memory(WorkShare& slot, void** mem) {
+    if (!mem) return;
+    const std::size_t size = reinterpret_cast<std::uintptr_t>(*mem);
+    void* p = nullptr;
+    if (posix_memalign(&p, 64, size ? size : 1) != 0)
+        fatal(fmt::format("out of memory for a worksharing construct's {} bytes", size));
+    std::memset(p, 0, size);
+    slot.mem = p;
+}
+
+void no_task_reductions(const std::uintptr_t* reductions, const char* entry) {
+    if (reductions)
+        fatal(fmt::format("{}: task reductions (the task modifier of reduction) are not supported yet; run this "
+                          "program without libnumaware_omp.so",
+                          entry));
+}
+
+bool start_long(long start, long end, long incr, long sched, long chunk, long* istart, long* iend) {
+    const LoopBounds b = long_loop(start, end, incr);
+    enter_construct([&](WorkShare& s) { set_loop(s, b, resolve_schedule(sched, chunk, b.count)); });
+    std::uint64_t lo = 0, hi = 0;
+    if (!next_chunk(lo, hi)) return false;
+    *istart = static_cast<long>(lo);
+    *iend = static_cast<long>(hi);
+    return true;
+}
+
+bool next_long(long* istart, long* iend) {
+    std::uint64_t lo = 0, hi = 0;
+    if (!next_chunk(lo, hi)) return false;
+    *istart = static_cast<long>(lo);
+    *iend = static_cast<long>(hi);
+    return true;
+}
+
+bool start_ull(bool up, unsigned long long start, unsigned long long end, unsigned long long incr, long sched,
+               unsigned long long chunk, unsigned long long* istart, unsigned long long* iend) {
+    const LoopBounds b = ull_loop(up, start, end, incr);
+    const long c = chunk > static_cast<unsigned long long>(INT64_MAX) ? INT64_MAX : static_cast<long>(chunk);
+    enter_construct([&](WorkShare& s) { set_loop(s, b, resolve_schedule(sched, c, b.count)); });
+    std::uint64_t lo = 0, hi = 0;
+    if (!next_chunk(lo, hi)) return false;
+    *istart = lo;
+    *iend = hi;
+    return true;
+}
+
+bool next_ull(unsigned long long* istart, unsigned long long* iend) {
+    std::uint64_t lo = 0, hi = 0;
+    if (!next_chunk(lo, hi)) return false;
+    *istart = lo;
+    *iend = hi;
+    return true;
+}
+
+// A combined `parallel for`: the loop is set up as construct 0 before the
+// other threads start, and the outlined body only asks for chunks.
+struct Prestart {
+    LoopBounds bounds;
+    LoopSpace space;
+};
+
+void prestart(Team& team, void* arg) {
+    const auto* p = static_cast<const Prestart*>(arg);
+    WorkShare* slot = nullptr;
+    team.workshares.enter(0, slot);
+    set_loop(*slot, p->bounds, p->space);
+    team.workshares.ready(*slot);
+    team.loop_prestarted = true;
+}
+
+void parallel_loop(void (*fn)(void*), void* data, unsigned num_threads, long start, long end, long incr, long sched,
+                   long chunk) {
+    Prestart p;
+    p.bounds = long_loop(start, end, incr);
+    p.space = resolve_schedule(sched, chunk, p.bounds.count);
+    parallel(fn, data, num_threads, prestart, &p);
+}
+
+unsigned next_section() {
+    std::uint64_t lo = 0, hi = 0;
+    if (!next_chunk(lo, hi)) return 0;
+    return static_cast<unsigned>(lo);
+}
+
+unsigned start_sections(unsigned count) {
+    const LoopBounds b = long_loop(1, static_cast<long>(count) + 1, 1);
+    enter_construct([&](WorkShare& s) { set_loop(s, b, LoopSpace{b.count, Sched::dynamic, 1}); });
+    return next_section();
+}
+
+}  // namespace
+
+}  // namespace numaware::omp
+
+using namespace numaware::omp;
+
+#pragma GCC visibility push(default)   // the entry points: exports.map keeps only these
+extern "C" {
+
+// ---- long loops ----
+bool GOMP_loop_static_start(long s, long e, long i, long c, long* is, long* ie) { return start_long(s, e, i, 1, c, is, ie); }
+bool GOMP_loop_dynamic_start(long s, long e, long i, long c, long* is, long* ie) { return start_long(s, e, i, 2, c, is, ie); }
+bool GOMP_loop_guided_start(long s, long e, long i, long c, long* is, long* ie) { return start_long(s, e, i, 3, c, is, ie); }
+bool GOMP_loop_runtime_start(long s, long e, long i, long* is, long* ie) { return start_long(s, e, i, 0, 0, is, ie); }
+bool GOMP_loop_nonmonotonic_dynamic_start(long s, long e, long i, long c, long* is, long* ie) {
+    return start_long(s, e, i, 2, c, is, ie);
+}
+bool GOMP_loop_nonmonotonic_guided_start(long s, long e, long i, long c, long* is, long* ie) {
+    return start_long(s, e, i, 3, c, is, ie);
+}
+bool GOMP_loop_nonmonotonic_runtime_start(long s, long e, long i, long* is, long* ie) { return start_long(s, e, i, 0, 0, is, ie); }
+bool GOMP_loop_maybe_nonmonotonic_runtime_start(long s, long e, long i, long* is, long* ie) {
+    return start_long(s, e, i, 0, 0, is, ie);
+}
+
+bool GOMP_loop_start(long start, long end, long incr, long sched, long chunk, long* istart, long* iend,
+                     std::uintptr_t* reductions, void** mem) {
+    no_task_reductions(reductions, "GOMP_loop_start");
+    const LoopBounds b = long_loop(start, end, incr);
+    WorkShare& slot = enter_construct([&](WorkShare& s) {
+        set_loop(s, b, resolve_schedule(sched, chunk, b.count));
+        share_memory(s, mem);
+    });
+    if (mem) *mem = slot.mem;
+    if (!istart) return true;
+    return next_long(istart, iend);
+}
+
+bool GOMP_loop_static_next(long* is, long* ie) { return next_long(is, ie); }
+bool GOMP_loop_dynamic_next(long* is, long* ie) { return next_long(is, ie); }
+bool GOMP_loop_guided_next(long* is, long* ie) { return next_long(is, ie); }
+bool GOMP_loop_runtime_next(long* is, long* ie) { return next_long(is, ie); }
+bool GOMP_loop_nonmonotonic_dynamic_next(long* is, long* ie) { return next_long(is, ie); }
+bool GOMP_loop_nonmonotonic_guided_next(long* is, long* ie) { return next_long(is, ie); }
+bool GOMP_loop_nonmonotonic_runtime_next(long* is, long* ie) { return next_long(is, ie); }
+bool GOMP_loop_maybe_nonmonotonic_runtime_next(long* is, long* ie) { return next_long(is, ie); }
+
+void GOMP_loop_end(void) {
+    leave_current();
+    thread_state().team->barrier.wait();
+}
+void GOMP_loop_end_nowait(void) { leave_current(); }
+bool GOMP_loop_end_cancel(void) {
+    GOMP_loop_end();
+    return false;   // cancellation is off (OMP_CANCELLATION unset): never cancelled
+}
+
+// ---- unsigned long long loops ----
+bool GOMP_loop_ull_static_start(bool up, unsigned long long s, unsigned long long e, unsigned long long i,
+                                unsigned long long c, unsigned long long* is, unsigned long long* ie) {
+    return start_ull(up, s, e, i, 1, c, is, ie);
+}
+bool GOMP_loop_ull_dynamic_start(bool up, unsigned long long s, unsigned long long e, unsigned long long i,
+                                 unsigned long long c, unsigned long long* is, unsigned long long* ie) {
+    return start_ull(up, s, e, i, 2, c, is, ie);
+}
+bool GOMP_loop_ull_guided_start(bool up, unsigned long long s, unsigned long long e, unsigned long long i,
+                                unsigned long long c, unsigned long long* is, unsigned long long* ie) {
+    return start_ull(up, s, e, i, 3, c, is, ie);
+}
+bool GOMP_loop_ull_nonmonotonic_dynamic_start(bool up, unsigned long long s, unsigned long long e, unsigned long long i,
+                                              unsigned long long c, unsigned long long* is, unsigned long long* ie) {
+    return start_ull(up, s, e, i, 2, c, is, ie);
+}
+bool GOMP_loop_ull_nonmonotonic_guided_start(bool up, unsigned long long s, unsigned long long e, unsigned long long i,
+                                             unsigned long long c, unsigned long long* is, unsigned long long* ie) {
+    return start_ull(up, s, e, i, 3, c, is, ie);
+}
+bool GOMP_loop_ull_runtime_start(bool up, unsigned long long s, unsigned long long e, unsigned long long i,
+                                 unsigned long long* is, unsigned long long* ie) {
+    return start_ull(up, s, e, i, 0, 0, is, ie);
+}
+bool GOMP_loop_ull_nonmonotonic_runtime_start(bool up, unsigned long long s, unsigned long long e, unsigned long long i,
+                                              unsigned long long* is, unsigned long long* ie) {
+    return start_ull(up, s, e, i, 0, 0, is, ie);
+}
+bool GOMP_loop_ull_maybe_nonmonotonic_runtime_start(bool up, unsigned long long s, unsigned long long e,
+                                                    unsigned long long i, unsigned long long* is, unsigned long long* ie) {
+    return start_ull(up, s, e, i, 0, 0, is, ie);
+}
+bool GOMP_loop_ull_start(bool up, unsigned long long start, unsigned long long end, unsigned long long incr, long sched,
+                         unsigned long long chunk, unsigned long long* istart, unsigned long long* iend,
+                         std::uintptr_t* reductions, void** mem) {
+    no_task_reductions(reductions, "GOMP_loop_ull_start");
+    const LoopBounds b = ull_loop(up, start, end, incr);
+    const long c = chunk > static_cast<unsigned long long>(INT64_MAX) ? INT64_MAX : static_cast<long>(chunk);
+    WorkShare& slot = enter_construct([&](WorkShare& s) {
+        set_loop(s, b, resolve_schedule(sched, c, b.count));
+        share_memory(s, mem);
+    });
+    if (mem) *mem = slot.mem;
+    if (!istart) return true;
+    return next_ull(istart, iend);
+}
+bool GOMP_loop_ull_static_next(unsigned long long* is, unsigned long long* ie) { return next_ull(is, ie); }
+bool GOMP_loop_ull_dynamic_next(unsigned long long* is, unsigned long long* ie) { return next_ull(is, ie); }
+bool GOMP_loop_ull_guided_next(unsigned long long* is, unsigned long long* ie) { return next_ull(is, ie); }
+bool GOMP_loop_ull_runtime_next(unsigned long long* is, unsigned long long* ie) { return next_ull(is, ie); }
+bool GOMP_loop_ull_nonmonotonic_dynamic_next(unsigned long long* is, unsigned long long* ie) { return next_ull(is, ie); }
+bool GOMP_loop_ull_nonmonotonic_guided_next(unsigned long long* is, unsigned long long* ie) { return next_ull(is, ie); }
+bool GOMP_loop_ull_nonmonotonic_runtime_next(unsigned long long* is, unsigned long long* ie) { return next_ull(is, ie); }
+bool GOMP_loop_ull_maybe_nonmonotonic_runtime_next(unsigned long long* is, unsigned long long* ie) {
+    return next_ull(is, ie);
+}
+
+// ---- combined parallel loops ----
+void GOMP_parallel_loop_static(void (*fn)(void*), void* data, unsigned nt, long s, long e, long i, long c, unsigned) {
+    parallel_loop(fn, data, nt, s, e, i, 1, c);
+}
+void GOMP_parallel_loop_dynamic(void (*fn)(void*), void* data, unsigned nt, long s, long e, long i, long c, unsigned) {
+    parallel_loop(fn, data, nt, s, e, i, 2, c);
+}
+void GOMP_parallel_loop_guided(void (*fn)(void*), void* data, unsigned nt, long s, long e, long i, long c, unsigned) {
+    parallel_loop(fn, data, nt, s, e, i, 3, c);
+}
+void GOMP_parallel_loop_runtime(void (*fn)(void*), void* data, unsigned nt, long s, long e, long i, unsigned) {
+    parallel_loop(fn, data, nt, s, e, i, 0, 0);
+}
+void GOMP_parallel_loop_nonmonotonic_dynamic(void (*fn)(void*), void* data, unsigned nt, long s, long e, long i, long c,
+                                             unsigned) {
+    parallel_loop(fn, data, nt, s, e, i, 2, c);
+}
+void GOMP_parallel_loop_nonmonotonic_guided(void (*fn)(void*), void* data, unsigned nt, long s, long e, long i, long c,
+                                            unsigned) {
+    parallel_loop(fn, data, nt, s, e, i, 3, c);
+}
+void GOMP_parallel_loop_nonmonotonic_runtime(void (*fn)(void*), void* data, unsigned nt, long s, long e, long i, unsigned) {
+    parallel_loop(fn, data, nt, s, e, i, 0, 0);
+}
+void GOMP_parallel_loop_maybe_nonmonotonic_runtime(void (*fn)(void*), void* data, unsigned nt, long s, long e, long i,
+                                                   unsigned) {
+    parallel_loop(fn, data, nt, s, e, i, 0, 0);
+}
+
+// The older split form (GCC before 4.9, and objects built with it): the
+// encountering thread runs the body itself, then GOMP_parallel_end.
+void GOMP_parallel_loop_static_start(void (*fn)(void*), void* data, unsigned nt, long s, long e, long i, long c) {
+    Prestart p{long_loop(s, e, i), {}};
+    p.space = resolve_schedule(1, c, p.bounds.count);
+    parallel_begin(fn, data, nt, prestart, &p);
+}
+void GOMP_parallel_loop_dynamic_start(void (*fn)(void*), void* data, unsigned nt, long s, long e, long i, long c) {
+    Prestart p{long_loop(s, e, i), {}};
+    p.space = resolve_schedule(2, c, p.bounds.count);
+    parallel_begin(fn, data, nt, prestart, &p);
+}
+void GOMP_parallel_loop_guided_start(void (*fn)(void*), void* data, unsigned nt, long s, long e, long i, long c) {
+    Prestart p{long_loop(s, e, i), {}};
+    p.space = resolve_schedule(3, c, p.bounds.count);
+    parallel_begin(fn, data, nt, prestart, &p);
+}
+void GOMP_parallel_loop_runtime_start(void (*fn)(void*), void* data, unsigned nt, long s, long e, long i) {
+    Prestart p{long_loop(s, e, i), {}};
+    p.space = resolve_schedule(0, 0, p.bounds.count);
+    parallel_begin(fn, data, nt, prestart, &p);
+}
+
+// ---- sections ----
+unsigned GOMP_sections_start(unsigned count) { return start_sections(count); }
+unsigned GOMP_sections2_start(unsigned count, std::uintptr_t* reductions, void** mem) {
+    no_task_reductions(reductions, "GOMP_sections2_start");
+    const LoopBounds b = long_loop(1, static_cast<long>(count) + 1, 1);
+    WorkShare& slot = enter_construct([&](WorkShare& s) {
+        set_loop(s, b, LoopSpace{b.count, Sched::dynamic, 1});
+        share_memory(s, mem);
+    });
+    if (mem) *mem = slot.mem;
+    return next_section();
+}
+unsigned GOMP_sections_next(void) { return next_section(); }
+void GOMP_sections_end(void) {
+    leave_current();
+    thread_state().team->barrier.wait();
+}
+void GOMP_sections_end_nowait(void) { leave_current(); }
+bool GOMP_sections_end_cancel(void) {
+    GOMP_sections_end();
+    return false;
+}
+void GOMP_parallel_sections(void (*fn)(void*), void* data, unsigned nt, unsigned count, unsigned) {
+    Prestart p;
+    p.bounds = long_loop(1, static_cast<long>(count) + 1, 1);
+    p.space = LoopSpace{p.bounds.count, Sched::dynamic, 1};
+    parallel(fn, data, nt, prestart, &p);
+}
+void GOMP_parallel_sections_start(void (*fn)(void*), void* data, unsigned nt, unsigned count) {
+    Prestart p;
+    p.bounds = long_loop(1, static_cast<long>(count) + 1, 1);
+    p.space = LoopSpace{p.bounds.count, Sched::dynamic, 1};
+    parallel_begin(fn, data, nt, prestart, &p);
+}
+
+}  // extern "C"
+#pragma GCC visibility pop

@@ -1,0 +1,116 @@
+// tools/omp/gomp_parallel.cpp — the entry points GCC emits for `parallel`,
+// `barrier`, `single`, `critical`, `atomic` and the cancellation checks.
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+
+#include "tools/omp/loops.hpp"
+#include "tools/omp/team.hpp"
+
+namespace numaware::omp {
+namespace {
+
+std::mutex& default_critical() {
+    static std::mutex* m = new std::mutex;   // never destroyed: a region may hold it at exit
+    return *m;
+}
+
+std::mutex& atomic_mutex() {
+    static std::mutex* m = new std::mutex;
+    return *m;
+}
+
+// A named critical section's lock: GCC gives each name one pointer-sized
+// common symbol, null at first; the first thread to get here puts a mutex
+// there.
+std::mutex& named_critical(void** pptr) {
+    auto* slot = reinterpret_cast<std::atomic<std::mutex*>*>(pptr);
+    std::mutex* m = slot->load(std::memory_order_acquire);
+    if (m) return *m;
+    auto* fresh = new std::mutex;
+    if (slot->compare_exchange_strong(m, fresh, std::memory_order_acq_rel)) return *fresh;
+    delete fresh;
+    return *m;
+}
+
+}  // namespace
+}  // namespace numaware::omp
+
+using namespace numaware::omp;
+
+#pragma GCC visibility push(default)   // the entry points: exports.map keeps only these
+extern "C" {
+
+void GOMP_parallel(void (*fn)(void*), void* data, unsigned num_threads, unsigned /*flags: proc_bind clause*/) {
+    parallel(fn, data, num_threads);
+}
+void GOMP_parallel_start(void (*fn)(void*), void* data, unsigned num_threads) { parallel_begin(fn, data, num_threads); }
+void GOMP_parallel_end(void) { parallel_end(); }
+
+void GOMP_barrier(void) { thread_state().team->barrier.wait(); }
+bool GOMP_barrier_cancel(void) {
+    GOMP_barrier();
+    return false;   // cancellation is off: never cancelled
+}
+// Cancellation is off unless OMP_CANCELLATION=true (refused at start-up):
+// `cancel` does nothing and no region is ever cancelled, as the standard
+// says for cancel-var false.
+bool GOMP_cancel(int /*which*/, bool /*do_cancel*/) { return false; }
+bool GOMP_cancellation_point(int /*which*/) { return false; }
+
+bool GOMP_single_start(void) {
+    bool first = false;
+    enter_construct([](WorkShare&) {}, &first);
+    leave_current();
+    return first;
+}
+
+void* GOMP_single_copy_start(void) {
+    bool first = false;
+    WorkShare& slot = enter_construct([](WorkShare&) {}, &first);
+    if (first) return nullptr;   // this thread runs the block, then GOMP_single_copy_end
+    thread_state().team->barrier.wait();
+    void* data = slot.copyprivate;
+    leave_current();
+    return data;
+}
+
+void GOMP_single_copy_end(void* data) {
+    ThreadState& st = thread_state();
+    st.cursor.current->copyprivate = data;
+    st.team->barrier.wait();
+    leave_current();
+}
+
+void GOMP_critical_start(void) { default_critical().lock(); }
+void GOMP_critical_end(void) { default_critical().unlock(); }
+void GOMP_critical_name_start(void** pptr) { named_critical(pptr).lock(); }
+void GOMP_critical_name_end(void** pptr) { named_critical(pptr).unlock(); }
+void GOMP_atomic_start(void) { atomic_mutex().lock(); }
+void GOMP_atomic_end(void) { atomic_mutex().unlock(); }
+
+}  // extern "C"
+#pragma GCC visibility pop
+
+// ---- the error directive (OpenMP 5.1): at(execution) reaches these ----
+namespace {
+void error_directive(const char* kind, const char* msg, std::size_t len) {
+    std::string line = std::string("numaware-omp: ") + kind + ": error directive encountered";
+    if (msg) line += ": " + (len == static_cast<std::size_t>(-1) ? std::string(msg) : std::string(msg, len));
+    line += '\n';
+    (void)!::write(2, line.data(), line.size());
+}
+}  // namespace
+
+#pragma GCC visibility push(default)   // the entry points: exports.map keeps only these
+extern "C" {
+void GOMP_warning(const char* msg, std::size_t len) { error_directive("warning", msg, len); }
+void GOMP_error(const char* msg, std::size_t len) {
+    error_directive("error", msg, len);
+    std::exit(EXIT_FAILURE);
+}
+}  // extern "C"
+#pragma GCC visibility pop

@@ -1,0 +1,189 @@
+// tools/omp/omp_api.cpp — the omp_* routines (OpenMP 5.2, chapter 18) that
+// host programs call: threads and teams, the ICVs, timing, locks.
+#include <time.h>
+
+#include <algorithm>
+#include <atomic>
+#include <climits>
+#include <cstdint>
+
+#include "tools/omp/team.hpp"
+
+namespace numaware::omp {
+namespace {
+
+// dynamic-var as omp_set_dynamic leaves it.
+std::atomic<bool> g_dynamic{false};
+std::atomic<bool> g_dynamic_set{false};
+
+// omp_lock_t is 4 bytes in GCC's omp.h: a word, 0 free and 1 held.
+struct SimpleLock {
+    std::atomic<int> held;
+};
+static_assert(sizeof(SimpleLock) == 4);
+
+// omp_nest_lock_t is 16 bytes: the word, a count and the owner.
+struct NestLock {
+    std::atomic<int> held;
+    int count;
+    std::atomic<const void*> owner;
+};
+static_assert(sizeof(NestLock) == 16);
+
+const void* self() {
+    static thread_local char marker;
+    return &marker;
+}
+
+void acquire(std::atomic<int>& held) {
+    for (unsigned i = 0;; ++i) {
+        int expected = 0;
+        if (held.compare_exchange_weak(expected, 1, std::memory_order_acquire)) return;
+        if (i < 100) {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+        } else {
+            held.wait(1, std::memory_order_relaxed);
+        }
+    }
+}
+
+void release(std::atomic<int>& held) {
+    held.store(0, std::memory_order_release);
+    held.notify_one();
+}
+
+}  // namespace
+}  // namespace numaware::omp
+
+using namespace numaware::omp;
+
+#pragma GCC visibility push(default)   // the entry points: exports.map keeps only these
+extern "C" {
+
+typedef struct {
+    unsigned char x[4];
+} omp_lock_t;
+typedef struct {
+    unsigned char x[16];
+} omp_nest_lock_t;
+
+// ---- threads and teams ----
+void omp_set_num_threads(int n) { thread_state().nthreads_var = n > 0 ? static_cast<unsigned>(n) : 1; }
+int omp_get_num_threads(void) { return static_cast<int>(thread_state().team->size); }
+int omp_get_max_threads(void) {
+    const ThreadState& st = thread_state();
+    if (st.nthreads_var) return static_cast<int>(st.nthreads_var);
+    return static_cast<int>(settings().num_threads ? settings().num_threads : available_cpus());
+}
+int omp_get_thread_num(void) { return static_cast<int>(thread_state().num); }
+int omp_get_num_procs(void) { return static_cast<int>(available_cpus()); }
+int omp_in_parallel(void) { return thread_state().active_level > 0; }
+int omp_get_level(void) { return static_cast<int>(thread_state().level); }
+int omp_get_active_level(void) { return static_cast<int>(thread_state().active_level); }
+int omp_get_ancestor_thread_num(int level) {
+    const ThreadState& st = thread_state();
+    if (level < 0 || level > static_cast<int>(st.level)) return -1;
+    return level == 0 ? 0 : static_cast<int>(st.ancestors[static_cast<std::size_t>(level) - 1]);
+}
+int omp_get_team_size(int level) {
+    const ThreadState& st = thread_state();
+    if (level < 0 || level > static_cast<int>(st.level)) return -1;
+    return level == 0 ? 1 : static_cast<int>(st.sizes[static_cast<std::size_t>(level) - 1]);
+}
+int omp_get_thread_limit(void) { return settings().thread_limit ? static_cast<int>(settings().thread_limit) : INT_MAX; }
+void omp_set_dynamic(int on) {
+    g_dynamic.store(on != 0);
+    g_dynamic_set.store(true);
+}
+int omp_get_dynamic(void) { return g_dynamic_set.load() ? g_dynamic.load() : settings().dynamic; }
+void omp_set_nested(int on) { set_max_active_levels(on ? INT_MAX : 1); }
+int omp_get_max_active_levels(void) { return static_cast<int>(std::min<unsigned>(max_active_levels(), INT_MAX)); }
+int omp_get_nested(void) { return omp_get_max_active_levels() > 1; }
+void omp_set_max_active_levels(int levels) {
+    if (levels >= 0) set_max_active_levels(static_cast<unsigned>(levels));
+}
+int omp_get_supported_active_levels(void) { return 1; }   // nested regions run on one thread (docs/OPENMP.md)
+int omp_in_final(void) { return 0; }                       // no explicit tasks yet
+int omp_get_cancellation(void) { return 0; }
+int omp_get_max_task_priority(void) { return 0; }
+int omp_get_proc_bind(void) { return static_cast<int>(settings().bind); }
+
+// ---- schedule ----
+void omp_set_schedule(int kind, int chunk) {
+    ThreadState& st = thread_state();
+    const int k = kind & 0x7fffffff;
+    if (k < 1 || k > 4) return;   // not an omp_sched_t: ignored, as libgomp does
+    st.run_sched.kind = static_cast<Sched>(k);
+    st.run_sched.chunk = chunk > 0 ? chunk : 0;
+    st.run_sched.monotonic = (static_cast<unsigned>(kind) & 0x80000000u) != 0;
+    st.run_sched_set = true;
+}
+void omp_get_schedule(int* kind, int* chunk) {
+    const Schedule s = run_schedule();
+    *kind = static_cast<int>(s.kind) | (s.monotonic ? static_cast<int>(0x80000000u) : 0);
+    *chunk = static_cast<int>(s.chunk);
+}
+
+// ---- devices and teams constructs: the host is the only device ----
+int omp_get_num_devices(void) { return 0; }
+int omp_get_default_device(void) { return 0; }
+void omp_set_default_device(int) {}
+int omp_is_initial_device(void) { return 1; }
+int omp_get_initial_device(void) { return 0; }
+int omp_get_device_num(void) { return 0; }
+int omp_get_num_teams(void) { return 1; }
+int omp_get_team_num(void) { return 0; }
+
+// ---- timing ----
+double omp_get_wtime(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+double omp_get_wtick(void) {
+    struct timespec ts;
+    clock_getres(CLOCK_MONOTONIC, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+// ---- locks ----
+void omp_init_lock(omp_lock_t* l) { new (l) SimpleLock{{0}}; }
+void omp_destroy_lock(omp_lock_t*) {}
+void omp_set_lock(omp_lock_t* l) { acquire(reinterpret_cast<SimpleLock*>(l)->held); }
+void omp_unset_lock(omp_lock_t* l) { release(reinterpret_cast<SimpleLock*>(l)->held); }
+int omp_test_lock(omp_lock_t* l) {
+    int expected = 0;
+    return reinterpret_cast<SimpleLock*>(l)->held.compare_exchange_strong(expected, 1, std::memory_order_acquire);
+}
+
+void omp_init_nest_lock(omp_nest_lock_t* l) { new (l) NestLock{{0}, 0, {nullptr}}; }
+void omp_destroy_nest_lock(omp_nest_lock_t*) {}
+void omp_set_nest_lock(omp_nest_lock_t* l) {
+    auto* n = reinterpret_cast<NestLock*>(l);
+    if (n->owner.load(std::memory_order_relaxed) != self()) {
+        acquire(n->held);
+        n->owner.store(self(), std::memory_order_relaxed);
+    }
+    ++n->count;
+}
+void omp_unset_nest_lock(omp_nest_lock_t* l) {
+    auto* n = reinterpret_cast<NestLock*>(l);
+    if (--n->count == 0) {
+        n->owner.store(nullptr, std::memory_order_relaxed);
+        release(n->held);
+    }
+}
+int omp_test_nest_lock(omp_nest_lock_t* l) {
+    auto* n = reinterpret_cast<NestLock*>(l);
+    if (n->owner.load(std::memory_order_relaxed) != self()) {
+        int expected = 0;
+        if (!n->held.compare_exchange_strong(expected, 1, std::memory_order_acquire)) return 0;
+        n->owner.store(self(), std::memory_order_relaxed);
+    }
+    return ++n->count;
+}
+
+}  // extern "C"
+#pragma GCC visibility pop

@@ -1,0 +1,279 @@
+// tools/omp/settings.cpp — the OpenMP environment variables (OpenMP 5.2,
+// chapter 21) and NUMAWARE_POLICY, parsed (settings.hpp).
+#include "tools/omp/settings.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <limits>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "numaware/error.hpp"
+#include "numaware/task_policy.hpp"
+
+namespace numaware::omp {
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+    return s;
+}
+
+std::string lower(std::string_view s) {
+    std::string out(s);
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+// A non-negative decimal integer that fills `s` (after trimming).
+template <class T>
+bool whole_number(std::string_view s, T& out) {
+    s = trim(s);
+    if (s.empty()) return false;
+    T v{};
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc{} || end != s.data() + s.size()) return false;
+    out = v;
+    return true;
+}
+
+std::vector<std::string_view> split(std::string_view s, char sep) {
+    std::vector<std::string_view> parts;
+    for (;;) {
+        const std::size_t k = s.find(sep);
+        parts.push_back(s.substr(0, k));
+        if (k == std::string_view::npos) return parts;
+        s.remove_prefix(k + 1);
+    }
+}
+
+// "n", "n:len" or "n:len:stride" inside a place's braces.
+bool place_items(std::string_view body, std::vector<unsigned>& cpus) {
+    for (std::string_view item : split(body, ',')) {
+        const std::vector<std::string_view> f = split(item, ':');
+        unsigned first = 0, len = 1;
+        long stride = 1;
+        if (f.size() > 3 || !whole_number(f[0], first)) return false;
+        if (f.size() >= 2 && (!whole_number(f[1], len) || len == 0)) return false;
+        if (f.size() == 3) {
+            std::string_view st = trim(f[2]);
+            const bool negative = !st.empty() && st.front() == '-';
+            unsigned magnitude = 0;
+            if (!whole_number(negative ? st.substr(1) : st, magnitude)) return false;
+            stride = negative ? -static_cast<long>(magnitude) : static_cast<long>(magnitude);
+        }
+        for (unsigned i = 0; i < len; ++i) {
+            const long cpu = static_cast<long>(first) + stride * static_cast<long>(i);
+            if (cpu < 0) return false;
+            cpus.push_back(static_cast<unsigned>(cpu));
+        }
+    }
+    return !cpus.empty();
+}
+
+}  // namespace
+
+bool parse_num_threads(std::string_view text, unsigned& first, std::vector<unsigned>& nested) {
+    std::vector<unsigned> values;
+    for (std::string_view part : split(text, ',')) {
+        unsigned v = 0;
+        if (!whole_number(part, v) || v == 0) return false;
+        values.push_back(v);
+    }
+    first = values.front();
+    nested.assign(values.begin() + 1, values.end());
+    return true;
+}
+
+bool parse_proc_bind(std::string_view text, Bind& out) {
+    // A list gives one policy per nesting level; nested regions run on one
+    // thread here (docs/OPENMP.md), so the first level's is the one used,
+    // but every entry must be valid.
+    Bind first = Bind::true_;
+    bool have = false;
+    for (std::string_view part : split(text, ',')) {
+        const std::string v = lower(trim(part));
+        Bind b;
+        if (v == "false") b = Bind::false_;
+        else if (v == "true") b = Bind::true_;
+        else if (v == "primary" || v == "master") b = Bind::primary;
+        else if (v == "close") b = Bind::close;
+        else if (v == "spread") b = Bind::spread;
+        else return false;
+        if (have && (b == Bind::false_ || b == Bind::true_ || first == Bind::false_ || first == Bind::true_))
+            return false;   // false and true are only valid alone
+        if (!have) first = b;
+        have = true;
+    }
+    out = first;
+    return true;
+}
+
+bool parse_places(std::string_view text, Places& out) {
+    const std::string_view t = trim(text);
+    if (t.empty()) return false;
+    if (t.front() != '{') {
+        // An abstract name, optionally with a count of places: "cores(4)".
+        std::string name = lower(t);
+        const std::size_t paren = name.find('(');
+        if (paren != std::string::npos) {
+            unsigned count = 0;
+            if (name.back() != ')' || !whole_number(std::string_view(name).substr(paren + 1, name.size() - paren - 2), count) ||
+                count == 0)
+                return false;
+            name.resize(paren);   // the count only narrows the places; numaware plans every CPU it may use
+        }
+        name = std::string(trim(name));
+        Places p;
+        if (name == "threads") p.kind = PlaceKind::threads;
+        else if (name == "cores") p.kind = PlaceKind::cores;
+        else if (name == "sockets") p.kind = PlaceKind::sockets;
+        else if (name == "numa_domains") p.kind = PlaceKind::numa_domains;
+        else return false;
+        out = p;
+        return true;
+    }
+    // An explicit list: "{0,1},{2:2}" or "{0:4}:4:4" (a place, then how many
+    // copies and the CPU stride between them).
+    Places p;
+    p.kind = PlaceKind::explicit_list;
+    std::string_view rest = t;
+    while (!rest.empty()) {
+        if (rest.front() != '{') return false;
+        const std::size_t close = rest.find('}');
+        if (close == std::string_view::npos) return false;
+        std::vector<unsigned> cpus;
+        if (!place_items(rest.substr(1, close - 1), cpus)) return false;
+        rest.remove_prefix(close + 1);
+        unsigned copies = 1;
+        long stride = static_cast<long>(cpus.size());
+        if (!rest.empty() && rest.front() == ':') {
+            const std::size_t end = std::min(rest.find(",{"), rest.size());
+            const std::vector<std::string_view> f = split(rest.substr(1, end - 1), ':');
+            if (f.size() > 2 || !whole_number(f[0], copies) || copies == 0) return false;
+            if (f.size() == 2) {
+                unsigned s = 0;
+                if (!whole_number(f[1], s)) return false;
+                stride = s;
+            }
+            rest.remove_prefix(end);
+        }
+        for (unsigned c = 0; c < copies; ++c) {
+            std::vector<unsigned> place;
+            for (unsigned cpu : cpus) place.push_back(static_cast<unsigned>(cpu + stride * static_cast<long>(c)));
+            p.sets.push_back(std::move(place));
+        }
+        if (!rest.empty()) {
+            if (rest.front() != ',') return false;
+            rest.remove_prefix(1);
+            rest = trim(rest);
+            if (rest.empty()) return false;   // a trailing comma
+        }
+    }
+    out = std::move(p);
+    return true;
+}
+
+bool parse_stack_size(std::string_view text, std::size_t& out) {
+    std::string_view t = trim(text);
+    std::size_t unit = 1024;   // no suffix: kilobytes, as the standard says
+    if (!t.empty() && std::isalpha(static_cast<unsigned char>(t.back()))) {
+        switch (std::tolower(static_cast<unsigned char>(t.back()))) {
+            case 'b': unit = 1; break;
+            case 'k': unit = std::size_t{1} << 10; break;
+            case 'm': unit = std::size_t{1} << 20; break;
+            case 'g': unit = std::size_t{1} << 30; break;
+            default: return false;
+        }
+        t.remove_suffix(1);
+    }
+    std::size_t v = 0;
+    if (!whole_number(t, v) || v == 0 || v > std::numeric_limits<std::size_t>::max() / unit) return false;
+    out = v * unit;
+    return true;
+}
+
+bool parse_schedule(std::string_view text, Schedule& out) {
+    std::string_view t = trim(text);
+    Schedule s;
+    const std::size_t colon = t.find(':');
+    if (colon != std::string_view::npos) {
+        const std::string mod = lower(trim(t.substr(0, colon)));
+        if (mod == "monotonic") s.monotonic = true;
+        else if (mod != "nonmonotonic") return false;
+        t.remove_prefix(colon + 1);
+    }
+    const std::size_t comma = t.find(',');
+    const std::string kind = lower(trim(t.substr(0, comma)));
+    if (kind == "static") s.kind = Sched::static_;
+    else if (kind == "dynamic") s.kind = Sched::dynamic;
+    else if (kind == "guided") s.kind = Sched::guided;
+    else if (kind == "auto") s.kind = Sched::auto_;
+    else return false;
+    if (comma != std::string_view::npos) {
+        long chunk = 0;
+        if (s.kind == Sched::auto_ || !whole_number(t.substr(comma + 1), chunk) || chunk <= 0) return false;
+        s.chunk = chunk;
+    }
+    out = s;
+    return true;
+}
+
+Settings read_settings(const GetEnv& getenv, const Warn& warn) {
+    Settings s;
+    const auto invalid = [&](const char* name, const char* value, std::string_view expected) {
+        warn(fmt::format("numaware-omp: invalid value for environment variable {}: '{}' (expected {}); "
+                         "the default is used",
+                         name, value, expected));
+    };
+    if (const char* v = getenv("OMP_NUM_THREADS"))
+        if (!parse_num_threads(v, s.num_threads, s.nested_threads))
+            invalid("OMP_NUM_THREADS", v, "a list of positive integers");
+    if (const char* v = getenv("OMP_PROC_BIND")) {
+        if (parse_proc_bind(v, s.bind)) s.bind_set = true;
+        else invalid("OMP_PROC_BIND", v, "false, true, or a list of primary, close, spread");
+    }
+    if (const char* v = getenv("OMP_PLACES")) {
+        if (parse_places(v, s.places)) s.places_set = true;
+        else invalid("OMP_PLACES", v, "threads, cores, sockets, numa_domains or a list of {CPU,...} places");
+    }
+    if (const char* v = getenv("OMP_STACKSIZE"))
+        if (!parse_stack_size(v, s.stack_bytes)) invalid("OMP_STACKSIZE", v, "a positive size with B, K, M or G");
+    if (const char* v = getenv("OMP_SCHEDULE"))
+        if (!parse_schedule(v, s.schedule))
+            invalid("OMP_SCHEDULE", v, "[monotonic:|nonmonotonic:]static|dynamic|guided|auto[,CHUNK]");
+    if (const char* v = getenv("OMP_DYNAMIC")) {
+        const std::string d = lower(trim(v));
+        if (d == "true") s.dynamic = true;
+        else if (d != "false") invalid("OMP_DYNAMIC", v, "true or false");
+    }
+    if (const char* v = getenv("OMP_NESTED")) {
+        const std::string d = lower(trim(v));
+        if (d == "true") s.max_active_levels = std::numeric_limits<unsigned>::max();
+        else if (d != "false") invalid("OMP_NESTED", v, "true or false");
+    }
+    if (const char* v = getenv("OMP_MAX_ACTIVE_LEVELS")) {
+        unsigned levels = 0;
+        if (whole_number(std::string_view(v), levels)) s.max_active_levels = levels;
+        else invalid("OMP_MAX_ACTIVE_LEVELS", v, "a non-negative integer");
+    }
+    if (const char* v = getenv("OMP_THREAD_LIMIT")) {
+        unsigned limit = 0;
+        if (whole_number(std::string_view(v), limit) && limit > 0) s.thread_limit = limit;
+        else invalid("OMP_THREAD_LIMIT", v, "a positive integer");
+    }
+    if (const char* v = getenv("NUMAWARE_POLICY")) {
+        const std::string p = lower(trim(v));
+        const auto names = tasks::policy_names();
+        if (std::find(names.begin(), names.end(), p) == names.end())
+            throw Error("NUMAWARE_POLICY", fmt::format("unknown policy '{}'; known: {}", v, fmt::join(names, ", ")));
+        s.policy = p;
+    }
+    return s;
+}
+
+}  // namespace numaware::omp

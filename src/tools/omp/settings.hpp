@@ -1,0 +1,70 @@
+// tools/omp/settings.hpp — what the OpenMP environment asks of
+// libnumaware_omp.so: the OMP_* variables the standard defines and
+// numaware's own, parsed into plain data (settings.cpp). Nothing here
+// touches threads or the machine.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace numaware::omp {
+
+// A loop schedule as omp_sched_t numbers it (omp.h).
+enum class Sched : int { static_ = 1, dynamic = 2, guided = 3, auto_ = 4 };
+
+struct Schedule {
+    Sched kind = Sched::dynamic;   // libgomp's default run-sched-var
+    long chunk = 0;                // 0: the kind's default
+    bool monotonic = false;
+};
+
+// OMP_PROC_BIND, as omp_proc_bind_t numbers it.
+enum class Bind : int { false_ = 0, true_ = 1, primary = 2, close = 3, spread = 4 };
+
+// OMP_PLACES: the abstract names, or an explicit list of CPU sets.
+enum class PlaceKind { threads, cores, sockets, numa_domains, explicit_list };
+
+struct Places {
+    PlaceKind kind = PlaceKind::cores;
+    std::vector<std::vector<unsigned>> sets;   // explicit_list only: CPU OS indices per place
+};
+
+struct Settings {
+    unsigned num_threads = 0;                  // OMP_NUM_THREADS' first value; 0: one per allowed CPU
+    std::vector<unsigned> nested_threads;      // its later values, one per nesting level
+    Bind bind = Bind::true_;                   // unset: numaware binds (close), see docs/OPENMP.md
+    bool bind_set = false;                     // OMP_PROC_BIND was given
+    Places places;
+    bool places_set = false;
+    std::size_t stack_bytes = 0;               // OMP_STACKSIZE; 0: the system's default
+    Schedule schedule;                         // OMP_SCHEDULE: schedule(runtime)
+    bool dynamic = false;                      // OMP_DYNAMIC
+    unsigned max_active_levels = 1;            // OMP_MAX_ACTIVE_LEVELS (OMP_NESTED=true: unbounded)
+    unsigned thread_limit = 0;                 // OMP_THREAD_LIMIT; 0: none
+    std::string policy = "dfifo";              // NUMAWARE_POLICY
+};
+
+// A value that the standard leaves to the implementation (not a positive
+// integer, an unknown keyword): libgomp and numaware both say so on one
+// line and keep the default. `warn` receives that line.
+using Warn = std::function<void(const std::string&)>;
+using GetEnv = std::function<const char*(const char*)>;
+
+// Reads every variable through `getenv`. Throws Error (numaware/error.hpp)
+// naming the variable for what numaware itself defines and cannot run
+// with: an unknown NUMAWARE_POLICY (the message lists the policies).
+Settings read_settings(const GetEnv& getenv, const Warn& warn);
+
+// The parsers, one per variable (exposed for the tests). Each returns
+// false, leaving `out` as it was, for a value the standard does not define.
+bool parse_num_threads(std::string_view text, unsigned& first, std::vector<unsigned>& nested);
+bool parse_proc_bind(std::string_view text, Bind& out);
+bool parse_places(std::string_view text, Places& out);
+bool parse_stack_size(std::string_view text, std::size_t& out);
+bool parse_schedule(std::string_view text, Schedule& out);
+
+}  // namespace numaware::omp

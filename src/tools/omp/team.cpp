@@ -1,0 +1,389 @@
+// tools/omp/team.cpp — the pool of pinned threads and the fork-join of a
+// parallel region (team.hpp).
+#include "tools/omp/team.hpp"
+
+#include <pthread.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "numaware/error.hpp"
+#include "numaware/machine.hpp"
+#include "numaware/team.hpp"
+#include "os/os.hpp"
+
+namespace numaware::omp {
+
+void fatal(const std::string& message) {
+    const std::string line = fmt::format("numaware-omp: {}\n", message);
+    (void)!::write(2, line.data(), line.size());
+    std::_Exit(2);
+}
+
+// ---- the barrier ----------------------------------------------------------------
+
+void Barrier::wait() {
+    if (parties_ <= 1) return;
+    const std::uint32_t gen = generation_.load(std::memory_order_acquire);
+    if (arrived_.fetch_add(1, std::memory_order_acq_rel) + 1 == parties_) {
+        arrived_.store(0, std::memory_order_relaxed);
+        generation_.fetch_add(1, std::memory_order_release);
+        generation_.notify_all();
+        return;
+    }
+    for (unsigned i = 0; i < 2000; ++i) {
+        if (generation_.load(std::memory_order_acquire) != gen) return;
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+    }
+    while (generation_.load(std::memory_order_acquire) == gen) generation_.wait(gen, std::memory_order_acquire);
+}
+
+// ---- settings and the machine ------------------------------------------------------
+
+const Settings& settings() {
+    static const Settings s = [] {
+        try {
+            return read_settings([](const char* name) { return std::getenv(name); },
+                                 [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); });
+        } catch (const Error& e) {
+            fatal(e.what());
+        }
+    }();
+    return s;
+}
+
+void member_enter(Team& team, unsigned num, ThreadState& st);
+void member_leave(ThreadState& st);
+void set_parent(Team& team, const ThreadState& encountering);
+
+namespace {
+
+// The environment is read when the library is loaded, before main: a bad
+// NUMAWARE_POLICY stops the program before it starts, and the warnings
+// come first, as libgomp's do.
+[[gnu::constructor]] void read_environment_at_load() { (void)settings(); }
+
+// Where pool thread i runs: its CPU set, empty for an unbound thread.
+struct Placement {
+    std::vector<std::vector<unsigned>> cpus;   // per thread number
+};
+
+// The places of the team, from OMP_PROC_BIND and OMP_PLACES, through the
+// threads layer's plan for the machine model. Threads beyond the machine's
+// CPUs (OMP_NUM_THREADS larger than them) run unbound, as an oversubscribed
+// team must.
+Placement plan_places(const Machine& machine, unsigned threads, const Settings& s) {
+    Placement p;
+    p.cpus.resize(threads);
+    if (s.bind == Bind::false_) return p;
+    if (s.places.kind == PlaceKind::explicit_list) {
+        // Threads over the listed places: close packs them in order, spread
+        // strides over them; primary keeps all on the first place.
+        const std::size_t places = s.places.sets.size();
+        for (unsigned t = 0; t < threads; ++t) {
+            std::size_t k = t % places;
+            if (s.bind == Bind::primary) k = 0;
+            else if (s.bind == Bind::spread && threads < places) k = t * places / threads;
+            p.cpus[t] = s.places.sets[k];
+        }
+        return p;
+    }
+    const unsigned cpus = static_cast<unsigned>(machine.cpu_count());
+    const unsigned planned = std::min(threads, cpus);
+    TeamMapping mapping;
+    mapping.threads = planned;
+    mapping.kind = s.bind == Bind::spread ? MappingKind::scatter : MappingKind::contiguous;
+    const TeamLayout layout = plan_team(machine, mapping);
+    for (unsigned t = 0; t < planned; ++t) {
+        const RankPlace& r = layout.ranks[s.bind == Bind::primary ? 0 : t];
+        if (s.places.kind == PlaceKind::sockets || s.places.kind == PlaceKind::numa_domains)
+            p.cpus[t] = machine.node(r.node).cpus;
+        else
+            p.cpus[t] = {r.cpu};
+    }
+    return p;
+}
+
+// The pool: worker threads 1..n-1 of the current outermost region. Each
+// waits on its own `go` counter; the encountering thread bumps it with the
+// team to run.
+class Pool {
+public:
+    static Pool& instance() {
+        static Pool* pool = new Pool;   // never destroyed: threads may still be parked at exit
+        return *pool;
+    }
+
+    unsigned cpus() const { return static_cast<unsigned>(machine_.cpu_count()); }
+
+    // Starts a region of n threads: pool threads 1..n-1 run it; the
+    // calling thread is thread 0 and finishes with end().
+    void begin(void (*fn)(void*), void* data, unsigned n, void (*before_fork)(Team&, void*), void* before_arg,
+               ThreadState& master) {
+        region_mutex_.lock();   // outermost regions from two user threads take turns
+        Team& team = team_;
+        team.start(n);
+        team.fn = fn;
+        team.data = data;
+        set_parent(team, master);
+        if (before_fork) before_fork(team, before_arg);
+        grow(team.size);
+        pin_master();
+        for (unsigned t = 1; t < team.size; ++t) {
+            Worker& w = *workers_[t - 1];
+            w.team = &team;
+            w.nthreads_var = master.nthreads_var;
+            w.run_sched_set = master.run_sched_set;
+            w.run_sched = master.run_sched;
+            w.go.fetch_add(1, std::memory_order_release);
+            w.go.notify_one();
+        }
+        member_enter(team, 0, master);
+    }
+
+    void end(ThreadState& master) {
+        member_leave(master);
+        region_mutex_.unlock();
+    }
+
+private:
+    struct Worker {
+        std::atomic<std::uint32_t> go{0};
+        Team* team = nullptr;
+        unsigned nthreads_var = 0;
+        bool run_sched_set = false;
+        Schedule run_sched;
+    };
+
+    Pool() : machine_(load_machine()) {}
+
+    static Machine load_machine() {
+        try {
+            return Machine::from_live();
+        } catch (const Error& e) {
+            fatal(fmt::format("cannot read this machine's topology ({}: {})", e.field(), e.what()));
+        }
+    }
+
+    void grow(unsigned size) {
+        if (size <= workers_.size() + 1 && size <= planned_for_) return;
+        const unsigned target = std::max<unsigned>(size, static_cast<unsigned>(workers_.size()) + 1);
+        placement_ = plan_places(machine_, target, settings());
+        planned_for_ = target;
+        for (unsigned t = static_cast<unsigned>(workers_.size()) + 1; t < target; ++t) {
+            workers_.push_back(std::make_unique<Worker>());
+            start_worker(*workers_.back(), t);
+        }
+        master_pinned_ = false;
+    }
+
+    void start_worker(Worker& w, unsigned num) {
+        // OMP_STACKSIZE applies to the threads the runtime creates.
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        if (settings().stack_bytes) pthread_attr_setstacksize(&attr, settings().stack_bytes);
+        struct Start {
+            Pool* pool;
+            Worker* w;
+            unsigned num;
+        };
+        auto* start = new Start{this, &w, num};
+        pthread_t tid;
+        const int rc = pthread_create(
+            &tid, &attr,
+            [](void* arg) -> void* {
+                std::unique_ptr<Start> s(static_cast<Start*>(arg));
+                s->pool->worker_main(*s->w, s->num);
+                return nullptr;
+            },
+            start);
+        pthread_attr_destroy(&attr);
+        if (rc != 0) {
+            delete start;
+            fatal(fmt::format("cannot start OpenMP thread {}: {}", num, std::strerror(rc)));
+        }
+        pthread_detach(tid);
+    }
+
+    void pin(unsigned num) {
+        const std::vector<unsigned>& cpus = placement_.cpus[num];
+        if (cpus.empty()) return;
+        if (const int err = os::linux_os().set_affinity(0, cpus); err != 0)
+            fatal(fmt::format("cannot bind OpenMP thread {} to CPUs {}: {} (OMP_PROC_BIND=false runs unbound)", num,
+                              format_cpu_list(cpus), std::strerror(err)));
+    }
+
+    void pin_master() {
+        if (master_pinned_) return;
+        pin(0);
+        master_pinned_ = true;
+    }
+
+    void worker_main(Worker& w, unsigned num) {
+        pin(num);
+        ThreadState& st = thread_state();
+        std::uint32_t seen = 0;
+        for (;;) {
+            for (unsigned i = 0; w.go.load(std::memory_order_acquire) == seen; ++i) {
+                if (i < 2000) {
+#if defined(__x86_64__) || defined(__i386__)
+                    __builtin_ia32_pause();
+#endif
+                } else {
+                    w.go.wait(seen, std::memory_order_acquire);
+                }
+            }
+            seen = w.go.load(std::memory_order_acquire);
+            st.nthreads_var = w.nthreads_var;
+            st.run_sched_set = w.run_sched_set;
+            st.run_sched = w.run_sched;
+            Team& team = *w.team;
+            member_enter(team, num, st);
+            team.fn(team.data);
+            member_leave(st);
+        }
+    }
+
+    Machine machine_;
+    Team team_;   // the outermost regions' team, reused region after region
+    Placement placement_;
+    unsigned planned_for_ = 0;
+    bool master_pinned_ = false;
+    std::vector<std::unique_ptr<Worker>> workers_;
+    std::mutex region_mutex_;
+};
+
+}  // namespace
+
+// The team's view of where it is nested, from the encountering thread.
+void set_parent(Team& team, const ThreadState& encountering) {
+    team.parent_level = encountering.level;
+    team.parent_active_level = encountering.active_level;
+    team.parent_ancestors = encountering.ancestors;
+    team.parent_sizes = encountering.sizes;
+}
+
+namespace {
+
+// Each thread's states outside the regions it is in, innermost last, and
+// the teams of its serialised regions.
+thread_local std::vector<ThreadState> t_outer;
+thread_local std::vector<std::unique_ptr<Team>> t_solo_teams;
+
+}  // namespace
+
+// A thread joins a region: its state for the region, the outer one kept.
+void member_enter(Team& team, unsigned num, ThreadState& st) {
+    t_outer.push_back(st);
+    st.team = &team;
+    st.num = num;
+    st.level = team.parent_level + 1;
+    st.active_level = team.parent_active_level + (team.size > 1 ? 1 : 0);
+    st.ancestors = team.parent_ancestors;
+    st.ancestors.push_back(num);
+    st.sizes = team.parent_sizes;
+    st.sizes.push_back(team.size);
+    st.cursor = WorkShareCursor{};
+    if (team.loop_prestarted) {
+        // A combined parallel loop: its loop is construct 0, set up already.
+        st.cursor.entered = 1;
+        st.cursor.current = &team.workshares.slot(0);
+        st.cursor.current_g = 0;
+    }
+}
+
+// The region's closing barrier, then the thread's outer state back.
+void member_leave(ThreadState& st) {
+    st.team->barrier.wait();
+    st = std::move(t_outer.back());
+    t_outer.pop_back();
+}
+
+ThreadState& thread_state() {
+    thread_local Team solo;
+    thread_local ThreadState st = [] {
+        ThreadState s;
+        s.team = &solo;
+        return s;
+    }();
+    return st;
+}
+
+namespace {
+std::atomic<long> g_max_active_levels{-1};   // -1: the environment's
+}  // namespace
+
+unsigned max_active_levels() {
+    const long set = g_max_active_levels.load(std::memory_order_relaxed);
+    return set >= 0 ? static_cast<unsigned>(set) : settings().max_active_levels;
+}
+
+void set_max_active_levels(unsigned levels) { g_max_active_levels.store(levels, std::memory_order_relaxed); }
+
+Schedule run_schedule() {
+    const ThreadState& st = thread_state();
+    return st.run_sched_set ? st.run_sched : settings().schedule;
+}
+
+unsigned available_cpus() { return Pool::instance().cpus(); }
+
+unsigned team_size_for(unsigned requested) {
+    const ThreadState& st = thread_state();
+    // Nested regions run on one thread (omp_get_supported_active_levels is
+    // 1; docs/OPENMP.md), and OMP_MAX_ACTIVE_LEVELS=0 serialises them all.
+    if (st.active_level >= std::min(max_active_levels(), 1u)) return 1;
+    unsigned n = requested;
+    if (n == 0) {
+        n = st.nthreads_var;
+        if (n == 0) n = settings().num_threads ? settings().num_threads : available_cpus();
+    }
+    if (settings().thread_limit) n = std::min(n, settings().thread_limit);
+    return std::max(n, 1u);
+}
+
+void parallel_begin(void (*fn)(void*), void* data, unsigned requested, void (*before_fork)(Team&, void*),
+                    void* before_arg) {
+    ThreadState& st = thread_state();
+    const unsigned n = team_size_for(requested);
+    if (n == 1) {
+        // A serialised region: a team of one on this thread.
+        t_solo_teams.push_back(std::make_unique<Team>());
+        Team& team = *t_solo_teams.back();
+        team.start(1);
+        team.fn = fn;
+        team.data = data;
+        set_parent(team, st);
+        if (before_fork) before_fork(team, before_arg);
+        member_enter(team, 0, st);
+        return;
+    }
+    Pool::instance().begin(fn, data, n, before_fork, before_arg, st);
+}
+
+void parallel_end() {
+    ThreadState& st = thread_state();
+    if (st.team->size == 1) {
+        Team* solo = st.team;
+        member_leave(st);
+        if (!t_solo_teams.empty() && t_solo_teams.back().get() == solo) t_solo_teams.pop_back();
+        return;
+    }
+    Pool::instance().end(st);
+}
+
+void parallel(void (*fn)(void*), void* data, unsigned requested, void (*before_fork)(Team&, void*), void* before_arg) {
+    parallel_begin(fn, data, requested, before_fork, before_arg);
+    fn(data);
+    parallel_end();
+}
+
+}  // namespace numaware::omp

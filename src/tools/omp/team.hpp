@@ -1,0 +1,121 @@
+// tools/omp/team.hpp — the fork-join machinery of libnumaware_omp.so: the
+// pool of pinned threads, the team of a parallel region, its barrier, and
+// what each thread knows about the region it runs in (team.cpp).
+//
+// The encountering thread is thread 0 of the team it forks, as OpenMP
+// requires (its thread-local data, threadprivate variables included, stay
+// its own). The other threads come from a pool started at the first
+// parallel region and kept for the process's life. Where they run is the
+// threads layer's decision: plan_team() on the machine model, from
+// OMP_PROC_BIND and OMP_PLACES (docs/OPENMP.md); the pool only carries it
+// out through the os layer.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "tools/omp/settings.hpp"
+#include "tools/omp/workshare.hpp"
+
+namespace numaware::omp {
+
+// A team barrier: a counter and a generation; waiters spin briefly, then
+// sleep on the generation (a futex through std::atomic::wait).
+class Barrier {
+public:
+    explicit Barrier(unsigned parties = 1) : parties_(parties) {}
+    void reset(unsigned parties) {
+        parties_ = parties;
+        arrived_.store(0, std::memory_order_relaxed);
+    }
+    void wait();
+
+private:
+    unsigned parties_;
+    std::atomic<unsigned> arrived_{0};
+    std::atomic<std::uint32_t> generation_{0};
+};
+
+// One parallel region's team. The pool's team is reused region after
+// region; a serialised region (nested, or one thread) has its own on the
+// encountering thread's stack.
+struct Team {
+    unsigned size = 1;
+    Barrier barrier;
+    WorkShares workshares;
+    void (*fn)(void*) = nullptr;
+    void* data = nullptr;
+    bool loop_prestarted = false;   // construct 0 is a combined parallel loop's, set up before the fork
+    // Where the region is nested: the encountering thread's levels and
+    // ancestors, which every thread of the team extends.
+    unsigned parent_level = 0, parent_active_level = 0;
+    std::vector<unsigned> parent_ancestors, parent_sizes;
+
+    void start(unsigned threads) {
+        size = threads;
+        loop_prestarted = false;
+        barrier.reset(threads);
+        workshares.reset();
+    }
+};
+
+// What a thread knows about the region it runs in. Outside every parallel
+// region a thread is the only thread of its own implicit team (`team` is
+// then its solo team).
+struct ThreadState {
+    Team* team = nullptr;
+    unsigned num = 0;             // omp_get_thread_num()
+    unsigned level = 0;           // omp_get_level(): enclosing parallel regions
+    unsigned active_level = 0;    // omp_get_active_level(): those with more than one thread
+    std::vector<unsigned> ancestors;   // thread numbers at levels 1..level (omp_get_ancestor_thread_num)
+    std::vector<unsigned> sizes;       // team sizes at levels 1..level (omp_get_team_size)
+    WorkShareCursor cursor;       // this thread's place in the team's worksharing constructs
+    unsigned nthreads_var = 0;    // the nthreads-var ICV of this thread's data environment
+    bool run_sched_set = false;   // run-sched-var set by omp_set_schedule (else OMP_SCHEDULE's)
+    Schedule run_sched;
+};
+
+// run-sched-var of the calling thread's data environment.
+Schedule run_schedule();
+
+// max-active-levels-var (device-wide): OMP_MAX_ACTIVE_LEVELS or OMP_NESTED
+// until omp_set_max_active_levels or omp_set_nested.
+unsigned max_active_levels();
+void set_max_active_levels(unsigned levels);
+
+// The calling thread's state (its solo team set up on first use).
+ThreadState& thread_state();
+
+// The process-wide settings (OMP_* read once, at the first call).
+const Settings& settings();
+
+// Runs fn(data) as a parallel region of `requested` threads (0: the
+// nthreads-var ICV), the calling thread as thread 0, and returns after the
+// region's closing barrier. `before_fork`, if given, runs on the
+// calling thread once the team is set up and before any other thread
+// starts (the combined parallel loops initialise their loop there).
+void parallel(void (*fn)(void*), void* data, unsigned requested,
+              void (*before_fork)(Team&, void*) = nullptr, void* before_arg = nullptr);
+
+// The same in two halves, for GOMP_parallel_start/_end: parallel_begin
+// returns on thread 0 once the others run fn(data); thread 0 then runs the
+// body itself and calls parallel_end, which waits at the closing barrier.
+void parallel_begin(void (*fn)(void*), void* data, unsigned requested,
+                    void (*before_fork)(Team&, void*) = nullptr, void* before_arg = nullptr);
+void parallel_end();
+
+// The threads a region of `requested` threads gets from here, as
+// omp_get_max_threads and the `num_threads` clause decide it.
+unsigned team_size_for(unsigned requested);
+
+// The number of CPUs the pool may pin to (omp_get_num_procs).
+unsigned available_cpus();
+
+// Writes "numaware-omp: MESSAGE" to stderr and ends the process with
+// status 2: for what the shim cannot do (an unsupported entry point,
+// NUMAWARE_POLICY that names no policy).
+[[noreturn]] void fatal(const std::string& message);
+
+}  // namespace numaware::omp

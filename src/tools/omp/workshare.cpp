@@ -1,0 +1,115 @@
+// tools/omp/workshare.cpp — the schedules' chunking rules and the ring of
+// worksharing slots (workshare.hpp).
+#include "tools/omp/workshare.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <thread>
+
+namespace numaware::omp {
+
+bool static_chunk(const LoopSpace& loop, unsigned num, unsigned threads, std::uint64_t trip, Chunk& out) {
+    const std::uint64_t n = loop.count, t = threads;
+    if (loop.chunk == 0) {
+        // One contiguous block a thread, the first n mod t one longer (as
+        // libgomp and GCC's inlined schedule(static) cut it).
+        if (trip > 0) return false;
+        const std::uint64_t q = n / t, r = n % t;
+        const std::uint64_t begin = num < r ? num * (q + 1) : r * (q + 1) + (num - r) * q;
+        const std::uint64_t len = num < r ? q + 1 : q;
+        if (len == 0) return false;
+        out = {begin, begin + len};
+        return true;
+    }
+    // Chunks dealt round-robin: thread num's trip-th is chunk trip*t + num.
+    const std::uint64_t c = loop.chunk;
+    const std::uint64_t index = trip * t + num;
+    if (index > n / c) return false;   // also keeps index * c from overflowing
+    const std::uint64_t begin = index * c;
+    if (begin >= n) return false;
+    out = {begin, std::min(n, begin + c)};
+    return true;
+}
+
+bool shared_chunk(const LoopSpace& loop, unsigned threads, std::atomic<std::uint64_t>& next, Chunk& out) {
+    const std::uint64_t n = loop.count, c = std::max<std::uint64_t>(loop.chunk, 1);
+    if (loop.kind == Sched::dynamic) {
+        std::uint64_t begin = next.load(std::memory_order_relaxed);
+        do {
+            if (begin >= n) return false;
+        } while (!next.compare_exchange_weak(begin, begin + std::min(c, n - begin), std::memory_order_relaxed));
+        out = {begin, begin + std::min(c, n - begin)};
+        return true;
+    }
+    // Guided: a share of what is left, never below the chunk.
+    std::uint64_t begin = next.load(std::memory_order_relaxed);
+    std::uint64_t len = 0;
+    do {
+        if (begin >= n) return false;
+        const std::uint64_t left = n - begin;
+        len = std::min(left, std::max(c, (left + threads - 1) / threads));
+    } while (!next.compare_exchange_weak(begin, begin + len, std::memory_order_relaxed));
+    out = {begin, begin + len};
+    return true;
+}
+
+WorkShares::WorkShares() : slots_(new WorkShare[ring_size]) { reset(); }
+
+WorkShares::~WorkShares() {
+    for (unsigned i = 0; i < ring_size; ++i) std::free(slots_[i].mem);
+}
+
+void WorkShares::reset() {
+    for (unsigned i = 0; i < ring_size; ++i) {
+        WorkShare& s = slots_[i];
+        s.serves.store(i, std::memory_order_relaxed);
+        s.state.store(0, std::memory_order_relaxed);
+        s.left.store(0, std::memory_order_relaxed);
+        std::free(s.mem);
+        s.mem = nullptr;
+    }
+}
+
+namespace {
+
+template <class Pred>
+void spin_until(Pred done) {
+    for (unsigned i = 0; !done(); ++i) {
+        if (i < 64) {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+        } else {
+            std::this_thread::yield();
+        }
+    }
+}
+
+}  // namespace
+
+bool WorkShares::enter(std::uint64_t g, WorkShare*& out) {
+    WorkShare& s = slot(g);
+    out = &s;
+    // The slot serves construct g once every thread has left g - ring_size.
+    spin_until([&] { return s.serves.load(std::memory_order_acquire) == g; });
+    int expected = 0;
+    if (s.state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) {
+        s.left.store(0, std::memory_order_relaxed);
+        s.next.store(0, std::memory_order_relaxed);
+        s.copyprivate = nullptr;
+        std::free(s.mem);
+        s.mem = nullptr;
+        return true;
+    }
+    spin_until([&] { return s.state.load(std::memory_order_acquire) == 2; });
+    return false;
+}
+
+void WorkShares::leave(std::uint64_t g, WorkShare& s, unsigned threads) {
+    if (s.left.fetch_add(1, std::memory_order_acq_rel) + 1 == threads) {
+        s.state.store(0, std::memory_order_relaxed);
+        s.serves.store(g + ring_size, std::memory_order_release);
+    }
+}
+
+}  // namespace numaware::omp

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# tests/omp/run_suite.sh SHIM LIBGOMP PROGRAM... — the OpenMP construct suite
+# under libgomp and under libnumaware_omp.so (LD_PRELOAD), compared byte for
+# byte, at 1 to 4 threads (4 oversubscribes this 2-CPU machine) and under
+# every NUMAWARE_POLICY; then the shim's refusals: an unknown policy, an
+# invalid OMP_NUM_THREADS, an entry point it lacks; and its exports against
+# libgomp's.
+set -u
+shim=$1 libgomp=$2
+shift 2
+fail=0
+say() { printf '%s\n' "$*"; }
+bad() { say "FAIL: $*"; fail=1; }
+
+# The policies, from the shim's own refusal of a bogus one (one line,
+# status 2, naming the variable and listing them).
+out=$(NUMAWARE_POLICY=bogus LD_PRELOAD=$shim "$1" 2>&1 >/dev/null); rc=$?
+lines=$(printf '%s\n' "$out" | grep -c .)
+if [[ $rc -ne 2 || $lines -ne 1 || $out != *"NUMAWARE_POLICY"*"unknown policy 'bogus'; known: "* ]]; then
+    bad "NUMAWARE_POLICY=bogus: status $rc, output: $out"
+fi
+policies=$(printf '%s\n' "$out" | sed 's/.*known: //; s/,//g')
+[[ -n $policies ]] || bad "no policy list in: $out"
+say "policies: $policies"
+
+for prog in "$@"; do
+    name=$(basename "$prog")
+    [[ $name == tasks_unsupported ]] && continue
+    for n in 1 2 3 4; do
+        want=$(OMP_NUM_THREADS=$n "$prog" 2>&1) || bad "$name under libgomp, $n threads: status $?"
+        for policy in $policies; do
+            got=$(OMP_NUM_THREADS=$n NUMAWARE_POLICY=$policy LD_PRELOAD=$shim "$prog" 2>&1) ||
+                bad "$name under the shim, $n threads, $policy: status $?"
+            if [[ $got != "$want" ]]; then
+                bad "$name, $n threads, $policy: output differs from libgomp's"
+                diff <(printf '%s\n' "$want") <(printf '%s\n' "$got") | head -20
+            fi
+        done
+        say "ok: $name, $n threads, every policy"
+    done
+    # The environment's schedule reaches schedule(runtime) the same way.
+    for sched in "static,5" "dynamic,3" "guided" "nonmonotonic:dynamic"; do
+        want=$(OMP_SCHEDULE=$sched OMP_NUM_THREADS=3 "$prog" 2>&1)
+        got=$(OMP_SCHEDULE=$sched OMP_NUM_THREADS=3 LD_PRELOAD=$shim "$prog" 2>&1)
+        [[ $got == "$want" ]] || bad "$name, OMP_SCHEDULE=$sched: output differs"
+    done
+done
+
+# OMP_NUM_THREADS=0 is not a positive integer: the standard leaves it to the
+# implementation; like libgomp, one line says so and the default is used.
+for prog in "$@"; do
+    [[ $(basename "$prog") == sync ]] || continue
+    want=$("$prog" 2>/dev/null)
+    got=$(OMP_NUM_THREADS=0 LD_PRELOAD=$shim "$prog" 2>/tmp/omp_suite_err.$$); rc=$?
+    err=$(cat /tmp/omp_suite_err.$$); rm -f /tmp/omp_suite_err.$$
+    [[ $rc -eq 0 && $got == "$want" ]] || bad "OMP_NUM_THREADS=0: status $rc or output differs from the default's"
+    # (libgomp, loaded because the program links it, says so too.)
+    grep -qx "numaware-omp: invalid value for environment variable OMP_NUM_THREADS: '0' (expected a list of positive integers); the default is used" <<<"$err" ||
+        bad "OMP_NUM_THREADS=0: message: $err"
+    say "ok: OMP_NUM_THREADS=0 warns and keeps the default"
+done
+
+# An entry point the shim lacks stops the program at once, naming it.
+for prog in "$@"; do
+    [[ $(basename "$prog") == tasks_unsupported ]] || continue
+    out=$(LD_PRELOAD=$shim "$prog" 2>&1); rc=$?
+    if [[ $rc -ne 2 || $out != "numaware-omp: GOMP_task: not supported by libnumaware_omp.so yet (explicit tasks); run this program without it (unset LD_PRELOAD)" ]]; then
+        bad "unsupported GOMP_task: status $rc, output: $out"
+    else
+        say "ok: GOMP_task refused in one line"
+    fi
+done
+
+# Every GOMP_* and omp_* entry point of libgomp is the shim's, implemented
+# or refused: none can fall through to libgomp's own state.
+exports() { nm -D --defined-only "$1" | awk '{print $3}' | sed 's/@.*//' | grep -E '^(GOMP|omp)_' |
+            grep -Ev '^GOMP_(PLUGIN_|[0-9])' | sort -u; }
+missing=$(comm -23 <(exports "$libgomp") <(exports "$shim"))
+[[ -z $missing ]] || bad "libgomp entry points the shim does not define: $(echo $missing)"
+extra=$(nm -D --defined-only "$shim" | awk '$2 ~ /[TDBW]/ {print $3}' | grep -Ev '^(GOMP|omp)_' | head -5)
+[[ -z $extra ]] || bad "the shim exports more than the OpenMP entry points: $(echo $extra)"
+say "exports: $(exports "$shim" | wc -l) entry points, libgomp's $(exports "$libgomp" | wc -l) all covered"
+
+exit $fail
