@@ -8,19 +8,23 @@
 set -u
 shim=$1 libgomp=$2
 shift 2
+# A sanitizer's runtime must come first when the shim is built with one
+# (OMP_SUITE_PRELOAD_FIRST: the ThreadSanitizer test, tests/CMakeLists.txt).
+preload="${OMP_SUITE_PRELOAD_FIRST:+$OMP_SUITE_PRELOAD_FIRST:}$shim"
 fail=0
 say() { printf '%s\n' "$*"; }
 bad() { say "FAIL: $*"; fail=1; }
 
 # The policies, from the shim's own refusal of a bogus one (one line,
 # status 2, naming the variable and listing them).
-out=$(NUMAWARE_POLICY=bogus LD_PRELOAD=$shim "$1" 2>&1 >/dev/null); rc=$?
+out=$(NUMAWARE_POLICY=bogus LD_PRELOAD=$preload "$1" 2>&1 >/dev/null); rc=$?
 lines=$(printf '%s\n' "$out" | grep -c .)
 if [[ $rc -ne 2 || $lines -ne 1 || $out != *"NUMAWARE_POLICY"*"unknown policy 'bogus'; known: "* ]]; then
     bad "NUMAWARE_POLICY=bogus: status $rc, output: $out"
 fi
-policies=$(printf '%s\n' "$out" | sed 's/.*known: //; s/,//g')
-[[ -n $policies ]] || bad "no policy list in: $out"
+for prog in "$@"; do [[ -x $prog ]] || { say "FAIL: $prog is not built"; exit 1; }; done
+policies=$(printf '%s\n' "$out" | sed -n 's/.*known: //p' | sed 's/,//g')
+[[ -n $policies ]] || { say "FAIL: no policy list in: $out"; exit 1; }
 say "policies: $policies"
 
 for prog in "$@"; do
@@ -29,7 +33,7 @@ for prog in "$@"; do
     for n in 1 2 3 4; do
         want=$(OMP_NUM_THREADS=$n "$prog" 2>&1) || bad "$name under libgomp, $n threads: status $?"
         for policy in $policies; do
-            got=$(OMP_NUM_THREADS=$n NUMAWARE_POLICY=$policy LD_PRELOAD=$shim "$prog" 2>&1) ||
+            got=$(OMP_NUM_THREADS=$n NUMAWARE_POLICY=$policy LD_PRELOAD=$preload "$prog" 2>&1) ||
                 bad "$name under the shim, $n threads, $policy: status $?"
             if [[ $got != "$want" ]]; then
                 bad "$name, $n threads, $policy: output differs from libgomp's"
@@ -41,7 +45,7 @@ for prog in "$@"; do
     # The environment's schedule reaches schedule(runtime) the same way.
     for sched in "static,5" "dynamic,3" "guided" "nonmonotonic:dynamic"; do
         want=$(OMP_SCHEDULE=$sched OMP_NUM_THREADS=3 "$prog" 2>&1)
-        got=$(OMP_SCHEDULE=$sched OMP_NUM_THREADS=3 LD_PRELOAD=$shim "$prog" 2>&1)
+        got=$(OMP_SCHEDULE=$sched OMP_NUM_THREADS=3 LD_PRELOAD=$preload "$prog" 2>&1)
         [[ $got == "$want" ]] || bad "$name, OMP_SCHEDULE=$sched: output differs"
     done
 done
@@ -51,7 +55,7 @@ done
 for prog in "$@"; do
     [[ $(basename "$prog") == sync ]] || continue
     want=$("$prog" 2>/dev/null)
-    got=$(OMP_NUM_THREADS=0 LD_PRELOAD=$shim "$prog" 2>/tmp/omp_suite_err.$$); rc=$?
+    got=$(OMP_NUM_THREADS=0 LD_PRELOAD=$preload "$prog" 2>/tmp/omp_suite_err.$$); rc=$?
     err=$(cat /tmp/omp_suite_err.$$); rm -f /tmp/omp_suite_err.$$
     [[ $rc -eq 0 && $got == "$want" ]] || bad "OMP_NUM_THREADS=0: status $rc or output differs from the default's"
     # (libgomp, loaded because the program links it, says so too.)
@@ -63,7 +67,7 @@ done
 # An entry point the shim lacks stops the program at once, naming it.
 for prog in "$@"; do
     [[ $(basename "$prog") == tasks_unsupported ]] || continue
-    out=$(LD_PRELOAD=$shim "$prog" 2>&1); rc=$?
+    out=$(LD_PRELOAD=$preload "$prog" 2>&1); rc=$?
     if [[ $rc -ne 2 || $out != "numaware-omp: GOMP_task: not supported by libnumaware_omp.so yet (explicit tasks); run this program without it (unset LD_PRELOAD)" ]]; then
         bad "unsupported GOMP_task: status $rc, output: $out"
     else

@@ -30,9 +30,12 @@ void fatal(const std::string& message) {
 // ---- the barrier ----------------------------------------------------------------
 
 void Barrier::wait() {
-    if (parties_ <= 1) return;
+    // Read before arriving: once every thread has arrived, the last one may
+    // leave and reset the barrier for the next region.
+    const unsigned parties = parties_;
+    if (parties <= 1) return;
     const std::uint32_t gen = generation_.load(std::memory_order_acquire);
-    if (arrived_.fetch_add(1, std::memory_order_acq_rel) + 1 == parties_) {
+    if (arrived_.fetch_add(1, std::memory_order_acq_rel) + 1 == parties) {
         arrived_.store(0, std::memory_order_relaxed);
         generation_.fetch_add(1, std::memory_order_release);
         generation_.notify_all();
@@ -170,7 +173,7 @@ private:
         try {
             return Machine::from_live();
         } catch (const Error& e) {
-            fatal(fmt::format("cannot read this machine's topology ({}: {})", e.field(), e.what()));
+            fatal(fmt::format("cannot read this machine's topology: {}", e.what()));
         }
     }
 
