@@ -4,33 +4,26 @@
 
 #include <cstdint>
 #include <cstdlib>
-#include <mutex>
 #include <string>
 
+#include "tools/omp/lock.hpp"
 #include "tools/omp/loops.hpp"
 #include "tools/omp/team.hpp"
 
 namespace numaware::omp {
 namespace {
 
-std::mutex& default_critical() {
-    static std::mutex* m = new std::mutex;   // never destroyed: a region may hold it at exit
-    return *m;
-}
-
-std::mutex& atomic_mutex() {
-    static std::mutex* m = new std::mutex;
-    return *m;
-}
+Lock g_default_critical;   // trivially destroyed: a thread may hold it at exit
+Lock g_atomic;
 
 // A named critical section's lock: GCC gives each name one pointer-sized
-// common symbol, null at first; the first thread to get here puts a mutex
+// common symbol, null at first; the first thread to get here puts a lock
 // there.
-std::mutex& named_critical(void** pptr) {
-    auto* slot = reinterpret_cast<std::atomic<std::mutex*>*>(pptr);
-    std::mutex* m = slot->load(std::memory_order_acquire);
+Lock& named_critical(void** pptr) {
+    auto* slot = reinterpret_cast<std::atomic<Lock*>*>(pptr);
+    Lock* m = slot->load(std::memory_order_acquire);
     if (m) return *m;
-    auto* fresh = new std::mutex;
+    auto* fresh = new Lock;
     if (slot->compare_exchange_strong(m, fresh, std::memory_order_acq_rel)) return *fresh;
     delete fresh;
     return *m;
@@ -85,12 +78,12 @@ void GOMP_single_copy_end(void* data) {
     leave_current();
 }
 
-void GOMP_critical_start(void) { default_critical().lock(); }
-void GOMP_critical_end(void) { default_critical().unlock(); }
+void GOMP_critical_start(void) { g_default_critical.lock(); }
+void GOMP_critical_end(void) { g_default_critical.unlock(); }
 void GOMP_critical_name_start(void** pptr) { named_critical(pptr).lock(); }
 void GOMP_critical_name_end(void** pptr) { named_critical(pptr).unlock(); }
-void GOMP_atomic_start(void) { atomic_mutex().lock(); }
-void GOMP_atomic_end(void) { atomic_mutex().unlock(); }
+void GOMP_atomic_start(void) { g_atomic.lock(); }
+void GOMP_atomic_end(void) { g_atomic.unlock(); }
 
 }  // extern "C"
 #pragma GCC visibility pop

@@ -7,6 +7,7 @@
 #include <climits>
 #include <cstdint>
 
+#include "tools/omp/lock.hpp"
 #include "tools/omp/team.hpp"
 
 namespace numaware::omp {
@@ -16,15 +17,10 @@ namespace {
 std::atomic<bool> g_dynamic{false};
 std::atomic<bool> g_dynamic_set{false};
 
-// omp_lock_t is 4 bytes in GCC's omp.h: a word, 0 free and 1 held.
-struct SimpleLock {
-    std::atomic<int> held;
-};
-static_assert(sizeof(SimpleLock) == 4);
-
-// omp_nest_lock_t is 16 bytes: the word, a count and the owner.
+// omp_lock_t is 4 bytes in GCC's omp.h: the shim's Lock.
+// omp_nest_lock_t is 16 bytes: a Lock, a count and the owner.
 struct NestLock {
-    std::atomic<int> held;
+    Lock lock;
     int count;
     std::atomic<const void*> owner;
 };
@@ -33,25 +29,6 @@ static_assert(sizeof(NestLock) == 16);
 const void* self() {
     static thread_local char marker;
     return &marker;
-}
-
-void acquire(std::atomic<int>& held) {
-    for (unsigned i = 0;; ++i) {
-        int expected = 0;
-        if (held.compare_exchange_weak(expected, 1, std::memory_order_acquire)) return;
-        if (i < 100) {
-#if defined(__x86_64__) || defined(__i386__)
-            __builtin_ia32_pause();
-#endif
-        } else {
-            held.wait(1, std::memory_order_relaxed);
-        }
-    }
-}
-
-void release(std::atomic<int>& held) {
-    held.store(0, std::memory_order_release);
-    held.notify_one();
 }
 
 }  // namespace
@@ -149,21 +126,18 @@ double omp_get_wtick(void) {
 }
 
 // ---- locks ----
-void omp_init_lock(omp_lock_t* l) { new (l) SimpleLock{{0}}; }
+void omp_init_lock(omp_lock_t* l) { new (l) Lock; }
 void omp_destroy_lock(omp_lock_t*) {}
-void omp_set_lock(omp_lock_t* l) { acquire(reinterpret_cast<SimpleLock*>(l)->held); }
-void omp_unset_lock(omp_lock_t* l) { release(reinterpret_cast<SimpleLock*>(l)->held); }
-int omp_test_lock(omp_lock_t* l) {
-    int expected = 0;
-    return reinterpret_cast<SimpleLock*>(l)->held.compare_exchange_strong(expected, 1, std::memory_order_acquire);
-}
+void omp_set_lock(omp_lock_t* l) { reinterpret_cast<Lock*>(l)->lock(); }
+void omp_unset_lock(omp_lock_t* l) { reinterpret_cast<Lock*>(l)->unlock(); }
+int omp_test_lock(omp_lock_t* l) { return reinterpret_cast<Lock*>(l)->try_lock(); }
 
-void omp_init_nest_lock(omp_nest_lock_t* l) { new (l) NestLock{{0}, 0, {nullptr}}; }
+void omp_init_nest_lock(omp_nest_lock_t* l) { new (l) NestLock{{}, 0, {nullptr}}; }
 void omp_destroy_nest_lock(omp_nest_lock_t*) {}
 void omp_set_nest_lock(omp_nest_lock_t* l) {
     auto* n = reinterpret_cast<NestLock*>(l);
     if (n->owner.load(std::memory_order_relaxed) != self()) {
-        acquire(n->held);
+        n->lock.lock();
         n->owner.store(self(), std::memory_order_relaxed);
     }
     ++n->count;
@@ -172,14 +146,13 @@ void omp_unset_nest_lock(omp_nest_lock_t* l) {
     auto* n = reinterpret_cast<NestLock*>(l);
     if (--n->count == 0) {
         n->owner.store(nullptr, std::memory_order_relaxed);
-        release(n->held);
+        n->lock.unlock();
     }
 }
 int omp_test_nest_lock(omp_nest_lock_t* l) {
     auto* n = reinterpret_cast<NestLock*>(l);
     if (n->owner.load(std::memory_order_relaxed) != self()) {
-        int expected = 0;
-        if (!n->held.compare_exchange_strong(expected, 1, std::memory_order_acquire)) return 0;
+        if (!n->lock.try_lock()) return 0;
         n->owner.store(self(), std::memory_order_relaxed);
     }
     return ++n->count;
