@@ -2,6 +2,8 @@
 // parallel region (team.hpp).
 #include "tools/omp/team.hpp"
 
+#include "tools/omp/futex.hpp"
+
 #include <pthread.h>
 #include <unistd.h>
 
@@ -32,22 +34,26 @@ void fatal(const std::string& message) {
 void Barrier::wait() {
     // Read before arriving: once every thread has arrived, the last one may
     // leave and reset the barrier for the next region.
-    const unsigned parties = parties_;
+    const unsigned parties = parties_, spin = spin_;
     if (parties <= 1) return;
     const std::uint32_t gen = generation_.load(std::memory_order_acquire);
     if (arrived_.fetch_add(1, std::memory_order_acq_rel) + 1 == parties) {
         arrived_.store(0, std::memory_order_relaxed);
-        generation_.fetch_add(1, std::memory_order_release);
-        generation_.notify_all();
+        // Sequentially consistent with the sleepers' count: either a waiter
+        // sees the new generation, or this sees the waiter and wakes it.
+        generation_.fetch_add(1, std::memory_order_seq_cst);
+        if (sleepers_.load(std::memory_order_seq_cst) != 0) futex_wake_all(generation_);
         return;
     }
-    for (unsigned i = 0; i < 2000; ++i) {
+    for (unsigned i = 0; i < spin; ++i) {
         if (generation_.load(std::memory_order_acquire) != gen) return;
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();
 #endif
     }
-    while (generation_.load(std::memory_order_acquire) == gen) generation_.wait(gen, std::memory_order_acquire);
+    sleepers_.fetch_add(1, std::memory_order_seq_cst);
+    while (generation_.load(std::memory_order_seq_cst) == gen) futex_wait(generation_, gen);
+    sleepers_.fetch_sub(1, std::memory_order_relaxed);
 }
 
 // ---- settings and the machine ------------------------------------------------------
@@ -116,25 +122,50 @@ Placement plan_places(const Machine& machine, unsigned threads, const Settings& 
     return p;
 }
 
-// The pool: worker threads 1..n-1 of the current outermost region. Each
-// waits on its own `go` counter; the encountering thread bumps it with the
-// team to run.
+// The machine model, read once from hwloc.
+const Machine& machine() {
+    static const Machine* m = [] {
+        try {
+            return new Machine(Machine::from_live());   // never destroyed: pools may use it at exit
+        } catch (const Error& e) {
+            fatal(fmt::format("cannot read this machine's topology: {}", e.what()));
+        }
+    }();
+    return *m;
+}
+
+// A pool: worker threads 1..n-1 of one initial thread's outermost regions
+// (each thread the program starts is an initial thread with a pool of its
+// own, as with libgomp). Each worker waits on its own `go` counter; the
+// encountering thread bumps it with the team to run.
 class Pool {
 public:
-    static Pool& instance() {
-        static Pool* pool = new Pool;   // never destroyed: threads may still be parked at exit
-        return *pool;
+    // The calling initial thread's pool; its threads end when the calling
+    // thread does.
+    static Pool& mine() {
+        struct Holder {
+            Pool* pool = nullptr;
+            ~Holder() {
+                if (pool) pool->stop();   // the Pool itself stays: a stopping worker may still read it
+            }
+        };
+        thread_local Holder holder;
+        if (!holder.pool) holder.pool = new Pool;
+        return *holder.pool;
     }
 
-    unsigned cpus() const { return static_cast<unsigned>(machine_.cpu_count()); }
+    static unsigned cpus() { return static_cast<unsigned>(machine().cpu_count()); }
 
     // Starts a region of n threads: pool threads 1..n-1 run it; the
     // calling thread is thread 0 and finishes with end().
     void begin(void (*fn)(void*), void* data, unsigned n, void (*before_fork)(Team&, void*), void* before_arg,
                ThreadState& master) {
-        region_mutex_.lock();   // outermost regions from two user threads take turns
+        if (busy_) fatal("internal error: a pool's region started inside its own region");
+        busy_ = true;
         Team& team = team_;
-        team.start(n);
+        // Waiters spin only while every thread has a CPU of its own.
+        spin_ = n <= cpus() ? spin_iterations : 0;
+        team.start(n, spin_);
         team.fn = fn;
         team.data = data;
         set_parent(team, master);
@@ -147,40 +178,43 @@ public:
             w.nthreads_var = master.nthreads_var;
             w.run_sched_set = master.run_sched_set;
             w.run_sched = master.run_sched;
-            w.go.fetch_add(1, std::memory_order_release);
-            w.go.notify_one();
+            w.go.fetch_add(1, std::memory_order_seq_cst);
+            if (w.sleeping.load(std::memory_order_seq_cst)) futex_wake(w.go, 1);
         }
         member_enter(team, 0, master);
     }
 
     void end(ThreadState& master) {
         member_leave(master);
-        region_mutex_.unlock();
+        busy_ = false;
+    }
+
+    // Ends the pool's threads (their initial thread is ending).
+    void stop() {
+        for (auto& w : workers_) {
+            w->stop.store(true, std::memory_order_relaxed);
+            w->go.fetch_add(1, std::memory_order_seq_cst);
+            futex_wake(w->go, 1);
+        }
     }
 
 private:
     struct Worker {
         std::atomic<std::uint32_t> go{0};
+        std::atomic<bool> sleeping{false};   // may be asleep on `go`
+        std::atomic<bool> stop{false};
         Team* team = nullptr;
         unsigned nthreads_var = 0;
         bool run_sched_set = false;
         Schedule run_sched;
     };
 
-    Pool() : machine_(load_machine()) {}
-
-    static Machine load_machine() {
-        try {
-            return Machine::from_live();
-        } catch (const Error& e) {
-            fatal(fmt::format("cannot read this machine's topology: {}", e.what()));
-        }
-    }
+    Pool() = default;
 
     void grow(unsigned size) {
         if (size <= workers_.size() + 1 && size <= planned_for_) return;
         const unsigned target = std::max<unsigned>(size, static_cast<unsigned>(workers_.size()) + 1);
-        placement_ = plan_places(machine_, target, settings());
+        placement_ = plan_places(machine(), target, settings());
         planned_for_ = target;
         for (unsigned t = static_cast<unsigned>(workers_.size()) + 1; t < target; ++t) {
             workers_.push_back(std::make_unique<Worker>());
@@ -236,16 +270,20 @@ private:
         ThreadState& st = thread_state();
         std::uint32_t seen = 0;
         for (;;) {
+            const unsigned spin = spin_;   // the last region's: an idle worker's guess at the next
             for (unsigned i = 0; w.go.load(std::memory_order_acquire) == seen; ++i) {
-                if (i < 2000) {
+                if (i < spin) {
 #if defined(__x86_64__) || defined(__i386__)
                     __builtin_ia32_pause();
 #endif
                 } else {
-                    w.go.wait(seen, std::memory_order_acquire);
+                    w.sleeping.store(true, std::memory_order_seq_cst);
+                    if (w.go.load(std::memory_order_seq_cst) == seen) futex_wait(w.go, seen);
+                    w.sleeping.store(false, std::memory_order_relaxed);
                 }
             }
             seen = w.go.load(std::memory_order_acquire);
+            if (w.stop.load(std::memory_order_relaxed)) return;
             st.nthreads_var = w.nthreads_var;
             st.run_sched_set = w.run_sched_set;
             st.run_sched = w.run_sched;
@@ -256,13 +294,14 @@ private:
         }
     }
 
-    Machine machine_;
+    static constexpr unsigned spin_iterations = 2000;   // about 20-60 microseconds of pause
+    std::atomic<unsigned> spin_{0};
+    bool busy_ = false;
     Team team_;   // the outermost regions' team, reused region after region
     Placement placement_;
     unsigned planned_for_ = 0;
     bool master_pinned_ = false;
     std::vector<std::unique_ptr<Worker>> workers_;
-    std::mutex region_mutex_;
 };
 
 }  // namespace
@@ -337,7 +376,7 @@ Schedule run_schedule() {
     return st.run_sched_set ? st.run_sched : settings().schedule;
 }
 
-unsigned available_cpus() { return Pool::instance().cpus(); }
+unsigned available_cpus() { return Pool::cpus(); }
 
 unsigned team_size_for(unsigned requested) {
     const ThreadState& st = thread_state();
@@ -369,7 +408,7 @@ void parallel_begin(void (*fn)(void*), void* data, unsigned requested, void (*be
         member_enter(team, 0, st);
         return;
     }
-    Pool::instance().begin(fn, data, n, before_fork, before_arg, st);
+    Pool::mine().begin(fn, data, n, before_fork, before_arg, st);
 }
 
 void parallel_end() {
@@ -380,7 +419,7 @@ void parallel_end() {
         if (!t_solo_teams.empty() && t_solo_teams.back().get() == solo) t_solo_teams.pop_back();
         return;
     }
-    Pool::instance().end(st);
+    Pool::mine().end(st);
 }
 
 void parallel(void (*fn)(void*), void* data, unsigned requested, void (*before_fork)(Team&, void*), void* before_arg) {

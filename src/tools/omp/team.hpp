@@ -26,16 +26,22 @@ namespace numaware::omp {
 class Barrier {
 public:
     explicit Barrier(unsigned parties = 1) : parties_(parties) {}
-    void reset(unsigned parties) {
+    // `spin`: pause iterations before sleeping; 0 for a team with more
+    // threads than CPUs, whose spinning waiters would take the CPU from the
+    // threads they wait for.
+    void reset(unsigned parties, unsigned spin) {
         parties_ = parties;
+        spin_ = spin;
         arrived_.store(0, std::memory_order_relaxed);
     }
     void wait();
 
 private:
     unsigned parties_;
+    unsigned spin_ = 0;
     std::atomic<unsigned> arrived_{0};
     std::atomic<std::uint32_t> generation_{0};
+    std::atomic<unsigned> sleepers_{0};   // waiters that may be asleep on generation_
 };
 
 // One parallel region's team. The pool's team is reused region after
@@ -53,10 +59,10 @@ struct Team {
     unsigned parent_level = 0, parent_active_level = 0;
     std::vector<unsigned> parent_ancestors, parent_sizes;
 
-    void start(unsigned threads) {
+    void start(unsigned threads, unsigned spin = 0) {
         size = threads;
         loop_prestarted = false;
-        barrier.reset(threads);
+        barrier.reset(threads, spin);
         workshares.reset();
     }
 };
