@@ -91,6 +91,32 @@ int main(void) {
         (void)sec;
 #pragma omp single
         check("sections", 1, 4, 1);
+        /* Ordered loops: the ordered regions run in iteration order, also
+           when some iterations skip theirs. */
+        static long seq[N];
+        static int pos;
+#define ORDERED_LOOP(label, sched)                                     \
+    _Pragma("omp single") pos = 0;                                     \
+    _Pragma(sched)                                                     \
+    for (long i = 0; i < 300; ++i) {                                   \
+        hits[i]++;                                                     \
+        if (i % 7 != 3) {                                              \
+            _Pragma("omp ordered") seq[pos++] = i;                     \
+        }                                                              \
+    }                                                                  \
+    _Pragma("omp single") {                                            \
+        int in_order = 1;                                              \
+        for (int k = 1; k < pos; ++k)                                  \
+            if (seq[k] <= seq[k - 1]) in_order = 0;                    \
+        printf("%s: %d ordered regions, %s\n", label, pos,            \
+               in_order ? "in order" : "OUT OF ORDER");                \
+        check(label, 0, 300, 1);                                       \
+    }
+        ORDERED_LOOP("ordered static", "omp for ordered schedule(static)")
+        ORDERED_LOOP("ordered static,4", "omp for ordered schedule(static, 4)")
+        ORDERED_LOOP("ordered dynamic,3", "omp for ordered schedule(dynamic, 3)")
+        ORDERED_LOOP("ordered guided", "omp for ordered schedule(guided)")
+        ORDERED_LOOP("ordered runtime", "omp for ordered schedule(runtime)")
     }
 #pragma omp parallel for schedule(static, 3)
     for (long i = 0; i < N; ++i) hits[i]++;

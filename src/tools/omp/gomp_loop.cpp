@@ -67,20 +67,45 @@ void set_loop(WorkShare& slot, const LoopBounds& bounds, const LoopSpace& space)
     slot.end = bounds.end;
 }
 
+namespace {
+
+// An ordered loop hands the turn to run `ordered` regions from chunk to
+// chunk in iteration order: a thread whose chunk is done waits for its
+// turn, then passes it to the chunk that starts where its own ends.
+void release_ordered(ThreadState& st) {
+    WorkShare& w = *st.cursor.current;
+    if (!w.ordered || !st.cursor.holds_chunk) return;
+    wait_until_equal(w.ordered_next, st.cursor.chunk.begin);
+    w.ordered_next.store(st.cursor.chunk.end, std::memory_order_release);
+    st.cursor.holds_chunk = false;
+}
+
+}  // namespace
+
+void ordered_region_start() {
+    ThreadState& st = thread_state();
+    if (!st.cursor.current || !st.cursor.current->ordered || !st.cursor.holds_chunk) return;
+    wait_until_equal(st.cursor.current->ordered_next, st.cursor.chunk.begin);
+}
+
 void leave_current() {
     ThreadState& st = thread_state();
+    release_ordered(st);
     st.team->workshares.leave(st.cursor.current_g, *st.cursor.current, st.team->size);
     st.cursor.current = nullptr;
 }
 
 bool next_chunk(std::uint64_t& begin, std::uint64_t& end) {
     ThreadState& st = thread_state();
+    release_ordered(st);
     WorkShare& w = *st.cursor.current;
     Chunk c;
     const bool got = w.loop.kind == Sched::static_
                          ? static_chunk(w.loop, st.num, st.team->size, st.cursor.static_trip++, c)
                          : shared_chunk(w.loop, st.team->size, w.next, c);
     if (!got) return false;
+    st.cursor.chunk = c;
+    st.cursor.holds_chunk = true;
     begin = w.start + c.begin * w.incr;
     end = c.end == w.loop.count ? w.end : w.start + c.end * w.incr;
     return true;
@@ -108,9 +133,13 @@ void no_task_reductions(const std::uintptr_t* reductions, const char* entry) {
                           entry));
 }
 
-bool start_long(long start, long end, long incr, long sched, long chunk, long* istart, long* iend) {
+bool start_long(long start, long end, long incr, long sched, long chunk, long* istart, long* iend,
+                bool ordered = false) {
     const LoopBounds b = long_loop(start, end, incr);
-    enter_construct([&](WorkShare& s) { set_loop(s, b, resolve_schedule(sched, chunk, b.count)); });
+    enter_construct([&](WorkShare& s) {
+        set_loop(s, b, resolve_schedule(sched, chunk, b.count));
+        s.ordered = ordered;
+    });
     std::uint64_t lo = 0, hi = 0;
     if (!next_chunk(lo, hi)) return false;
     *istart = static_cast<long>(lo);
@@ -127,10 +156,13 @@ bool next_long(long* istart, long* iend) {
 }
 
 bool start_ull(bool up, unsigned long long start, unsigned long long end, unsigned long long incr, long sched,
-               unsigned long long chunk, unsigned long long* istart, unsigned long long* iend) {
+               unsigned long long chunk, unsigned long long* istart, unsigned long long* iend, bool ordered = false) {
     const LoopBounds b = ull_loop(up, start, end, incr);
     const long c = chunk > static_cast<unsigned long long>(INT64_MAX) ? INT64_MAX : static_cast<long>(chunk);
-    enter_construct([&](WorkShare& s) { set_loop(s, b, resolve_schedule(sched, c, b.count)); });
+    enter_construct([&](WorkShare& s) {
+        set_loop(s, b, resolve_schedule(sched, c, b.count));
+        s.ordered = ordered;
+    });
     std::uint64_t lo = 0, hi = 0;
     if (!next_chunk(lo, hi)) return false;
     *istart = lo;
@@ -296,6 +328,74 @@ bool GOMP_loop_ull_nonmonotonic_runtime_next(unsigned long long* is, unsigned lo
 bool GOMP_loop_ull_maybe_nonmonotonic_runtime_next(unsigned long long* is, unsigned long long* ie) {
     return next_ull(is, ie);
 }
+
+// ---- ordered loops ----
+bool GOMP_loop_ordered_static_start(long s, long e, long i, long c, long* is, long* ie) {
+    return start_long(s, e, i, 1, c, is, ie, true);
+}
+bool GOMP_loop_ordered_dynamic_start(long s, long e, long i, long c, long* is, long* ie) {
+    return start_long(s, e, i, 2, c, is, ie, true);
+}
+bool GOMP_loop_ordered_guided_start(long s, long e, long i, long c, long* is, long* ie) {
+    return start_long(s, e, i, 3, c, is, ie, true);
+}
+bool GOMP_loop_ordered_runtime_start(long s, long e, long i, long* is, long* ie) {
+    return start_long(s, e, i, 0, 0, is, ie, true);
+}
+bool GOMP_loop_ordered_start(long start, long end, long incr, long sched, long chunk, long* istart, long* iend,
+                             std::uintptr_t* reductions, void** mem) {
+    no_task_reductions(reductions, "GOMP_loop_ordered_start");
+    const LoopBounds b = long_loop(start, end, incr);
+    WorkShare& slot = enter_construct([&](WorkShare& s) {
+        set_loop(s, b, resolve_schedule(sched, chunk, b.count));
+        s.ordered = true;
+        share_memory(s, mem);
+    });
+    if (mem) *mem = slot.mem;
+    if (!istart) return true;
+    return next_long(istart, iend);
+}
+bool GOMP_loop_ordered_static_next(long* is, long* ie) { return next_long(is, ie); }
+bool GOMP_loop_ordered_dynamic_next(long* is, long* ie) { return next_long(is, ie); }
+bool GOMP_loop_ordered_guided_next(long* is, long* ie) { return next_long(is, ie); }
+bool GOMP_loop_ordered_runtime_next(long* is, long* ie) { return next_long(is, ie); }
+bool GOMP_loop_ull_ordered_static_start(bool up, unsigned long long s, unsigned long long e, unsigned long long i,
+                                        unsigned long long c, unsigned long long* is, unsigned long long* ie) {
+    return start_ull(up, s, e, i, 1, c, is, ie, true);
+}
+bool GOMP_loop_ull_ordered_dynamic_start(bool up, unsigned long long s, unsigned long long e, unsigned long long i,
+                                         unsigned long long c, unsigned long long* is, unsigned long long* ie) {
+    return start_ull(up, s, e, i, 2, c, is, ie, true);
+}
+bool GOMP_loop_ull_ordered_guided_start(bool up, unsigned long long s, unsigned long long e, unsigned long long i,
+                                        unsigned long long c, unsigned long long* is, unsigned long long* ie) {
+    return start_ull(up, s, e, i, 3, c, is, ie, true);
+}
+bool GOMP_loop_ull_ordered_runtime_start(bool up, unsigned long long s, unsigned long long e, unsigned long long i,
+                                         unsigned long long* is, unsigned long long* ie) {
+    return start_ull(up, s, e, i, 0, 0, is, ie, true);
+}
+bool GOMP_loop_ull_ordered_start(bool up, unsigned long long start, unsigned long long end, unsigned long long incr,
+                                 long sched, unsigned long long chunk, unsigned long long* istart,
+                                 unsigned long long* iend, std::uintptr_t* reductions, void** mem) {
+    no_task_reductions(reductions, "GOMP_loop_ull_ordered_start");
+    const LoopBounds b = ull_loop(up, start, end, incr);
+    const long c = chunk > static_cast<unsigned long long>(INT64_MAX) ? INT64_MAX : static_cast<long>(chunk);
+    WorkShare& slot = enter_construct([&](WorkShare& s) {
+        set_loop(s, b, resolve_schedule(sched, c, b.count));
+        s.ordered = true;
+        share_memory(s, mem);
+    });
+    if (mem) *mem = slot.mem;
+    if (!istart) return true;
+    return next_ull(istart, iend);
+}
+bool GOMP_loop_ull_ordered_static_next(unsigned long long* is, unsigned long long* ie) { return next_ull(is, ie); }
+bool GOMP_loop_ull_ordered_dynamic_next(unsigned long long* is, unsigned long long* ie) { return next_ull(is, ie); }
+bool GOMP_loop_ull_ordered_guided_next(unsigned long long* is, unsigned long long* ie) { return next_ull(is, ie); }
+bool GOMP_loop_ull_ordered_runtime_next(unsigned long long* is, unsigned long long* ie) { return next_ull(is, ie); }
+void GOMP_ordered_start(void) { ordered_region_start(); }
+void GOMP_ordered_end(void) {}   // the turn passes on when the chunk is done
 
 // ---- combined parallel loops ----
 void GOMP_parallel_loop_static(void (*fn)(void*), void* data, unsigned nt, long s, long e, long i, long c, unsigned) {

@@ -47,11 +47,16 @@ WorkShare& enter_construct(Init init, bool* first = nullptr) {
     st.cursor.current = slot;
     st.cursor.current_g = g;
     st.cursor.static_trip = 0;
+    st.cursor.holds_chunk = false;
     if (first) *first = initialiser;
     return *slot;
 }
 
 void leave_current();
+
+// An `ordered` region of the current loop: waits for the calling thread's
+// chunk's turn.
+void ordered_region_start();
 
 // The next chunk of the current loop for the calling thread, as values of
 // the loop variable: [*begin, *end). False when it has no more.

@@ -87,6 +87,10 @@ void spin_until(Pred done) {
 
 }  // namespace
 
+void wait_until_equal(const std::atomic<std::uint64_t>& word, std::uint64_t value) {
+    spin_until([&] { return word.load(std::memory_order_acquire) == value; });
+}
+
 bool WorkShares::enter(std::uint64_t g, WorkShare*& out) {
     WorkShare& s = slot(g);
     out = &s;
@@ -97,6 +101,8 @@ bool WorkShares::enter(std::uint64_t g, WorkShare*& out) {
         s.left.store(0, std::memory_order_relaxed);
         s.next.store(0, std::memory_order_relaxed);
         s.copyprivate = nullptr;
+        s.ordered = false;
+        s.ordered_next.store(0, std::memory_order_relaxed);
         std::free(s.mem);
         s.mem = nullptr;
         return true;

@@ -48,6 +48,8 @@ struct WorkShare {
     std::atomic<std::uint64_t> next{0};     // dynamic and guided: first unclaimed iteration
     void* copyprivate = nullptr;            // single's copyprivate data
     void* mem = nullptr;                    // GOMP_loop_start's team-shared memory
+    bool ordered = false;                   // an `ordered` loop:
+    std::atomic<std::uint64_t> ordered_next{0};   // the chunk starting here may run its ordered regions
 };
 
 class WorkShares {
@@ -75,6 +77,11 @@ struct WorkShareCursor {
     WorkShare* current = nullptr;  // the one it is in
     std::uint64_t current_g = 0;
     std::uint64_t static_trip = 0; // chunks of a static schedule taken so far
+    Chunk chunk;                   // the chunk it runs (ordered loops pass their turn on by chunks)
+    bool holds_chunk = false;
 };
+
+// Waits (a short spin, then yielding) until `word` holds `value`.
+void wait_until_equal(const std::atomic<std::uint64_t>& word, std::uint64_t value);
 
 }  // namespace numaware::omp
