@@ -16,7 +16,7 @@ public:
     void lock() {
         int c = 0;
         if (held_.compare_exchange_strong(c, 1, std::memory_order_acquire, std::memory_order_relaxed)) return;
-        for (unsigned i = 0; i < 200; ++i) {
+        for (unsigned i = 0; i < 2000; ++i) {
 #if defined(__x86_64__) || defined(__i386__)
             __builtin_ia32_pause();
 #endif
