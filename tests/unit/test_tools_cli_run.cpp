@@ -126,6 +126,33 @@ TEST(RunCli, AffinityIsTheUnionOfTheTeamLayoutsCpus) {
     EXPECT_EQ(one.out, "Cpus_allowed_list:\t" + format_cpu_list(l.cpus()) + "\n");
 }
 
+// --omp: the OpenMP drop-in preloaded, the planned CPUs as OpenMP places in
+// rank order, the policy passed on; the child's environment shows them.
+TEST(RunCli, OmpPreloadsTheShimWithThePlannedPlaces) {
+    const Machine live = Machine::from_live();
+    const unsigned threads = static_cast<unsigned>(std::min<std::size_t>(live.cpu_count(), 2));
+    const Outcome o = cli({"run", "--omp", "--policy", "dep", "--threads", std::to_string(threads), "--mapping",
+                           "scatter", "--", "env"});
+    ASSERT_EQ(o.status, 0) << o.err;
+    const std::string out = "\n" + o.out;   // every variable starts a line
+    const TeamLayout l = plan_team(live, {.threads = threads, .kind = MappingKind::scatter});
+    std::string places;
+    for (const RankPlace& r : l.ranks) places += (places.empty() ? "{" : ",{") + std::to_string(r.cpu) + "}";
+    EXPECT_NE(out.find("\nOMP_PLACES=" + places + "\n"), std::string::npos) << o.out;
+    EXPECT_NE(out.find("\nOMP_NUM_THREADS=" + std::to_string(threads) + "\n"), std::string::npos);
+    EXPECT_NE(out.find("\nOMP_PROC_BIND=close\n"), std::string::npos);
+    EXPECT_NE(out.find("\nNUMAWARE_POLICY=dep\n"), std::string::npos);
+    const std::size_t at = out.find("\nLD_PRELOAD=");
+    ASSERT_NE(at, std::string::npos);
+    const std::string preload = out.substr(at + 12, out.find('\n', at + 1) - at - 12);
+    EXPECT_EQ(preload.substr(preload.size() - 19), "/libnumaware_omp.so") << preload;
+    // Without a CPU option the program keeps OpenMP's own defaults.
+    const Outcome plain = cli({"run", "--omp", "--", "env"});
+    ASSERT_EQ(plain.status, 0) << plain.err;
+    EXPECT_NE(plain.out.find("libnumaware_omp.so"), std::string::npos);
+    EXPECT_EQ(plain.out.find("OMP_PLACES="), std::string::npos);
+}
+
 TEST(RunCli, BadInputIsOneLineNamingTheInput) {
     const Machine live = Machine::from_live();
     const std::string too_many = std::to_string(live.cpu_count() + 1);
@@ -141,6 +168,8 @@ TEST(RunCli, BadInputIsOneLineNamingTheInput) {
         {{"run", "--mapping", "spread", "--", "true"}, "--mapping: unknown mapping 'spread'"},
         {{"run", "--pages", "interleave:77", "--", "true"}, "policy 'interleave:77'"},
         {{"run", "--", "/nonexistent/command"}, "command: cannot run '/nonexistent/command'"},
+        {{"run", "--policy", "dep", "--", "true"}, "--policy: is the task scheduler of --omp; add --omp"},
+        {{"run", "--omp", "--policy", "bogus", "--", "true"}, "--policy: unknown policy 'bogus'; known: dfifo, lq"},
     };
     for (const auto& c : cases) {
         const Outcome o = cli(c.args);

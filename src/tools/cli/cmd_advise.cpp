@@ -14,6 +14,7 @@
 #include "numaware/error.hpp"
 #include "tools/cli/commands.hpp"
 #include "tools/cli/python_package.hpp"
+#include "tools/cli/self_path.hpp"
 
 namespace numaware::cli {
 
@@ -29,9 +30,7 @@ void add_advise_command(CLI::App& app) {
                 "Each advisor command has its own help: numaware advise sweep --help (docs/ADVISOR.md).");
     cmd->callback([cmd] {
         const PythonPackage package = find_python_package("advise");
-        std::error_code ec;
-        const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-        if (ec) throw Error("advise", fmt::format("cannot read /proc/self/exe: {}", ec.message()));
+        const std::filesystem::path self = self_executable("advise", "");
         std::vector<std::string> args = cmd->remaining();
         exec_python_module(package, "advise", "advisor", args, {"NUMAWARE_CLI=" + self.string()});
     });

@@ -4,23 +4,33 @@
 // anything changes; then sets the process memory policy and the CPU
 // affinity, both of which execve() keeps, and execs the command. stdout is
 // left entirely to the command: --json reports on stderr.
+//
+// --omp runs an OpenMP program on libnumaware_omp.so (docs/OPENMP.md): the
+// library is preloaded, and the planned CPUs become the program's OpenMP
+// places, one thread each, in the plan's rank order.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "numaware/error.hpp"
 #include "numaware/machine.hpp"
 #include "numaware/placement.hpp"
+#include "numaware/task_policy.hpp"
 #include "numaware/team.hpp"
 #include "os/os.hpp"
 #include "tools/cli/commands.hpp"
+#include "tools/cli/self_path.hpp"
 
 namespace numaware::cli {
 namespace {
@@ -33,8 +43,47 @@ struct RunOptions {
     std::string pages;
     std::string machine = "live";
     bool json = false;
+    bool omp = false;
+    std::string policy;   // --policy: NUMAWARE_POLICY for --omp
     std::vector<std::string> command;
 };
+
+// libnumaware_omp.so: $NUMAWARE_OMP_LIB, else beside the executable in a
+// build tree, else in the installed library folder (NUMAWARE_OMP_FROM_INSTALL,
+// relative to the executable's folder).
+std::string find_omp_library() {
+    namespace fs = std::filesystem;
+    if (const char* env = std::getenv("NUMAWARE_OMP_LIB"); env != nullptr && *env != '\0') {
+        if (!fs::is_regular_file(env)) throw Error("--omp", fmt::format("NUMAWARE_OMP_LIB='{}' is not a file", env));
+        return env;
+    }
+    const fs::path dir = self_executable("--omp", "set NUMAWARE_OMP_LIB to libnumaware_omp.so").parent_path();
+    const fs::path build = dir / "libnumaware_omp.so";
+    const fs::path installed = (dir / NUMAWARE_OMP_FROM_INSTALL / "libnumaware_omp.so").lexically_normal();
+    if (fs::is_regular_file(build)) return build.string();
+    if (fs::is_regular_file(installed)) return installed.string();
+    throw Error("--omp", fmt::format("libnumaware_omp.so is in neither {} (build tree) nor {} (installed); build it "
+                                     "(cmake --build --preset default) or set NUMAWARE_OMP_LIB",
+                                     build.string(), installed.string()));
+}
+
+// The environment --omp gives the command.
+std::vector<std::pair<std::string, std::string>> omp_environment(const RunOptions& o,
+                                                                 const std::optional<TeamLayout>& layout) {
+    std::vector<std::pair<std::string, std::string>> env;
+    std::string preload = find_omp_library();
+    if (const char* old = std::getenv("LD_PRELOAD"); old != nullptr && *old != '\0') preload += std::string(":") + old;
+    env.emplace_back("LD_PRELOAD", preload);
+    if (!o.policy.empty()) env.emplace_back("NUMAWARE_POLICY", o.policy);
+    if (layout) {
+        std::string places;
+        for (const RankPlace& r : layout->ranks) places += (places.empty() ? "{" : ",{") + std::to_string(r.cpu) + "}";
+        env.emplace_back("OMP_NUM_THREADS", std::to_string(layout->size()));
+        env.emplace_back("OMP_PLACES", places);
+        env.emplace_back("OMP_PROC_BIND", "close");
+    }
+    return env;
+}
 
 // The CPU set the command gets, or nullopt to leave the affinity alone
 // (no CPU option given: like numactl, run then changes only memory).
@@ -82,6 +131,14 @@ void run_command(const RunOptions& o, bool mapping_given) {
     const std::optional<TeamLayout> layout = plan_cpus_for_cli(o, machine, mapping_given);
     std::optional<PlacementPolicy> policy;
     if (!o.pages.empty()) policy = parse_policy(o.pages, machine);
+    if (!o.policy.empty()) {
+        if (!o.omp) throw Error("--policy", "is the task scheduler of --omp; add --omp");
+        const auto names = tasks::policy_names();
+        if (std::find(names.begin(), names.end(), o.policy) == names.end())
+            throw Error("--policy", fmt::format("unknown policy '{}'; known: {}", o.policy, fmt::join(names, ", ")));
+    }
+    std::vector<std::pair<std::string, std::string>> omp_env;
+    if (o.omp) omp_env = omp_environment(o, layout);
 
     if (o.json) {
         nlohmann::json j;
@@ -95,6 +152,11 @@ void run_command(const RunOptions& o, bool mapping_given) {
             j["nodes"] = nullptr;
         }
         j["command"] = o.command;
+        if (o.omp) {
+            nlohmann::json e = nlohmann::json::object();
+            for (const auto& [k, v] : omp_env) e[k] = v;
+            j["omp"] = e;
+        }
         std::fprintf(stderr, "%s\n", j.dump().c_str());
         std::fflush(stderr);
     }
@@ -117,6 +179,10 @@ void run_command(const RunOptions& o, bool mapping_given) {
         }
         apply_process_policy(*policy, machine, opts, os);
     }
+
+    for (const auto& [k, v] : omp_env)
+        if (::setenv(k.c_str(), v.c_str(), 1) != 0)
+            throw Error("--omp", fmt::format("cannot set {}: {}", k, std::strerror(errno)), errno);
 
     std::vector<char*> argv;
     for (const std::string& a : o.command) argv.push_back(const_cast<char*>(a.c_str()));
@@ -144,12 +210,18 @@ void add_run_command(CLI::App& app) {
                     "Process memory policy: first-touch, bind:NODES, preferred:N, preferred-many:NODES, "
                     "interleave:NODES|all, weighted:N=W,..., local, remote");
     sub->add_option("--machine", opts->machine, "Machine the mapping is planned on (default: live)");
+    sub->add_flag("--omp", opts->omp,
+                  "Run an OpenMP program (gcc -fopenmp) on libnumaware_omp.so: preloaded, with the planned CPUs as "
+                  "its OpenMP places, one thread each (docs/OPENMP.md)");
+    sub->add_option("--policy", opts->policy,
+                    "With --omp: the task scheduler, dfifo|lq|dep|sa|rip-dep|rip-mw (NUMAWARE_POLICY)");
     sub->add_flag("--json", opts->json,
                   "Print what is applied (pages, cpus, nodes, command) as one JSON line on stderr before exec");
     sub->add_option("command", opts->command, "The command and its arguments, after --")->required();
     sub->footer(
         "Without --threads, --nodes, --mapping or --cpus the CPU affinity is left as it is.\n"
-        "Example: numaware run --pages interleave:all --threads 4 --mapping scatter -- cat /proc/self/numa_maps");
+        "Example: numaware run --pages interleave:all --threads 4 --mapping scatter -- cat /proc/self/numa_maps\n"
+        "         numaware run --omp --threads 8 --mapping scatter -- ./openmp_program");
     sub->callback([opts, mapping] { run_command(*opts, mapping->count() > 0); });
 }
 

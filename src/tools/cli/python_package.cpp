@@ -15,6 +15,7 @@
 #include <fmt/core.h>
 
 #include "numaware/error.hpp"
+#include "tools/cli/self_path.hpp"
 #include "tools/vm/process.hpp"
 
 namespace numaware::cli {
@@ -60,12 +61,8 @@ std::string find_package_dir(const std::string& option) {
             throw Error(option, fmt::format("NUMAWARE_PYTHONPATH='{}' holds no numaware/__init__.py", env));
         return env;
     }
-    std::error_code ec;
-    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    if (ec)
-        throw Error(option, fmt::format("cannot read /proc/self/exe to find numaware's Python package ({}); set "
-                                        "NUMAWARE_PYTHONPATH to the folder holding numaware/",
-                                        ec.message()));
+    const fs::path exe =
+        self_executable(option, "set NUMAWARE_PYTHONPATH to the folder holding numaware's Python package (numaware/)");
     const fs::path installed = (exe.parent_path() / NUMAWARE_PYTHON_FROM_INSTALL).lexically_normal();
     const fs::path source = (exe.parent_path() / NUMAWARE_PYTHON_FROM_BUILD).lexically_normal();
     if (holds_package(installed)) return installed.string();
