@@ -50,6 +50,21 @@ for prog in "$@"; do
     done
 done
 
+# A process restricted to one CPU (taskset, as a cpuset or a batch job
+# would): the default team, omp_get_num_procs and the binding follow it.
+if command -v taskset >/dev/null; then
+    last=$(taskset -cp $$ | sed 's/.*: //; s/.*[,-]//')
+    for prog in "$@"; do
+        [[ $(basename "$prog") == sync ]] || continue
+        want=$(taskset -c "$last" "$prog" 2>&1)
+        got=$(LD_PRELOAD=$preload taskset -c "$last" "$prog" 2>&1)
+        [[ $got == "$want" ]] || { bad "sync on CPU $last alone: output differs"; diff <(echo "$want") <(echo "$got") | head; }
+        say "ok: sync restricted to CPU $last (taskset) as under libgomp"
+    done
+else
+    bad "taskset is missing (util-linux): the restricted-CPU case cannot run"
+fi
+
 # OMP_NUM_THREADS=0 is not a positive integer: the standard leaves it to the
 # implementation; like libgomp, one line says so and the default is used.
 for prog in "$@"; do

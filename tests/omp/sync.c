@@ -15,6 +15,8 @@ int main(void) {
     omp_nest_lock_t nlock;
     omp_init_lock(&lock);
     omp_init_nest_lock(&nlock);
+    /* Both follow the CPUs the process may use (taskset, a cpuset). */
+    printf("procs %d, max threads %d\n", omp_get_num_procs(), omp_get_max_threads());
 #pragma omp parallel reduction(+ : red, fred) reduction(max : maxv) reduction(min : minv)
     {
         const int me = omp_get_thread_num();

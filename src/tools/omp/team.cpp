@@ -79,17 +79,66 @@ namespace {
 // The environment is read when the library is loaded, before main: a bad
 // NUMAWARE_POLICY stops the program before it starts, and the warnings
 // come first, as libgomp's do.
-[[gnu::constructor]] void read_environment_at_load() { (void)settings(); }
+const std::vector<unsigned>& initial_cpus();
+
+[[gnu::constructor]] void read_environment_at_load() {
+    (void)settings();
+    (void)initial_cpus();
+}
 
 // Where pool thread i runs: its CPU set, empty for an unbound thread.
 struct Placement {
     std::vector<std::vector<unsigned>> cpus;   // per thread number
 };
 
+// The CPUs the process may run on, as it was started (taskset, a cgroup
+// cpuset, a batch system's allocation): read once, before any OpenMP
+// thread is bound, as libgomp reads its initial affinity mask.
+const std::vector<unsigned>& initial_cpus() {
+    static const std::vector<unsigned> cpus = [] {
+        std::vector<unsigned> c;
+        if (os::linux_os().get_affinity(0, c) != 0) c.clear();
+        std::sort(c.begin(), c.end());
+        return c;
+    }();
+    return cpus;
+}
+
+// The mapping for `threads` ranks on the CPUs the process may use. With
+// every CPU of the machine allowed, it is plan_team's own (contiguous or
+// scatter); with fewer (taskset, a cpuset), the same rule spelled out over
+// the allowed CPUs: node by node in order, or round-robin over the nodes.
+TeamMapping allowed_mapping(const Machine& machine, unsigned threads, MappingKind kind) {
+    TeamMapping m;
+    m.threads = threads;
+    m.kind = kind;
+    const std::vector<unsigned>& allowed = initial_cpus();
+    if (allowed.empty() || allowed.size() >= machine.cpu_count()) return m;
+    std::vector<std::vector<unsigned>> per_node;
+    for (const Node& n : machine.nodes) {
+        std::vector<unsigned> mine;
+        for (unsigned c : n.cpus)
+            if (std::binary_search(allowed.begin(), allowed.end(), c)) mine.push_back(c);
+        if (!mine.empty()) per_node.push_back(std::move(mine));
+    }
+    std::vector<unsigned> order;
+    if (kind == MappingKind::contiguous) {
+        for (const auto& n : per_node) order.insert(order.end(), n.begin(), n.end());
+    } else {
+        for (std::size_t i = 0; order.size() < allowed.size(); ++i)
+            for (const auto& n : per_node)
+                if (i < n.size()) order.push_back(n[i]);
+    }
+    order.resize(std::min<std::size_t>(order.size(), threads));
+    m.threads = static_cast<unsigned>(order.size());
+    m.cpus = std::move(order);
+    return m;
+}
+
 // The places of the team, from OMP_PROC_BIND and OMP_PLACES, through the
-// threads layer's plan for the machine model. Threads beyond the machine's
-// CPUs (OMP_NUM_THREADS larger than them) run unbound, as an oversubscribed
-// team must.
+// threads layer's plan for the machine model, over the CPUs the process may
+// use. Threads beyond those CPUs (OMP_NUM_THREADS larger than them) run
+// unbound, as an oversubscribed team must.
 Placement plan_places(const Machine& machine, unsigned threads, const Settings& s) {
     Placement p;
     p.cpus.resize(threads);
@@ -106,11 +155,10 @@ Placement plan_places(const Machine& machine, unsigned threads, const Settings& 
         }
         return p;
     }
-    const unsigned cpus = static_cast<unsigned>(machine.cpu_count());
-    const unsigned planned = std::min(threads, cpus);
-    TeamMapping mapping;
-    mapping.threads = planned;
-    mapping.kind = s.bind == Bind::spread ? MappingKind::scatter : MappingKind::contiguous;
+    const std::size_t usable = initial_cpus().empty() ? machine.cpu_count() : initial_cpus().size();
+    const unsigned planned = static_cast<unsigned>(std::min<std::size_t>(threads, usable));
+    const TeamMapping mapping = allowed_mapping(
+        machine, planned, s.bind == Bind::spread ? MappingKind::scatter : MappingKind::contiguous);
     const TeamLayout layout = plan_team(machine, mapping);
     for (unsigned t = 0; t < planned; ++t) {
         const RankPlace& r = layout.ranks[s.bind == Bind::primary ? 0 : t];
@@ -154,7 +202,10 @@ public:
         return *holder.pool;
     }
 
-    static unsigned cpus() { return static_cast<unsigned>(machine().cpu_count()); }
+    // The CPUs the process may use (omp_get_num_procs, the default team size).
+    static unsigned cpus() {
+        return static_cast<unsigned>(initial_cpus().empty() ? machine().cpu_count() : initial_cpus().size());
+    }
 
     // Starts a region of n threads: pool threads 1..n-1 run it; the
     // calling thread is thread 0 and finishes with end().
