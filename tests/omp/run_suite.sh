@@ -65,6 +65,19 @@ else
     bad "taskset is missing (util-linux): the restricted-CPU case cannot run"
 fi
 
+# Binding requested through the environment: libgomp, loaded beside the
+# shim, binds the initial thread before the shim starts; the CPU count and
+# the default team must still be the process's (as libgomp's are).
+for prog in "$@"; do
+    [[ $(basename "$prog") == sync ]] || continue
+    for bind in "OMP_PROC_BIND=close" "OMP_PROC_BIND=spread" "OMP_PLACES=cores" "OMP_PROC_BIND=false"; do
+        want=$(env "$bind" "$prog" 2>&1)
+        got=$(env "$bind" LD_PRELOAD="$preload" "$prog" 2>&1)
+        [[ $got == "$want" ]] || { bad "sync with $bind: output differs"; diff <(echo "$want") <(echo "$got") | head; }
+    done
+    say "ok: sync under OMP_PROC_BIND/OMP_PLACES as under libgomp"
+done
+
 # OMP_NUM_THREADS=0 is not a positive integer: the standard leaves it to the
 # implementation; like libgomp, one line says so and the default is used.
 for prog in "$@"; do

@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <string>
 #include <mutex>
 #include <thread>
 
@@ -94,9 +96,46 @@ struct Placement {
 // The CPUs the process may run on, as it was started (taskset, a cgroup
 // cpuset, a batch system's allocation): read once, before any OpenMP
 // thread is bound, as libgomp reads its initial affinity mask.
+//
+// One catch: libgomp is loaded too (the program links it), its constructor
+// runs before this library's, and when OMP_PROC_BIND or OMP_PLACES asks for
+// binding it has already bound the initial thread to its first place. The
+// thread's mask then says nothing about the process's; the cgroup's cpuset
+// (a container's, a batch job's) does, and a taskset mask is lost
+// (docs/OPENMP.md).
+std::vector<unsigned> cgroup_cpus() {
+    std::ifstream cgroups("/proc/self/cgroup");
+    std::string line;
+    while (std::getline(cgroups, line)) {
+        // "0::/path" (v2) or "N:cpuset:/path" (v1, possibly with other controllers).
+        const std::size_t a = line.find(':'), b = line.find(':', a + 1);
+        if (a == std::string::npos || b == std::string::npos) continue;
+        const std::string controllers = line.substr(a + 1, b - a - 1), path = line.substr(b + 1);
+        std::string file;
+        if (controllers.empty()) file = "/sys/fs/cgroup" + path + "/cpuset.cpus.effective";
+        else if (("," + controllers + ",").find(",cpuset,") != std::string::npos)
+            file = "/sys/fs/cgroup/cpuset" + path + "/cpuset.effective_cpus";
+        else continue;
+        std::ifstream f(file);
+        std::string list;
+        if (!std::getline(f, list) || list.empty()) continue;
+        try {
+            std::vector<unsigned> cpus = parse_cpu_list(list, file);
+            std::sort(cpus.begin(), cpus.end());
+            return cpus;
+        } catch (const Error&) {
+            continue;
+        }
+    }
+    return {};
+}
+
 const std::vector<unsigned>& initial_cpus() {
     static const std::vector<unsigned> cpus = [] {
+        const Settings& s = settings();
+        const bool libgomp_bound = (s.bind_set && s.bind != Bind::false_) || (s.places_set && s.bind != Bind::false_);
         std::vector<unsigned> c;
+        if (libgomp_bound) return cgroup_cpus();   // empty: unknown, the whole machine
         if (os::linux_os().get_affinity(0, c) != 0) c.clear();
         std::sort(c.begin(), c.end());
         return c;
