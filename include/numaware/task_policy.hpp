@@ -240,6 +240,11 @@ std::unique_ptr<Policy> make_policy(std::string_view name, const PolicyOptions& 
 // The names make_policy() accepts, in the order above.
 std::span<const std::string_view> policy_names();
 
+// Throws Error(field, "unknown policy 'NAME'; expected one of ...") unless
+// `name` is one of policy_names() (what make_policy checks first; tools that
+// pass a name on, such as the OpenMP drop-in, check it up front).
+void check_policy_name(std::string_view name, std::string_view field = "policy");
+
 // The queues worker `worker` searches in some round of Policy::steal_order,
 // each with the first round that lists it (0: from the start), in search
 // order, each once. Found by bisection: a policy widens its search as the

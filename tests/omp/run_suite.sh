@@ -19,11 +19,11 @@ bad() { say "FAIL: $*"; fail=1; }
 # status 2, naming the variable and listing them).
 out=$(NUMAWARE_POLICY=bogus LD_PRELOAD=$preload "$1" 2>&1 >/dev/null); rc=$?
 lines=$(printf '%s\n' "$out" | grep -c .)
-if [[ $rc -ne 2 || $lines -ne 1 || $out != *"NUMAWARE_POLICY"*"unknown policy 'bogus'; known: "* ]]; then
+if [[ $rc -ne 2 || $lines -ne 1 || $out != *"NUMAWARE_POLICY"*"unknown policy 'bogus'; expected one of "* ]]; then
     bad "NUMAWARE_POLICY=bogus: status $rc, output: $out"
 fi
 for prog in "$@"; do [[ -x $prog ]] || { say "FAIL: $prog is not built"; exit 1; }; done
-policies=$(printf '%s\n' "$out" | sed -n 's/.*known: //p' | sed 's/,//g')
+policies=$(printf '%s\n' "$out" | sed -n 's/.*expected one of //p' | sed 's/,//g')
 [[ -n $policies ]] || { say "FAIL: no policy list in: $out"; exit 1; }
 say "policies: $policies"
 

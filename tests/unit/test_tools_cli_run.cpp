@@ -169,7 +169,7 @@ TEST(RunCli, BadInputIsOneLineNamingTheInput) {
         {{"run", "--pages", "interleave:77", "--", "true"}, "policy 'interleave:77'"},
         {{"run", "--", "/nonexistent/command"}, "command: cannot run '/nonexistent/command'"},
         {{"run", "--policy", "dep", "--", "true"}, "--policy: is the task scheduler of --omp; add --omp"},
-        {{"run", "--omp", "--policy", "bogus", "--", "true"}, "--policy: unknown policy 'bogus'; known: dfifo, lq"},
+        {{"run", "--omp", "--policy", "bogus", "--", "true"}, "--policy: unknown policy 'bogus'; expected one of dfifo, lq"},
     };
     for (const auto& c : cases) {
         const Outcome o = cli(c.args);

@@ -121,7 +121,7 @@ TEST(OmpSettings, BadValuesWarnOnceAndKeepTheDefault) {
     EXPECT_EQ(warnings[0], "numaware-omp: invalid value for environment variable OMP_NUM_THREADS: '0' (expected a list "
                            "of positive integers); the default is used");
     EXPECT_NE(warnings[1].find("OMP_SCHEDULE: 'fast'"), std::string::npos);
-    expect_error([] { (void)read({{"NUMAWARE_POLICY", "bogus"}}); }, "NUMAWARE_POLICY", "known: dfifo, lq, dep");
+    expect_error([] { (void)read({{"NUMAWARE_POLICY", "bogus"}}); }, "NUMAWARE_POLICY", "unknown policy 'bogus'; expected one of dfifo, lq, dep");
     EXPECT_EQ(read({{"NUMAWARE_POLICY", "RIP-DEP"}}).policy, "rip-dep");
     EXPECT_EQ(read({{"OMP_NESTED", "true"}}).max_active_levels, ~0u);
     EXPECT_EQ(read({{"OMP_MAX_ACTIVE_LEVELS", "0"}}).max_active_levels, 0u);

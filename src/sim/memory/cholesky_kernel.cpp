@@ -53,14 +53,6 @@ constexpr std::uint64_t op_flops[] = {b3 / 3, b3, b3, 2 * b3};
 
 std::uint64_t slot(std::uint64_t m, std::uint64_t n) { return m * (m + 1) / 2 + n; }
 
-// The rank of `threads` whose static block of `count` slots holds slot s
-// (static_block's rule: the first count mod threads blocks one longer).
-unsigned owner(std::uint64_t s, std::uint64_t count, unsigned threads) {
-    const std::uint64_t q = count / threads, rem = count % threads;
-    if (s < rem * (q + 1)) return static_cast<unsigned>(s / (q + 1));
-    return static_cast<unsigned>(rem + (s - rem * (q + 1)) / q);
-}
-
 class Cholesky final : public LoopKernel {
 public:
     Cholesky(std::uint64_t nt, std::uint64_t bytes) : LoopKernel("cholesky:" + format_size(bytes)) {
@@ -73,8 +65,9 @@ public:
         for (std::uint64_t k = 0; k < nt; ++k) {
             // One segment a tile of column k; the owner of (m, k) updates it.
             add_loop(fmt::format("step{}:panel", k), true, [base, count, nt, k](unsigned rank, unsigned threads) {
+                const Range mine = static_block(count, threads, rank);   // the thread's tile slots
                 return each(Range{k, nt}, 1, [=](std::uint64_t m, Emitter& e) {
-                    if (owner(slot(m, k), count, threads) != rank) return;
+                    if (!mine.contains(slot(m, k))) return;
                     const auto tile = [base](std::uint64_t s) { return TileOperand{base + s * tile_bytes, tile_lines}; };
                     if (m == k) emit_tile_op(e, op_flops[potrf], {}, {tile(slot(k, k))}, pc_tile);
                     else emit_tile_op(e, op_flops[trsm], {tile(slot(k, k))}, {tile(slot(m, k))}, pc_tile);
@@ -83,10 +76,11 @@ public:
             if (k + 1 == nt) break;   // the last step has nothing to update
             // One segment a tile row m of the trailing matrix.
             add_loop(fmt::format("step{}:update", k), true, [base, count, nt, k](unsigned rank, unsigned threads) {
+                const Range mine = static_block(count, threads, rank);
                 return each(Range{k + 1, nt}, 1, [=](std::uint64_t m, Emitter& e) {
                     const auto tile = [base](std::uint64_t s) { return TileOperand{base + s * tile_bytes, tile_lines}; };
                     for (std::uint64_t n = k + 1; n <= m; ++n) {
-                        if (owner(slot(m, n), count, threads) != rank) continue;
+                        if (!mine.contains(slot(m, n))) continue;
                         if (m == n) emit_tile_op(e, op_flops[syrk], {tile(slot(m, k))}, {tile(slot(m, m))}, pc_tile);
                         else emit_tile_op(e, op_flops[gemm], {tile(slot(m, k)), tile(slot(n, k))}, {tile(slot(m, n))}, pc_tile);
                     }

@@ -26,6 +26,7 @@ struct Range {
     std::uint64_t begin = 0, end = 0;
     std::uint64_t size() const { return end - begin; }
     bool empty() const { return end <= begin; }
+    bool contains(std::uint64_t i) const { return i >= begin && i < end; }
 };
 
 // OpenMP's schedule(static) without a chunk size, as libgomp cuts it: `n`

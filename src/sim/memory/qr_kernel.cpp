@@ -79,8 +79,7 @@ public:
             // One segment a tile of column k, all on the owner of A(k, k).
             add_loop(fmt::format("step{}:panel", k), true, [x, count, nt, k](unsigned rank, unsigned threads) {
                 const Range mine = static_block(count, threads, rank);
-                const std::uint64_t diagonal = k * nt + k;
-                if (diagonal < mine.begin || diagonal >= mine.end) return Share{};
+                if (!mine.contains(k * nt + k)) return Share{};
                 return each(Range{k, nt}, 1, [x, k](std::uint64_t m, Emitter& e) {
                     if (m == k) emit_tile_op(e, 4 * b3 / 3, {}, {x.A(k, k), x.T(k, k)}, pc_geqrt);
                     else emit_tile_op(e, 2 * b3, {}, {x.A(k, k), x.A(m, k), x.T(m, k)}, pc_tsqrt);

@@ -80,6 +80,16 @@ std::uint64_t mib_arg(std::string_view spec, std::string_view arg, std::uint64_t
     return arg.empty() ? default_mib << 20 : parse_bytes_arg(spec, std::string(arg) + "M", "MIB");
 }
 
+// A size in MiB that must be 1 to max_mib: "'SPEC': the WHAT must be 1 to
+// MAX MiB" otherwise.
+std::uint64_t mib_in_range(std::string_view spec, std::string_view arg, std::uint64_t default_mib,
+                           std::uint64_t max_mib, std::string_view what) {
+    const std::uint64_t bytes = mib_arg(spec, arg, default_mib);
+    if (bytes < (std::uint64_t{1} << 20) || bytes > (max_mib << 20))
+        throw Error("workload", fmt::format("'{}': the {} must be 1 to {} MiB", spec, what, max_mib));
+    return bytes;
+}
+
 // ---- STREAM triad ----------------------------------------------------------
 class Stream final : public Workload {
 public:
@@ -259,41 +269,29 @@ std::unique_ptr<Workload> make_workload(std::string_view spec) {
         return std::make_unique<Chase>(bytes, 64);
     }
     if (kind == "gups") {
-        const std::uint64_t bytes = mib_arg(spec, arg, 64);
-        if (bytes < (std::uint64_t{1} << 20) || bytes > (std::uint64_t{512} << 20))
-            throw Error("workload", fmt::format("'{}': the table must be 1 to 512 MiB", spec));
+        const std::uint64_t bytes = mib_in_range(spec, arg, 64, 512, "table");
         return std::make_unique<RandomUpdates>(bytes);
     }
     if (kind == "trmv") {
-        const std::uint64_t bytes = mib_arg(spec, arg, 128);
-        if (bytes < (std::uint64_t{1} << 20) || bytes > (std::uint64_t{4096} << 20))
-            throw Error("workload", fmt::format("'{}': the matrix must be 1 to 4096 MiB", spec));
+        const std::uint64_t bytes = mib_in_range(spec, arg, 128, 4096, "matrix");
         return detail::make_trmv(bytes);
     }
     if (kind == "ihist") {
-        const std::uint64_t bytes = mib_arg(spec, arg, 32);
-        if (bytes < (std::uint64_t{1} << 20) || bytes > (std::uint64_t{1024} << 20))
-            throw Error("workload", fmt::format("'{}': the histogram must be 1 to 1024 MiB", spec));
+        const std::uint64_t bytes = mib_in_range(spec, arg, 32, 1024, "histogram");
         return detail::make_integral_histogram(bytes);
     }
     if (kind == "jacobi" || kind == "gauss-seidel" || kind == "red-black") {
-        const std::uint64_t bytes = mib_arg(spec, arg, 16);
-        if (bytes < (std::uint64_t{1} << 20) || bytes > (std::uint64_t{1024} << 20))
-            throw Error("workload", fmt::format("'{}': the arrays must be 1 to 1024 MiB", spec));
+        const std::uint64_t bytes = mib_in_range(spec, arg, 16, 1024, "arrays");
         if (kind == "jacobi") return detail::make_jacobi(bytes);
         if (kind == "gauss-seidel") return detail::make_gauss_seidel(bytes);
         return detail::make_red_black(bytes);
     }
     if (kind == "cholesky") {
-        const std::uint64_t bytes = mib_arg(spec, arg, 16);
-        if (bytes < (std::uint64_t{1} << 20) || bytes > (std::uint64_t{1024} << 20))
-            throw Error("workload", fmt::format("'{}': the lower triangle must be 1 to 1024 MiB", spec));
+        const std::uint64_t bytes = mib_in_range(spec, arg, 16, 1024, "lower triangle");
         return detail::make_cholesky(bytes);
     }
     if (kind == "qr") {
-        const std::uint64_t bytes = mib_arg(spec, arg, 16);
-        if (bytes < (std::uint64_t{1} << 20) || bytes > (std::uint64_t{1024} << 20))
-            throw Error("workload", fmt::format("'{}': the matrix must be 1 to 1024 MiB", spec));
+        const std::uint64_t bytes = mib_in_range(spec, arg, 16, 1024, "matrix");
         return detail::make_qr(bytes);
     }
     if (kind == "numa-micro") {

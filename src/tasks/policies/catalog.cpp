@@ -34,11 +34,7 @@ void check_options(std::string_view name, const PolicyOptions& o) {
 
 std::unique_ptr<Policy> make_policy(std::string_view name, const PolicyOptions& options) {
     using namespace policy_detail;
-    bool known = false;
-    for (auto n : names) known = known || n == name;
-    if (!known)
-        throw Error("policy", "unknown policy '" + std::string(name) +
-                                  "'; expected one of dfifo, lq, dep, sa, rip-dep, rip-mw");
+    check_policy_name(name);
     check_options(name, options);
     if (name == "dfifo") return make_dfifo(options);
     if (name == "lq") return make_lq(options);
@@ -48,5 +44,14 @@ std::unique_ptr<Policy> make_policy(std::string_view name, const PolicyOptions& 
 }
 
 std::span<const std::string_view> policy_names() { return names; }
+
+void check_policy_name(std::string_view name, std::string_view field) {
+    std::string list;
+    for (auto n : names) {
+        if (n == name) return;
+        list += (list.empty() ? "" : ", ") + std::string(n);
+    }
+    throw Error(std::string(field), "unknown policy '" + std::string(name) + "'; expected one of " + list);
+}
 
 }  // namespace numaware::tasks

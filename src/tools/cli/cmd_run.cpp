@@ -133,9 +133,7 @@ void run_command(const RunOptions& o, bool mapping_given) {
     if (!o.pages.empty()) policy = parse_policy(o.pages, machine);
     if (!o.policy.empty()) {
         if (!o.omp) throw Error("--policy", "is the task scheduler of --omp; add --omp");
-        const auto names = tasks::policy_names();
-        if (std::find(names.begin(), names.end(), o.policy) == names.end())
-            throw Error("--policy", fmt::format("unknown policy '{}'; known: {}", o.policy, fmt::join(names, ", ")));
+        tasks::check_policy_name(o.policy, "--policy");
     }
     std::vector<std::pair<std::string, std::string>> omp_env;
     if (o.omp) omp_env = omp_environment(o, layout);

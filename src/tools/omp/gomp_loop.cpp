@@ -133,40 +133,11 @@ void no_task_reductions(const std::uintptr_t* reductions, const char* entry) {
                           entry));
 }
 
-bool start_long(long start, long end, long incr, long sched, long chunk, long* istart, long* iend,
-                bool ordered = false) {
-    const LoopBounds b = long_loop(start, end, incr);
-    enter_construct([&](WorkShare& s) {
-        set_loop(s, b, resolve_schedule(sched, chunk, b.count));
-        s.ordered = ordered;
-    });
-    std::uint64_t lo = 0, hi = 0;
-    if (!next_chunk(lo, hi)) return false;
-    *istart = static_cast<long>(lo);
-    *iend = static_cast<long>(hi);
-    return true;
-}
-
 bool next_long(long* istart, long* iend) {
     std::uint64_t lo = 0, hi = 0;
     if (!next_chunk(lo, hi)) return false;
     *istart = static_cast<long>(lo);
     *iend = static_cast<long>(hi);
-    return true;
-}
-
-bool start_ull(bool up, unsigned long long start, unsigned long long end, unsigned long long incr, long sched,
-               unsigned long long chunk, unsigned long long* istart, unsigned long long* iend, bool ordered = false) {
-    const LoopBounds b = ull_loop(up, start, end, incr);
-    const long c = chunk > static_cast<unsigned long long>(INT64_MAX) ? INT64_MAX : static_cast<long>(chunk);
-    enter_construct([&](WorkShare& s) {
-        set_loop(s, b, resolve_schedule(sched, c, b.count));
-        s.ordered = ordered;
-    });
-    std::uint64_t lo = 0, hi = 0;
-    if (!next_chunk(lo, hi)) return false;
-    *istart = lo;
-    *iend = hi;
     return true;
 }
 
@@ -176,6 +147,40 @@ bool next_ull(unsigned long long* istart, unsigned long long* iend) {
     *istart = lo;
     *iend = hi;
     return true;
+}
+
+// Enters a loop construct, the first thread setting it up (with the
+// team-shared `mem` of GOMP_loop_start, when given), then takes the
+// calling thread's first chunk; with a null `istart` only enters.
+bool start_long(long start, long end, long incr, long sched, long chunk, long* istart, long* iend,
+                bool ordered = false, const char* entry = nullptr, std::uintptr_t* reductions = nullptr,
+                void** mem = nullptr) {
+    if (entry) no_task_reductions(reductions, entry);
+    const LoopBounds b = long_loop(start, end, incr);
+    WorkShare& slot = enter_construct([&](WorkShare& s) {
+        set_loop(s, b, resolve_schedule(sched, chunk, b.count));
+        s.ordered = ordered;
+        share_memory(s, mem);
+    });
+    if (mem) *mem = slot.mem;
+    if (!istart) return true;
+    return next_long(istart, iend);
+}
+
+bool start_ull(bool up, unsigned long long start, unsigned long long end, unsigned long long incr, long sched,
+               unsigned long long chunk, unsigned long long* istart, unsigned long long* iend, bool ordered = false,
+               const char* entry = nullptr, std::uintptr_t* reductions = nullptr, void** mem = nullptr) {
+    if (entry) no_task_reductions(reductions, entry);
+    const LoopBounds b = ull_loop(up, start, end, incr);
+    const long c = chunk > static_cast<unsigned long long>(INT64_MAX) ? INT64_MAX : static_cast<long>(chunk);
+    WorkShare& slot = enter_construct([&](WorkShare& s) {
+        set_loop(s, b, resolve_schedule(sched, c, b.count));
+        s.ordered = ordered;
+        share_memory(s, mem);
+    });
+    if (mem) *mem = slot.mem;
+    if (!istart) return true;
+    return next_ull(istart, iend);
 }
 
 // A combined `parallel for`: the loop is set up as construct 0 before the
@@ -194,12 +199,15 @@ void prestart(Team& team, void* arg) {
     team.loop_prestarted = true;
 }
 
+// `split`: the older GOMP_parallel_loop_*_start form, whose caller runs the
+// body itself and then GOMP_parallel_end.
 void parallel_loop(void (*fn)(void*), void* data, unsigned num_threads, long start, long end, long incr, long sched,
-                   long chunk) {
+                   long chunk, bool split = false) {
     Prestart p;
     p.bounds = long_loop(start, end, incr);
     p.space = resolve_schedule(sched, chunk, p.bounds.count);
-    parallel(fn, data, num_threads, prestart, &p);
+    if (split) parallel_begin(fn, data, num_threads, prestart, &p);
+    else parallel(fn, data, num_threads, prestart, &p);
 }
 
 unsigned next_section() {
@@ -208,10 +216,12 @@ unsigned next_section() {
     return static_cast<unsigned>(lo);
 }
 
-unsigned start_sections(unsigned count) {
-    const LoopBounds b = long_loop(1, static_cast<long>(count) + 1, 1);
-    enter_construct([&](WorkShare& s) { set_loop(s, b, LoopSpace{b.count, Sched::dynamic, 1}); });
-    return next_section();
+// Sections 1..count are a dynamic loop with chunks of one.
+unsigned start_sections(unsigned count, const char* entry = nullptr, std::uintptr_t* reductions = nullptr,
+                        void** mem = nullptr) {
+    long first = 0, end = 0;
+    if (!start_long(1, static_cast<long>(count) + 1, 1, 2, 1, &first, &end, false, entry, reductions, mem)) return 0;
+    return static_cast<unsigned>(first);
 }
 
 }  // namespace
@@ -241,15 +251,7 @@ bool GOMP_loop_maybe_nonmonotonic_runtime_start(long s, long e, long i, long* is
 
 bool GOMP_loop_start(long start, long end, long incr, long sched, long chunk, long* istart, long* iend,
                      std::uintptr_t* reductions, void** mem) {
-    no_task_reductions(reductions, "GOMP_loop_start");
-    const LoopBounds b = long_loop(start, end, incr);
-    WorkShare& slot = enter_construct([&](WorkShare& s) {
-        set_loop(s, b, resolve_schedule(sched, chunk, b.count));
-        share_memory(s, mem);
-    });
-    if (mem) *mem = slot.mem;
-    if (!istart) return true;
-    return next_long(istart, iend);
+    return start_long(start, end, incr, sched, chunk, istart, iend, false, "GOMP_loop_start", reductions, mem);
 }
 
 bool GOMP_loop_static_next(long* is, long* ie) { return next_long(is, ie); }
@@ -307,16 +309,7 @@ bool GOMP_loop_ull_maybe_nonmonotonic_runtime_start(bool up, unsigned long long 
 bool GOMP_loop_ull_start(bool up, unsigned long long start, unsigned long long end, unsigned long long incr, long sched,
                          unsigned long long chunk, unsigned long long* istart, unsigned long long* iend,
                          std::uintptr_t* reductions, void** mem) {
-    no_task_reductions(reductions, "GOMP_loop_ull_start");
-    const LoopBounds b = ull_loop(up, start, end, incr);
-    const long c = chunk > static_cast<unsigned long long>(INT64_MAX) ? INT64_MAX : static_cast<long>(chunk);
-    WorkShare& slot = enter_construct([&](WorkShare& s) {
-        set_loop(s, b, resolve_schedule(sched, c, b.count));
-        share_memory(s, mem);
-    });
-    if (mem) *mem = slot.mem;
-    if (!istart) return true;
-    return next_ull(istart, iend);
+    return start_ull(up, start, end, incr, sched, chunk, istart, iend, false, "GOMP_loop_ull_start", reductions, mem);
 }
 bool GOMP_loop_ull_static_next(unsigned long long* is, unsigned long long* ie) { return next_ull(is, ie); }
 bool GOMP_loop_ull_dynamic_next(unsigned long long* is, unsigned long long* ie) { return next_ull(is, ie); }
@@ -344,16 +337,7 @@ bool GOMP_loop_ordered_runtime_start(long s, long e, long i, long* is, long* ie)
 }
 bool GOMP_loop_ordered_start(long start, long end, long incr, long sched, long chunk, long* istart, long* iend,
                              std::uintptr_t* reductions, void** mem) {
-    no_task_reductions(reductions, "GOMP_loop_ordered_start");
-    const LoopBounds b = long_loop(start, end, incr);
-    WorkShare& slot = enter_construct([&](WorkShare& s) {
-        set_loop(s, b, resolve_schedule(sched, chunk, b.count));
-        s.ordered = true;
-        share_memory(s, mem);
-    });
-    if (mem) *mem = slot.mem;
-    if (!istart) return true;
-    return next_long(istart, iend);
+    return start_long(start, end, incr, sched, chunk, istart, iend, true, "GOMP_loop_ordered_start", reductions, mem);
 }
 bool GOMP_loop_ordered_static_next(long* is, long* ie) { return next_long(is, ie); }
 bool GOMP_loop_ordered_dynamic_next(long* is, long* ie) { return next_long(is, ie); }
@@ -378,17 +362,8 @@ bool GOMP_loop_ull_ordered_runtime_start(bool up, unsigned long long s, unsigned
 bool GOMP_loop_ull_ordered_start(bool up, unsigned long long start, unsigned long long end, unsigned long long incr,
                                  long sched, unsigned long long chunk, unsigned long long* istart,
                                  unsigned long long* iend, std::uintptr_t* reductions, void** mem) {
-    no_task_reductions(reductions, "GOMP_loop_ull_ordered_start");
-    const LoopBounds b = ull_loop(up, start, end, incr);
-    const long c = chunk > static_cast<unsigned long long>(INT64_MAX) ? INT64_MAX : static_cast<long>(chunk);
-    WorkShare& slot = enter_construct([&](WorkShare& s) {
-        set_loop(s, b, resolve_schedule(sched, c, b.count));
-        s.ordered = true;
-        share_memory(s, mem);
-    });
-    if (mem) *mem = slot.mem;
-    if (!istart) return true;
-    return next_ull(istart, iend);
+    return start_ull(up, start, end, incr, sched, chunk, istart, iend, true, "GOMP_loop_ull_ordered_start", reductions,
+                     mem);
 }
 bool GOMP_loop_ull_ordered_static_next(unsigned long long* is, unsigned long long* ie) { return next_ull(is, ie); }
 bool GOMP_loop_ull_ordered_dynamic_next(unsigned long long* is, unsigned long long* ie) { return next_ull(is, ie); }
@@ -429,37 +404,22 @@ void GOMP_parallel_loop_maybe_nonmonotonic_runtime(void (*fn)(void*), void* data
 // The older split form (GCC before 4.9, and objects built with it): the
 // encountering thread runs the body itself, then GOMP_parallel_end.
 void GOMP_parallel_loop_static_start(void (*fn)(void*), void* data, unsigned nt, long s, long e, long i, long c) {
-    Prestart p{long_loop(s, e, i), {}};
-    p.space = resolve_schedule(1, c, p.bounds.count);
-    parallel_begin(fn, data, nt, prestart, &p);
+    parallel_loop(fn, data, nt, s, e, i, 1, c, true);
 }
 void GOMP_parallel_loop_dynamic_start(void (*fn)(void*), void* data, unsigned nt, long s, long e, long i, long c) {
-    Prestart p{long_loop(s, e, i), {}};
-    p.space = resolve_schedule(2, c, p.bounds.count);
-    parallel_begin(fn, data, nt, prestart, &p);
+    parallel_loop(fn, data, nt, s, e, i, 2, c, true);
 }
 void GOMP_parallel_loop_guided_start(void (*fn)(void*), void* data, unsigned nt, long s, long e, long i, long c) {
-    Prestart p{long_loop(s, e, i), {}};
-    p.space = resolve_schedule(3, c, p.bounds.count);
-    parallel_begin(fn, data, nt, prestart, &p);
+    parallel_loop(fn, data, nt, s, e, i, 3, c, true);
 }
 void GOMP_parallel_loop_runtime_start(void (*fn)(void*), void* data, unsigned nt, long s, long e, long i) {
-    Prestart p{long_loop(s, e, i), {}};
-    p.space = resolve_schedule(0, 0, p.bounds.count);
-    parallel_begin(fn, data, nt, prestart, &p);
+    parallel_loop(fn, data, nt, s, e, i, 0, 0, true);
 }
 
 // ---- sections ----
 unsigned GOMP_sections_start(unsigned count) { return start_sections(count); }
 unsigned GOMP_sections2_start(unsigned count, std::uintptr_t* reductions, void** mem) {
-    no_task_reductions(reductions, "GOMP_sections2_start");
-    const LoopBounds b = long_loop(1, static_cast<long>(count) + 1, 1);
-    WorkShare& slot = enter_construct([&](WorkShare& s) {
-        set_loop(s, b, LoopSpace{b.count, Sched::dynamic, 1});
-        share_memory(s, mem);
-    });
-    if (mem) *mem = slot.mem;
-    return next_section();
+    return start_sections(count, "GOMP_sections2_start", reductions, mem);
 }
 unsigned GOMP_sections_next(void) { return next_section(); }
 void GOMP_sections_end(void) {
@@ -472,16 +432,10 @@ bool GOMP_sections_end_cancel(void) {
     return false;
 }
 void GOMP_parallel_sections(void (*fn)(void*), void* data, unsigned nt, unsigned count, unsigned) {
-    Prestart p;
-    p.bounds = long_loop(1, static_cast<long>(count) + 1, 1);
-    p.space = LoopSpace{p.bounds.count, Sched::dynamic, 1};
-    parallel(fn, data, nt, prestart, &p);
+    parallel_loop(fn, data, nt, 1, static_cast<long>(count) + 1, 1, 2, 1);
 }
 void GOMP_parallel_sections_start(void (*fn)(void*), void* data, unsigned nt, unsigned count) {
-    Prestart p;
-    p.bounds = long_loop(1, static_cast<long>(count) + 1, 1);
-    p.space = LoopSpace{p.bounds.count, Sched::dynamic, 1};
-    parallel_begin(fn, data, nt, prestart, &p);
+    parallel_loop(fn, data, nt, 1, static_cast<long>(count) + 1, 1, 2, 1, true);
 }
 
 }  // extern "C"

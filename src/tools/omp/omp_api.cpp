@@ -49,11 +49,7 @@ typedef struct {
 // ---- threads and teams ----
 void omp_set_num_threads(int n) { thread_state().nthreads_var = n > 0 ? static_cast<unsigned>(n) : 1; }
 int omp_get_num_threads(void) { return static_cast<int>(thread_state().team->size); }
-int omp_get_max_threads(void) {
-    const ThreadState& st = thread_state();
-    if (st.nthreads_var) return static_cast<int>(st.nthreads_var);
-    return static_cast<int>(settings().num_threads ? settings().num_threads : available_cpus());
-}
+int omp_get_max_threads(void) { return static_cast<int>(nthreads_var()); }
 int omp_get_thread_num(void) { return static_cast<int>(thread_state().num); }
 int omp_get_num_procs(void) { return static_cast<int>(available_cpus()); }
 int omp_in_parallel(void) { return thread_state().active_level > 0; }

@@ -268,9 +268,7 @@ Settings read_settings(const GetEnv& getenv, const Warn& warn) {
     }
     if (const char* v = getenv("NUMAWARE_POLICY")) {
         const std::string p = lower(trim(v));
-        const auto names = tasks::policy_names();
-        if (std::find(names.begin(), names.end(), p) == names.end())
-            throw Error("NUMAWARE_POLICY", fmt::format("unknown policy '{}'; known: {}", v, fmt::join(names, ", ")));
+        tasks::check_policy_name(p, "NUMAWARE_POLICY");
         s.policy = p;
     }
     return s;

@@ -194,8 +194,7 @@ Placement plan_places(const Machine& machine, unsigned threads, const Settings& 
         }
         return p;
     }
-    const std::size_t usable = initial_cpus().empty() ? machine.cpu_count() : initial_cpus().size();
-    const unsigned planned = static_cast<unsigned>(std::min<std::size_t>(threads, usable));
+    const unsigned planned = std::min(threads, available_cpus());
     const TeamMapping mapping = allowed_mapping(
         machine, planned, s.bind == Bind::spread ? MappingKind::scatter : MappingKind::contiguous);
     const TeamLayout layout = plan_team(machine, mapping);
@@ -241,11 +240,6 @@ public:
         return *holder.pool;
     }
 
-    // The CPUs the process may use (omp_get_num_procs, the default team size).
-    static unsigned cpus() {
-        return static_cast<unsigned>(initial_cpus().empty() ? machine().cpu_count() : initial_cpus().size());
-    }
-
     // Starts a region of n threads: pool threads 1..n-1 run it; the
     // calling thread is thread 0 and finishes with end().
     void begin(void (*fn)(void*), void* data, unsigned n, void (*before_fork)(Team&, void*), void* before_arg,
@@ -254,7 +248,7 @@ public:
         busy_ = true;
         Team& team = team_;
         // Waiters spin only while every thread has a CPU of its own.
-        spin_ = n <= cpus() ? spin_iterations : 0;
+        spin_ = n <= available_cpus() ? spin_iterations : 0;
         team.start(n, spin_);
         team.fn = fn;
         team.data = data;
@@ -466,18 +460,22 @@ Schedule run_schedule() {
     return st.run_sched_set ? st.run_sched : settings().schedule;
 }
 
-unsigned available_cpus() { return Pool::cpus(); }
+unsigned available_cpus() {
+    return static_cast<unsigned>(initial_cpus().empty() ? machine().cpu_count() : initial_cpus().size());
+}
+
+unsigned nthreads_var() {
+    const ThreadState& st = thread_state();
+    if (st.nthreads_var) return st.nthreads_var;
+    return settings().num_threads ? settings().num_threads : available_cpus();
+}
 
 unsigned team_size_for(unsigned requested) {
     const ThreadState& st = thread_state();
     // Nested regions run on one thread (omp_get_supported_active_levels is
     // 1; docs/OPENMP.md), and OMP_MAX_ACTIVE_LEVELS=0 serialises them all.
     if (st.active_level >= std::min(max_active_levels(), 1u)) return 1;
-    unsigned n = requested;
-    if (n == 0) {
-        n = st.nthreads_var;
-        if (n == 0) n = settings().num_threads ? settings().num_threads : available_cpus();
-    }
+    unsigned n = requested ? requested : nthreads_var();
     if (settings().thread_limit) n = std::min(n, settings().thread_limit);
     return std::max(n, 1u);
 }

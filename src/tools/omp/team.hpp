@@ -116,8 +116,13 @@ void parallel_end();
 // omp_get_max_threads and the `num_threads` clause decide it.
 unsigned team_size_for(unsigned requested);
 
-// The number of CPUs the pool may pin to (omp_get_num_procs).
+// The number of CPUs the process may use (omp_get_num_procs; the default
+// team size).
 unsigned available_cpus();
+
+// The calling thread's nthreads-var ICV (omp_get_max_threads): what
+// omp_set_num_threads set, else OMP_NUM_THREADS, else available_cpus().
+unsigned nthreads_var();
 
 // Writes "numaware-omp: MESSAGE" to stderr and ends the process with
 // status 2: for what the shim cannot do (an unsupported entry point,
