@@ -10,6 +10,7 @@
 #include "machine/machine_internal.hpp"
 #include "numaware/error.hpp"
 #include "numaware/machine.hpp"
+#include "util/text.hpp"
 
 namespace numaware {
 
@@ -38,12 +39,6 @@ std::string read_text_file(const std::string& path) {
 namespace {
 bool ends_with(std::string_view s, std::string_view suffix) {
     return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-    return s;
 }
 
 Machine from_text(std::string_view text, const std::string& origin) {

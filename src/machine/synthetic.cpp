@@ -14,6 +14,7 @@
 #include "machine/machine_internal.hpp"
 #include "numaware/error.hpp"
 #include "numaware/machine.hpp"
+#include "util/text.hpp"
 
 namespace numaware {
 
@@ -23,18 +24,6 @@ constexpr const char* known_keys = "nodes, cpus-per-node, mem-per-node, distance
                                    "latency, bandwidth, page";
 // Far above any real machine, low enough that a typo cannot exhaust memory.
 constexpr unsigned max_cpus_per_node = 4096;
-
-std::vector<std::string_view> split(std::string_view text, char sep) {
-    std::vector<std::string_view> out;
-    std::size_t pos = 0;
-    while (true) {
-        const std::size_t next = text.find(sep, pos);
-        out.push_back(text.substr(pos, next == std::string_view::npos ? std::string_view::npos : next - pos));
-        if (next == std::string_view::npos) break;
-        pos = next + 1;
-    }
-    return out;
-}
 
 std::vector<std::string_view> split_words(std::string_view text) {
     std::vector<std::string_view> out;

@@ -10,22 +10,13 @@
 #include <fmt/core.h>
 
 #include "numaware/error.hpp"
+#include "util/text.hpp"
 
 namespace numaware::sim::memory {
 
 namespace {
 
 constexpr unsigned max_spec_degree = 256;
-
-std::vector<std::string_view> split(std::string_view s, char sep) {
-    std::vector<std::string_view> out;
-    for (;;) {
-        const std::size_t i = s.find(sep);
-        out.push_back(s.substr(0, i));
-        if (i == std::string_view::npos) return out;
-        s.remove_prefix(i + 1);
-    }
-}
 
 unsigned parse_degree(std::string_view text, std::string_view spec, const char* field, unsigned min) {
     unsigned v = 0;

@@ -12,16 +12,11 @@
 
 #include "numaware/error.hpp"
 #include "numaware/task_policy.hpp"
+#include "util/text.hpp"
 
 namespace numaware::omp {
 
 namespace {
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-    return s;
-}
 
 std::string lower(std::string_view s) {
     std::string out(s);
@@ -39,16 +34,6 @@ bool whole_number(std::string_view s, T& out) {
     if (ec != std::errc{} || end != s.data() + s.size()) return false;
     out = v;
     return true;
-}
-
-std::vector<std::string_view> split(std::string_view s, char sep) {
-    std::vector<std::string_view> parts;
-    for (;;) {
-        const std::size_t k = s.find(sep);
-        parts.push_back(s.substr(0, k));
-        if (k == std::string_view::npos) return parts;
-        s.remove_prefix(k + 1);
-    }
 }
 
 // "n", "n:len" or "n:len:stride" inside a place's braces.
