@@ -52,6 +52,12 @@ struct Dep {
     const void* addr = nullptr;
     std::size_t bytes = 0;
     AccessMode access = AccessMode::in;
+    // Tasks depend on each other only through dependencies of one scope:
+    // 0, every task's unless it says otherwise, or one that
+    // Runtime::open_scope() handed out (OpenMP's rule that only sibling
+    // tasks depend on each other is one scope per parent task). A scoped
+    // range must lie below 2^48, where the scope takes the key's top bits.
+    std::uint16_t scope = 0;
 };
 inline Dep in(const void* addr, std::size_t bytes) { return {addr, bytes, AccessMode::in}; }
 inline Dep out(void* addr, std::size_t bytes) { return {addr, bytes, AccessMode::out}; }
@@ -175,7 +181,38 @@ public:
             RuntimeOptions options = {});
     // Waits for every task, then stops the workers. Exceptions still
     // pending from tasks are dropped here; call barrier() to see them.
+    // Hosted workers: no thread is started. Worker w, on layout.ranks[w]'s
+    // node of `machine`, is whichever thread calls host(w), and it runs
+    // tasks only while it waits in run_until() (or in a taskwait() inside a
+    // task). libnumaware_omp.so's mode: an OpenMP team's threads are the
+    // workers and run tasks at their barriers and task waits.
+    Runtime(const Machine& machine, const TeamLayout& layout, std::unique_ptr<Policy> policy,
+            RuntimeOptions options = {});
     ~Runtime();
+
+    // ---- hosted runtimes only (throw Error otherwise) ----
+    void host(unsigned worker);   // the calling thread takes worker `worker`'s seat
+    void unhost();                // the calling thread leaves its seat (no-op without one)
+    // The seated calling thread runs tasks until done(arg) holds. With
+    // none ready it sleeps until a task is pushed or wake() is called, so
+    // whoever makes done() true calls wake() after; with Sleep::never it
+    // pauses and yields instead (for a condition that no one wakes for,
+    // such as quiescent()).
+    enum class Sleep { allowed, never };
+    void run_until(bool (*done)(void*), void* arg, Sleep sleep = Sleep::allowed);
+    // Wakes the threads asleep in run_until(): call it after making their
+    // done() true from outside the tasks.
+    void wake();
+
+    // Every task spawned so far has completed (nobody is woken when it
+    // becomes true: wait for it with Sleep::never).
+    bool quiescent() const;
+
+    // Dependency scopes (Dep::scope): a new one, 1 to 65,535, and closing
+    // one whose tasks have all finished (its number is reused, oldest first).
+    // Throws when 65,535 are open.
+    std::uint16_t open_scope();
+    void close_scope(std::uint16_t scope);
 
     Runtime(const Runtime&) = delete;
     Runtime& operator=(const Runtime&) = delete;

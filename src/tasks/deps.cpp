@@ -201,11 +201,19 @@ void DepTracker::prepare(std::span<const Dep> deps, DepList& out) const {
         if (d.access != AccessMode::in && d.access != AccessMode::out && d.access != AccessMode::inout)
             throw Error(field_of(i), "access " + std::to_string(static_cast<int>(d.access)) +
                                          " is not in, out or inout");
-        const auto start = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(d.addr));
+        const auto addr = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(d.addr));
         const std::uint64_t bytes = d.bytes;
-        if (bytes > std::numeric_limits<std::uint64_t>::max() - start)
+        if (bytes > std::numeric_limits<std::uint64_t>::max() - addr)
             throw Error(field_of(i), fmt::format("range at {:#x} of {} bytes wraps around the address space",
-                                                 start, bytes));
+                                                 addr, bytes));
+        std::uint64_t start = addr;
+        if (d.scope != 0) {
+            if (addr >= TrackedDep::scope_key_limit || bytes > TrackedDep::scope_key_limit - addr)
+                throw Error(field_of(i), fmt::format("range at {:#x} of {} bytes in scope {} reaches 2^48; a "
+                                                     "scoped dependency must lie below it",
+                                                     addr, bytes, d.scope));
+            start |= std::uint64_t{d.scope} << TrackedDep::scope_shift;
+        }
         // Against the other dependencies of this task.
         bool duplicate = false;
         for (std::size_t j = 0; j < out.size(); ++j) {
@@ -239,7 +247,7 @@ void DepTracker::prepare(std::span<const Dep> deps, DepList& out) const {
                                          " already in use; ranges must be identical or disjoint");
         }
         // The hit is a hint for add(), which checks that it is still live.
-        out.push_back(TrackedDep{start, bytes, hit, d.access, hit == nullptr});
+        out.push_back(TrackedDep{start, bytes, hit, d.access, hit == nullptr, d.scope});
     }
 }
 

@@ -9,7 +9,8 @@
 // does the same steps with plain loads and stores.
 //
 // A region is an address range named by a dependency, keyed by its start
-// address. Ranges that tasks name must be identical or disjoint: a new range
+// address and its scope (Dep::scope: the scope goes in the key's bits
+// 48-63, so regions of different scopes never meet). Ranges that tasks name must be identical or disjoint: a new range
 // that partially overlaps a region already known is rejected. Per region the
 // tracker keeps the last writer and the readers since that write, and gives
 // a new task its predecessor edges:
@@ -284,12 +285,18 @@ struct Region {
 
 // One dependency of a task after validation: deduplicated, never null.
 struct TrackedDep {
-    std::uint64_t region = 0;   // start address
+    std::uint64_t region = 0;   // the key: the start address, with the scope in bits 48-63 (Dep::scope)
     std::uint64_t bytes = 0;
     Region* reg = nullptr;      // set by add(); before, a hint that add() checks (from prepare(),
                                 // or the simulator's record per graph region)
     AccessMode access = AccessMode::in;
     bool unknown = false;       // prepare() found no region at `region`: add() need not look again
+    std::uint16_t scope = 0;    // Dep::scope
+
+    // The range's start address, the key without its scope.
+    std::uint64_t address() const { return scope == 0 ? region : region & (scope_key_limit - 1); }
+    static constexpr unsigned scope_shift = 48;
+    static constexpr std::uint64_t scope_key_limit = std::uint64_t{1} << scope_shift;
 };
 static_assert(sizeof(TrackedDep) == 32, "four dependencies in two cache lines");
 

@@ -12,15 +12,15 @@ namespace numaware::tasks::detail {
 
 constinit thread_local Tls tls;
 
-Executor::Executor(Team& t, std::unique_ptr<Policy> p, RuntimeOptions o, os::Os& os)
-    : team(t), policy(std::move(p)), options(o), observer(o.observer), machine(t.machine()),
+Executor::Executor(Team* t, const Machine& m, const TeamLayout& l, std::unique_ptr<Policy> p, RuntimeOptions o,
+                   os::Os& os)
+    : team(t), layout(l), policy(std::move(p)), options(o), observer(o.observer), machine(m),
       region_homes(os, o.kernel_homes, o.home_sample_pages),
       partitions([this](std::unique_ptr<PartitionJob> job, std::exception_ptr error, std::uint64_t start,
                         std::uint64_t end) { job_done(std::move(job), std::move(error), start, end); }) {}
 
 void Executor::start() {
     metrics.start();
-    const TeamLayout& layout = team.layout();
     ctx.machine = &machine;
     ctx.seed = 1;
     for (const RankPlace& r : layout.ranks) ctx.worker_node.push_back(r.node);
@@ -47,16 +47,19 @@ void Executor::start() {
     if (observer != nullptr)
         observer->on_setup(ctx.worker_node,
                            std::string(policy->name()) + " on " + (machine.name.empty() ? "live" : machine.name));
-    team_thread = std::thread([this] {
-        team.run([this](TeamContext& c) { workers[c.rank()]->main(); });
-    });
+    if (team != nullptr)
+        team_thread = std::thread([this] {
+            team->run([this](TeamContext& c) { workers[c.rank()]->main(); });
+        });
 }
 
 void Executor::shutdown() noexcept {
-    try {
-        wait_all();
-    } catch (...) {
-    }
+    // Hosted workers wait for their tasks themselves (Runtime::run_until);
+    // nobody would run what is left.
+    if (team != nullptr) try {
+            wait_all();
+        } catch (...) {
+        }
     stopping.store(true, std::memory_order_release);
     for (auto& n : node_wake) {
         n->epoch.fetch_add(1, std::memory_order_release);
@@ -182,7 +185,7 @@ TaskId Executor::submit(TaskFn&& fn, std::span<const Dep> deps, int hint, Runtim
             t->homes.resize(t->deps.size());
             for (std::size_t k = 0; k < t->deps.size(); ++k) {
                 const TrackedDep& d = t->deps[k];
-                if (d.reg->cache == nullptr) d.reg->cache = &region_homes.lookup(d.region, d.bytes);
+                if (d.reg->cache == nullptr) d.reg->cache = &region_homes.lookup(d.address(), d.bytes);
                 HomeEntry* e = static_cast<HomeEntry*>(d.reg->cache);
                 t->homes[k] = e;
                 t->infos[k] = DepInfo{d.region, d.bytes, d.access, e->home.load(std::memory_order_relaxed)};

@@ -49,6 +49,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -97,7 +98,11 @@ struct Tls {
 extern constinit thread_local Tls tls __attribute__((tls_model("initial-exec")));
 
 struct Executor {
-    Executor(Team& t, std::unique_ptr<Policy> p, RuntimeOptions o, os::Os& os);
+    // Workers on the team's threads, or (team == nullptr) hosted: the
+    // caller's threads take the workers' seats (Runtime::host()) and run
+    // tasks when they wait (Worker::wait_hosted()); `layout` is where.
+    Executor(Team* t, const Machine& m, const TeamLayout& layout, std::unique_ptr<Policy> p, RuntimeOptions o,
+             os::Os& os);
     Executor(const Executor&) = delete;
     Executor& operator=(const Executor&) = delete;
 
@@ -105,7 +110,8 @@ struct Executor {
     void shutdown() noexcept;
 
     // ---- set-up --------------------------------------------------------
-    Team& team;
+    Team* const team;   // null: hosted workers
+    const TeamLayout layout;
     std::unique_ptr<Policy> policy;
     const RuntimeOptions options;
     Observer* const observer;
@@ -151,6 +157,11 @@ struct Executor {
     // ---- waiting outside tasks ---------------------------------------------
     std::mutex wait_mutex;
     std::condition_variable wait_cv;
+
+    // ---- dependency scopes (Runtime::open_scope) -------------------------------
+    std::mutex scope_mutex;
+    std::uint16_t scopes_made = 0;
+    std::deque<std::uint16_t> free_scopes;   // closed, reused oldest first
 
     // ---- exceptions --------------------------------------------------------
     std::mutex error_mutex;

@@ -34,14 +34,17 @@ HomeEntry* RegionHomes::new_entry() {
 
 HomeEntry& RegionHomes::lookup(std::uint64_t start, std::uint64_t bytes) {
     if (HomeEntry* found = table_.find(start)) {
-        // The same start named with another size after the first region
-        // was forgotten by the tracker: keep the larger extent for queries.
+        // The same start named with another size (after the first region
+        // was forgotten by the tracker, or in another scope): keep the
+        // larger extent for queries.
         if (found->bytes != bytes) found->bytes = std::max(found->bytes, bytes);
+        ++found->users;
         return *found;
     }
     HomeEntry& e = *new_entry();
     e.start = start;
     e.bytes = bytes;
+    e.users = 1;
     table_.insert(&e);
     auto r = ranges_.empty() ? ranges_.end() : ranges_.upper_bound(start);
     if (r != ranges_.begin() && start < std::prev(r)->second.end) {
@@ -233,10 +236,16 @@ void RegionHomes::register_range(std::uint64_t start, std::uint64_t bytes, unsig
 
 void RegionHomes::forget(std::span<void* const> entries) {
     if (!kernel_homes_ || entries.empty()) return;
-    for (void* p : entries) static_cast<HomeEntry*>(p)->free = true;
+    bool any = false;
+    for (void* p : entries) {
+        HomeEntry& e = *static_cast<HomeEntry*>(p);
+        if (e.users > 0 && --e.users == 0) e.free = any = true;
+    }
+    if (!any) return;
     table_.erase_if([](HomeEntry* e) { return e->free; });
     for (void* p : entries) {
         HomeEntry& e = *static_cast<HomeEntry*>(p);
+        if (!e.free || e.users != 0 || e.start == 0) continue;
         e.start = 0;
         e.bytes = 0;
         e.home.store(unallocated, std::memory_order_relaxed);

@@ -60,6 +60,7 @@ struct HomeEntry {
     // Null: every byte is at `home` (or none is placed yet).
     std::atomic<const PageSpread*> spread{nullptr};
     std::atomic<bool> registered{false};   // home from register_range(): never re-queried
+    std::uint32_t users = 0;   // the tracker's regions that hold it (one per scope naming this start)
     bool free = false;         // forgotten, waiting for reuse by another region
     // Every spread this entry has pointed to: a worker may still read an
     // older one while the scheduler replaces it, so they go only when the
@@ -81,7 +82,9 @@ public:
     RegionHomes(os::Os& os, bool kernel_homes, std::size_t sample_pages = 0)
         : os_(os), kernel_homes_(kernel_homes), sample_pages_(sample_pages) {}
 
-    // The entry of the region starting at `start`, resolved on first use.
+    // The entry of the region starting at `start`, resolved on first use;
+    // one more user of it (regions of several dependency scopes may start
+    // at one address and share its entry).
     HomeEntry& lookup(std::uint64_t start, std::uint64_t bytes);
 
     // Every region starting in [start, start+bytes) lives on `node`,
@@ -103,8 +106,8 @@ public:
     }
 
     // The regions of these entries are no longer named by any unfinished
-    // task (DepTracker::take_forgotten). With kernel homes their entries
-    // are dropped and reused, since a later lookup finds the home again;
+    // task (DepTracker::take_forgotten): one user fewer each. With kernel
+    // homes an entry without users is dropped and reused, since a later lookup finds the home again;
     // without, an entry keeps the home first_written() learned, so all
     // stay. Keeps a long run over ever-new addresses from growing.
     void forget(std::span<void* const> entries);

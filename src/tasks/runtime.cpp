@@ -31,7 +31,23 @@ std::string node_list(const std::vector<unsigned>& nodes) {
 
 Runtime::Runtime(Team& team, std::unique_ptr<Policy> policy, RuntimeOptions options) {
     if (!policy) throw Error("policy", "is null; pass a policy (make_policy()) or a policy name");
-    impl_ = std::make_unique<Impl>(team, std::move(policy), options, os::linux_os());
+    impl_ = std::make_unique<Impl>(&team, team.machine(), team.layout(), std::move(policy), options, os::linux_os());
+    impl_->start();
+}
+
+Runtime::Runtime(const Machine& machine, const TeamLayout& layout, std::unique_ptr<Policy> policy,
+                 RuntimeOptions options) {
+    if (!policy) throw Error("policy", "is null; pass a policy (make_policy()) or a policy name");
+    if (layout.ranks.empty()) throw Error("layout", "has no ranks; a runtime needs at least one worker");
+    for (std::size_t r = 0; r < layout.ranks.size(); ++r) {
+        const RankPlace& p = layout.ranks[r];
+        if (p.rank != r) throw Error("layout", "rank " + std::to_string(r) + " is numbered " + std::to_string(p.rank));
+        if (!std::any_of(machine.nodes.begin(), machine.nodes.end(),
+                         [&](const Node& n) { return n.os_index == p.node; }))
+            throw Error("layout", "rank " + std::to_string(r) + " is on node " + std::to_string(p.node) +
+                                      ", which is not a node of the machine");
+    }
+    impl_ = std::make_unique<Impl>(nullptr, machine, layout, std::move(policy), options, os::linux_os());
     impl_->start();
 }
 
@@ -89,6 +105,66 @@ const TaskGraph& Runtime::graph() const { return impl_->graph; }
 std::size_t Runtime::workers() const { return impl_->workers.size(); }
 const std::vector<unsigned>& Runtime::nodes() const { return impl_->ctx.nodes; }
 std::string_view Runtime::policy_name() const { return impl_->policy->name(); }
+
+// ---- hosted workers -------------------------------------------------------------
+namespace {
+void check_hosted(const detail::Executor& ex, const char* what) {
+    if (ex.team != nullptr)
+        throw Error(what, "this runtime's workers are its team's threads; only a runtime built on a layout "
+                          "(hosted workers) lets threads take their seats");
+}
+}  // namespace
+
+void Runtime::host(unsigned worker) {
+    check_hosted(*impl_, "host");
+    if (worker >= impl_->workers.size())
+        throw Error("worker", "worker " + std::to_string(worker) + " does not exist; this runtime has " +
+                                  std::to_string(impl_->workers.size()) + " (0 to " +
+                                  std::to_string(impl_->workers.size() - 1) + ")");
+    if (tls.rt != nullptr && (tls.rt != impl_.get() || tls.worker->id != worker))
+        throw Error("host", "the calling thread already has a worker's seat; unhost() first");
+    tls = detail::Tls{impl_.get(), impl_->workers[worker].get(), nullptr};
+}
+
+void Runtime::unhost() {
+    check_hosted(*impl_, "unhost");
+    if (tls.rt == impl_.get()) {
+        if (tls.current != nullptr) throw Error("unhost", "called from inside a task");
+        tls = detail::Tls{};
+    }
+}
+
+void Runtime::run_until(bool (*done)(void*), void* arg, Sleep sleep) {
+    check_hosted(*impl_, "run_until");
+    if (done == nullptr) throw Error("done", "is null; run_until needs a condition");
+    if (tls.rt != impl_.get() || tls.worker == nullptr)
+        throw Error("run_until", "the calling thread has no worker's seat in this runtime; call host() first");
+    tls.worker->wait_hosted(done, arg, sleep == Sleep::allowed);
+}
+
+void Runtime::wake() { impl_->wake_workers(); }
+
+bool Runtime::quiescent() const { return impl_->quiescent(); }
+
+std::uint16_t Runtime::open_scope() {
+    std::lock_guard g(impl_->scope_mutex);
+    auto& ex = *impl_;
+    if (!ex.free_scopes.empty()) {
+        const std::uint16_t s = ex.free_scopes.front();
+        ex.free_scopes.pop_front();
+        return s;
+    }
+    if (ex.scopes_made == 0xffff)
+        throw Error("scope", "65,535 dependency scopes are open; close the scopes whose tasks have finished");
+    return ++ex.scopes_made;
+}
+
+void Runtime::close_scope(std::uint16_t scope) {
+    std::lock_guard g(impl_->scope_mutex);
+    if (scope == 0 || scope > impl_->scopes_made)
+        throw Error("scope", "scope " + std::to_string(scope) + " was never opened");
+    impl_->free_scopes.push_back(scope);
+}
 
 int Runtime::current_worker() {
     return tls.current != nullptr && tls.worker != nullptr ? static_cast<int>(tls.worker->id) : -1;

@@ -316,19 +316,26 @@ Worker::Helping Worker::help_begin() {
     return h;
 }
 
-// One step of help_until() once its condition was found false.
-void Worker::help_step(Helping& h) {
+// A search while helping: true when it ran a task or settled deferred
+// completions, false (the idle time counted) when there was nothing.
+bool Worker::help_search(Helping& h) {
     if (Found f = ex_.queues.find(id, node, h.clock.round(ex_), h.clock.ticks_per_round, *ex_.policy, steal)) {
         run(f);
         h.clock.searches = 0;
         h.spins = 0;
-        return;
+        return true;
     }
-    if (flush_deferred()) return;
+    if (flush_deferred()) return true;
     const std::uint64_t now = Ticks::now();
     if (h.clock.searches == 0) WorkerCounters::add(counters.runtime, now - since);
     h.clock.failed(ex_, now);
     ex_.maybe_flush();
+    return false;
+}
+
+// One step of help_until() once its condition was found false.
+void Worker::help_step(Helping& h) {
+    if (help_search(h)) return;
     // Pause between checks; yield only now and then (a yield per
     // check is a syscall storm that slows the CPU's other thread).
     if ((++h.spins & 63) != 0)
@@ -336,6 +343,42 @@ void Worker::help_step(Helping& h) {
     else
         std::this_thread::yield();
     since = Ticks::now();
+}
+
+void Worker::wait_hosted(bool (*done)(void*), void* arg, bool may_sleep) {
+    Helping h = help_begin();
+    for (;;) {
+        flush_releases();
+        if (done(arg)) break;
+        if (!may_sleep) {
+            help_step(h);
+            continue;
+        }
+        if (help_search(h)) continue;
+        if (++h.spins < 256) {
+            for (int i = 0; i < 16; ++i) cpu_relax();
+            since = Ticks::now();
+            continue;
+        }
+        // Asleep as in idle(); the condition is checked once more after
+        // counting in, and whoever makes it true calls Runtime::wake(),
+        // whose read-modify-write of the sleepers' count either sees this
+        // sleeper or precedes its count, and then this check sees the
+        // condition.
+        Executor::NodeWake& mine = *ex_.node_wake[static_cast<std::size_t>(ex_.queues.slot_of(node))];
+        const std::uint32_t e = mine.epoch.load(std::memory_order_acquire);
+        mine.sleepers.fetch_add(1, std::memory_order_seq_cst);
+        ex_.sleepers.fetch_add(1, std::memory_order_seq_cst);
+        const bool work = done(arg) || !deferred.empty() || ex_.queues.any_queued() ||
+                          (ex_.held_count.load(std::memory_order_acquire) > 0 && ex_.partitions.outstanding() == 0);
+        if (!work) mine.epoch.wait(e, std::memory_order_acquire);
+        ex_.sleepers.fetch_sub(1, std::memory_order_relaxed);
+        mine.sleepers.fetch_sub(1, std::memory_order_relaxed);
+        h.spins = 0;
+        h.clock.start = Ticks::now();
+        since = Ticks::now();
+    }
+    help_end(h);
 }
 
 void Worker::help_end(const Helping& h) {

@@ -68,6 +68,12 @@ public:
         help_end(h);
     }
 
+    // A hosted worker's wait (Runtime::run_until), inside a task or not:
+    // runs tasks until done(arg) holds; with none ready, after a short spin,
+    // it sleeps on its node's epoch until a push or Runtime::wake() (or,
+    // without `may_sleep`, pauses and yields as help_until() does).
+    void wait_hosted(bool (*done)(void*), void* arg, bool may_sleep);
+
     const unsigned id;
     const unsigned node;
     StealOrder steal;
@@ -104,6 +110,7 @@ private:
         unsigned spins;
     };
     Helping help_begin();
+    bool help_search(Helping& h);   // ran a task or settled deferred completions
     void help_step(Helping& h);
     void help_end(const Helping& h);
 

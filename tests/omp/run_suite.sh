@@ -29,7 +29,7 @@ say "policies: $policies"
 
 for prog in "$@"; do
     name=$(basename "$prog")
-    [[ $name == tasks_unsupported || $name == deadlock ]] && continue
+    [[ $name == tasks_unsupported || $name == tasks_reduction || $name == deadlock ]] && continue
     for n in 1 2 3 4; do
         want=$(OMP_NUM_THREADS=$n "$prog" 2>&1) || bad "$name under libgomp, $n threads: status $?"
         for policy in $policies; do
@@ -92,15 +92,23 @@ for prog in "$@"; do
     say "ok: OMP_NUM_THREADS=0 warns and keeps the default"
 done
 
-# An entry point the shim lacks stops the program at once, naming it.
-for prog in "$@"; do
-    [[ $(basename "$prog") == tasks_unsupported ]] || continue
-    out=$(LD_PRELOAD=$preload "$prog" 2>&1); rc=$?
-    if [[ $rc -ne 2 || $out != "numaware-omp: GOMP_task: not supported by libnumaware_omp.so yet (explicit tasks); run this program without it (unset LD_PRELOAD)" ]]; then
-        bad "unsupported GOMP_task: status $rc, output: $out"
+# An entry point the shim lacks stops the program at once, naming it
+# (doacross loops; task reductions), where libgomp runs the program.
+refused() {   # PROGRAM SYMBOL WHAT
+    local prog=$1 symbol=$2 what=$3 out rc
+    OMP_NUM_THREADS=2 "$prog" >/dev/null 2>&1 || bad "$(basename "$prog") under libgomp: status $?"
+    out=$(OMP_NUM_THREADS=2 LD_PRELOAD=$preload "$prog" 2>&1); rc=$?
+    if [[ $rc -ne 2 || $out != "numaware-omp: $symbol: not supported by libnumaware_omp.so yet ($what); run this program without it (unset LD_PRELOAD)" ]]; then
+        bad "unsupported $symbol: status $rc, output: $out"
     else
-        say "ok: GOMP_task refused in one line"
+        say "ok: $symbol refused in one line"
     fi
+}
+for prog in "$@"; do
+    case $(basename "$prog") in
+        tasks_unsupported) refused "$prog" GOMP_loop_doacross_static_start "doacross loops (ordered(n) with depend(sink/source))" ;;
+        tasks_reduction) refused "$prog" GOMP_taskgroup_reduction_register "task reductions" ;;
+    esac
 done
 
 # A program that deadlocks by its own fault hangs under both runtimes, and

@@ -123,6 +123,11 @@ TEST(OmpSettings, BadValuesWarnOnceAndKeepTheDefault) {
     EXPECT_NE(warnings[1].find("OMP_SCHEDULE: 'fast'"), std::string::npos);
     expect_error([] { (void)read({{"NUMAWARE_POLICY", "bogus"}}); }, "NUMAWARE_POLICY", "unknown policy 'bogus'; expected one of dfifo, lq, dep");
     EXPECT_EQ(read({{"NUMAWARE_POLICY", "RIP-DEP"}}).policy, "rip-dep");
+    EXPECT_EQ(read({}).rip_window, 256u);
+    EXPECT_EQ(read({{"NUMAWARE_RIP_WINDOW", " 64 "}}).rip_window, 64u);
+    for (const char* bad : {"0", "-3", "many", ""})
+        expect_error([bad] { (void)read({{"NUMAWARE_RIP_WINDOW", bad}}); }, "NUMAWARE_RIP_WINDOW",
+                     "is not a positive integer");
     EXPECT_EQ(read({{"OMP_NESTED", "true"}}).max_active_levels, ~0u);
     EXPECT_EQ(read({{"OMP_MAX_ACTIVE_LEVELS", "0"}}).max_active_levels, 0u);
 }

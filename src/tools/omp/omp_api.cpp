@@ -78,7 +78,6 @@ void omp_set_max_active_levels(int levels) {
     if (levels >= 0) set_max_active_levels(static_cast<unsigned>(levels));
 }
 int omp_get_supported_active_levels(void) { return 1; }   // nested regions run on one thread (docs/OPENMP.md)
-int omp_in_final(void) { return 0; }                       // no explicit tasks yet
 int omp_get_cancellation(void) { return 0; }
 int omp_get_max_task_priority(void) { return 0; }
 int omp_get_proc_bind(void) { return static_cast<int>(settings().bind); }

@@ -1,5 +1,5 @@
 // tools/omp/settings.cpp — the OpenMP environment variables (OpenMP 5.2,
-// chapter 21) and NUMAWARE_POLICY, parsed (settings.hpp).
+// chapter 21), NUMAWARE_POLICY and NUMAWARE_RIP_WINDOW, parsed (settings.hpp).
 #include "tools/omp/settings.hpp"
 
 #include <algorithm>
@@ -255,6 +255,15 @@ Settings read_settings(const GetEnv& getenv, const Warn& warn) {
         const std::string p = lower(trim(v));
         tasks::check_policy_name(p, "NUMAWARE_POLICY");
         s.policy = p;
+    }
+    // numaware's own variable: a bad value is an error, not a warning.
+    if (const char* v = getenv("NUMAWARE_RIP_WINDOW")) {
+        unsigned window = 0;
+        if (!whole_number(std::string_view(v), window) || window == 0)
+            throw Error("NUMAWARE_RIP_WINDOW", fmt::format("'{}' is not a positive integer (tasks per RIP-DEP and "
+                                                           "RIP-MW partition window, default 256)",
+                                                           v));
+        s.rip_window = window;
     }
     return s;
 }

@@ -46,6 +46,7 @@ struct Settings {
     unsigned max_active_levels = 1;            // OMP_MAX_ACTIVE_LEVELS (OMP_NESTED=true: unbounded)
     unsigned thread_limit = 0;                 // OMP_THREAD_LIMIT; 0: none
     std::string policy = "dfifo";              // NUMAWARE_POLICY
+    std::size_t rip_window = 256;              // NUMAWARE_RIP_WINDOW: tasks per RIP partition window
 };
 
 // A value that the standard leaves to the implementation (not a positive

@@ -3,6 +3,7 @@
 #include "tools/omp/team.hpp"
 
 #include "tools/omp/futex.hpp"
+#include "tools/omp/tasking.hpp"
 
 #include <pthread.h>
 #include <unistd.h>
@@ -20,12 +21,18 @@
 
 #include "numaware/error.hpp"
 #include "numaware/machine.hpp"
+#include "numaware/tasks.hpp"
 #include "numaware/team.hpp"
 #include "os/os.hpp"
 
 namespace numaware::omp {
 
 void fatal(const std::string& message) {
+    // One line, however many threads get here: the first one says it and
+    // ends the process; the others wait for the end.
+    static std::atomic<bool> said{false};
+    if (said.exchange(true))
+        for (;;) ::pause();
     const std::string line = fmt::format("numaware-omp: {}\n", message);
     (void)!::write(2, line.data(), line.size());
     std::_Exit(2);
@@ -33,18 +40,47 @@ void fatal(const std::string& message) {
 
 // ---- the barrier ----------------------------------------------------------------
 
+namespace {
+struct GenerationWait {
+    const std::atomic<std::uint32_t>* generation;
+    std::uint32_t seen;
+};
+bool generation_moved(void* p) {
+    const auto* w = static_cast<const GenerationWait*>(p);
+    return w->generation->load(std::memory_order_acquire) != w->seen;
+}
+bool runtime_quiescent(void* p) { return static_cast<const tasks::Runtime*>(p)->quiescent(); }
+}  // namespace
+
 void Barrier::wait() {
     // Read before arriving: once every thread has arrived, the last one may
     // leave and reset the barrier for the next region.
     const unsigned parties = parties_, spin = spin_;
     if (parties <= 1) return;
+    tasks::Runtime* rt = runtime_.load(std::memory_order_acquire);
+    if (rt != nullptr) take_seat(*rt, thread_state().num);
     const std::uint32_t gen = generation_.load(std::memory_order_acquire);
     if (arrived_.fetch_add(1, std::memory_order_acq_rel) + 1 == parties) {
+        // Every thread has arrived, so no implicit task makes tasks any
+        // more; read again, after the others' arrivals: a runtime attached
+        // by the first task of a thread that arrived is seen here.
+        rt = runtime_.load(std::memory_order_acquire);
+        if (rt != nullptr) {
+            take_seat(*rt, thread_state().num);
+            rt->run_until(runtime_quiescent, rt, tasks::Runtime::Sleep::never);
+        }
         arrived_.store(0, std::memory_order_relaxed);
         // Sequentially consistent with the sleepers' count: either a waiter
         // sees the new generation, or this sees the waiter and wakes it.
         generation_.fetch_add(1, std::memory_order_seq_cst);
         if (sleepers_.load(std::memory_order_seq_cst) != 0) futex_wake_all(generation_);
+        if (rt != nullptr) rt->wake();
+        return;
+    }
+    if (rt != nullptr) {
+        // Run the team's tasks until the last thread releases the barrier.
+        GenerationWait w{&generation_, gen};
+        rt->run_until(generation_moved, &w);
         return;
     }
     for (unsigned i = 0; i < spin; ++i) {
@@ -208,8 +244,10 @@ Placement plan_places(const Machine& machine, unsigned threads, const Settings& 
     return p;
 }
 
+}  // namespace
+
 // The machine model, read once from hwloc.
-const Machine& machine() {
+const Machine& team_machine() {
     static const Machine* m = [] {
         try {
             return new Machine(Machine::from_live());   // never destroyed: pools may use it at exit
@@ -219,6 +257,9 @@ const Machine& machine() {
     }();
     return *m;
 }
+
+namespace {
+const Machine& machine() { return team_machine(); }
 
 // A pool: worker threads 1..n-1 of one initial thread's outermost regions
 // (each thread the program starts is an initial thread with a pool of its
@@ -390,6 +431,23 @@ private:
 
 }  // namespace
 
+Team::Team() = default;
+Team::~Team() = default;
+
+TeamLayout task_layout(unsigned threads) {
+    const Machine& m = machine();
+    const Placement p = plan_places(m, threads, settings());
+    // Threads without a place: contiguous over the allowed CPUs, cyclically.
+    const TeamLayout fallback =
+        plan_team(m, allowed_mapping(m, std::min(threads, available_cpus()), MappingKind::contiguous));
+    TeamLayout layout;
+    for (unsigned t = 0; t < threads; ++t) {
+        const unsigned cpu = !p.cpus[t].empty() ? p.cpus[t].front() : fallback.ranks[t % fallback.size()].cpu;
+        layout.ranks.push_back(RankPlace{t, cpu, m.node_of_cpu(cpu)});
+    }
+    return layout;
+}
+
 // The team's view of where it is nested, from the encountering thread.
 void set_parent(Team& team, const ThreadState& encountering) {
     team.parent_level = encountering.level;
@@ -419,6 +477,7 @@ void member_enter(Team& team, unsigned num, ThreadState& st) {
     st.sizes = team.parent_sizes;
     st.sizes.push_back(team.size);
     st.cursor = WorkShareCursor{};
+    st.current = st.implicit = nullptr;   // a new implicit task
     if (team.loop_prestarted) {
         // A combined parallel loop: its loop is construct 0, set up already.
         st.cursor.entered = 1;
@@ -430,6 +489,7 @@ void member_enter(Team& team, unsigned num, ThreadState& st) {
 // The region's closing barrier, then the thread's outer state back.
 void member_leave(ThreadState& st) {
     st.team->barrier.wait();
+    leave_region(st);
     st = std::move(t_outer.back());
     t_outer.pop_back();
 }

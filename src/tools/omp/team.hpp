@@ -13,13 +13,23 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <vector>
 
+#include "numaware/machine.hpp"
+#include "numaware/team.hpp"
 #include "tools/omp/settings.hpp"
 #include "tools/omp/workshare.hpp"
 
+namespace numaware::tasks {
+class Runtime;
+}
+
 namespace numaware::omp {
+
+struct OmpTask;
 
 // A team barrier: a counter and a generation; waiters spin briefly, then
 // sleep on the generation (a futex through std::atomic::wait).
@@ -34,9 +44,14 @@ public:
         spin_ = spin;
         arrived_.store(0, std::memory_order_relaxed);
     }
+    // Explicit tasks (tasking.hpp): once the team has a task runtime, the
+    // waiters run its tasks, and the last to arrive releases the others
+    // only when every task has finished.
+    void attach(tasks::Runtime* rt) { runtime_.store(rt, std::memory_order_release); }
     void wait();
 
 private:
+    std::atomic<tasks::Runtime*> runtime_{nullptr};
     unsigned parties_;
     unsigned spin_ = 0;
     std::atomic<unsigned> arrived_{0};
@@ -59,11 +74,26 @@ struct Team {
     unsigned parent_level = 0, parent_active_level = 0;
     std::vector<unsigned> parent_ancestors, parent_sizes;
 
+    // Explicit tasks: the hosted runtime of this team size, made at the
+    // first task (team_runtime()) and kept for the next regions of the
+    // size (a thread may still be leaving a wait in it when the next
+    // region starts).
+    std::atomic<tasks::Runtime*> runtime{nullptr};
+    std::mutex runtime_mutex;
+    std::map<unsigned, std::unique_ptr<tasks::Runtime>> runtimes;
+
+    Team();
+    ~Team();
+
     void start(unsigned threads, unsigned spin = 0) {
         size = threads;
         loop_prestarted = false;
         barrier.reset(threads, spin);
         workshares.reset();
+        const auto kept = runtimes.find(threads);
+        tasks::Runtime* rt = kept == runtimes.end() ? nullptr : kept->second.get();
+        runtime.store(rt, std::memory_order_relaxed);
+        barrier.attach(rt);
     }
 };
 
@@ -81,6 +111,8 @@ struct ThreadState {
     unsigned nthreads_var = 0;    // the nthreads-var ICV of this thread's data environment
     bool run_sched_set = false;   // run-sched-var set by omp_set_schedule (else OMP_SCHEDULE's)
     Schedule run_sched;
+    OmpTask* current = nullptr;   // the task whose body runs (tasking.hpp); null: the implicit task, not made yet
+    OmpTask* implicit = nullptr;  // this region's implicit task's record, once made
 };
 
 // run-sched-var of the calling thread's data environment.
@@ -123,6 +155,15 @@ unsigned available_cpus();
 // The calling thread's nthreads-var ICV (omp_get_max_threads): what
 // omp_set_num_threads set, else OMP_NUM_THREADS, else available_cpus().
 unsigned nthreads_var();
+
+// The machine model (hwloc's view of this machine, read once).
+const Machine& team_machine();
+
+// Where the threads of a team of `threads` run, as the task runtime sees
+// them: thread t on its place's first CPU and that CPU's node; a thread
+// without a place (OMP_PROC_BIND=false, or more threads than CPUs) on the
+// CPU that a contiguous plan over the allowed CPUs gives it.
+TeamLayout task_layout(unsigned threads);
 
 // Writes "numaware-omp: MESSAGE" to stderr and ends the process with
 // status 2: for what the shim cannot do (an unsupported entry point,

@@ -1,0 +1,290 @@
+// tools/omp/tasking.cpp — explicit tasks on a hosted numaware runtime
+// (tasking.hpp).
+#include "tools/omp/tasking.hpp"
+
+#include <alloca.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "numaware/error.hpp"
+#include "numaware/task_policy.hpp"
+#include "numaware/tasks.hpp"
+#include "tools/omp/depend.hpp"
+
+namespace numaware::omp {
+
+namespace {
+
+// The runtime the calling thread has a seat in, if any.
+thread_local tasks::Runtime* t_seat = nullptr;
+
+void release(OmpTask* t) noexcept;
+
+OmpTask* new_task_record(long arg_size, long arg_align) {
+    const std::size_t align = arg_align > 0 ? static_cast<std::size_t>(arg_align) : 1;
+    const std::size_t bytes = sizeof(OmpTask) + align + static_cast<std::size_t>(arg_size > 0 ? arg_size : 0);
+    void* mem = std::malloc(bytes);
+    if (mem == nullptr) fatal(fmt::format("out of memory for an explicit task ({} bytes)", bytes));
+    auto* t = ::new (mem) OmpTask;
+    auto tail = reinterpret_cast<std::uintptr_t>(t + 1);
+    tail = (tail + align - 1) / align * align;
+    t->arg = reinterpret_cast<void*>(tail);
+    return t;
+}
+
+void destroy(OmpTask* t) noexcept {
+    if (t->scope != 0) t->rt->close_scope(t->scope);
+    if (t->on_heap) {
+        t->~OmpTask();
+        std::free(t);
+    }
+}
+
+// One reference fewer; the last one frees the record (its children have
+// all finished, so its scope is closed) and drops the parent's.
+void release(OmpTask* t) noexcept {
+    while (t != nullptr && t->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        OmpTask* parent = t->parent;
+        destroy(t);
+        t = parent;
+    }
+}
+
+// A task's body has finished: its taskgroup and its parent count it done.
+void finished(OmpTask* t, tasks::Runtime& rt) noexcept {
+    if (TaskGroup* g = t->taskgroup; g != nullptr && g->pending.fetch_sub(1, std::memory_order_acq_rel) == 1)
+        rt.wake();
+    if (OmpTask* p = t->parent; p != nullptr && p->children.fetch_sub(1, std::memory_order_acq_rel) == 1) rt.wake();
+    release(t);
+}
+
+// The body of a deferred task, on whichever thread runs it. noexcept: an
+// exception leaving an OpenMP task ends the program, as with libgomp.
+void run_deferred(OmpTask* t) noexcept {
+    ThreadState& st = thread_state();
+    OmpTask* const outer = st.current;
+    st.current = t;
+    t->fn(t->arg);
+    st.current = outer;
+    tasks::Runtime& rt = *t->rt;
+    finished(t, rt);
+}
+
+struct Flag {
+    std::atomic<bool> set{false};
+    tasks::Runtime* rt = nullptr;
+};
+
+bool flag_set(void* p) { return static_cast<Flag*>(p)->set.load(std::memory_order_acquire); }
+bool no_children(void* p) { return static_cast<OmpTask*>(p)->children.load(std::memory_order_acquire) == 0; }
+bool only_self(void* p) { return static_cast<OmpTask*>(p)->refs.load(std::memory_order_acquire) == 1; }
+bool group_done(void* p) { return static_cast<TaskGroup*>(p)->pending.load(std::memory_order_acquire) == 0; }
+
+// The dependency scope of `parent`'s children, opened at the first one.
+std::uint16_t child_scope(OmpTask& parent, tasks::Runtime& rt) {
+    if (parent.scope == 0) {
+        try {
+            parent.scope = rt.open_scope();
+        } catch (const Error& e) {
+            fatal(fmt::format("explicit tasks: {}", e.what()));
+        }
+        parent.rt = &rt;
+    }
+    return parent.scope;
+}
+
+// Waits until the sibling tasks that `deps` depend on have finished: an
+// empty task with the same dependencies runs after them.
+void wait_for_predecessors(tasks::Runtime& rt, const DependList& deps) {
+    Flag flag;
+    flag.rt = &rt;
+    Flag* f = &flag;
+    try {
+        rt.spawn(
+            [f] {
+                f->set.store(true, std::memory_order_release);
+                f->rt->wake();
+            },
+            deps.span());
+    } catch (const Error& e) {
+        fatal(fmt::format("explicit tasks: depend: {}", e.what()));
+    }
+    rt.run_until(flag_set, f);
+}
+
+tasks::Runtime* runtime_of(Team& team) { return team.size > 1 ? &team_runtime(team) : nullptr; }
+
+}  // namespace
+
+OmpTask& current_task() {
+    ThreadState& st = thread_state();
+    if (st.current != nullptr) return *st.current;
+    // The implicit task of this thread in this region.
+    OmpTask* t = new_task_record(0, 1);
+    st.implicit = st.current = t;
+    return *t;
+}
+
+void take_seat(tasks::Runtime& rt, unsigned num) {
+    if (t_seat == &rt) return;
+    try {
+        if (t_seat != nullptr) t_seat->unhost();
+        t_seat = nullptr;
+        rt.host(num);
+    } catch (const Error& e) {
+        fatal(fmt::format("explicit tasks: thread {}: {}", num, e.what()));
+    }
+    t_seat = &rt;
+}
+
+tasks::Runtime& team_runtime(Team& team) {
+    tasks::Runtime* rt = team.runtime.load(std::memory_order_acquire);
+    if (rt == nullptr) {
+        std::lock_guard g(team.runtime_mutex);
+        rt = team.runtime.load(std::memory_order_relaxed);
+        if (rt == nullptr) {
+            std::unique_ptr<tasks::Runtime>& kept = team.runtimes[team.size];
+            if (!kept) {
+                try {
+                    tasks::PolicyOptions options;
+                    options.window = settings().rip_window;
+                    kept = std::make_unique<tasks::Runtime>(team_machine(), task_layout(team.size),
+                                                            tasks::make_policy(settings().policy, options));
+                } catch (const Error& e) {
+                    fatal(fmt::format("explicit tasks: cannot start the task runtime: {}", e.what()));
+                }
+            }
+            rt = kept.get();
+            team.barrier.attach(rt);
+            team.runtime.store(rt, std::memory_order_release);
+        }
+    }
+    take_seat(*rt, thread_state().num);
+    return *rt;
+}
+
+void leave_region(ThreadState& st) {
+    if (OmpTask* t = st.implicit) {
+        // After the closing barrier every child has finished; a child of an
+        // undeferred task may still be dropping its reference.
+        st.implicit = st.current = nullptr;
+        release(t);
+    }
+    if (t_seat != nullptr && t_seat == st.team->runtime.load(std::memory_order_relaxed)) {
+        t_seat->unhost();
+        t_seat = nullptr;
+    }
+}
+
+void create_task(const TaskArgs& a, void (*adjust)(void*, void*), void* ctx) {
+    ThreadState& st = thread_state();
+    OmpTask& parent = current_task();
+    tasks::Runtime* rt = parent.final ? nullptr : runtime_of(*st.team);
+    DependList deps;
+    if (a.depend != nullptr && rt != nullptr) read_depend(a.depend, child_scope(parent, *rt), deps);
+
+    if (rt == nullptr || a.undeferred || deps.all_memory()) {
+        // Undeferred: after its predecessors, at once, on this thread.
+        if (rt != nullptr) {
+            if (deps.all_memory()) {
+                OmpTask* p = &parent;
+                rt->run_until(no_children, p);
+            } else if (!deps.empty()) {
+                wait_for_predecessors(*rt, deps);
+            }
+        }
+        OmpTask t;
+        t.on_heap = false;
+        t.parent = nullptr;   // not counted: it finishes before the parent goes on
+        t.taskgroup = parent.taskgroup;
+        t.final = parent.final || a.final;
+        t.rt = rt;
+        void* arg = a.data;
+        if (a.cpyfn != nullptr || adjust != nullptr) {
+            const std::size_t align = a.arg_align > 0 ? static_cast<std::size_t>(a.arg_align) : 1;
+            auto raw = reinterpret_cast<std::uintptr_t>(alloca(static_cast<std::size_t>(a.arg_size) + align));
+            arg = reinterpret_cast<void*>((raw + align - 1) / align * align);
+            if (a.cpyfn != nullptr) a.cpyfn(arg, a.data);
+            else std::memcpy(arg, a.data, static_cast<std::size_t>(a.arg_size));
+            if (adjust != nullptr) adjust(arg, ctx);
+        }
+        OmpTask* const outer = st.current;
+        st.current = &t;
+        a.fn(arg);
+        st.current = outer;
+        // Its record is on this stack: children it left deferred finish first.
+        if (t.refs.load(std::memory_order_acquire) != 1 && rt != nullptr) rt->run_until(only_self, &t);
+        if (t.scope != 0) t.rt->close_scope(t.scope);
+        return;
+    }
+
+    OmpTask* t = new_task_record(a.arg_size, a.arg_align);
+    t->parent = &parent;
+    t->taskgroup = parent.taskgroup;
+    t->final = a.final;
+    t->rt = rt;
+    t->fn = a.fn;
+    if (a.cpyfn != nullptr) a.cpyfn(t->arg, a.data);
+    else if (a.arg_size > 0) std::memcpy(t->arg, a.data, static_cast<std::size_t>(a.arg_size));
+    if (adjust != nullptr) adjust(t->arg, ctx);
+    parent.children.fetch_add(1, std::memory_order_relaxed);
+    parent.refs.fetch_add(1, std::memory_order_relaxed);
+    if (t->taskgroup != nullptr) t->taskgroup->pending.fetch_add(1, std::memory_order_relaxed);
+    try {
+        rt->spawn([t] { run_deferred(t); }, deps.span());
+    } catch (const Error& e) {
+        fatal(fmt::format("explicit tasks: {}", e.what()));
+    }
+}
+
+void wait_children() {
+    ThreadState& st = thread_state();
+    if (st.current == nullptr) return;   // an implicit task that made no task
+    OmpTask& t = *st.current;
+    if (t.children.load(std::memory_order_acquire) == 0) return;
+    tasks::Runtime& rt = team_runtime(*st.team);
+    rt.run_until(no_children, &t);
+}
+
+void wait_depend(void** depend) {
+    ThreadState& st = thread_state();
+    if (st.team->size <= 1 || depend == nullptr) return;   // every earlier task has finished
+    OmpTask& parent = current_task();
+    if (parent.final) return;                               // so have the included ones
+    tasks::Runtime& rt = team_runtime(*st.team);
+    DependList deps;
+    read_depend(depend, child_scope(parent, rt), deps);
+    if (deps.all_memory()) {
+        rt.run_until(no_children, &parent);
+        return;
+    }
+    // The empty task only waits: it has finished before any later sibling
+    // exists, so it orders nothing after it.
+    if (!deps.empty()) wait_for_predecessors(rt, deps);
+}
+
+void taskgroup_begin() {
+    OmpTask& t = current_task();
+    auto* g = new TaskGroup;
+    g->outer = t.taskgroup;
+    t.taskgroup = g;
+}
+
+void taskgroup_end() {
+    ThreadState& st = thread_state();
+    OmpTask& t = current_task();
+    TaskGroup* g = t.taskgroup;
+    if (g == nullptr) fatal("GOMP_taskgroup_end: no taskgroup is open in this task");
+    if (g->pending.load(std::memory_order_acquire) != 0) team_runtime(*st.team).run_until(group_done, g);
+    t.taskgroup = g->outer;
+    delete g;
+}
+
+}  // namespace numaware::omp

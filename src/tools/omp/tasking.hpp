@@ -1,0 +1,89 @@
+// tools/omp/tasking.hpp — OpenMP explicit tasks on numaware's task runtime
+// (tasking.cpp; the entry points are in gomp_task.cpp).
+//
+// A team of more than one thread gets, at its first explicit task, a hosted
+// tasks::Runtime whose workers are the team's threads: thread k takes worker
+// k's seat, on the node of its place. Threads run tasks where OpenMP lets
+// them: at barriers, at taskwait and at the end of a taskgroup
+// (Runtime::run_until). The policy is NUMAWARE_POLICY's.
+//
+// What the runtime does not know of OpenMP is kept here, per task, in an
+// OmpTask record: the parent, the children not finished (taskwait), the
+// taskgroup the task belongs to (its descendants belong to it too), the
+// final flag, and the dependency scope of its children: OpenMP orders only
+// sibling tasks, so each parent's children get a scope of their own
+// (Runtime::open_scope).
+//
+// Undeferred tasks (if(0), the descendants of a final task, and every task
+// of a team of one thread) run at once on the encountering thread, after
+// the sibling tasks they depend on have finished.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "tools/omp/team.hpp"
+
+namespace numaware::tasks {
+class Runtime;
+}
+
+namespace numaware::omp {
+
+struct TaskGroup {
+    TaskGroup* outer = nullptr;               // the enclosing taskgroup of the same task region
+    std::atomic<std::uint32_t> pending{0};    // its tasks and their descendants not finished
+};
+
+struct OmpTask {
+    OmpTask* parent = nullptr;                // null: an implicit task
+    TaskGroup* taskgroup = nullptr;           // the innermost taskgroup now, inherited at creation
+    std::atomic<std::uint32_t> children{0};   // child tasks not finished (taskwait)
+    std::atomic<std::uint32_t> refs{1};       // the task + its children not finished: keeps the record
+    std::uint16_t scope = 0;                  // its children's dependency scope; 0: none opened yet
+    bool final = false;                       // omp_in_final(); its children are included
+    bool on_heap = true;                      // false: an undeferred task's record, on its thread's stack
+    tasks::Runtime* rt = nullptr;             // the runtime its children run on (opened `scope`)
+    void (*fn)(void*) = nullptr;
+    void* arg = nullptr;
+};
+
+// The calling thread's current task: an explicit task's record, or its
+// implicit task's (made at first use in each region).
+OmpTask& current_task();
+
+// The team's runtime, made at the first explicit task of a team of this
+// size; the calling thread takes its seat.
+tasks::Runtime& team_runtime(Team& team);
+
+// The calling thread takes worker `num`'s seat in `rt` (a no-op when it has it).
+void take_seat(tasks::Runtime& rt, unsigned num);
+
+// A thread leaves its team's region (after the closing barrier): its
+// implicit task's record goes, and it leaves its seat in the team's runtime.
+void leave_region(ThreadState& st);
+
+// Explicit tasks: create one (deferred, or run at once when undeferred).
+struct TaskArgs {
+    void (*fn)(void*);
+    void* data;
+    void (*cpyfn)(void*, void*);
+    long arg_size;
+    long arg_align;
+    bool undeferred;   // if(0)
+    bool final;        // final(true)
+    void** depend;     // GCC's dependence array, or null
+};
+// `adjust`, if given, edits the argument block after the copy (taskloop
+// writes each task's iteration range there).
+void create_task(const TaskArgs& a, void (*adjust)(void* arg, void* ctx) = nullptr, void* ctx = nullptr);
+
+// Waits for the current task's children (taskwait).
+void wait_children();
+// Waits for the sibling tasks that `depend` depends on (taskwait depend).
+void wait_depend(void** depend);
+// Taskgroups of the current task region.
+void taskgroup_begin();
+void taskgroup_end();
+
+}  // namespace numaware::omp

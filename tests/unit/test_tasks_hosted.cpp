@@ -1,0 +1,182 @@
+// Unit tests of hosted runtimes (the caller's threads take the workers'
+// seats, as libnumaware_omp.so's OpenMP threads do) and of dependency
+// scopes (Dep::scope), on a 2-node synthetic machine, for every policy.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "numaware/machine.hpp"
+#include "numaware/task_policy.hpp"
+#include "numaware/tasks.hpp"
+#include "numaware/team.hpp"
+#include "support.hpp"
+
+namespace numaware::tasks {
+namespace {
+
+using numaware::test::expect_error;
+
+Machine two_nodes() { return Machine::from_spec("nodes=2 cpus-per-node=1 mem-per-node=512M distances=10,21/21,10"); }
+
+TeamLayout two_ranks() { return TeamLayout{{RankPlace{0, 0, 0}, RankPlace{1, 1, 1}}}; }
+
+std::vector<std::string> all_policies() {
+    std::vector<std::string> names;
+    for (std::string_view n : policy_names()) names.emplace_back(n);
+    return names;
+}
+
+std::unique_ptr<Policy> policy(const std::string& name) {
+    PolicyOptions o;
+    o.window = 16;
+    o.intersection = 4;
+    return make_policy(name, o);
+}
+
+bool counter_reached(void* p) {
+    auto* c = static_cast<std::pair<std::atomic<int>*, int>*>(p);
+    return c->first->load() >= c->second;
+}
+bool flag_set(void* p) { return static_cast<std::atomic<bool>*>(p)->load(); }
+bool all_done(void* p) { return static_cast<Runtime*>(p)->quiescent(); }
+
+class HostedRuntime : public ::testing::TestWithParam<std::string> {
+protected:
+    Machine machine = two_nodes();
+};
+
+// Two threads of the test's own take the seats; tasks run only while they
+// wait, and the chain's order holds.
+TEST_P(HostedRuntime, SeatedThreadsRunTheTasksInDependencyOrder) {
+    Runtime rt{machine, two_ranks(), policy(GetParam())};
+    EXPECT_EQ(rt.workers(), 2u);
+    std::vector<int> seen;
+    int token = 0;
+    std::atomic<int> ran{0};
+    std::atomic<bool> spawned{false};
+    std::thread helper([&] {
+        rt.host(1);
+        rt.run_until(flag_set, &spawned);
+        rt.run_until(all_done, &rt, Runtime::Sleep::never);
+        rt.unhost();
+    });
+    rt.host(0);
+    for (int i = 0; i < 300; ++i)
+        rt.spawn(
+            [&seen, &ran, i] {
+                seen.push_back(i);
+                ran.fetch_add(1);
+            },
+            {inout(&token, sizeof token)});
+    spawned.store(true);
+    rt.wake();
+    std::pair<std::atomic<int>*, int> c{&ran, 300};
+    rt.run_until(counter_reached, &c, Runtime::Sleep::never);
+    rt.run_until(all_done, &rt, Runtime::Sleep::never);
+    rt.unhost();
+    helper.join();
+    ASSERT_EQ(seen.size(), 300u);
+    for (int i = 0; i < 300; ++i) EXPECT_EQ(seen[static_cast<std::size_t>(i)], i);
+    EXPECT_TRUE(rt.quiescent());
+    EXPECT_EQ(rt.report().tasks, 300u);
+}
+
+// A sleeping waiter wakes for a condition made true outside the tasks.
+TEST_P(HostedRuntime, WakeReachesASleepingWaiter) {
+    Runtime rt{machine, two_ranks(), policy(GetParam())};
+    std::atomic<bool> go{false};
+    std::thread waiter([&] {
+        rt.host(1);
+        rt.run_until(flag_set, &go);   // nothing to run: it sleeps
+        rt.unhost();
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    go.store(true);
+    rt.wake();
+    waiter.join();
+    SUCCEED();
+}
+
+// Tasks of different scopes never depend on each other: a task of scope B
+// naming the address that an unfinished task of scope A writes runs at once.
+TEST_P(HostedRuntime, ScopesSeparateDependencies) {
+    Runtime rt{machine, two_ranks(), policy(GetParam())};
+    const std::uint16_t a = rt.open_scope(), b = rt.open_scope();
+    EXPECT_NE(a, b);
+    EXPECT_NE(a, 0);
+    int x = 0;
+    std::atomic<bool> release{false}, other_ran{false}, same_ran{false}, writer_started{false};
+    // A few finished tasks first: the node-queue policies steal across
+    // nodes only after a delay measured in mean task durations.
+    rt.host(0);
+    for (int i = 0; i < 8; ++i) rt.spawn_on(0, [] {});
+    rt.run_until(all_done, &rt, Runtime::Sleep::never);
+    rt.unhost();
+    // The writer runs on the helper, the only seated thread when it is
+    // spawned, and holds its worker until released.
+    std::thread helper([&] {
+        rt.host(1);
+        rt.spawn_on(
+            1,
+            [&] {
+                writer_started.store(true);
+                while (!release.load()) std::this_thread::yield();
+            },
+            {Dep{&x, sizeof x, AccessMode::inout, a}});
+        rt.run_until(all_done, &rt, Runtime::Sleep::never);
+        rt.unhost();
+    });
+    while (!writer_started.load()) std::this_thread::yield();
+    rt.host(0);
+    // On node 0 (SA takes tasks only from their hinted node).
+    rt.spawn_on(0, [&] { same_ran.store(true); }, {Dep{&x, sizeof x, AccessMode::in, a}});
+    rt.spawn_on(0, [&] { other_ran.store(true); }, {Dep{&x, sizeof x, AccessMode::in, b}});
+    rt.run_until(flag_set, &other_ran, Runtime::Sleep::never);   // would never hold if scope b waited for scope a's writer
+    EXPECT_FALSE(same_ran.load());        // its own scope's reader still waits
+    release.store(true);
+    rt.run_until(all_done, &rt, Runtime::Sleep::never);
+    EXPECT_TRUE(same_ran.load());
+    rt.close_scope(a);
+    rt.close_scope(b);
+    EXPECT_EQ(rt.open_scope(), a);   // reused, oldest first
+    rt.unhost();
+    helper.join();
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryPolicy, HostedRuntime, ::testing::ValuesIn(all_policies()),
+                         [](const ::testing::TestParamInfo<std::string>& param_info) {
+                             std::string n = param_info.param;
+                             for (char& ch : n)
+                                 if (ch == '-') ch = '_';
+                             return n;
+                         });
+
+TEST(HostedRuntimeBadInput, IsRejectedNamingTheLimit) {
+    Machine machine = two_nodes();
+    expect_error([&] { Runtime rt(machine, TeamLayout{}, make_policy("dfifo")); }, "layout", "no ranks");
+    expect_error([&] { Runtime rt(machine, TeamLayout{{RankPlace{0, 0, 7}}}, make_policy("dfifo")); }, "layout",
+                 "node 7");
+    expect_error([&] { Runtime rt(machine, two_ranks(), nullptr); }, "policy", "null");
+    Runtime rt{machine, two_ranks(), make_policy("dfifo")};
+    expect_error([&] { rt.host(2); }, "worker", "0 to 1");
+    expect_error([&] { rt.run_until(flag_set, nullptr); }, "run_until", "host() first");
+    expect_error([&] { rt.close_scope(9); }, "scope", "never opened");
+    rt.host(0);
+    const std::uint16_t s = rt.open_scope();
+    const auto* high = reinterpret_cast<const void*>(std::uintptr_t{1} << 48);
+    expect_error([&] { rt.spawn([] {}, {Dep{high, 8, AccessMode::in, s}}); }, "deps[0]", "2^48");
+    // The failed spawn left nothing behind.
+    EXPECT_TRUE(rt.quiescent());
+    rt.unhost();
+    Team team{machine, TeamMapping{.threads = 1}};
+    Runtime threaded{team, "dfifo"};
+    expect_error([&] { threaded.host(0); }, "host", "team's threads");
+}
+
+}  // namespace
+}  // namespace numaware::tasks
