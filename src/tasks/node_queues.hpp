@@ -107,8 +107,11 @@ public:
 
     // Worker `worker` (on `node`) searches on its `round`-th try in a row;
     // a round lasts `ticks_per_round` (0: not known yet).
+    // `floor` > 0: only tasks deeper than that in the task tree
+    // (Worker::help_floor), searched for past the others.
     Found find(unsigned worker, unsigned node, std::uint64_t round, std::uint64_t ticks_per_round, Policy& policy,
-               StealOrder& order) {
+               StealOrder& order, std::uint32_t floor = 0) {
+        const auto deeper = [floor](const Task* c) { return c->depth > floor; };
         const std::vector<QueueRef>* refs = &order.round0;
         if (round != 0) {
             policy.steal_order(worker, round, order.scratch);
@@ -122,12 +125,13 @@ public:
                 if (q.index >= worker_queues_.size()) continue;
                 from = worker_queues_[q.index].get();
                 own = q.index == worker;
-                t = own ? from->queue.pop_back() : from->queue.pop_front();
+                if (floor != 0) t = from->queue.pop_first_if(own, deeper);
+                else t = own ? from->queue.pop_back() : from->queue.pop_front();
             } else {
                 if (q.index >= node_slot_.size() || node_slot_[q.index] < 0) continue;
                 from = node_queues_[static_cast<std::size_t>(node_slot_[q.index])].get();
                 own = q.index == node;
-                t = from->queue.pop_front();
+                t = floor != 0 ? from->queue.pop_first_if(false, deeper) : from->queue.pop_front();
             }
             if (t != nullptr) return Found{t, !own, !own && static_cast<int>(from->node) != slot_of(node)};
         }
@@ -143,7 +147,8 @@ public:
             const std::size_t queued = queue.size();
             if (queued == 0) continue;
             if (queued <= l.backlog && !occupied(slot, l.first_round * ticks_per_round)) continue;
-            if (Task* t = queue.pop_front()) return Found{t, true, static_cast<int>(slot) != slot_of(node)};
+            if (Task* t = floor != 0 ? queue.pop_first_if(false, deeper) : queue.pop_front())
+                return Found{t, true, static_cast<int>(slot) != slot_of(node)};
         }
         return Found{};
     }

@@ -141,6 +141,27 @@ public:
         lock_.unlock();
         return t;
     }
+    // The first task, from the back (the owner's end) or the front, that
+    // `ok` accepts; the ones it passes stay in order. For a worker that
+    // waits inside a task and may only run deeper ones (Worker::help_floor).
+    template <class Ok>
+    T* pop_first_if(bool from_back, Ok ok) {
+        if (size_.load(std::memory_order_acquire) == 0) return nullptr;
+        lock_.lock();
+        T* t = nullptr;
+        const std::size_t mask = ring_.size() - 1;
+        for (std::size_t k = 0; k < count_; ++k) {
+            const std::size_t i = from_back ? count_ - 1 - k : k;   // position from the head
+            if (!ok(ring_[(head_ + i) & mask])) continue;
+            t = ring_[(head_ + i) & mask];
+            for (std::size_t j = i; j + 1 < count_; ++j) ring_[(head_ + j) & mask] = ring_[(head_ + j + 1) & mask];
+            --count_;
+            size_.store(count_, std::memory_order_release);
+            break;
+        }
+        lock_.unlock();
+        return t;
+    }
     bool empty() const { return size_.load(std::memory_order_acquire) == 0; }
     std::size_t size() const { return size_.load(std::memory_order_acquire); }
 

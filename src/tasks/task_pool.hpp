@@ -30,6 +30,7 @@ struct Task : DepNode {
     Runtime::Group::State* group = nullptr;
     std::atomic<std::uint32_t> refs{0};     // 1 for the body + 1 per unrecycled child
     int hint = -1;
+    std::uint32_t depth = 1;                // in the task tree: 1 spawned outside tasks, parent's + 1 inside
     SmallVec<DepInfo, 3> infos;             // parallel to deps
     SmallVec<HomeEntry*, 3> homes;          // parallel to deps
     std::exception_ptr error;               // from children, guarded by the executor's error mutex

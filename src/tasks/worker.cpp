@@ -310,7 +310,8 @@ void Worker::flush_releases() {
 Worker::Helping Worker::help_begin() {
     const std::uint64_t start = Ticks::now();
     ex_.waiters.fetch_add(1, std::memory_order_acq_rel);
-    const Helping h{start, since, running_since.load(std::memory_order_relaxed), IdleClock{}, 0};
+    const Helping h{help_floor, start, since, running_since.load(std::memory_order_relaxed), IdleClock{}, 0};
+    if (tls.current != nullptr) help_floor = tls.current->depth;
     running_since.store(0, std::memory_order_relaxed);   // helping: it takes work
     since = Ticks::now();
     return h;
@@ -319,7 +320,8 @@ Worker::Helping Worker::help_begin() {
 // A search while helping: true when it ran a task or settled deferred
 // completions, false (the idle time counted) when there was nothing.
 bool Worker::help_search(Helping& h) {
-    if (Found f = ex_.queues.find(id, node, h.clock.round(ex_), h.clock.ticks_per_round, *ex_.policy, steal)) {
+    if (Found f = ex_.queues.find(id, node, h.clock.round(ex_), h.clock.ticks_per_round, *ex_.policy, steal,
+                                  help_floor)) {
         run(f);
         h.clock.searches = 0;
         h.spins = 0;
@@ -382,6 +384,7 @@ void Worker::wait_hosted(bool (*done)(void*), void* arg, bool may_sleep) {
 }
 
 void Worker::help_end(const Helping& h) {
+    help_floor = h.saved_floor;
     ex_.waiters.fetch_sub(1, std::memory_order_acq_rel);
     running_since.store(h.saved_running, std::memory_order_relaxed);
     since = h.saved_since;

@@ -81,6 +81,13 @@ public:
     // Accounting of the task running on this worker.
     std::uint64_t since = 0;      // start of runtime-accounted time
     std::uint64_t excluded = 0;   // ticks the current body spent in spawn/taskwait
+    // While it waits inside a task (help_until(), wait_hosted()), the
+    // worker runs only tasks deeper in the task tree than that task: the
+    // task's own descendants among them, so its wait can always progress,
+    // and never a task that could wait in turn at the same depth or above,
+    // so nested waits stay as deep as the task tree (a waiter that ran any
+    // task nested one wait in another without bound: fib's stack overflowed).
+    std::uint32_t help_floor = 0;
     std::vector<Task*> deferred;  // finished tasks whose completion waits for the lock
     std::vector<std::pair<QueueSlot*, Task*>> to_push;   // settle_locked(): after unlocking
     std::vector<std::size_t> to_wake;                      // settle_locked(): the nodes of to_push
@@ -103,6 +110,7 @@ public:
 
 private:
     struct Helping {
+        std::uint32_t saved_floor;
         std::uint64_t start;
         std::uint64_t saved_since;
         std::uint64_t saved_running;
