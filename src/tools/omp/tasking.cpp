@@ -20,19 +20,52 @@
 
 namespace numaware::omp {
 
+struct FreeRecord {
+    FreeRecord* next;
+};
+struct RecordCache {
+    static constexpr std::size_t classes = 4;
+    FreeRecord* local[classes] = {};
+    std::atomic<FreeRecord*> returned[classes] = {};
+};
+
 namespace {
 
 // The runtime the calling thread has a seat in, if any.
 thread_local tasks::Runtime* t_seat = nullptr;
 
-void release(OmpTask* t) noexcept;
+// Records come from the creating thread's cache and go back to it when
+// they are freed, by whichever thread that is: onto the cache's shared
+// stack (a compare-and-swap), which the owner takes whole when its own list
+// runs dry. In steady state no task calls malloc (cross-thread frees into
+// malloc's arenas contended on the arena lock: a third of a task's time).
+// Caches are never freed: a record may come home after its thread ended.
+constexpr std::size_t record_quantum = 128;   // cached sizes: 1 to 4 quanta
+constexpr std::size_t cached_classes = RecordCache::classes;
+thread_local RecordCache* t_records = nullptr;
 
 OmpTask* new_task_record(long arg_size, long arg_align) {
     const std::size_t align = arg_align > 0 ? static_cast<std::size_t>(arg_align) : 1;
-    const std::size_t bytes = sizeof(OmpTask) + align + static_cast<std::size_t>(arg_size > 0 ? arg_size : 0);
-    void* mem = std::malloc(bytes);
+    std::size_t bytes = sizeof(OmpTask) + align + static_cast<std::size_t>(arg_size > 0 ? arg_size : 0);
+    const std::size_t cls = (bytes + record_quantum - 1) / record_quantum;
+    void* mem = nullptr;
+    RecordCache* cache = nullptr;
+    if (cls <= cached_classes) {
+        if (t_records == nullptr) t_records = new RecordCache;
+        cache = t_records;
+        bytes = cls * record_quantum;
+        FreeRecord*& head = cache->local[cls - 1];
+        if (head == nullptr) head = cache->returned[cls - 1].exchange(nullptr, std::memory_order_acquire);
+        if (head != nullptr) {
+            mem = head;
+            head = head->next;
+        }
+    }
+    if (mem == nullptr) mem = std::malloc(bytes);
     if (mem == nullptr) fatal(fmt::format("out of memory for an explicit task ({} bytes)", bytes));
     auto* t = ::new (mem) OmpTask;
+    t->bytes = static_cast<std::uint32_t>(bytes);
+    t->home = cache;
     auto tail = reinterpret_cast<std::uintptr_t>(t + 1);
     tail = (tail + align - 1) / align * align;
     t->arg = reinterpret_cast<void*>(tail);
@@ -41,16 +74,35 @@ OmpTask* new_task_record(long arg_size, long arg_align) {
 
 void destroy(OmpTask* t) noexcept {
     if (t->scope != 0) t->rt->close_scope(t->scope);
-    if (t->on_heap) {
-        t->~OmpTask();
+    if (!t->on_heap) return;
+    RecordCache* home = t->home;
+    const std::size_t cls = t->bytes / record_quantum;
+    t->~OmpTask();
+    if (home == nullptr) {
         std::free(t);
+        return;
+    }
+    auto* f = reinterpret_cast<FreeRecord*>(t);
+    if (home == t_records) {
+        f->next = home->local[cls - 1];
+        home->local[cls - 1] = f;
+        return;
+    }
+    std::atomic<FreeRecord*>& stack = home->returned[cls - 1];
+    f->next = stack.load(std::memory_order_relaxed);
+    while (!stack.compare_exchange_weak(f->next, f, std::memory_order_release, std::memory_order_relaxed)) {
     }
 }
 
-// One reference fewer; the last one frees the record (its children have
-// all finished, so its scope is closed) and drops the parent's.
-void release(OmpTask* t) noexcept {
-    while (t != nullptr && t->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+// One reference fewer; the last one frees the record (its body and its
+// children's have all finished, so its scope is closed) and drops the
+// parent's. `rt` is woken when a parent is left with its own reference
+// alone: a taskwait's condition.
+void release(OmpTask* t, tasks::Runtime* rt) noexcept {
+    while (t != nullptr) {
+        const std::uint32_t before = t->refs.fetch_sub(1, std::memory_order_acq_rel);
+        if (before == 2 && rt != nullptr) rt->wake();
+        if (before != 1) return;
         OmpTask* parent = t->parent;
         destroy(t);
         t = parent;
@@ -61,8 +113,7 @@ void release(OmpTask* t) noexcept {
 void finished(OmpTask* t, tasks::Runtime& rt) noexcept {
     if (TaskGroup* g = t->taskgroup; g != nullptr && g->pending.fetch_sub(1, std::memory_order_acq_rel) == 1)
         rt.wake();
-    if (OmpTask* p = t->parent; p != nullptr && p->children.fetch_sub(1, std::memory_order_acq_rel) == 1) rt.wake();
-    release(t);
+    release(t, &rt);
 }
 
 // The body of a deferred task, on whichever thread runs it. noexcept: an
@@ -77,14 +128,8 @@ void run_deferred(OmpTask* t) noexcept {
     finished(t, rt);
 }
 
-struct Flag {
-    std::atomic<bool> set{false};
-    tasks::Runtime* rt = nullptr;
-};
-
-bool flag_set(void* p) { return static_cast<Flag*>(p)->set.load(std::memory_order_acquire); }
-bool no_children(void* p) { return static_cast<OmpTask*>(p)->children.load(std::memory_order_acquire) == 0; }
-bool only_self(void* p) { return static_cast<OmpTask*>(p)->refs.load(std::memory_order_acquire) == 1; }
+bool flag_set(void* p) { return static_cast<std::atomic<bool>*>(p)->load(std::memory_order_acquire); }
+bool no_children(void* p) { return static_cast<OmpTask*>(p)->refs.load(std::memory_order_acquire) == 1; }
 bool group_done(void* p) { return static_cast<TaskGroup*>(p)->pending.load(std::memory_order_acquire) == 0; }
 
 // The dependency scope of `parent`'s children, opened at the first one.
@@ -103,14 +148,16 @@ std::uint16_t child_scope(OmpTask& parent, tasks::Runtime& rt) {
 // Waits until the sibling tasks that `deps` depend on have finished: an
 // empty task with the same dependencies runs after them.
 void wait_for_predecessors(tasks::Runtime& rt, const DependList& deps) {
-    Flag flag;
-    flag.rt = &rt;
-    Flag* f = &flag;
+    std::atomic<bool> flag{false};
+    std::atomic<bool>* f = &flag;
+    tasks::Runtime* r = &rt;
     try {
+        // Nothing of this frame is touched after the flag is set: the
+        // waiter may return at once.
         rt.spawn(
-            [f] {
-                f->set.store(true, std::memory_order_release);
-                f->rt->wake();
+            [f, r] {
+                f->store(true, std::memory_order_release);
+                r->wake();
             },
             deps.span());
     } catch (const Error& e) {
@@ -175,7 +222,7 @@ void leave_region(ThreadState& st) {
         // After the closing barrier every child has finished; a child of an
         // undeferred task may still be dropping its reference.
         st.implicit = st.current = nullptr;
-        release(t);
+        release(t, nullptr);
     }
     if (t_seat != nullptr && t_seat == st.team->runtime.load(std::memory_order_relaxed)) {
         t_seat->unhost();
@@ -220,7 +267,7 @@ void create_task(const TaskArgs& a, void (*adjust)(void*, void*), void* ctx) {
         a.fn(arg);
         st.current = outer;
         // Its record is on this stack: children it left deferred finish first.
-        if (t.refs.load(std::memory_order_acquire) != 1 && rt != nullptr) rt->run_until(only_self, &t);
+        if (t.refs.load(std::memory_order_acquire) != 1 && rt != nullptr) rt->run_until(no_children, &t);
         if (t.scope != 0) t.rt->close_scope(t.scope);
         return;
     }
@@ -234,7 +281,6 @@ void create_task(const TaskArgs& a, void (*adjust)(void*, void*), void* ctx) {
     if (a.cpyfn != nullptr) a.cpyfn(t->arg, a.data);
     else if (a.arg_size > 0) std::memcpy(t->arg, a.data, static_cast<std::size_t>(a.arg_size));
     if (adjust != nullptr) adjust(t->arg, ctx);
-    parent.children.fetch_add(1, std::memory_order_relaxed);
     parent.refs.fetch_add(1, std::memory_order_relaxed);
     if (t->taskgroup != nullptr) t->taskgroup->pending.fetch_add(1, std::memory_order_relaxed);
     try {
@@ -248,7 +294,7 @@ void wait_children() {
     ThreadState& st = thread_state();
     if (st.current == nullptr) return;   // an implicit task that made no task
     OmpTask& t = *st.current;
-    if (t.children.load(std::memory_order_acquire) == 0) return;
+    if (t.refs.load(std::memory_order_acquire) == 1) return;
     tasks::Runtime& rt = team_runtime(*st.team);
     rt.run_until(no_children, &t);
 }

@@ -30,6 +30,8 @@ class Runtime;
 
 namespace numaware::omp {
 
+struct RecordCache;   // tasking.cpp
+
 struct TaskGroup {
     TaskGroup* outer = nullptr;               // the enclosing taskgroup of the same task region
     std::atomic<std::uint32_t> pending{0};    // its tasks and their descendants not finished
@@ -38,11 +40,15 @@ struct TaskGroup {
 struct OmpTask {
     OmpTask* parent = nullptr;                // null: an implicit task
     TaskGroup* taskgroup = nullptr;           // the innermost taskgroup now, inherited at creation
-    std::atomic<std::uint32_t> children{0};   // child tasks not finished (taskwait)
-    std::atomic<std::uint32_t> refs{1};       // the task + its children not finished: keeps the record
+    // 1 while the body runs (or the implicit task's region lasts) + 1 per
+    // child whose body has not finished: the record lives while it is not
+    // 0, and 1 is taskwait's condition (all children finished).
+    std::atomic<std::uint32_t> refs{1};
     std::uint16_t scope = 0;                  // its children's dependency scope; 0: none opened yet
     bool final = false;                       // omp_in_final(); its children are included
     bool on_heap = true;                      // false: an undeferred task's record, on its thread's stack
+    std::uint32_t bytes = 0;                  // the record's allocation, argument block included
+    RecordCache* home = nullptr;      // the cache it came from (tasking.cpp); null: malloc's
     tasks::Runtime* rt = nullptr;             // the runtime its children run on (opened `scope`)
     void (*fn)(void*) = nullptr;
     void* arg = nullptr;
