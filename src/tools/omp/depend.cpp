@@ -12,12 +12,20 @@ void DependList::add(const void* addr, tasks::AccessMode access, std::uint16_t s
         all_memory_ = true;
         return;
     }
-    for (tasks::Dep& d : deps_)
-        if (d.addr == addr) {
-            if (d.access != access) d.access = tasks::AccessMode::inout;
+    tasks::Dep* d = data();
+    for (std::size_t i = 0; i < size_; ++i)
+        if (d[i].addr == addr) {
+            if (d[i].access != access) d[i].access = tasks::AccessMode::inout;
             return;
         }
-    deps_.push_back(tasks::Dep{addr, 1, access, scope});
+    const tasks::Dep dep{addr, 1, access, scope};
+    if (size_ < inline_count) {
+        inline_[size_++] = dep;
+        return;
+    }
+    if (more_.empty()) more_.assign(inline_.begin(), inline_.end());
+    more_.push_back(dep);
+    ++size_;
 }
 
 void read_depend(void* const* depend, std::uint16_t scope, DependList& out) {

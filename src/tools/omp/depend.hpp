@@ -19,6 +19,8 @@
 // GCC 12 does not emit) marks the list as depending on every sibling.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -29,14 +31,20 @@ namespace numaware::omp {
 
 class DependList {
 public:
-    bool empty() const { return deps_.empty(); }
+    bool empty() const { return size_ == 0; }
     bool all_memory() const { return all_memory_; }
-    std::span<const tasks::Dep> span() const { return deps_; }
+    std::span<const tasks::Dep> span() const { return {data(), size_}; }
     // Adds `addr` with `access`, merging a second name of the same address.
     void add(const void* addr, tasks::AccessMode access, std::uint16_t scope);
 
 private:
-    std::vector<tasks::Dep> deps_;
+    // A task's few dependences need no allocation: eight inline, more in `more_`.
+    static constexpr std::size_t inline_count = 8;
+    tasks::Dep* data() { return more_.empty() ? inline_.data() : more_.data(); }
+    const tasks::Dep* data() const { return more_.empty() ? inline_.data() : more_.data(); }
+    std::array<tasks::Dep, inline_count> inline_{};
+    std::vector<tasks::Dep> more_;
+    std::size_t size_ = 0;
     bool all_memory_ = false;
 };
 
