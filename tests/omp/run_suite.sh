@@ -92,6 +92,39 @@ for prog in "$@"; do
     say "ok: OMP_NUM_THREADS=0 warns and keeps the default"
 done
 
+# NUMAWARE_REPORT=FILE: the run report (one per task runtime) and the
+# Chrome trace beside it; the program's output is unchanged. A file that
+# cannot be written stops the program at start, in one line.
+for prog in "$@"; do
+    [[ $(basename "$prog") == tasks_depend ]] || continue
+    dir=$(mktemp -d)
+    want=$(OMP_NUM_THREADS=2 "$prog" 2>&1)
+    got=$(OMP_NUM_THREADS=2 NUMAWARE_POLICY=dep NUMAWARE_REPORT=$dir/run.json LD_PRELOAD=$preload "$prog" 2>&1) ||
+        bad "tasks_depend with NUMAWARE_REPORT: status $?"
+    [[ $got == "$want" ]] || bad "tasks_depend with NUMAWARE_REPORT: output differs from libgomp's"
+    if python3 - "$dir/run.json" "$dir/run.trace.json" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+rts = report["runtimes"]
+assert len(rts) == 1, rts
+r = rts[0]["report"]
+assert rts[0]["threads"] == 2 and rts[0]["trace"] == sys.argv[2], rts[0]
+assert r["policy"] == "dep" and r["tasks"] > 100, r
+assert sum(r["tasks_per_node"]) == r["tasks"], r
+assert 0 < r["load_balance_pct"] <= 100, r
+trace = json.load(open(sys.argv[2]))
+begins = [e for e in trace["traceEvents"] if e.get("ph") == "B"]
+assert len(begins) == r["tasks"], (len(begins), r["tasks"])
+PY
+    then say "ok: NUMAWARE_REPORT writes the run report and its trace"
+    else bad "NUMAWARE_REPORT: report or trace wrong (files in $dir)"; dir=""
+    fi
+    out=$(NUMAWARE_REPORT=/nonexistent-dir/run.json LD_PRELOAD=$preload "$prog" 2>&1); rc=$?
+    [[ $rc -eq 2 && $out == "numaware-omp: NUMAWARE_REPORT: cannot write '/nonexistent-dir/run.json': No such file or directory" ]] ||
+        bad "NUMAWARE_REPORT to a missing folder: status $rc, output: $out"
+    [[ -n $dir ]] && rm -rf "$dir"
+done
+
 # An entry point the shim lacks stops the program at once, naming it
 # (doacross loops; task reductions), where libgomp runs the program.
 refused() {   # PROGRAM SYMBOL WHAT

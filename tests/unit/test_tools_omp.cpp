@@ -124,6 +124,9 @@ TEST(OmpSettings, BadValuesWarnOnceAndKeepTheDefault) {
     expect_error([] { (void)read({{"NUMAWARE_POLICY", "bogus"}}); }, "NUMAWARE_POLICY", "unknown policy 'bogus'; expected one of dfifo, lq, dep");
     EXPECT_EQ(read({{"NUMAWARE_POLICY", "RIP-DEP"}}).policy, "rip-dep");
     EXPECT_EQ(read({}).rip_window, 256u);
+    EXPECT_EQ(read({}).report_path, "");
+    EXPECT_EQ(read({{"NUMAWARE_REPORT", "run.json"}}).report_path, "run.json");
+    expect_error([] { (void)read({{"NUMAWARE_REPORT", " "}}); }, "NUMAWARE_REPORT", "is empty");
     EXPECT_EQ(read({{"NUMAWARE_RIP_WINDOW", " 64 "}}).rip_window, 64u);
     for (const char* bad : {"0", "-3", "many", ""})
         expect_error([bad] { (void)read({{"NUMAWARE_RIP_WINDOW", bad}}); }, "NUMAWARE_RIP_WINDOW",

@@ -1,5 +1,6 @@
 // tools/omp/settings.cpp — the OpenMP environment variables (OpenMP 5.2,
-// chapter 21), NUMAWARE_POLICY and NUMAWARE_RIP_WINDOW, parsed (settings.hpp).
+// chapter 21), NUMAWARE_POLICY, NUMAWARE_RIP_WINDOW and NUMAWARE_REPORT, parsed
+// (settings.hpp).
 #include "tools/omp/settings.hpp"
 
 #include <algorithm>
@@ -264,6 +265,11 @@ Settings read_settings(const GetEnv& getenv, const Warn& warn) {
                                                            "RIP-MW partition window, default 256)",
                                                            v));
         s.rip_window = window;
+    }
+    if (const char* v = getenv("NUMAWARE_REPORT")) {
+        if (trim(v).empty())
+            throw Error("NUMAWARE_REPORT", "is empty; give the file the run report is written to");
+        s.report_path = v;
     }
     return s;
 }

@@ -47,6 +47,7 @@ struct Settings {
     unsigned thread_limit = 0;                 // OMP_THREAD_LIMIT; 0: none
     std::string policy = "dfifo";              // NUMAWARE_POLICY
     std::size_t rip_window = 256;              // NUMAWARE_RIP_WINDOW: tasks per RIP partition window
+    std::string report_path;                   // NUMAWARE_REPORT: the run report's file; empty: none
 };
 
 // A value that the standard leaves to the implementation (not a positive

@@ -4,16 +4,21 @@
 
 #include <alloca.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
 #include <new>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "numaware/error.hpp"
+#include "numaware/observer.hpp"
 #include "numaware/task_policy.hpp"
 #include "numaware/tasks.hpp"
 #include "tools/omp/depend.hpp"
@@ -168,7 +173,57 @@ void wait_for_predecessors(tasks::Runtime& rt, const DependList& deps) {
 
 tasks::Runtime* runtime_of(Team& team) { return team.size > 1 ? &team_runtime(team) : nullptr; }
 
+// NUMAWARE_REPORT: every runtime made, with its trace (never freed: the
+// report is written at exit).
+struct Reported {
+    unsigned threads;
+    tasks::Runtime* rt;
+    tasks::ChromeTrace* trace;
+};
+std::mutex g_report_mutex;
+std::vector<Reported>* g_reported = nullptr;
+
+void write_report() {
+    const std::string& path = settings().report_path;
+    std::lock_guard g(g_report_mutex);
+    std::string runtimes;
+    const std::size_t count = g_reported->size();
+    for (std::size_t i = 0; i < count; ++i) {
+        const Reported& r = (*g_reported)[i];
+        const std::string trace = trace_path(path, i, count);
+        try {
+            r.trace->write(trace);
+        } catch (const Error& e) {
+            fatal(fmt::format("NUMAWARE_REPORT: cannot write the trace '{}': {}", trace, e.what()));
+        }
+        runtimes += fmt::format("{}{{\"threads\": {}, \"trace\": {}, \"report\": {}}}", i == 0 ? "" : ", ",
+                                r.threads, nlohmann::json(trace).dump(), r.rt->report().to_json());
+    }
+    const std::string text = fmt::format("{{\"runtimes\": [{}]}}\n", runtimes);
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    const bool ok = f != nullptr && std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    if (f != nullptr && std::fclose(f) != 0) fatal(fmt::format("NUMAWARE_REPORT: cannot write '{}'", path));
+    if (!ok) fatal(fmt::format("NUMAWARE_REPORT: cannot write '{}': {}", path, std::strerror(errno)));
+}
+
 }  // namespace
+
+std::string trace_path(const std::string& report, std::size_t index, std::size_t count) {
+    std::string base = report;
+    if (base.size() > 5 && base.compare(base.size() - 5, 5, ".json") == 0) base.resize(base.size() - 5);
+    return count > 1 ? fmt::format("{}.trace.{}.json", base, index) : base + ".trace.json";
+}
+
+void prepare_report() {
+    const std::string& path = settings().report_path;
+    if (path.empty()) return;
+    // Fail at start, not after the run, when the file cannot be written.
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    if (f == nullptr) fatal(fmt::format("NUMAWARE_REPORT: cannot write '{}': {}", path, std::strerror(errno)));
+    std::fclose(f);
+    g_reported = new std::vector<Reported>;
+    std::atexit(write_report);
+}
 
 OmpTask& current_task() {
     ThreadState& st = thread_state();
@@ -202,8 +257,16 @@ tasks::Runtime& team_runtime(Team& team) {
                 try {
                     tasks::PolicyOptions options;
                     options.window = settings().rip_window;
+                    tasks::RuntimeOptions run_options;
+                    tasks::ChromeTrace* trace = nullptr;
+                    if (g_reported != nullptr) run_options.observer = trace = new tasks::ChromeTrace;
                     kept = std::make_unique<tasks::Runtime>(team_machine(), task_layout(team.size),
-                                                            tasks::make_policy(settings().policy, options));
+                                                            tasks::make_policy(settings().policy, options),
+                                                            run_options);
+                    if (trace != nullptr) {
+                        std::lock_guard r(g_report_mutex);
+                        g_reported->push_back(Reported{team.size, kept.get(), trace});
+                    }
                 } catch (const Error& e) {
                     fatal(fmt::format("explicit tasks: cannot start the task runtime: {}", e.what()));
                 }

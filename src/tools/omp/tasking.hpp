@@ -20,7 +20,9 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "tools/omp/team.hpp"
 
@@ -61,6 +63,16 @@ OmpTask& current_task();
 // The team's runtime, made at the first explicit task of a team of this
 // size; the calling thread takes its seat.
 tasks::Runtime& team_runtime(Team& team);
+
+// NUMAWARE_REPORT=FILE: checks at load that FILE can be written, and
+// writes the run report there when the process exits: per task runtime
+// (one per team size) its RunReport (cross-node bytes, tasks per node, load
+// balance, overheads), and beside it the Chrome trace of its tasks
+// (trace_path()). A no-op without the variable.
+void prepare_report();
+// Where runtime `index` of `count` puts its trace: FILE without a final
+// ".json", then ".trace.json" (".trace.INDEX.json" when there are several).
+std::string trace_path(const std::string& report, std::size_t index, std::size_t count);
 
 // The calling thread takes worker `num`'s seat in `rt` (a no-op when it has it).
 void take_seat(tasks::Runtime& rt, unsigned num);

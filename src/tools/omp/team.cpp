@@ -122,6 +122,7 @@ const std::vector<unsigned>& initial_cpus();
 [[gnu::constructor]] void read_environment_at_load() {
     (void)settings();
     (void)initial_cpus();
+    prepare_report();
 }
 
 // Where pool thread i runs: its CPU set, empty for an unbound thread.
