@@ -29,7 +29,7 @@ say "policies: $policies"
 
 for prog in "$@"; do
     name=$(basename "$prog")
-    [[ $name == tasks_unsupported || $name == tasks_reduction || $name == deadlock ]] && continue
+    [[ $name == tasks_unsupported || $name == tasks_reduction || $name == deadlock || $name == app_* ]] && continue
     for n in 1 2 3 4; do
         want=$(OMP_NUM_THREADS=$n "$prog" 2>&1) || bad "$name under libgomp, $n threads: status $?"
         for policy in $policies; do
@@ -90,6 +90,25 @@ for prog in "$@"; do
     grep -qx "numaware-omp: invalid value for environment variable OMP_NUM_THREADS: '0' (expected a list of positive integers); the default is used" <<<"$err" ||
         bad "OMP_NUM_THREADS=0: message: $err"
     say "ok: OMP_NUM_THREADS=0 warns and keeps the default"
+done
+
+# The task applications in plain OpenMP (tests/omp/apps): each checks its
+# result against its serial reference; task count and checksum must be
+# libgomp's (the time differs, so it is left out of the comparison).
+for prog in "$@"; do
+    name=$(basename "$prog")
+    [[ $name == app_* ]] || continue
+    for n in 1 2 3 4; do
+        want=$(OMP_NUM_THREADS=$n "$prog" --size test 2>&1 | sed 's/ seconds=[^ ]*//') ||
+            bad "$name under libgomp, $n threads: status $?"
+        [[ $want == *" ok=1" ]] || bad "$name under libgomp, $n threads: $want"
+        for policy in $policies; do
+            got=$(OMP_NUM_THREADS=$n NUMAWARE_POLICY=$policy LD_PRELOAD=$preload "$prog" --size test 2>&1 |
+                  sed 's/ seconds=[^ ]*//') || bad "$name under the shim, $n threads, $policy: status $?"
+            [[ $got == "$want" ]] || bad "$name, $n threads, $policy: '$got', libgomp '$want'"
+        done
+    done
+    say "ok: $name at 1-4 threads, every policy: $want"
 done
 
 # NUMAWARE_REPORT=FILE: the run report (one per task runtime) and the

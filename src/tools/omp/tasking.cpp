@@ -182,9 +182,12 @@ struct Reported {
 };
 std::mutex g_report_mutex;
 std::vector<Reported>* g_reported = nullptr;
+// Its own copy of the path: static objects (the settings) may be gone when
+// the exit handler runs.
+const std::string* g_report_path = nullptr;
 
 void write_report() {
-    const std::string& path = settings().report_path;
+    const std::string& path = *g_report_path;
     std::lock_guard g(g_report_mutex);
     std::string runtimes;
     const std::size_t count = g_reported->size();
@@ -221,6 +224,7 @@ void prepare_report() {
     std::FILE* f = std::fopen(path.c_str(), "w");
     if (f == nullptr) fatal(fmt::format("NUMAWARE_REPORT: cannot write '{}': {}", path, std::strerror(errno)));
     std::fclose(f);
+    g_report_path = new std::string(path);
     g_reported = new std::vector<Reported>;
     std::atexit(write_report);
 }

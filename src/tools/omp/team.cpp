@@ -77,21 +77,38 @@ void Barrier::wait() {
         if (rt != nullptr) rt->wake();
         return;
     }
-    if (rt != nullptr) {
-        // Run the team's tasks until the last thread releases the barrier.
+    // Run the team's tasks until the last thread releases the barrier;
+    // without a runtime yet, wait, and start helping if one appears (the
+    // first task of a `single` is made after the other threads reached its
+    // barrier: attach() wakes them).
+    const auto help = [&](tasks::Runtime& r) {
+        take_seat(r, thread_state().num);
         GenerationWait w{&generation_, gen};
-        rt->run_until(generation_moved, &w);
-        return;
-    }
+        r.run_until(generation_moved, &w);
+    };
+    if (rt != nullptr) return help(*rt);
     for (unsigned i = 0; i < spin; ++i) {
         if (generation_.load(std::memory_order_acquire) != gen) return;
+        if (tasks::Runtime* r = runtime_.load(std::memory_order_acquire)) return help(*r);
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();
 #endif
     }
     sleepers_.fetch_add(1, std::memory_order_seq_cst);
-    while (generation_.load(std::memory_order_seq_cst) == gen) futex_wait(generation_, gen);
+    tasks::Runtime* appeared = nullptr;
+    while (generation_.load(std::memory_order_seq_cst) == gen) {
+        if ((appeared = runtime_.load(std::memory_order_seq_cst)) != nullptr) break;
+        futex_wait(generation_, gen);
+    }
     sleepers_.fetch_sub(1, std::memory_order_relaxed);
+    if (appeared != nullptr) help(*appeared);
+}
+
+void Barrier::attach(tasks::Runtime* rt) {
+    runtime_.store(rt, std::memory_order_seq_cst);
+    // Waiters asleep without a runtime: they see it once woken (they count
+    // themselves in before they look, so either they see it or this sees them).
+    if (rt != nullptr && sleepers_.load(std::memory_order_seq_cst) != 0) futex_wake_all(generation_);
 }
 
 // ---- settings and the machine ------------------------------------------------------

@@ -47,7 +47,7 @@ public:
     // Explicit tasks (tasking.hpp): once the team has a task runtime, the
     // waiters run its tasks, and the last to arrive releases the others
     // only when every task has finished.
-    void attach(tasks::Runtime* rt) { runtime_.store(rt, std::memory_order_release); }
+    void attach(tasks::Runtime* rt);
     void wait();
 
 private:
