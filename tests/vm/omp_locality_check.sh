@@ -1,0 +1,132 @@
+#!/bin/sh
+# omp_locality_check.sh — unmodified OpenMP programs get locality scheduling,
+# proven on a real kernel: the task applications written in plain OpenMP
+# with depend clauses (tests/omp/apps) run in an emulated NUMA machine under
+# libnumaware_omp.so with NUMAWARE_POLICY=dfifo, dep and rip-dep, and their
+# run reports (NUMAWARE_REPORT; homes asked of the guest's kernel for the
+# page of every dependence) must show cross-node dependences
+# DFIFO > DEP >= RIP-DEP for each application (issue 16), the median of
+# `repeats` runs per policy (the guest's vCPUs share the host's cores; one
+# run measures the host, see tasks_locality_check.sh).
+#
+# usage: omp_locality_check.sh NUMAWARE SHIM APPS_DIR MACHINE THREADS SIZES [TABLE]
+#   NUMAWARE  the numaware binary (boots the emulated machine)
+#   SHIM      libnumaware_omp.so
+#   APPS_DIR  the folder of the app_NAME binaries
+#   MACHINE   the machine description (numaware vm --machine)
+#   THREADS   OMP_NUM_THREADS, at most one per vCPU (OMP_PROC_BIND=close)
+#   SIZES     "app=N,BLOCK,ITERATIONS;..." (the apps' --n --block --iterations)
+#   TABLE     optional: write the Markdown table here
+#
+# The shim weighs each dependence as the one byte at its address
+# (docs/OPENMP.md), so the report's cross-node "bytes" count dependences
+# whose home page is on another node than the thread that ran the task.
+# FAILS when the guest run fails, when an app's result does not match its
+# serial reference, and unless the medians are ordered as above.
+set -u
+repeats=5
+policies="dfifo dep rip-dep"
+
+fail() {
+    echo "omp_locality_check: FAIL: $*" >&2
+    exit 1
+}
+
+# ---------------------------------------------------------------- guest side
+if [ "${1:-}" = "--guest" ]; then
+    shim=$2 dir=$3 threads=$4 sizes=$5
+    for rep in $(seq "$repeats"); do
+        for pair in $(echo "$sizes" | tr ';' ' '); do
+            app=${pair%%=*} size=${pair#*=}
+            n=$(echo "$size" | cut -d, -f1) block=$(echo "$size" | cut -d, -f2) its=$(echo "$size" | cut -d, -f3)
+            for policy in $policies; do
+                if OMP_NUM_THREADS=$threads OMP_PROC_BIND=close NUMAWARE_POLICY=$policy \
+                    NUMAWARE_REPORT=/tmp/report.json LD_PRELOAD=$shim \
+                    "$dir/app_$app" --n "$n" --block "$block" --iterations "$its" > /tmp/out.txt 2>&1; then
+                    echo "@@ app=$app policy=$policy rep=$rep out=$(cat /tmp/out.txt)"
+                    echo "@@ report $(tr -d '\n' < /tmp/report.json)"
+                else
+                    echo "@@ exit=$? app=$app policy=$policy rep=$rep out=$(cat /tmp/out.txt)"
+                fi
+            done
+        done
+    done
+    exit 0
+fi
+
+# ----------------------------------------------------------------- host side
+[ $# -ge 6 ] || fail "usage: $0 NUMAWARE SHIM APPS_DIR MACHINE THREADS SIZES [TABLE]"
+nw=$1 shim=$2 dir=$3 machine=$4 threads=$5 sizes=$6 table=${7:-}
+self=$(readlink -f "$0")
+for f in "$nw" "$shim"; do [ -e "$f" ] || fail "'$f' does not exist"; done
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$nw" vm --machine "$machine" --kernel 6.1 --timeout 1200 -- \
+    sh "$self" --guest "$shim" "$dir" "$threads" "$sizes" > "$work/raw"
+rc=$?
+grep '^@@ app=\|^@@ exit=' "$work/raw"
+[ "$rc" -eq 0 ] || fail "the guest run exited with $rc"
+
+REPEATS=$repeats python3 - "$work/raw" "$machine" "$threads" "$table" <<'EOF'
+import json, os, re, statistics, sys
+raw, machine, threads, table = sys.argv[1:5]
+repeats = int(os.environ["REPEATS"])
+lines = open(raw).read().splitlines()
+problems, runs = [], {}
+for i, line in enumerate(lines):
+    m = re.match(r"^@@ exit=(\d+) app=(\S+) policy=(\S+) rep=(\d+) out=(.*)$", line)
+    if m:
+        problems.append(f"{m.group(2)} under {m.group(3)}: exit {m.group(1)}: {m.group(5)}")
+        continue
+    m = re.match(r"^@@ app=(\S+) policy=(\S+) rep=(\d+) out=(.*)$", line)
+    if not m:
+        continue
+    app, policy, out = m.group(1), m.group(2), m.group(4)
+    if not out.endswith(" ok=1"):
+        problems.append(f"{app} under {policy}: {out}")
+        continue
+    nxt = lines[i + 1] if i + 1 < len(lines) else ""
+    if not nxt.startswith("@@ report "):
+        problems.append(f"{app} under {policy}: no report")
+        continue
+    rt = json.loads(nxt[len("@@ report "):])["runtimes"]
+    if len(rt) != 1:
+        problems.append(f"{app} under {policy}: {len(rt)} runtimes")
+        continue
+    r = rt[0]["report"]
+    if r["policy"] != policy or r["dep_bytes"] == 0:
+        problems.append(f"{app} under {policy}: report {r}")
+        continue
+    runs.setdefault(app, {}).setdefault(policy, []).append(r)
+
+out = [f"Emulated machine `{machine}`, {threads} OpenMP threads (OMP_PROC_BIND=close), median of {repeats} runs; "
+       "cross-node dependences (one byte each) of all dependences, tasks per node of the median run.", "",
+       "| app | tasks | DFIFO | DEP | RIP-DEP | DFIFO tasks per node | DEP | RIP-DEP |", "|---|---|---|---|---|---|---|---|"]
+for app, pol in runs.items():
+    med = {}
+    for p in ("dfifo", "dep", "rip-dep"):
+        rs = sorted(pol.get(p, []), key=lambda r: r["cross_node_bytes"])
+        if len(rs) != repeats:
+            problems.append(f"{app} under {p}: {len(rs)} good runs of {repeats}")
+            break
+        med[p] = rs[len(rs) // 2]
+    else:
+        d, e, r = (med[p]["cross_node_bytes"] for p in ("dfifo", "dep", "rip-dep"))
+        total = med["dfifo"]["dep_bytes"]
+        out.append(f"| {app} | {med['dfifo']['tasks']} | {d} of {total} | {e} | {r} | "
+                   f"{med['dfifo']['tasks_per_node']} | {med['dep']['tasks_per_node']} | {med['rip-dep']['tasks_per_node']} |")
+        if not (d > e >= r):
+            problems.append(f"{app}: cross-node dependences DFIFO {d}, DEP {e}, RIP-DEP {r}: not DFIFO > DEP >= RIP-DEP "
+                            f"(all runs: DFIFO {[x['cross_node_bytes'] for x in pol['dfifo']]}, "
+                            f"DEP {[x['cross_node_bytes'] for x in pol['dep']]}, "
+                            f"RIP-DEP {[x['cross_node_bytes'] for x in pol['rip-dep']]})")
+text = "\n".join(out)
+print(text)
+if table:
+    open(table, "w").write(text + "\n")
+if len(runs) == 0:
+    problems.append("no run reported")
+for p in problems:
+    print("omp_locality_check: FAIL:", p, file=sys.stderr)
+sys.exit(1 if problems else 0)
+EOF
