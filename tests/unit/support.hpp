@@ -5,10 +5,14 @@
 
 #include <sys/wait.h>
 
+#include <cctype>
 #include <cstdio>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "numaware/error.hpp"
+#include "numaware/task_policy.hpp"
 
 namespace numaware::test {
 
@@ -23,6 +27,22 @@ Error expect_error(Fn fn) {
     }
     ADD_FAILURE() << "no numaware::Error thrown";
     return Error("", "none");
+}
+
+// A parameterised test's name for a string parameter: every character but
+// letters and digits becomes '_' ("rip-dep" -> "rip_dep").
+inline std::string param_name(const ::testing::TestParamInfo<std::string>& info) {
+    std::string name = info.param;
+    for (char& c : name)
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+    return name;
+}
+
+// Every built-in task policy's name, as test parameters.
+inline std::vector<std::string> all_policy_names() {
+    std::vector<std::string> names;
+    for (std::string_view n : tasks::policy_names()) names.emplace_back(n);
+    return names;
 }
 
 inline bool contains(const std::string& text, const std::string& part) {

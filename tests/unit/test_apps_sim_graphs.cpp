@@ -66,12 +66,7 @@ std::vector<std::string> names() {
     return out;
 }
 
-std::string param_name(const ::testing::TestParamInfo<std::string>& info) {
-    std::string name = info.param;
-    for (char& c : name)
-        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-    return name;
-}
+using numaware::test::param_name;
 
 // ---- the builder's graph is the graph the application records ----------
 

@@ -25,11 +25,6 @@ Machine two_nodes() { return Machine::from_spec("nodes=2 cpus-per-node=1 mem-per
 
 TeamLayout two_ranks() { return TeamLayout{{RankPlace{0, 0, 0}, RankPlace{1, 1, 1}}}; }
 
-std::vector<std::string> all_policies() {
-    std::vector<std::string> names;
-    for (std::string_view n : policy_names()) names.emplace_back(n);
-    return names;
-}
 
 std::unique_ptr<Policy> policy(const std::string& name) {
     PolicyOptions o;
@@ -148,13 +143,8 @@ TEST_P(HostedRuntime, ScopesSeparateDependencies) {
     helper.join();
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryPolicy, HostedRuntime, ::testing::ValuesIn(all_policies()),
-                         [](const ::testing::TestParamInfo<std::string>& param_info) {
-                             std::string n = param_info.param;
-                             for (char& ch : n)
-                                 if (ch == '-') ch = '_';
-                             return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(EveryPolicy, HostedRuntime, ::testing::ValuesIn(numaware::test::all_policy_names()),
+                         numaware::test::param_name);
 
 TEST(HostedRuntimeBadInput, IsRejectedNamingTheLimit) {
     Machine machine = two_nodes();

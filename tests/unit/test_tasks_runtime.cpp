@@ -27,11 +27,6 @@ using numaware::test::expect_error;
 
 Machine two_nodes() { return Machine::from_spec("nodes=2 cpus-per-node=1 mem-per-node=512M distances=10,21/21,10"); }
 
-std::vector<std::string> all_policies() {
-    std::vector<std::string> names;
-    for (std::string_view n : policy_names()) names.emplace_back(n);
-    return names;
-}
 
 class TasksRuntime : public ::testing::TestWithParam<std::string> {
 protected:
@@ -413,13 +408,8 @@ TEST(TasksRuntimeSteals, TasksTakenFromAnotherNodesQueueAreCountedWithTheirBytes
     EXPECT_EQ(rep.cross_node_steal_bytes, n * 64u);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllPolicies, TasksRuntime, ::testing::ValuesIn(all_policies()),
-                         [](const ::testing::TestParamInfo<std::string>& param_info) {
-                             std::string s = param_info.param;
-                             for (char& c : s)
-                                 if (c == '-') c = '_';
-                             return s;
-                         });
+INSTANTIATE_TEST_SUITE_P(AllPolicies, TasksRuntime, ::testing::ValuesIn(numaware::test::all_policy_names()),
+                         numaware::test::param_name);
 
 // ---- not per policy -----------------------------------------------------------
 

@@ -2,9 +2,7 @@
 // `taskwait`, `taskyield`, `taskgroup` and `taskloop` (tasking.hpp does the
 // work).
 #include <cstdint>
-#include <string>
 
-#include <fmt/format.h>
 
 #include "tools/omp/tasking.hpp"
 
@@ -20,11 +18,6 @@ constexpr unsigned flag_nogroup = 1u << 11;
 constexpr unsigned flag_reduction = 1u << 12;
 constexpr unsigned flag_detach = 1u << 13;
 constexpr unsigned flag_strict = 1u << 14;     // taskloop: grainsize(strict:) or num_tasks(strict:)
-
-[[noreturn]] void refuse(const char* symbol, const char* what) {
-    fatal(std::string(symbol) + ": not supported by libnumaware_omp.so yet (" + what +
-          "); run this program without it (unset LD_PRELOAD)");
-}
 
 // One task of a taskloop: its range goes in the first two words of its
 // argument block, where GCC's outlined body reads it.
@@ -47,7 +40,7 @@ void write_chunk(void* arg, void* ctx) {
 template <class T>
 void taskloop(const char* symbol, void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long arg_size,
               long arg_align, unsigned flags, unsigned long num_tasks, T start, T end, T step) {
-    if (flags & flag_reduction) refuse(symbol, "task reductions");
+    if (flags & flag_reduction) unsupported(symbol, "task reductions");
     // The iteration count, in the type's own arithmetic (step < 0 for a
     // signed loop going down; GCC passes unsigned loops going down with
     // a step that wraps, and flag_up clear).
@@ -106,7 +99,7 @@ extern "C" {
 
 void GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long arg_size, long arg_align,
                bool if_clause, unsigned flags, void** depend, int /*priority: a hint, not used*/, void* detach) {
-    if ((flags & flag_detach) != 0 || detach != nullptr) refuse("GOMP_task", "the detach clause");
+    if ((flags & flag_detach) != 0 || detach != nullptr) unsupported("GOMP_task", "the detach clause");
     // untied and mergeable are allowed to run as tied, unmerged tasks.
     create_task(TaskArgs{fn, data, cpyfn, arg_size, arg_align, !if_clause, (flags & flag_final) != 0,
                          depend});

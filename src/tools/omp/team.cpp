@@ -38,6 +38,11 @@ void fatal(const std::string& message) {
     std::_Exit(2);
 }
 
+void unsupported(const char* symbol, const char* what) {
+    fatal(std::string(symbol) + ": not supported by libnumaware_omp.so yet (" + what +
+          "); run this program without it (unset LD_PRELOAD)");
+}
+
 // ---- the barrier ----------------------------------------------------------------
 
 namespace {

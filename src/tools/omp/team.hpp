@@ -165,6 +165,11 @@ const Machine& team_machine();
 // CPU that a contiguous plan over the allowed CPUs gives it.
 TeamLayout task_layout(unsigned threads);
 
+// fatal() for an entry point (or a clause of one) the shim does not
+// implement: "SYMBOL: not supported by libnumaware_omp.so yet (WHAT); run
+// this program without it (unset LD_PRELOAD)".
+[[noreturn]] void unsupported(const char* symbol, const char* what);
+
 // Writes "numaware-omp: MESSAGE" to stderr and ends the process with
 // status 2: for what the shim cannot do (an unsupported entry point,
 // NUMAWARE_POLICY that names no policy).

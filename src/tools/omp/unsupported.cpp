@@ -4,21 +4,13 @@
 // shim's teams with libgomp's state (docs/OPENMP.md). The test
 // `omp.exports` checks that this file and the implemented entry points
 // together cover every GOMP_* and omp_* symbol of the system's libgomp.
-#include <string>
 
 #include "tools/omp/team.hpp"
 
-namespace {
-
-[[noreturn]] void unsupported(const char* symbol, const char* what) {
-    numaware::omp::fatal(std::string(symbol) + ": not supported by libnumaware_omp.so yet (" + what +
-                         "); run this program without it (unset LD_PRELOAD)");
-}
-
-}  // namespace
-
-#define NUMAWARE_OMP_UNSUPPORTED(symbol, what) \
-    extern "C" [[noreturn]] __attribute__((visibility("default"))) void symbol() { unsupported(#symbol, what); }
+#define NUMAWARE_OMP_UNSUPPORTED(symbol, what)                                                  \
+    extern "C" [[noreturn]] __attribute__((visibility("default"))) void symbol() {                \
+        numaware::omp::unsupported(#symbol, what);                                                \
+    }
 
 NUMAWARE_OMP_UNSUPPORTED(GOMP_alloc, "OpenMP memory allocators")
 NUMAWARE_OMP_UNSUPPORTED(GOMP_doacross_post, "doacross loops (ordered(n) with depend(sink/source))")

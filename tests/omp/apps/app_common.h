@@ -147,6 +147,12 @@ static inline double initial_value(size_t row, size_t col, size_t side) {
     return (double)(h >> 11) * 0x1.0p-53;
 }
 
+/* Rows [r0, r1) of a side x side row-major grid set to initial_value. */
+static inline void initial_rows(double *g, size_t side, size_t r0, size_t r1) {
+    for (size_t r = r0; r < r1; ++r)
+        for (size_t c = 0; c < side; ++c) g[r * side + c] = initial_value(r, c, side);
+}
+
 /* Neighbour ranges for depend(iterator(...)) (GCC flags range variables
  * used only in a depend clause as unused, so the bounds are calls):
  *   [app_lo(k), app_hi(k, n))              k and its neighbours k-1, k+1

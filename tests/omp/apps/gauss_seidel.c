@@ -55,8 +55,7 @@ static void sweep_tile(double *g, size_t i, size_t j) {
 /* The serial reference (apps/gauss_seidel/reference.cpp). */
 static double *reference(size_t n, unsigned iterations) {
     double *u = app_calloc(n * n, sizeof(double));
-    for (size_t r = 0; r < n; ++r)
-        for (size_t c = 0; c < n; ++c) u[r * n + c] = initial_value(r, c, n);
+    initial_rows(u, n, 0, n);
     for (unsigned t = 0; t < iterations; ++t)
         for (size_t r = 1; r + 1 < n; ++r)
             for (size_t c = 1; c + 1 < n; ++c)

@@ -18,11 +18,6 @@
  * bench 4096/128/20 (apps/jacobi/jacobi.hpp). */
 #include "app_common.h"
 
-static void init_rows(double *g, size_t n, size_t r0, size_t r1) {
-    for (size_t r = r0; r < r1; ++r)
-        for (size_t c = 0; c < n; ++c) g[r * n + c] = initial_value(r, c, n);
-}
-
 /* dst rows [r0, r1) from src rows [r0 - 1, r1 + 1) clipped to the grid. */
 static void sweep_rows(const double *src, double *dst, size_t n, size_t r0, size_t r1) {
     for (size_t r = r0; r < r1; ++r) {
@@ -42,8 +37,7 @@ static void sweep_rows(const double *src, double *dst, size_t n, size_t r0, size
 /* The serial reference (apps/jacobi/reference.cpp): whole-grid sweeps. */
 static double *reference(size_t n, unsigned iterations) {
     double *a = app_calloc(n * n, sizeof(double)), *b = app_calloc(n * n, sizeof(double));
-    for (size_t r = 0; r < n; ++r)
-        for (size_t c = 0; c < n; ++c) a[r * n + c] = initial_value(r, c, n);
+    initial_rows(a, n, 0, n);
     memcpy(b, a, n * n * sizeof(double));
     for (unsigned t = 0; t < iterations; ++t) {
         for (size_t r = 1; r + 1 < n; ++r)
@@ -80,7 +74,7 @@ int main(int argc, char **argv) {
         const double t0 = omp_get_wtime();
         for (long k = 0; k < blocks; ++k) {
 #pragma omp task depend(out : a[k * bs])
-            init_rows(a, n, k * rows, (k + 1) * rows);
+            initial_rows(a, n, k * rows, (k + 1) * rows);
             ++tasks;
         }
         for (unsigned t = 0; t < s.iterations; ++t) {

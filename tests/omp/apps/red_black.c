@@ -53,8 +53,7 @@ static void half_sweep(double *mine, const double *other, unsigned colour, size_
 /* The serial reference (apps/red_black/reference.cpp). */
 static double *reference(size_t n, unsigned iterations) {
     double *u = app_calloc(n * n, sizeof(double));
-    for (size_t r = 0; r < n; ++r)
-        for (size_t c = 0; c < n; ++c) u[r * n + c] = initial_value(r, c, n);
+    initial_rows(u, n, 0, n);
     for (unsigned t = 0; t < iterations; ++t)
         for (size_t colour = 0; colour < 2; ++colour)
             for (size_t r = 1; r + 1 < n; ++r)
