@@ -335,15 +335,37 @@ bool Worker::help_search(Helping& h) {
     return false;
 }
 
+// Queued tasks that help_search() could not take. A hosted runtime's
+// seats may be empty (their threads run other code, or sleep outside the
+// runtime), so their queues are not sure to be served: until a task has
+// finished, the steal rounds have no length and never advance, so take
+// from any queue now. A waiter inside a task takes only deeper tasks: a
+// push may have woken it instead of a worker that can take the task, so
+// wake the others. True when it ran a task.
+bool Worker::take_unserved(Helping& h) {
+    if (!ex_.queues.any_queued()) return false;
+    if (h.clock.ticks_per_round == 0 && ex_.ticks_per_round() == 0)
+        if (Found f = ex_.queues.find(id, node, max_search_round, 0, *ex_.policy, steal, help_floor)) {
+            run(f);
+            h.clock.searches = 0;
+            h.spins = 0;
+            return true;
+        }
+    if (help_floor != 0) ex_.wake_workers();
+    return false;
+}
+
 // One step of help_until() once its condition was found false.
 void Worker::help_step(Helping& h) {
     if (help_search(h)) return;
     // Pause between checks; yield only now and then (a yield per
     // check is a syscall storm that slows the CPU's other thread).
-    if ((++h.spins & 63) != 0)
+    if ((++h.spins & 63) != 0) {
         for (int i = 0; i < 8; ++i) cpu_relax();
-    else
+    } else {
+        if (take_unserved(h)) return;
         std::this_thread::yield();
+    }
     since = Ticks::now();
 }
 
@@ -362,6 +384,7 @@ void Worker::wait_hosted(bool (*done)(void*), void* arg, bool may_sleep) {
             since = Ticks::now();
             continue;
         }
+        if (take_unserved(h)) continue;
         // Asleep as in idle(); the condition is checked once more after
         // counting in, and whoever makes it true calls Runtime::wake(),
         // whose read-modify-write of the sleepers' count either sees this

@@ -120,6 +120,7 @@ private:
     Helping help_begin();
     bool help_search(Helping& h);   // ran a task or settled deferred completions
     void help_step(Helping& h);
+    bool take_unserved(Helping& h);
     void help_end(const Helping& h);
 
     bool idle(unsigned& spins);   // true: it slept

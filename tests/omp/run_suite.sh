@@ -29,7 +29,7 @@ say "policies: $policies"
 
 for prog in "$@"; do
     name=$(basename "$prog")
-    [[ $name == tasks_unsupported || $name == tasks_reduction || $name == deadlock || $name == app_* ]] && continue
+    [[ $name == tasks_unsupported || $name == deadlock || $name == app_* ]] && continue
     for n in 1 2 3 4; do
         want=$(OMP_NUM_THREADS=$n "$prog" 2>&1) || bad "$name under libgomp, $n threads: status $?"
         for policy in $policies; do
@@ -145,7 +145,7 @@ PY
 done
 
 # An entry point the shim lacks stops the program at once, naming it
-# (doacross loops; task reductions), where libgomp runs the program.
+# (doacross loops), where libgomp runs the program.
 refused() {   # PROGRAM SYMBOL WHAT
     local prog=$1 symbol=$2 what=$3 out rc
     OMP_NUM_THREADS=2 "$prog" >/dev/null 2>&1 || bad "$(basename "$prog") under libgomp: status $?"
@@ -159,7 +159,6 @@ refused() {   # PROGRAM SYMBOL WHAT
 for prog in "$@"; do
     case $(basename "$prog") in
         tasks_unsupported) refused "$prog" GOMP_loop_doacross_static_start "doacross loops (ordered(n) with depend(sink/source))" ;;
-        tasks_reduction) refused "$prog" GOMP_taskgroup_reduction_register "task reductions" ;;
     esac
 done
 

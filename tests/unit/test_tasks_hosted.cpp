@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -95,6 +96,45 @@ TEST_P(HostedRuntime, WakeReachesASleepingWaiter) {
     rt.wake();
     waiter.join();
     SUCCEED();
+}
+
+// A seat's queue has no thread while the seat is empty (in the OpenMP
+// shim: its thread runs other code, or sleeps outside the runtime). Before
+// any task has finished, the steal rounds have no length; a waiter on the
+// other node must still take the task instead of waiting for ever. SA is
+// the exception by design: its tasks run only on their hinted node.
+struct Deadline {
+    std::atomic<bool>* flag;
+    std::chrono::steady_clock::time_point until;
+};
+bool flag_or_deadline(void* p) {
+    auto* d = static_cast<Deadline*>(p);
+    return d->flag->load() || std::chrono::steady_clock::now() >= d->until;
+}
+
+TEST_P(HostedRuntime, AWaiterTakesTasksQueuedForAnEmptySeatBeforeAnyTaskFinished) {
+    const bool hints_bind = GetParam() == "sa";
+    Runtime rt{machine, two_ranks(), policy(GetParam())};
+    int x = 0;
+    std::atomic<bool> ran{false};
+    rt.host(1);   // node 1's seat only; seat 0 (node 0) stays empty
+    // Task 0 goes to node 0 under every node-queue policy: LQ and SA by
+    // task id round-robin or hint, DEP at random, DFIFO to worker 0.
+    rt.spawn_on(0, [&] { ran.store(true); }, {out(&x, sizeof x)});
+    Deadline d{&ran, std::chrono::steady_clock::now() + std::chrono::milliseconds(hints_bind ? 200 : 10000)};
+    rt.run_until(flag_or_deadline, &d);   // may sleep: it must not while the task is queued
+    if (hints_bind) {
+        EXPECT_FALSE(ran.load()) << "SA ran a task hinted to node 0 on node 1";
+        std::thread seat0([&] {
+            rt.host(0);
+            rt.run_until(flag_set, &ran);
+            rt.unhost();
+        });
+        seat0.join();
+    }
+    EXPECT_TRUE(ran.load());
+    rt.run_until(all_done, &rt, Runtime::Sleep::never);
+    rt.unhost();
 }
 
 // Tasks of different scopes never depend on each other: a task of scope B

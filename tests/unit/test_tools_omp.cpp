@@ -1,6 +1,7 @@
-// The OpenMP shim's pure parts: the environment variables (settings.hpp)
-// and the loop schedules' chunking (workshare.hpp). The shim itself runs
-// under real OpenMP programs in the `omp.constructs` test.
+// The OpenMP shim's pure parts: the environment variables (settings.hpp),
+// the loop schedules' chunking (workshare.hpp) and the task reduction
+// descriptors (task_reduction.hpp). The shim itself runs under real OpenMP
+// programs in the `omp.constructs` test.
 #include <atomic>
 #include <map>
 #include <set>
@@ -11,6 +12,7 @@
 
 #include "support.hpp"
 #include "tools/omp/settings.hpp"
+#include "tools/omp/task_reduction.hpp"
 #include "tools/omp/workshare.hpp"
 
 namespace omp = numaware::omp;
@@ -199,4 +201,138 @@ TEST(OmpSchedules, StaticBlocksAndRoundRobinChunks) {
     EXPECT_EQ(c.end - c.begin, 25u);
     ASSERT_TRUE(omp::shared_chunk({100, omp::Sched::guided, 1}, 4, next, c));
     EXPECT_EQ(c.end - c.begin, 19u);   // ceil(75 / 4)
+}
+
+// ---- task reduction descriptors (the layout GCC's code builds) ----------------
+namespace {
+// A descriptor of `items` list items, `bytes` of copies per thread.
+std::vector<std::uintptr_t> descriptor(std::size_t items, std::uintptr_t bytes, std::uintptr_t align) {
+    std::vector<std::uintptr_t> d(7 + 3 * items, 0);
+    d[0] = items;
+    d[1] = bytes;
+    d[2] = align;
+    d[3] = static_cast<std::uintptr_t>(-1);
+    return d;
+}
+void set_item(std::vector<std::uintptr_t>& d, std::size_t k, const void* original, std::uintptr_t offset) {
+    d[7 + 3 * k] = reinterpret_cast<std::uintptr_t>(original);
+    d[7 + 3 * k + 1] = offset;
+}
+}  // namespace
+
+TEST(OmpTaskReductions, CopiesAreZeroedAlignedAndPerThread) {
+    long a = 0;
+    double b = 0;
+    auto d = descriptor(2, 64, 64);
+    set_item(d, 0, &a, 0);
+    set_item(d, 1, &b, 16);
+    omp::register_task_reductions(d.data(), nullptr, nullptr, 3);
+    ASSERT_NE(d[2], 0u);
+    EXPECT_EQ(d[2] % 64, 0u);
+    EXPECT_EQ(d[6], d[2] + 3 * 64);
+    for (std::uintptr_t p = d[2]; p < d[6]; ++p) ASSERT_EQ(*reinterpret_cast<const unsigned char*>(p), 0);
+    // Thread 2's copy of b, and the original's address in ptrs[cnt + i].
+    void* ptrs[4] = {&b, &a, nullptr, nullptr};
+    omp::remap_task_reductions(d.data(), 2, 2, 2, ptrs);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(ptrs[0]), d[2] + 2 * 64 + 16);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(ptrs[1]), d[2] + 2 * 64);
+    EXPECT_EQ(ptrs[2], &b);
+    EXPECT_EQ(ptrs[3], &a);
+    // An address inside thread 0's copies maps to the same item's copy of
+    // thread 1, and back to the original.
+    void* again[2] = {reinterpret_cast<void*>(d[2] + 16), nullptr};
+    omp::remap_task_reductions(d.data(), 1, 1, 1, again);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(again[0]), d[2] + 64 + 16);
+    EXPECT_EQ(again[1], &b);
+    omp::unregister_task_reductions(d.data(), true);
+    EXPECT_EQ(d[5], 0u);
+}
+
+TEST(OmpTaskReductions, InnerRegistrationsFindTheOuterItems) {
+    long outer_item = 0, inner_item = 0;
+    auto outer = descriptor(1, 8, 8);
+    set_item(outer, 0, &outer_item, 0);
+    omp::register_task_reductions(outer.data(), nullptr, nullptr, 2);
+    auto inner = descriptor(1, 8, 8);
+    set_item(inner, 0, &inner_item, 0);
+    omp::register_task_reductions(inner.data(), outer.data(), nullptr, 2);
+    EXPECT_EQ(inner[4], reinterpret_cast<std::uintptr_t>(outer.data()));   // chained behind
+    void* ptrs[2] = {&outer_item, &inner_item};
+    omp::remap_task_reductions(inner.data(), 1, 2, 0, ptrs);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(ptrs[0]), outer[2] + 8);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(ptrs[1]), inner[2] + 8);
+    // Through a copy's address as well.
+    void* via_copy[1] = {reinterpret_cast<void*>(outer[2])};
+    omp::remap_task_reductions(inner.data(), 1, 1, 0, via_copy);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(via_copy[0]), outer[2] + 8);
+    // Unregistering the inner one frees its copies only: the outer lookup
+    // still answers.
+    omp::unregister_task_reductions(inner.data(), true);
+    void* still[1] = {&outer_item};
+    omp::remap_task_reductions(outer.data(), 0, 1, 0, still);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(still[0]), outer[2]);
+    omp::unregister_task_reductions(outer.data(), true);
+}
+
+TEST(OmpTaskReductions, AWorksharingFollowerSharesTheFirstThreadsCopies) {
+    long x = 0;
+    auto first = descriptor(1, 16, 8), follower = descriptor(1, 16, 8);
+    set_item(first, 0, &x, 0);
+    set_item(follower, 0, &x, 0);
+    omp::register_task_reductions(first.data(), nullptr, nullptr, 4);
+    omp::register_task_reductions(follower.data(), nullptr, first.data(), 4);
+    EXPECT_EQ(follower[2], first[2]);
+    EXPECT_EQ(follower[6], first[6]);
+    void* ptrs[1] = {&x};
+    omp::remap_task_reductions(follower.data(), 3, 1, 0, ptrs);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(ptrs[0]), first[2] + 3 * 16);
+    omp::unregister_task_reductions(follower.data(), false);   // the lookup only
+    omp::unregister_task_reductions(first.data(), true);
+}
+
+TEST(OmpTaskReductions, ChainedDescriptorsAreAllRegistered) {
+    long a = 0, b = 0;
+    auto second = descriptor(1, 8, 8);
+    set_item(second, 0, &b, 0);
+    auto head = descriptor(1, 32, 32);
+    set_item(head, 0, &a, 0);
+    head[4] = reinterpret_cast<std::uintptr_t>(second.data());
+    omp::register_task_reductions(head.data(), nullptr, nullptr, 2);
+    ASSERT_NE(second[2], 0u);
+    EXPECT_EQ(second[4], 0u);   // the end of the chain: no outer registration
+    void* ptrs[2] = {&b, &a};
+    omp::remap_task_reductions(head.data(), 1, 2, 0, ptrs);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(ptrs[0]), second[2] + 8);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(ptrs[1]), head[2] + 32);
+    omp::unregister_task_reductions(head.data(), true);
+}
+
+TEST(OmpTaskReductions, BadDescriptorsAreRefusedNamingTheWordAndChangeNothing) {
+    long a = 0;
+    auto d = descriptor(1, 8, 24);
+    set_item(d, 0, &a, 0);
+    const auto before = d;
+    expect_error([&] { omp::register_task_reductions(d.data(), nullptr, nullptr, 2); },
+                 "task reductions", "alignment 24 (word 2) is not a power of two");
+    EXPECT_EQ(d, before);
+    // The second of a chain fails: the first's copies are given back.
+    auto bad = descriptor(1, 8, 3), head = descriptor(1, 8, 8);
+    set_item(head, 0, &a, 0);
+    head[4] = reinterpret_cast<std::uintptr_t>(bad.data());
+    const auto head_before = head;
+    expect_error([&] { omp::register_task_reductions(head.data(), nullptr, nullptr, 2); }, "task reductions", "alignment 3");
+    EXPECT_EQ(head, head_before);
+    auto huge = descriptor(1, std::uintptr_t{1} << 62, 8);
+    expect_error([&] { omp::register_task_reductions(huge.data(), nullptr, nullptr, 8); }, "task reductions", "overflow");
+    expect_error([&] { omp::register_task_reductions(d.data(), nullptr, nullptr, 0); }, "threads", "is 0");
+    // An address no registration knows, and no registration at all.
+    auto ok = descriptor(1, 8, 8);
+    set_item(ok, 0, &a, 0);
+    omp::register_task_reductions(ok.data(), nullptr, nullptr, 2);
+    long stranger = 0;
+    void* ptrs[1] = {&stranger};
+    expect_error([&] { omp::remap_task_reductions(ok.data(), 0, 1, 0, ptrs); }, "task reductions", "is no list item");
+    EXPECT_EQ(ptrs[0], &stranger);
+    expect_error([&] { omp::remap_task_reductions(nullptr, 0, 1, 0, ptrs); }, "task reductions", "no task_reduction");
+    omp::unregister_task_reductions(ok.data(), true);
 }

@@ -25,6 +25,10 @@
 # serial reference, and unless the medians are ordered as above.
 set -u
 repeats=5
+# One run takes about 2 s (BENCHMARKS.md); a run still going after
+# run_limit seconds is a hang, reported with its threads' stacks, and the
+# whole guest run stays below the test's timeout (tests/CMakeLists.txt).
+run_limit=60
 policies="dfifo dep rip-dep"
 
 fail() {
@@ -40,9 +44,24 @@ if [ "${1:-}" = "--guest" ]; then
             app=${pair%%=*} size=${pair#*=}
             n=$(echo "$size" | cut -d, -f1) block=$(echo "$size" | cut -d, -f2) its=$(echo "$size" | cut -d, -f3)
             for policy in $policies; do
-                if OMP_NUM_THREADS=$threads OMP_PROC_BIND=close NUMAWARE_POLICY=$policy \
+                OMP_NUM_THREADS=$threads OMP_PROC_BIND=close NUMAWARE_POLICY=$policy \
                     NUMAWARE_REPORT=/tmp/report.json LD_PRELOAD=$shim \
-                    "$dir/app_$app" --n "$n" --block "$block" --iterations "$its" > /tmp/out.txt 2>&1; then
+                    "$dir/app_$app" --n "$n" --block "$block" --iterations "$its" > /tmp/out.txt 2>&1 &
+                pid=$!
+                waited=0
+                while kill -0 "$pid" 2>/dev/null && [ "$waited" -lt $((run_limit * 10)) ]; do
+                    sleep 0.1
+                    waited=$((waited + 1))
+                done
+                if kill -0 "$pid" 2>/dev/null; then
+                    # A hang: every thread's stack when gdb is there, then the kill.
+                    echo "@@ hang app=$app policy=$policy rep=$rep: still running after ${run_limit} s"
+                    if command -v gdb > /dev/null; then
+                        gdb -p "$pid" -batch -ex "thread apply all bt" 2>&1 | grep '^#\|^Thread' | sed 's/^/@@ stack /'
+                    fi
+                    kill -9 "$pid"
+                fi
+                if wait "$pid"; then
                     echo "@@ app=$app policy=$policy rep=$rep out=$(cat /tmp/out.txt)"
                     echo "@@ report $(tr -d '\n' < /tmp/report.json)"
                 else
@@ -61,10 +80,10 @@ self=$(readlink -f "$0")
 for f in "$nw" "$shim"; do [ -e "$f" ] || fail "'$f' does not exist"; done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-"$nw" vm --machine "$machine" --kernel 6.1 --timeout 1200 -- \
+"$nw" vm --machine "$machine" --kernel 6.1 --timeout 1100 -- \
     sh "$self" --guest "$shim" "$dir" "$threads" "$sizes" > "$work/raw"
 rc=$?
-grep '^@@ app=\|^@@ exit=' "$work/raw"
+grep '^@@ app=\|^@@ exit=\|^@@ hang\|^@@ stack' "$work/raw"
 [ "$rc" -eq 0 ] || fail "the guest run exited with $rc"
 
 REPEATS=$repeats python3 - "$work/raw" "$machine" "$threads" "$table" <<'EOF'

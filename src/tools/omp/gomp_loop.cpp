@@ -1,7 +1,7 @@
-// tools/omp/gomp_loop.cpp — the loop and sections entry points that GCC
-// emits for `for`, `parallel for`, `sections` and `parallel sections`
-// (OpenMP 4.5/5.0 host code, both the `long` and the `unsigned long long`
-// ABIs).
+// tools/omp/gomp_loop.cpp — the worksharing entry points that GCC emits
+// for `for`, `parallel for`, `sections`, `parallel sections` and `scope`
+// (OpenMP 4.5/5.1 host code, both the `long` and the `unsigned long long`
+// loop ABIs), with their task reductions (`reduction(task, ...)`).
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "tools/omp/loops.hpp"
+#include "tools/omp/tasking.hpp"
 #include "tools/omp/team.hpp"
 
 namespace numaware::omp {
@@ -126,11 +127,26 @@ void share_memory(WorkShare& slot, void** mem) {
     slot.mem = p;
 }
 
-void no_task_reductions(const std::uintptr_t* reductions, const char* entry) {
-    if (reductions)
-        fatal(fmt::format("{}: task reductions (the task modifier of reduction) are not supported yet; run this "
-                          "program without libnumaware_omp.so",
-                          entry));
+// Enters a worksharing construct whose `reduction(task, ...)` clauses GCC
+// describes in `reductions` (null: none; task_reduction.hpp): the calling
+// thread's taskgroup for the construct, the first thread registering (and
+// allocating the copies) before the others see the construct, the others
+// sharing its copies. GOMP_workshare_task_reduction_unregister ends it.
+template <class Init>
+WorkShare& enter_with_reductions(const char* entry, std::uintptr_t* reductions, Init init, bool* first = nullptr) {
+    if (reductions == nullptr) return enter_construct(init, first);
+    taskgroup_begin();
+    bool initialiser = false;
+    WorkShare& slot = enter_construct(
+        [&](WorkShare& s) {
+            init(s);
+            register_group_reductions(entry, reductions);
+            s.task_reductions = reductions;
+        },
+        &initialiser);
+    if (!initialiser) register_group_reductions(entry, reductions, slot.task_reductions);
+    if (first) *first = initialiser;
+    return slot;
 }
 
 bool next_long(long* istart, long* iend) {
@@ -155,9 +171,8 @@ bool next_ull(unsigned long long* istart, unsigned long long* iend) {
 bool start_long(long start, long end, long incr, long sched, long chunk, long* istart, long* iend,
                 bool ordered = false, const char* entry = nullptr, std::uintptr_t* reductions = nullptr,
                 void** mem = nullptr) {
-    if (entry) no_task_reductions(reductions, entry);
     const LoopBounds b = long_loop(start, end, incr);
-    WorkShare& slot = enter_construct([&](WorkShare& s) {
+    WorkShare& slot = enter_with_reductions(entry, reductions, [&](WorkShare& s) {
         set_loop(s, b, resolve_schedule(sched, chunk, b.count));
         s.ordered = ordered;
         share_memory(s, mem);
@@ -170,10 +185,9 @@ bool start_long(long start, long end, long incr, long sched, long chunk, long* i
 bool start_ull(bool up, unsigned long long start, unsigned long long end, unsigned long long incr, long sched,
                unsigned long long chunk, unsigned long long* istart, unsigned long long* iend, bool ordered = false,
                const char* entry = nullptr, std::uintptr_t* reductions = nullptr, void** mem = nullptr) {
-    if (entry) no_task_reductions(reductions, entry);
     const LoopBounds b = ull_loop(up, start, end, incr);
     const long c = chunk > static_cast<unsigned long long>(INT64_MAX) ? INT64_MAX : static_cast<long>(chunk);
-    WorkShare& slot = enter_construct([&](WorkShare& s) {
+    WorkShare& slot = enter_with_reductions(entry, reductions, [&](WorkShare& s) {
         set_loop(s, b, resolve_schedule(sched, c, b.count));
         s.ordered = ordered;
         share_memory(s, mem);
@@ -422,6 +436,19 @@ unsigned GOMP_sections2_start(unsigned count, std::uintptr_t* reductions, void**
     return start_sections(count, "GOMP_sections2_start", reductions, mem);
 }
 unsigned GOMP_sections_next(void) { return next_section(); }
+
+// ---- scope (OpenMP 5.1) ----
+// GCC calls this only for a scope with task reductions; the construct
+// serves to pick the thread that allocates the copies, and is left at
+// once (the barrier and GOMP_workshare_task_reduction_unregister follow
+// the body).
+void GOMP_scope_start(std::uintptr_t* reductions) {
+    enter_with_reductions("GOMP_scope_start", reductions, [](WorkShare&) {});
+    leave_current();
+}
+
+// The end of a worksharing construct with task reductions.
+void GOMP_workshare_task_reduction_unregister(bool cancelled) { end_workshare_reductions(cancelled); }
 void GOMP_sections_end(void) {
     leave_current();
     thread_state().team->barrier.wait();

@@ -8,6 +8,9 @@
 
 #include "tools/omp/lock.hpp"
 #include "tools/omp/loops.hpp"
+#include "numaware/error.hpp"
+#include "tools/omp/task_reduction.hpp"
+#include "tools/omp/tasking.hpp"
 #include "tools/omp/team.hpp"
 
 namespace numaware::omp {
@@ -41,6 +44,34 @@ void GOMP_parallel(void (*fn)(void*), void* data, unsigned num_threads, unsigned
     parallel(fn, data, num_threads);
 }
 void GOMP_parallel_start(void (*fn)(void*), void* data, unsigned num_threads) { parallel_begin(fn, data, num_threads); }
+
+// `parallel reduction(task, ...)`: the first word of `data` is GCC's
+// descriptor (task_reduction.hpp), registered for the team before the
+// fork; every implicit task starts in a taskgroup that holds it. Returns
+// the team's size, which GCC's code needs to combine the copies (and then
+// unregisters).
+unsigned GOMP_parallel_reductions(void (*fn)(void*), void* data, unsigned num_threads, unsigned /*flags*/) {
+    struct Fork {
+        std::uintptr_t* reductions;
+        TaskGroup group;
+        unsigned threads = 0;
+    } fork{*static_cast<std::uintptr_t**>(data), {}, 0};
+    parallel(
+        fn, data, num_threads,
+        [](Team& team, void* arg) {
+            auto* f = static_cast<Fork*>(arg);
+            try {
+                register_task_reductions(f->reductions, nullptr, nullptr, team.size);
+            } catch (const numaware::Error& e) {
+                fatal(std::string("GOMP_parallel_reductions: ") + e.what());
+            }
+            f->group.reductions = f->reductions;
+            f->threads = team.size;
+            team.initial_taskgroup = &f->group;
+        },
+        &fork);
+    return fork.threads;
+}
 void GOMP_parallel_end(void) { parallel_end(); }
 
 void GOMP_barrier(void) { thread_state().team->barrier.wait(); }

@@ -1,9 +1,10 @@
 // tools/omp/gomp_task.cpp — the entry points GCC emits for `task`,
-// `taskwait`, `taskyield`, `taskgroup` and `taskloop` (tasking.hpp does the
-// work).
+// `taskwait`, `taskyield`, `taskgroup` and `taskloop`, with their task
+// reductions (tasking.hpp and task_reduction.hpp do the work).
 #include <cstdint>
 
 
+#include "tools/omp/task_reduction.hpp"
 #include "tools/omp/tasking.hpp"
 
 namespace numaware::omp {
@@ -40,7 +41,6 @@ void write_chunk(void* arg, void* ctx) {
 template <class T>
 void taskloop(const char* symbol, void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long arg_size,
               long arg_align, unsigned flags, unsigned long num_tasks, T start, T end, T step) {
-    if (flags & flag_reduction) unsupported(symbol, "task reductions");
     // The iteration count, in the type's own arithmetic (step < 0 for a
     // signed loop going down; GCC passes unsigned loops going down with
     // a step that wraps, and flag_up clear).
@@ -72,7 +72,18 @@ void taskloop(const char* symbol, void (*fn)(void*), void* data, void (*cpyfn)(v
     per = strict_grain ? num_tasks : n / tasks;
     extra = strict_grain ? 0 : n % tasks;   // the first `extra` tasks take one more
 
-    if ((flags & flag_nogroup) == 0) taskgroup_begin();
+    if ((flags & flag_nogroup) == 0) {
+        taskgroup_begin();
+        if (flags & flag_reduction) {
+            // reduction clauses: GCC's descriptor (task_reduction.hpp) is the
+            // third word of the argument block, after the range.
+            struct Head {
+                T start, end;
+                std::uintptr_t* reductions;
+            };
+            register_group_reductions(symbol, static_cast<const Head*>(data)->reductions);
+        }
+    }
     T at = start;
     std::uint64_t left = n;
     for (std::uint64_t k = 0; k < tasks && left > 0; ++k) {
@@ -110,6 +121,17 @@ void GOMP_taskwait_depend(void** depend) { wait_depend(depend); }
 void GOMP_taskyield(void) {}   // a scheduling point the runtime may skip
 void GOMP_taskgroup_start(void) { taskgroup_begin(); }
 void GOMP_taskgroup_end(void) { taskgroup_end(); }
+
+// Task reductions: `taskgroup task_reduction(...)` registers after
+// GOMP_taskgroup_start and unregisters after GOMP_taskgroup_end, once
+// GCC's code has combined the copies; `in_reduction` tasks remap.
+void GOMP_taskgroup_reduction_register(std::uintptr_t* data) {
+    register_group_reductions("GOMP_taskgroup_reduction_register", data);
+}
+void GOMP_taskgroup_reduction_unregister(std::uintptr_t* data) { unregister_task_reductions(data, true); }
+void GOMP_task_reduction_remap(std::size_t cnt, std::size_t cntorig, void** ptrs) {
+    remap_group_reductions(cnt, cntorig, ptrs);
+}
 
 void GOMP_taskloop(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long arg_size, long arg_align,
                    unsigned flags, unsigned long num_tasks, int /*priority*/, long start, long end, long step) {

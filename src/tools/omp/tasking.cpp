@@ -22,6 +22,7 @@
 #include "numaware/task_policy.hpp"
 #include "numaware/tasks.hpp"
 #include "tools/omp/depend.hpp"
+#include "tools/omp/task_reduction.hpp"
 
 namespace numaware::omp {
 
@@ -234,6 +235,7 @@ OmpTask& current_task() {
     if (st.current != nullptr) return *st.current;
     // The implicit task of this thread in this region.
     OmpTask* t = new_task_record(0, 1);
+    t->taskgroup = st.team->initial_taskgroup;
     st.implicit = st.current = t;
     return *t;
 }
@@ -387,6 +389,7 @@ void taskgroup_begin() {
     OmpTask& t = current_task();
     auto* g = new TaskGroup;
     g->outer = t.taskgroup;
+    if (g->outer != nullptr) g->reductions = g->outer->reductions;
     t.taskgroup = g;
 }
 
@@ -398,6 +401,39 @@ void taskgroup_end() {
     if (g->pending.load(std::memory_order_acquire) != 0) team_runtime(*st.team).run_until(group_done, g);
     t.taskgroup = g->outer;
     delete g;
+}
+
+void register_group_reductions(const char* entry, std::uintptr_t* data, const std::uintptr_t* orig) {
+    ThreadState& st = thread_state();
+    TaskGroup* g = current_task().taskgroup;
+    if (g == nullptr) fatal(fmt::format("{}: no taskgroup is open in this task", entry));
+    try {
+        register_task_reductions(data, g->reductions, orig, st.team->size);
+    } catch (const Error& e) {
+        fatal(fmt::format("{}: {}", entry, e.what()));
+    }
+    g->reductions = data;
+}
+
+void remap_group_reductions(std::size_t cnt, std::size_t cntorig, void** ptrs) {
+    ThreadState& st = thread_state();
+    const TaskGroup* g = current_task().taskgroup;
+    try {
+        remap_task_reductions(g != nullptr ? g->reductions : nullptr, st.num, cnt, cntorig, ptrs);
+    } catch (const Error& e) {
+        fatal(fmt::format("GOMP_task_reduction_remap: {}", e.what()));
+    }
+}
+
+void end_workshare_reductions(bool cancelled) {
+    ThreadState& st = thread_state();
+    const TaskGroup* g = current_task().taskgroup;
+    std::uintptr_t* data = g != nullptr ? g->reductions : nullptr;
+    if (data == nullptr)
+        fatal("GOMP_workshare_task_reduction_unregister: no worksharing construct with task reductions is open");
+    taskgroup_end();
+    unregister_task_reductions(data, st.num == 0);
+    if (!cancelled) st.team->barrier.wait();
 }
 
 }  // namespace numaware::omp

@@ -37,6 +37,9 @@ struct RecordCache;   // tasking.cpp
 struct TaskGroup {
     TaskGroup* outer = nullptr;               // the enclosing taskgroup of the same task region
     std::atomic<std::uint32_t> pending{0};    // its tasks and their descendants not finished
+    // The innermost task reduction registration (task_reduction.hpp) its
+    // tasks remap into: its own, or the enclosing taskgroup's.
+    std::uintptr_t* reductions = nullptr;
 };
 
 struct OmpTask {
@@ -103,5 +106,18 @@ void wait_depend(void** depend);
 // Taskgroups of the current task region.
 void taskgroup_begin();
 void taskgroup_end();
+
+// Task reductions (task_reduction.hpp) of the current task's innermost
+// taskgroup: registers `data` for the team's threads there (with `orig`,
+// the copies of a worksharing construct's first thread); `entry` names the
+// entry point in the fatal message when no taskgroup is open.
+void register_group_reductions(const char* entry, std::uintptr_t* data, const std::uintptr_t* orig = nullptr);
+// GOMP_task_reduction_remap for the calling thread, from the current
+// task's innermost taskgroup.
+void remap_group_reductions(std::size_t cnt, std::size_t cntorig, void** ptrs);
+// GOMP_workshare_task_reduction_unregister: the worksharing construct's
+// taskgroup ends, thread 0 frees the copies, and unless `cancelled` the
+// team meets at a barrier.
+void end_workshare_reductions(bool cancelled);
 
 }  // namespace numaware::omp

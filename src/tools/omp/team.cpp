@@ -78,7 +78,8 @@ void Barrier::wait() {
         // Sequentially consistent with the sleepers' count: either a waiter
         // sees the new generation, or this sees the waiter and wakes it.
         generation_.fetch_add(1, std::memory_order_seq_cst);
-        if (sleepers_.load(std::memory_order_seq_cst) != 0) futex_wake_all(generation_);
+        signal_.fetch_add(1, std::memory_order_seq_cst);
+        if (sleepers_.load(std::memory_order_seq_cst) != 0) futex_wake_all(signal_);
         if (rt != nullptr) rt->wake();
         return;
     }
@@ -101,9 +102,13 @@ void Barrier::wait() {
     }
     sleepers_.fetch_add(1, std::memory_order_seq_cst);
     tasks::Runtime* appeared = nullptr;
-    while (generation_.load(std::memory_order_seq_cst) == gen) {
+    for (;;) {
+        // The signal before the looks: a release or an attach() after it
+        // moves it, and the futex_wait returns at once.
+        const std::uint32_t s = signal_.load(std::memory_order_seq_cst);
+        if (generation_.load(std::memory_order_seq_cst) != gen) break;
         if ((appeared = runtime_.load(std::memory_order_seq_cst)) != nullptr) break;
-        futex_wait(generation_, gen);
+        futex_wait(signal_, s);
     }
     sleepers_.fetch_sub(1, std::memory_order_relaxed);
     if (appeared != nullptr) help(*appeared);
@@ -111,9 +116,13 @@ void Barrier::wait() {
 
 void Barrier::attach(tasks::Runtime* rt) {
     runtime_.store(rt, std::memory_order_seq_cst);
+    if (rt == nullptr) return;
     // Waiters asleep without a runtime: they see it once woken (they count
-    // themselves in before they look, so either they see it or this sees them).
-    if (rt != nullptr && sleepers_.load(std::memory_order_seq_cst) != 0) futex_wake_all(generation_);
+    // themselves in before they look, so either they see it or this sees
+    // them; the signal moves so that a sleeper between its look and its
+    // futex_wait does not sleep through this wake).
+    signal_.fetch_add(1, std::memory_order_seq_cst);
+    if (sleepers_.load(std::memory_order_seq_cst) != 0) futex_wake_all(signal_);
 }
 
 // ---- settings and the machine ------------------------------------------------------

@@ -56,8 +56,14 @@ private:
     unsigned spin_ = 0;
     std::atomic<unsigned> arrived_{0};
     std::atomic<std::uint32_t> generation_{0};
-    std::atomic<unsigned> sleepers_{0};   // waiters that may be asleep on generation_
+    // The word sleepers wait on: bumped by a release and by attach(), so
+    // that a wake between a sleeper's last look and its futex_wait is not
+    // lost (the wait returns at once when the word has moved).
+    std::atomic<std::uint32_t> signal_{0};
+    std::atomic<unsigned> sleepers_{0};   // waiters that may be asleep on signal_
 };
+
+struct TaskGroup;   // tasking.hpp
 
 // One parallel region's team. The pool's team is reused region after
 // region; a serialised region (nested, or one thread) has its own on the
@@ -80,6 +86,10 @@ struct Team {
     // region starts).
     std::atomic<tasks::Runtime*> runtime{nullptr};
     std::mutex runtime_mutex;
+    // The taskgroup every implicit task of the region starts in: a
+    // parallel construct's task reductions (GOMP_parallel_reductions); null
+    // for none. Set before the fork, reset by start().
+    TaskGroup* initial_taskgroup = nullptr;
     std::map<unsigned, std::unique_ptr<tasks::Runtime>> runtimes;
 
     Team();
@@ -88,6 +98,7 @@ struct Team {
     void start(unsigned threads, unsigned spin = 0) {
         size = threads;
         loop_prestarted = false;
+        initial_taskgroup = nullptr;
         barrier.reset(threads, spin);
         workshares.reset();
         const auto kept = runtimes.find(threads);

@@ -101,6 +101,7 @@ bool WorkShares::enter(std::uint64_t g, WorkShare*& out) {
         s.left.store(0, std::memory_order_relaxed);
         s.next.store(0, std::memory_order_relaxed);
         s.copyprivate = nullptr;
+        s.task_reductions = nullptr;
         s.ordered = false;
         s.ordered_next.store(0, std::memory_order_relaxed);
         std::free(s.mem);

@@ -48,6 +48,7 @@ struct WorkShare {
     std::atomic<std::uint64_t> next{0};     // dynamic and guided: first unclaimed iteration
     void* copyprivate = nullptr;            // single's copyprivate data
     void* mem = nullptr;                    // GOMP_loop_start's team-shared memory
+    std::uintptr_t* task_reductions = nullptr;   // the first thread's registration (task_reduction.hpp)
     bool ordered = false;                   // an `ordered` loop:
     std::atomic<std::uint64_t> ordered_next{0};   // the chunk starting here may run its ordered regions
 };
