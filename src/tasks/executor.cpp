@@ -112,11 +112,15 @@ void Executor::job_done(std::unique_ptr<PartitionJob> job, std::exception_ptr er
         take_jobs();
         partitions.settled();
     }
-    // Held tasks left with no job outstanding are work for a waiter to
-    // flush (Worker::wait_hosted checks for them before it sleeps, and
+    // Held tasks left with no job outstanding are work for a hosted waiter
+    // to flush (Worker::wait_hosted checks for them before it sleeps, and
     // sleeps while a job is outstanding): wake the sleepers for them too,
-    // or a hosted runtime whose threads all sleep never flushes them.
-    if (pushed || (held_count.load(std::memory_order_acquire) > 0 && partitions.outstanding() == 0)) wake_workers();
+    // or a hosted runtime whose threads all sleep never flushes them. (A
+    // team's held tasks are flushed by the waiter outside the tasks, which
+    // polls: block_until.)
+    const bool hosted_held =
+        team == nullptr && held_count.load(std::memory_order_acquire) > 0 && partitions.outstanding() == 0;
+    if (pushed || hosted_held) wake_workers();
     if (waiters.load(std::memory_order_acquire) > 0) wake_waiters();
 }
 

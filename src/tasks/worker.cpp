@@ -341,9 +341,10 @@ bool Worker::help_search(Helping& h) {
 // finished, the steal rounds have no length and never advance, so take
 // from any queue now. A waiter inside a task takes only deeper tasks: a
 // push may have woken it instead of a worker that can take the task, so
-// wake the others. True when it ran a task.
+// wake the others. True when it ran a task. (A team's seats are always
+// taken, and its idle workers take any task: nothing to do there.)
 bool Worker::take_unserved(Helping& h) {
-    if (!ex_.queues.any_queued()) return false;
+    if (ex_.team != nullptr || !ex_.queues.any_queued()) return false;
     if (h.clock.ticks_per_round == 0 && ex_.ticks_per_round() == 0)
         if (Found f = ex_.queues.find(id, node, max_search_round, 0, *ex_.policy, steal, help_floor)) {
             run(f);

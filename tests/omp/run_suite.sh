@@ -145,7 +145,7 @@ PY
 done
 
 # An entry point the shim lacks stops the program at once, naming it
-# (doacross loops), where libgomp runs the program.
+# (the detach clause of tasks), where libgomp runs the program.
 refused() {   # PROGRAM SYMBOL WHAT
     local prog=$1 symbol=$2 what=$3 out rc
     OMP_NUM_THREADS=2 "$prog" >/dev/null 2>&1 || bad "$(basename "$prog") under libgomp: status $?"
@@ -158,7 +158,7 @@ refused() {   # PROGRAM SYMBOL WHAT
 }
 for prog in "$@"; do
     case $(basename "$prog") in
-        tasks_unsupported) refused "$prog" GOMP_loop_doacross_static_start "doacross loops (ordered(n) with depend(sink/source))" ;;
+        tasks_unsupported) refused "$prog" GOMP_task "the detach clause" ;;
     esac
 done
 

@@ -1,21 +1,22 @@
-/* tests/omp/tasks_unsupported.c — a construct the shim does not implement
- * yet (doacross loops: ordered(1) with depend(sink)/depend(source), which
- * GCC lowers to the GOMP_loop_doacross_* and GOMP_doacross_* entry points):
- * under libnumaware_omp.so it must stop at once with one line naming the
- * first of them, never run on a mix of runtimes. Under libgomp each
- * iteration waits for the one before it, so the prefix sums are exact. */
+/* tests/omp/tasks_unsupported.c — a clause the shim does not implement
+ * yet (`detach` on a task, fulfilled by omp_fulfill_event): under
+ * libnumaware_omp.so it must stop at once with one line naming the entry
+ * point and the clause, never run on a mix of runtimes. Under libgomp the
+ * detached task completes when its event is fulfilled. */
+#include <omp.h>
 #include <stdio.h>
 
 int main(void) {
-    long a[64];
-    a[0] = 0;
+    int x = 0;
 #pragma omp parallel
-#pragma omp for ordered(1) schedule(static, 1)
-    for (int i = 1; i < 64; ++i) {
-#pragma omp ordered depend(sink : i - 1)
-        a[i] = a[i - 1] + i;
-#pragma omp ordered depend(source)
+#pragma omp single
+    {
+        omp_event_handle_t ev;
+#pragma omp task detach(ev) shared(x)
+        x = 1;
+        omp_fulfill_event(ev);
+#pragma omp taskwait
     }
-    printf("doacross prefix sum: %ld\n", a[63]);
+    printf("detached task: %d\n", x);
     return 0;
 }

@@ -1,11 +1,14 @@
 // The OpenMP shim's pure parts: the environment variables (settings.hpp),
-// the loop schedules' chunking (workshare.hpp) and the task reduction
-// descriptors (task_reduction.hpp). The shim itself runs under real OpenMP
+// the loop schedules' chunking and the doacross progress (workshare.hpp),
+// and the task reduction descriptors (task_reduction.hpp). The shim itself runs under real OpenMP
 // programs in the `omp.constructs` test.
 #include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -135,6 +138,20 @@ TEST(OmpSettings, BadValuesWarnOnceAndKeepTheDefault) {
                      "is not a positive integer");
     EXPECT_EQ(read({{"OMP_NESTED", "true"}}).max_active_levels, ~0u);
     EXPECT_EQ(read({{"OMP_MAX_ACTIVE_LEVELS", "0"}}).max_active_levels, 0u);
+}
+
+TEST(OmpSettings, TeamsVariablesTakePositiveIntegers) {
+    const omp::Settings s = read({{"OMP_NUM_TEAMS", "4"}, {"OMP_TEAMS_THREAD_LIMIT", " 6 "}});
+    EXPECT_EQ(s.num_teams, 4u);
+    EXPECT_EQ(s.teams_thread_limit, 6u);
+    std::vector<std::string> warnings;
+    const omp::Settings bad = read({{"OMP_NUM_TEAMS", "0"}, {"OMP_TEAMS_THREAD_LIMIT", "lots"}}, &warnings);
+    EXPECT_EQ(bad.num_teams, 0u);
+    EXPECT_EQ(bad.teams_thread_limit, 0u);
+    ASSERT_EQ(warnings.size(), 2u);
+    EXPECT_EQ(warnings[0], "numaware-omp: invalid value for environment variable OMP_NUM_TEAMS: '0' (expected a "
+                           "positive integer); the default is used");
+    EXPECT_NE(warnings[1].find("OMP_TEAMS_THREAD_LIMIT: 'lots'"), std::string::npos);
 }
 
 // Every schedule hands out each iteration exactly once, for any thread
@@ -335,4 +352,46 @@ TEST(OmpTaskReductions, BadDescriptorsAreRefusedNamingTheWordAndChangeNothing) {
     EXPECT_EQ(ptrs[0], &stranger);
     expect_error([&] { omp::remap_task_reductions(nullptr, 0, 1, 0, ptrs); }, "task reductions", "no task_reduction");
     omp::unregister_task_reductions(ok.data(), true);
+}
+
+// ---- doacross progress (workshare.hpp) ------------------------------------------
+TEST(OmpDoacross, AWaitReturnsOnceItsIterationIsPostedAndAtOnceOutsideTheLoop) {
+    omp::Doacross d;
+    const std::uint64_t counts[3] = {4, 3, 5};
+    d.start(3, counts);
+    EXPECT_EQ(d.dims(), 3u);
+    const std::uint64_t outside[][3] = {{4, 0, 0}, {0, 3, 0}, {0, 0, 5}, {~0ull, 0, 0}};
+    for (const auto& it : outside) d.wait(it);   // would block for ever if it waited
+    // Iteration (1, 2, 4) posted: every earlier inner iteration of outer
+    // iteration 1 counts as done (its thread runs them in order).
+    const std::uint64_t done[3] = {1, 2, 4};
+    d.post(done);
+    const std::uint64_t earlier[3] = {1, 0, 3};
+    d.wait(earlier);
+    d.wait(done);
+    // A waiter on (2, 0, 1) returns only after that iteration is posted.
+    std::atomic<bool> returned{false};
+    std::thread waiter([&] {
+        const std::uint64_t it[3] = {2, 0, 1};
+        d.wait(it);
+        returned.store(true);
+    });
+    const std::uint64_t before[3] = {2, 0, 0};
+    d.post(before);
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    EXPECT_FALSE(returned.load()) << "a sink on (2,0,1) returned after only (2,0,0) was posted";
+    const std::uint64_t it[3] = {2, 0, 1};
+    d.post(it);
+    waiter.join();
+    EXPECT_TRUE(returned.load());
+    d.clear();
+    EXPECT_EQ(d.dims(), 0u);
+}
+
+TEST(OmpDoacross, SizesThatOverflowAnIndexAreRefused) {
+    omp::Doacross d;
+    const std::uint64_t counts[3] = {2, std::uint64_t{1} << 40, std::uint64_t{1} << 30};
+    expect_error([&] { d.start(3, counts); }, "ordered", "overflow a 64-bit index");
+    EXPECT_EQ(d.dims(), 0u);
+    expect_error([&] { d.start(0, counts); }, "ordered", "at least one dimension");
 }

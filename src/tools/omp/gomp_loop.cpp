@@ -2,12 +2,15 @@
 // for `for`, `parallel for`, `sections`, `parallel sections` and `scope`
 // (OpenMP 4.5/5.1 host code, both the `long` and the `unsigned long long`
 // loop ABIs), with their task reductions (`reduction(task, ...)`).
+#include <cstdarg>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include <fmt/format.h>
 
+#include "numaware/error.hpp"
 #include "tools/omp/loops.hpp"
 #include "tools/omp/tasking.hpp"
 #include "tools/omp/team.hpp"
@@ -165,17 +168,28 @@ bool next_ull(unsigned long long* istart, unsigned long long* iend) {
     return true;
 }
 
+// A doacross loop's progress words, set up by the construct's first thread.
+void start_doacross(WorkShare& s, const char* entry, unsigned dims, const std::uint64_t* counts) {
+    if (dims == 0) return;
+    try {
+        s.doacross.start(dims, counts);
+    } catch (const Error& e) {
+        fatal(fmt::format("{}: {}", entry, e.what()));
+    }
+}
+
 // Enters a loop construct, the first thread setting it up (with the
 // team-shared `mem` of GOMP_loop_start, when given), then takes the
 // calling thread's first chunk; with a null `istart` only enters.
 bool start_long(long start, long end, long incr, long sched, long chunk, long* istart, long* iend,
                 bool ordered = false, const char* entry = nullptr, std::uintptr_t* reductions = nullptr,
-                void** mem = nullptr) {
+                void** mem = nullptr, unsigned doacross_dims = 0, const std::uint64_t* doacross_counts = nullptr) {
     const LoopBounds b = long_loop(start, end, incr);
     WorkShare& slot = enter_with_reductions(entry, reductions, [&](WorkShare& s) {
         set_loop(s, b, resolve_schedule(sched, chunk, b.count));
         s.ordered = ordered;
         share_memory(s, mem);
+        start_doacross(s, entry, doacross_dims, doacross_counts);
     });
     if (mem) *mem = slot.mem;
     if (!istart) return true;
@@ -184,17 +198,82 @@ bool start_long(long start, long end, long incr, long sched, long chunk, long* i
 
 bool start_ull(bool up, unsigned long long start, unsigned long long end, unsigned long long incr, long sched,
                unsigned long long chunk, unsigned long long* istart, unsigned long long* iend, bool ordered = false,
-               const char* entry = nullptr, std::uintptr_t* reductions = nullptr, void** mem = nullptr) {
+               const char* entry = nullptr, std::uintptr_t* reductions = nullptr, void** mem = nullptr,
+               unsigned doacross_dims = 0, const std::uint64_t* doacross_counts = nullptr) {
     const LoopBounds b = ull_loop(up, start, end, incr);
     const long c = chunk > static_cast<unsigned long long>(INT64_MAX) ? INT64_MAX : static_cast<long>(chunk);
     WorkShare& slot = enter_with_reductions(entry, reductions, [&](WorkShare& s) {
         set_loop(s, b, resolve_schedule(sched, c, b.count));
         s.ordered = ordered;
         share_memory(s, mem);
+        start_doacross(s, entry, doacross_dims, doacross_counts);
     });
     if (mem) *mem = slot.mem;
     if (!istart) return true;
     return next_ull(istart, iend);
+}
+
+// The loops of a doacross nest: GCC shares out the first dimension's
+// iterations, numbered from 0 (long counts are never negative).
+template <class Count>
+std::vector<std::uint64_t> doacross_counts(unsigned dims, const Count* counts) {
+    std::vector<std::uint64_t> c(dims);
+    for (unsigned k = 0; k < dims; ++k) c[k] = counts[k] > 0 ? static_cast<std::uint64_t>(counts[k]) : 0;
+    return c;
+}
+
+bool doacross_long(const char* entry, unsigned dims, const long* counts, long sched, long chunk, long* istart,
+                   long* iend, std::uintptr_t* reductions = nullptr, void** mem = nullptr) {
+    if (dims == 0) fatal(fmt::format("{}: a doacross loop has at least one dimension", entry));
+    const std::vector<std::uint64_t> c = doacross_counts(dims, counts);
+    return start_long(0, static_cast<long>(c[0]), 1, sched, chunk, istart, iend, false, entry, reductions, mem, dims,
+                      c.data());
+}
+
+bool doacross_ull(const char* entry, unsigned dims, const unsigned long long* counts, long sched,
+                  unsigned long long chunk, unsigned long long* istart, unsigned long long* iend,
+                  std::uintptr_t* reductions = nullptr, void** mem = nullptr) {
+    if (dims == 0) fatal(fmt::format("{}: a doacross loop has at least one dimension", entry));
+    const std::vector<std::uint64_t> c = doacross_counts(dims, counts);
+    return start_ull(true, 0, c[0], 1, sched, chunk, istart, iend, false, entry, reductions, mem, dims, c.data());
+}
+
+// The current loop's doacross progress; fatal outside one.
+Doacross& current_doacross(const char* entry) {
+    ThreadState& st = thread_state();
+    if (st.cursor.current == nullptr || st.cursor.current->doacross.dims() == 0)
+        fatal(fmt::format("{}: not inside a doacross loop (ordered(n) with depend(sink/source))", entry));
+    return st.cursor.current->doacross;
+}
+
+// A doacross iteration vector (on the stack up to 16 dimensions).
+class Iteration {
+public:
+    explicit Iteration(unsigned dims) : heap_(dims > 16 ? dims : 0) {}
+    std::uint64_t* data() { return heap_.empty() ? stack_ : heap_.data(); }
+
+private:
+    std::uint64_t stack_[16];
+    std::vector<std::uint64_t> heap_;
+};
+
+// depend(source): GCC's iteration vector of the loop's dims().
+template <class T>
+void post_iteration(const char* entry, const T* counts) {
+    Doacross& d = current_doacross(entry);
+    Iteration it(d.dims());
+    for (unsigned k = 0; k < d.dims(); ++k) it.data()[k] = static_cast<std::uint64_t>(counts[k]);
+    d.post(it.data());
+}
+
+// depend(sink: first, rest...).
+template <class T>
+void wait_iteration(const char* entry, T first, va_list rest) {
+    const Doacross& d = current_doacross(entry);
+    Iteration it(d.dims());
+    it.data()[0] = static_cast<std::uint64_t>(first);
+    for (unsigned k = 1; k < d.dims(); ++k) it.data()[k] = static_cast<std::uint64_t>(va_arg(rest, T));
+    d.wait(it.data());
 }
 
 // A combined `parallel for`: the loop is set up as construct 0 before the
@@ -385,6 +464,61 @@ bool GOMP_loop_ull_ordered_guided_next(unsigned long long* is, unsigned long lon
 bool GOMP_loop_ull_ordered_runtime_next(unsigned long long* is, unsigned long long* ie) { return next_ull(is, ie); }
 void GOMP_ordered_start(void) { ordered_region_start(); }
 void GOMP_ordered_end(void) {}   // the turn passes on when the chunk is done
+
+// ---- doacross loops: ordered(n) with depend(sink: ...) and depend(source) ----
+bool GOMP_loop_doacross_static_start(unsigned n, long* counts, long chunk, long* is, long* ie) {
+    return doacross_long("GOMP_loop_doacross_static_start", n, counts, 1, chunk, is, ie);
+}
+bool GOMP_loop_doacross_dynamic_start(unsigned n, long* counts, long chunk, long* is, long* ie) {
+    return doacross_long("GOMP_loop_doacross_dynamic_start", n, counts, 2, chunk, is, ie);
+}
+bool GOMP_loop_doacross_guided_start(unsigned n, long* counts, long chunk, long* is, long* ie) {
+    return doacross_long("GOMP_loop_doacross_guided_start", n, counts, 3, chunk, is, ie);
+}
+bool GOMP_loop_doacross_runtime_start(unsigned n, long* counts, long* is, long* ie) {
+    return doacross_long("GOMP_loop_doacross_runtime_start", n, counts, 0, 0, is, ie);
+}
+bool GOMP_loop_doacross_start(unsigned n, long* counts, long sched, long chunk, long* is, long* ie,
+                              std::uintptr_t* reductions, void** mem) {
+    return doacross_long("GOMP_loop_doacross_start", n, counts, sched, chunk, is, ie, reductions, mem);
+}
+bool GOMP_loop_ull_doacross_static_start(unsigned n, unsigned long long* counts, unsigned long long chunk,
+                                         unsigned long long* is, unsigned long long* ie) {
+    return doacross_ull("GOMP_loop_ull_doacross_static_start", n, counts, 1, chunk, is, ie);
+}
+bool GOMP_loop_ull_doacross_dynamic_start(unsigned n, unsigned long long* counts, unsigned long long chunk,
+                                          unsigned long long* is, unsigned long long* ie) {
+    return doacross_ull("GOMP_loop_ull_doacross_dynamic_start", n, counts, 2, chunk, is, ie);
+}
+bool GOMP_loop_ull_doacross_guided_start(unsigned n, unsigned long long* counts, unsigned long long chunk,
+                                         unsigned long long* is, unsigned long long* ie) {
+    return doacross_ull("GOMP_loop_ull_doacross_guided_start", n, counts, 3, chunk, is, ie);
+}
+bool GOMP_loop_ull_doacross_runtime_start(unsigned n, unsigned long long* counts, unsigned long long* is,
+                                          unsigned long long* ie) {
+    return doacross_ull("GOMP_loop_ull_doacross_runtime_start", n, counts, 0, 0, is, ie);
+}
+bool GOMP_loop_ull_doacross_start(unsigned n, unsigned long long* counts, long sched, unsigned long long chunk,
+                                  unsigned long long* is, unsigned long long* ie, std::uintptr_t* reductions,
+                                  void** mem) {
+    return doacross_ull("GOMP_loop_ull_doacross_start", n, counts, sched, chunk, is, ie, reductions, mem);
+}
+
+void GOMP_doacross_post(long* counts) { post_iteration("GOMP_doacross_post", counts); }
+void GOMP_doacross_ull_post(unsigned long long* counts) { post_iteration("GOMP_doacross_ull_post", counts); }
+// The sink's iteration: `first`, then dims() - 1 more of the same type.
+void GOMP_doacross_wait(long first, ...) {
+    va_list rest;
+    va_start(rest, first);
+    wait_iteration("GOMP_doacross_wait", first, rest);
+    va_end(rest);
+}
+void GOMP_doacross_ull_wait(unsigned long long first, ...) {
+    va_list rest;
+    va_start(rest, first);
+    wait_iteration("GOMP_doacross_ull_wait", first, rest);
+    va_end(rest);
+}
 
 // ---- combined parallel loops ----
 void GOMP_parallel_loop_static(void (*fn)(void*), void* data, unsigned nt, long s, long e, long i, long c, unsigned) {

@@ -74,6 +74,12 @@ unsigned GOMP_parallel_reductions(void (*fn)(void*), void* data, unsigned num_th
 }
 void GOMP_parallel_end(void) { parallel_end(); }
 
+// The host teams construct (OpenMP 5.0): the teams one after another on
+// this thread, as libgomp runs them (team.hpp).
+void GOMP_teams_reg(void (*fn)(void*), void* data, unsigned num_teams, unsigned thread_limit, unsigned /*flags*/) {
+    run_teams(fn, data, num_teams, thread_limit);
+}
+
 void GOMP_barrier(void) { thread_state().team->barrier.wait(); }
 bool GOMP_barrier_cancel(void) {
     GOMP_barrier();

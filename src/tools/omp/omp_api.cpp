@@ -65,7 +65,7 @@ int omp_get_team_size(int level) {
     if (level < 0 || level > static_cast<int>(st.level)) return -1;
     return level == 0 ? 1 : static_cast<int>(st.sizes[static_cast<std::size_t>(level) - 1]);
 }
-int omp_get_thread_limit(void) { return settings().thread_limit ? static_cast<int>(settings().thread_limit) : INT_MAX; }
+int omp_get_thread_limit(void) { return thread_limit() ? static_cast<int>(std::min<unsigned>(thread_limit(), INT_MAX)) : INT_MAX; }
 void omp_set_dynamic(int on) {
     g_dynamic.store(on != 0);
     g_dynamic_set.store(true);
@@ -98,15 +98,23 @@ void omp_get_schedule(int* kind, int* chunk) {
     *chunk = static_cast<int>(s.chunk);
 }
 
-// ---- devices and teams constructs: the host is the only device ----
+// ---- devices, and the host teams construct: the host is the only device ----
 int omp_get_num_devices(void) { return 0; }
 int omp_get_default_device(void) { return 0; }
 void omp_set_default_device(int) {}
 int omp_is_initial_device(void) { return 1; }
 int omp_get_initial_device(void) { return 0; }
 int omp_get_device_num(void) { return 0; }
-int omp_get_num_teams(void) { return 1; }
-int omp_get_team_num(void) { return 0; }
+int omp_get_num_teams(void) { return static_cast<int>(thread_state().league_size); }
+int omp_get_team_num(void) { return static_cast<int>(thread_state().league_num); }
+void omp_set_num_teams(int teams) {
+    if (teams > 0) set_nteams_var(static_cast<unsigned>(teams));   // others: ignored, as libgomp does
+}
+int omp_get_max_teams(void) { return static_cast<int>(std::min<unsigned>(nteams_var(), INT_MAX)); }
+void omp_set_teams_thread_limit(int limit) {
+    if (limit > 0) set_teams_thread_limit_var(static_cast<unsigned>(limit));
+}
+int omp_get_teams_thread_limit(void) { return static_cast<int>(std::min<unsigned>(teams_thread_limit_var(), INT_MAX)); }
 
 // ---- timing ----
 double omp_get_wtime(void) {

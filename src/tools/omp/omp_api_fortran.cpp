@@ -99,6 +99,12 @@ std::int32_t omp_get_initial_device_(void) { return omp_get_initial_device(); }
 std::int32_t omp_get_device_num_(void) { return omp_get_device_num(); }
 std::int32_t omp_get_num_teams_(void) { return omp_get_num_teams(); }
 std::int32_t omp_get_team_num_(void) { return omp_get_team_num(); }
+void omp_set_num_teams_(const std::int32_t* teams) { omp_set_num_teams(*teams); }
+void omp_set_num_teams_8_(const std::int64_t* teams) { omp_set_num_teams(narrow(*teams)); }
+std::int32_t omp_get_max_teams_(void) { return omp_get_max_teams(); }
+void omp_set_teams_thread_limit_(const std::int32_t* limit) { omp_set_teams_thread_limit(*limit); }
+void omp_set_teams_thread_limit_8_(const std::int64_t* limit) { omp_set_teams_thread_limit(narrow(*limit)); }
+std::int32_t omp_get_teams_thread_limit_(void) { return omp_get_teams_thread_limit(); }
 
 // ---- timing ----
 double omp_get_wtime_(void) { return omp_get_wtime(); }

@@ -252,6 +252,16 @@ Settings read_settings(const GetEnv& getenv, const Warn& warn) {
         if (whole_number(std::string_view(v), limit) && limit > 0) s.thread_limit = limit;
         else invalid("OMP_THREAD_LIMIT", v, "a positive integer");
     }
+    if (const char* v = getenv("OMP_NUM_TEAMS")) {
+        unsigned teams = 0;
+        if (whole_number(std::string_view(v), teams) && teams > 0) s.num_teams = teams;
+        else invalid("OMP_NUM_TEAMS", v, "a positive integer");
+    }
+    if (const char* v = getenv("OMP_TEAMS_THREAD_LIMIT")) {
+        unsigned limit = 0;
+        if (whole_number(std::string_view(v), limit) && limit > 0) s.teams_thread_limit = limit;
+        else invalid("OMP_TEAMS_THREAD_LIMIT", v, "a positive integer");
+    }
     if (const char* v = getenv("NUMAWARE_POLICY")) {
         const std::string p = lower(trim(v));
         tasks::check_policy_name(p, "NUMAWARE_POLICY");

@@ -45,6 +45,8 @@ struct Settings {
     bool dynamic = false;                      // OMP_DYNAMIC
     unsigned max_active_levels = 1;            // OMP_MAX_ACTIVE_LEVELS (OMP_NESTED=true: unbounded)
     unsigned thread_limit = 0;                 // OMP_THREAD_LIMIT; 0: none
+    unsigned num_teams = 0;                    // OMP_NUM_TEAMS; 0: one team per node the process may use
+    unsigned teams_thread_limit = 0;           // OMP_TEAMS_THREAD_LIMIT; 0: none
     std::string policy = "dfifo";              // NUMAWARE_POLICY
     std::size_t rip_window = 256;              // NUMAWARE_RIP_WINDOW: tasks per RIP partition window
     std::string report_path;                   // NUMAWARE_REPORT: the run report's file; empty: none

@@ -486,6 +486,9 @@ void set_parent(Team& team, const ThreadState& encountering) {
     team.parent_active_level = encountering.active_level;
     team.parent_ancestors = encountering.ancestors;
     team.parent_sizes = encountering.sizes;
+    team.parent_league_size = encountering.league_size;
+    team.parent_league_num = encountering.league_num;
+    team.parent_thread_limit = encountering.thread_limit;
 }
 
 namespace {
@@ -508,6 +511,9 @@ void member_enter(Team& team, unsigned num, ThreadState& st) {
     st.ancestors.push_back(num);
     st.sizes = team.parent_sizes;
     st.sizes.push_back(team.size);
+    st.league_size = team.parent_league_size;
+    st.league_num = team.parent_league_num;
+    st.thread_limit = team.parent_thread_limit;
     st.cursor = WorkShareCursor{};
     st.current = st.implicit = nullptr;   // a new implicit task
     if (team.loop_prestarted) {
@@ -556,6 +562,54 @@ unsigned available_cpus() {
     return static_cast<unsigned>(initial_cpus().empty() ? machine().cpu_count() : initial_cpus().size());
 }
 
+unsigned thread_limit() {
+    const ThreadState& st = thread_state();
+    return st.thread_limit ? st.thread_limit : settings().thread_limit;
+}
+
+namespace {
+std::atomic<unsigned> g_nteams{0};                // 0: OMP_NUM_TEAMS', else one per node
+std::atomic<unsigned> g_teams_thread_limit{0};    // 0: OMP_TEAMS_THREAD_LIMIT's
+}  // namespace
+
+unsigned nteams_var() {
+    if (const unsigned set = g_nteams.load(std::memory_order_relaxed)) return set;
+    if (settings().num_teams) return settings().num_teams;
+    // numaware's default: one team per node the process may run on.
+    const std::vector<unsigned>& allowed = initial_cpus();
+    unsigned nodes = 0;
+    for (const Node& n : machine().nodes) {
+        const bool usable = allowed.empty() ? !n.cpus.empty()
+                                            : std::any_of(n.cpus.begin(), n.cpus.end(), [&](unsigned c) {
+                                                  return std::binary_search(allowed.begin(), allowed.end(), c);
+                                              });
+        nodes += usable ? 1 : 0;
+    }
+    return std::max(nodes, 1u);
+}
+void set_nteams_var(unsigned teams) { g_nteams.store(teams, std::memory_order_relaxed); }
+unsigned teams_thread_limit_var() {
+    const unsigned set = g_teams_thread_limit.load(std::memory_order_relaxed);
+    return set ? set : settings().teams_thread_limit;
+}
+void set_teams_thread_limit_var(unsigned limit) { g_teams_thread_limit.store(limit, std::memory_order_relaxed); }
+
+void run_teams(void (*fn)(void*), void* data, unsigned num_teams, unsigned limit) {
+    ThreadState& st = thread_state();
+    const unsigned teams = num_teams ? num_teams : nteams_var();
+    if (limit == 0) limit = teams_thread_limit_var();
+    const ThreadState outer = st;
+    st.league_size = teams;
+    if (limit) st.thread_limit = limit;
+    for (unsigned t = 0; t < teams; ++t) {
+        st.league_num = t;
+        fn(data);
+    }
+    st.league_size = outer.league_size;
+    st.league_num = outer.league_num;
+    st.thread_limit = outer.thread_limit;
+}
+
 unsigned nthreads_var() {
     const ThreadState& st = thread_state();
     if (st.nthreads_var) return st.nthreads_var;
@@ -568,7 +622,7 @@ unsigned team_size_for(unsigned requested) {
     // 1; docs/OPENMP.md), and OMP_MAX_ACTIVE_LEVELS=0 serialises them all.
     if (st.active_level >= std::min(max_active_levels(), 1u)) return 1;
     unsigned n = requested ? requested : nthreads_var();
-    if (settings().thread_limit) n = std::min(n, settings().thread_limit);
+    if (const unsigned limit = thread_limit()) n = std::min(n, limit);
     return std::max(n, 1u);
 }
 

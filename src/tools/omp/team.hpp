@@ -79,6 +79,7 @@ struct Team {
     // ancestors, which every thread of the team extends.
     unsigned parent_level = 0, parent_active_level = 0;
     std::vector<unsigned> parent_ancestors, parent_sizes;
+    unsigned parent_league_size = 1, parent_league_num = 0, parent_thread_limit = 0;   // a teams region's
 
     // Explicit tasks: the hosted runtime of this team size, made at the
     // first task (team_runtime()) and kept for the next regions of the
@@ -122,12 +123,33 @@ struct ThreadState {
     unsigned nthreads_var = 0;    // the nthreads-var ICV of this thread's data environment
     bool run_sched_set = false;   // run-sched-var set by omp_set_schedule (else OMP_SCHEDULE's)
     Schedule run_sched;
+    // The host teams construct (GOMP_teams_reg): the league's size and this
+    // thread's team in it (1 and 0 outside one), and the thread-limit-var
+    // ICV its thread_limit clause sets (0: OMP_THREAD_LIMIT's).
+    unsigned league_size = 1, league_num = 0;
+    unsigned thread_limit = 0;
     OmpTask* current = nullptr;   // the task whose body runs (tasking.hpp); null: the implicit task, not made yet
     OmpTask* implicit = nullptr;  // this region's implicit task's record, once made
 };
 
 // run-sched-var of the calling thread's data environment.
 Schedule run_schedule();
+
+// thread-limit-var of the calling thread's data environment (0: none).
+unsigned thread_limit();
+
+// The host teams construct: fn(data) once per team of a league of
+// `num_teams` (0: nteams-var), one team after another on the calling
+// thread, as libgomp runs them (nothing lets teams wait for each other),
+// each team's parallel regions at most `limit` threads (0:
+// teams-thread-limit-var, then thread-limit-var).
+void run_teams(void (*fn)(void*), void* data, unsigned num_teams, unsigned limit);
+// nteams-var and teams-thread-limit-var (omp_set_num_teams,
+// omp_set_teams_thread_limit; OMP_NUM_TEAMS, OMP_TEAMS_THREAD_LIMIT).
+unsigned nteams_var();
+void set_nteams_var(unsigned teams);
+unsigned teams_thread_limit_var();
+void set_teams_thread_limit_var(unsigned limit);
 
 // max-active-levels-var (device-wide): OMP_MAX_ACTIVE_LEVELS or OMP_NESTED
 // until omp_set_max_active_levels or omp_set_nested.

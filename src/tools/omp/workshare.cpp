@@ -3,8 +3,14 @@
 #include "tools/omp/workshare.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <new>
 #include <thread>
+
+#include <fmt/format.h>
+
+#include "numaware/error.hpp"
 
 namespace numaware::omp {
 
@@ -91,6 +97,53 @@ void wait_until_equal(const std::atomic<std::uint64_t>& word, std::uint64_t valu
     spin_until([&] { return word.load(std::memory_order_acquire) == value; });
 }
 
+void Doacross::start(unsigned dims, const std::uint64_t* counts) {
+    if (dims == 0) throw Error("ordered", "a doacross loop has at least one dimension");
+    std::vector<std::uint64_t> inner(counts + 1, counts + dims), strides(inner.size());
+    std::uint64_t span = 1;
+    for (std::size_t k = inner.size(); k-- > 0;) {
+        strides[k] = span;
+        if (inner[k] != 0 && span > (UINT64_MAX - 1) / inner[k])
+            throw Error("ordered", fmt::format("the iterations of dimensions 2 to {} overflow a 64-bit index", dims));
+        span *= inner[k];
+    }
+    std::unique_ptr<std::atomic<std::uint64_t>[]> posted(
+        new (std::nothrow) std::atomic<std::uint64_t>[counts[0] == 0 ? 1 : counts[0]]);
+    if (!posted)
+        throw Error("ordered", fmt::format("out of memory for the progress of {} iterations", counts[0]), ENOMEM);
+    for (std::uint64_t i = 0; i < counts[0]; ++i) posted[i].store(0, std::memory_order_relaxed);
+    dims_ = dims;
+    outer_ = counts[0];
+    inner_counts_ = std::move(inner);
+    strides_ = std::move(strides);
+    posted_ = std::move(posted);
+}
+
+void Doacross::clear() {
+    dims_ = 0;
+    outer_ = 0;
+    posted_.reset();
+}
+
+void Doacross::post(const std::uint64_t* iter) {
+    if (iter[0] >= outer_) return;
+    std::uint64_t flat = 0;
+    for (std::size_t k = 0; k < strides_.size(); ++k) flat += iter[k + 1] * strides_[k];
+    // Its thread runs the inner iterations in order: the word only grows.
+    posted_[iter[0]].store(flat + 1, std::memory_order_release);
+}
+
+void Doacross::wait(const std::uint64_t* iter) const {
+    if (iter[0] >= outer_) return;
+    std::uint64_t flat = 0;
+    for (std::size_t k = 0; k < strides_.size(); ++k) {
+        if (iter[k + 1] >= inner_counts_[k]) return;
+        flat += iter[k + 1] * strides_[k];
+    }
+    const std::atomic<std::uint64_t>& word = posted_[iter[0]];
+    spin_until([&] { return word.load(std::memory_order_acquire) > flat; });
+}
+
 bool WorkShares::enter(std::uint64_t g, WorkShare*& out) {
     WorkShare& s = slot(g);
     out = &s;
@@ -102,6 +155,7 @@ bool WorkShares::enter(std::uint64_t g, WorkShare*& out) {
         s.next.store(0, std::memory_order_relaxed);
         s.copyprivate = nullptr;
         s.task_reductions = nullptr;
+        s.doacross.clear();
         s.ordered = false;
         s.ordered_next.store(0, std::memory_order_relaxed);
         std::free(s.mem);

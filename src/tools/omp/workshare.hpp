@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "tools/omp/settings.hpp"
 
@@ -39,6 +40,33 @@ bool static_chunk(const LoopSpace& loop, unsigned num, unsigned threads, std::ui
 // iteration nobody has claimed. False when none is left.
 bool shared_chunk(const LoopSpace& loop, unsigned threads, std::atomic<std::uint64_t>& next, Chunk& out);
 
+// A doacross loop (`ordered(n)` with `depend(sink: ...)` and
+// `depend(source)`): GCC shares out the iterations of its first dimension
+// (collapsed loops counted as one) and runs the other dimensions in order
+// inside each. So one word per first-dimension iteration says how far it
+// got: the flattened index + 1 of its last posted inner iteration; a sink
+// waits until its iteration's word passes the index it names. Iteration
+// numbers are logical, from 0, as GCC passes them.
+class Doacross {
+public:
+    // Sizes `counts[0..dims)`; throws Error naming the dimension whose
+    // sizes overflow a flattened index, or the memory it cannot get.
+    void start(unsigned dims, const std::uint64_t* counts);
+    void clear();
+    unsigned dims() const { return dims_; }
+    // depend(source) at iteration `iter[0..dims)`.
+    void post(const std::uint64_t* iter);
+    // depend(sink: iter): returns once that iteration has been posted; at
+    // once for an iteration outside the loop.
+    void wait(const std::uint64_t* iter) const;
+
+private:
+    unsigned dims_ = 0;
+    std::uint64_t outer_ = 0;
+    std::vector<std::uint64_t> inner_counts_, strides_;   // dimensions 1..dims-1
+    std::unique_ptr<std::atomic<std::uint64_t>[]> posted_;
+};
+
 struct WorkShare {
     std::atomic<std::uint64_t> serves{0};   // the construct number this slot may serve next
     std::atomic<int> state{0};              // 0 free, 1 being initialised, 2 ready
@@ -49,6 +77,7 @@ struct WorkShare {
     void* copyprivate = nullptr;            // single's copyprivate data
     void* mem = nullptr;                    // GOMP_loop_start's team-shared memory
     std::uintptr_t* task_reductions = nullptr;   // the first thread's registration (task_reduction.hpp)
+    Doacross doacross;                      // a doacross loop's progress (dims() 0: none)
     bool ordered = false;                   // an `ordered` loop:
     std::atomic<std::uint64_t> ordered_next{0};   // the chunk starting here may run its ordered regions
 };
