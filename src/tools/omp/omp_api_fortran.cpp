@@ -30,6 +30,16 @@ int narrow(std::int64_t v) {
     return static_cast<int>(v);
 }
 
+// omp_get_schedule into a Fortran kind and a chunk of either integer kind.
+template <class Chunk>
+void get_schedule(std::int32_t* kind, Chunk* chunk) {
+    omp_sched_t k;
+    int c = 0;
+    omp_get_schedule(&k, &c);
+    *kind = static_cast<std::int32_t>(k);
+    *chunk = c;
+}
+
 }  // namespace
 
 #pragma GCC visibility push(default)   // the entry points: exports.map keeps only these
@@ -74,20 +84,8 @@ void omp_set_schedule_(const std::int32_t* kind, const std::int32_t* chunk) {
 void omp_set_schedule_8_(const std::int32_t* kind, const std::int64_t* chunk) {
     omp_set_schedule(static_cast<omp_sched_t>(*kind), narrow(*chunk));
 }
-void omp_get_schedule_(std::int32_t* kind, std::int32_t* chunk) {
-    omp_sched_t k;
-    int c = 0;
-    omp_get_schedule(&k, &c);
-    *kind = static_cast<std::int32_t>(k);
-    *chunk = c;
-}
-void omp_get_schedule_8_(std::int32_t* kind, std::int64_t* chunk) {
-    omp_sched_t k;
-    int c = 0;
-    omp_get_schedule(&k, &c);
-    *kind = static_cast<std::int32_t>(k);
-    *chunk = c;
-}
+void omp_get_schedule_(std::int32_t* kind, std::int32_t* chunk) { get_schedule(kind, chunk); }
+void omp_get_schedule_8_(std::int32_t* kind, std::int64_t* chunk) { get_schedule(kind, chunk); }
 
 // ---- devices and teams: the host is the only device ----
 std::int32_t omp_get_num_devices_(void) { return omp_get_num_devices(); }

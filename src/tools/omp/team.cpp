@@ -598,16 +598,16 @@ void run_teams(void (*fn)(void*), void* data, unsigned num_teams, unsigned limit
     ThreadState& st = thread_state();
     const unsigned teams = num_teams ? num_teams : nteams_var();
     if (limit == 0) limit = teams_thread_limit_var();
-    const ThreadState outer = st;
+    const unsigned outer_size = st.league_size, outer_num = st.league_num, outer_limit = st.thread_limit;
     st.league_size = teams;
     if (limit) st.thread_limit = limit;
     for (unsigned t = 0; t < teams; ++t) {
         st.league_num = t;
         fn(data);
     }
-    st.league_size = outer.league_size;
-    st.league_num = outer.league_num;
-    st.thread_limit = outer.thread_limit;
+    st.league_size = outer_size;
+    st.league_num = outer_num;
+    st.thread_limit = outer_limit;
 }
 
 unsigned nthreads_var() {
