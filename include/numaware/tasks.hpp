@@ -28,6 +28,7 @@
 // see), and its cross-node bytes (RunReport) are counted page by page.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -80,6 +81,18 @@ struct RuntimeOptions {
     // Told of every task's creation, readiness, start, finish and steal,
     // and of partition jobs (numaware/observer.hpp); not owned. Null: none.
     Observer* observer = nullptr;
+    // Hosted runtimes (threads take the seats; see host()): a waiting
+    // thread cuts a partly filled RIP window, which another thread may
+    // still be filling, only when it submitted the window's last task
+    // itself, or when no task has been submitted for this long: the
+    // fallback for a submitter that neither fills its window nor waits
+    // (it computes, or spins on a flag that a held task sets). A submission
+    // can take milliseconds (the kernel asked for homes, a preempted
+    // thread), and a window cut by a peer's impatience is lost to RIP-DEP
+    // (it falls back to DEP), so the default is well above the 3-24 ms
+    // time slices of Linux's scheduler on a busy machine. Negative:
+    // Error("held_stall").
+    std::chrono::microseconds held_stall{100000};
 };
 
 // A recorded task graph (RuntimeOptions::record_graph).

@@ -21,6 +21,8 @@ Executor::Executor(Team* t, const Machine& m, const TeamLayout& l, std::unique_p
 
 void Executor::start() {
     metrics.start();
+    stall_ticks = static_cast<std::uint64_t>(std::chrono::duration<double>(options.held_stall).count() /
+                                             Ticks::seconds_per_tick());
     ctx.machine = &machine;
     ctx.seed = 1;
     for (const RankPlace& r : layout.ranks) ctx.worker_node.push_back(r.node);
@@ -124,12 +126,14 @@ void Executor::job_done(std::unique_ptr<PartitionJob> job, std::exception_ptr er
     if (waiters.load(std::memory_order_acquire) > 0) wake_waiters();
 }
 
-void Executor::flush_held() {
+void Executor::flush_held(int waiter) {
     bool pushed;
     {
         std::lock_guard g(sched);
         if (held_count.load(std::memory_order_relaxed) == 0 || partitions.outstanding(std::memory_order_relaxed) != 0)
             return;
+        // Under the lock, as the submission that may_cut() looks at.
+        if (waiter != any_waiter && !may_cut(waiter, Ticks::now())) return;
         const bool job = policy->flush(released_scratch);
         pushed = route_released();
         if (job) take_jobs();
@@ -163,6 +167,7 @@ TaskId Executor::submit(TaskFn&& fn, std::span<const Dep> deps, int hint, Runtim
     TaskId id;
     bool ready = true;
     QueueSlot* target = nullptr;
+    bool first_held = false;   // hosted: sleeping waiters must watch the window (may_cut())
     {
         std::unique_lock g(sched);
         if (!deps.empty()) {
@@ -186,6 +191,10 @@ TaskId Executor::submit(TaskFn&& fn, std::span<const Dep> deps, int hint, Runtim
         if (group != nullptr) group->count.fetch_add(1, std::memory_order_relaxed);
         spawned.store(id + 1, std::memory_order_release);
         metrics.note_spawn();
+        if (team == nullptr) {
+            submitted_at.store(Ticks::now(), std::memory_order_relaxed);
+            submitted_by.store(me != nullptr ? static_cast<int>(me->id) : -1, std::memory_order_relaxed);
+        }
         std::span<const Edge> preds;
         if (!t->deps.empty()) {
             tracker.add(*t);
@@ -216,7 +225,10 @@ TaskId Executor::submit(TaskFn&& fn, std::span<const Dep> deps, int hint, Runtim
         }
         // From here a finishing predecessor may make the task ready.
         if (!t->deps.empty()) ready = tracker.commit(*t);
-        if (ready) target = queue_for(t, place(t));
+        if (ready) {
+            target = queue_for(t, place(t));
+            first_held = target == nullptr && team == nullptr && held_count.load(std::memory_order_relaxed) == 1;
+        }
     }
     // Before the push: once queued, the task may start.
     if (observer != nullptr) announce_created(id, ready, t0);
@@ -224,6 +236,7 @@ TaskId Executor::submit(TaskFn&& fn, std::span<const Dep> deps, int hint, Runtim
         target->queue.push(t);
         wake_node(target->node);
     }
+    if (first_held) wake_workers();
     if (timed) {
         const std::uint64_t dt = Ticks::now() - t0;
         me->excluded += dt;
@@ -279,7 +292,7 @@ void Executor::block_until(Pred done) {
         maybe_flush();
         std::unique_lock lk(wait_mutex);
         if (done()) break;
-        wait_cv.wait_for(lk, std::chrono::milliseconds(1));
+        wait_cv.wait_for(lk, outside_poll);
         if (done()) break;
     }
     waiters.fetch_sub(1, std::memory_order_acq_rel);

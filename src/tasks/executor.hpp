@@ -30,7 +30,13 @@
 //    ready task.
 //  * Held tasks cannot deadlock a wait: every waiter registers in
 //    `waiters`, calls flush() when tasks are held and no job is out, and
-//    idle workers do the same while someone waits.
+//    idle workers do the same while someone waits. A hosted runtime's
+//    waiters are its own threads, waiting while another one may still be
+//    spawning into the window: there only the thread that submitted the
+//    last task flushes at once, and the others when no task has been
+//    submitted for RuntimeOptions::held_stall (may_cut()), so a window is
+//    cut when its producer waits or stops, not whenever one of its peers
+//    runs dry. The first task held wakes the sleepers to watch for that.
 //  * Completion: a task holds one reference for its body and one per live
 //    child; when the count drops to zero the task goes back to the pool and
 //    releases its parent. So taskwait() inside a task waits for the whole
@@ -47,6 +53,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -97,6 +104,10 @@ struct Tls {
 // caches (the library already needs static TLS), so no __tls_get_addr call.
 extern constinit thread_local Tls tls __attribute__((tls_model("initial-exec")));
 
+// How often a thread waiting outside the tasks looks at held tasks
+// (block_until()).
+inline constexpr std::chrono::milliseconds outside_poll{1};
+
 struct Executor {
     // Workers on the team's threads, or (team == nullptr) hosted: the
     // caller's threads take the workers' seats (Runtime::host()) and run
@@ -142,6 +153,11 @@ struct Executor {
     // idle workers, so they live on another pair of lines.
     alignas(128) std::atomic<std::uint64_t> spawned{0};
     alignas(128) std::atomic<std::uint64_t> held_count{0};
+    // Hosted runtimes only: the last submission's Ticks and worker (-1: a
+    // thread without a seat), for may_cut().
+    std::atomic<std::uint64_t> submitted_at{0};
+    std::atomic<int> submitted_by{-1};
+    std::uint64_t stall_ticks = 0;   // options.held_stall in Ticks, set by start()
     std::atomic<int> waiters{0};
     std::atomic<bool> stopping{false};
     RunMetrics metrics;
@@ -227,12 +243,29 @@ struct Executor {
     void job_done(std::unique_ptr<PartitionJob> job, std::exception_ptr error, std::uint64_t start,
                   std::uint64_t end);
 
-    // flush() when tasks are held and no job can release them.
-    void maybe_flush() {
+    // flush() when tasks are held and no job can release them; a hosted
+    // runtime's waiting worker `waiter` only when may_cut() too.
+    static constexpr int any_waiter = -2;
+    void maybe_flush(int waiter = any_waiter) {
         if (held_count.load(std::memory_order_acquire) == 0 || partitions.outstanding() != 0) return;
-        flush_held();
+        flush_held(waiter);
     }
-    void flush_held();
+    void flush_held(int waiter);
+    // Hosted runtimes: whether waiting worker `worker` may flush held tasks
+    // at `now`: it submitted the last task, or no task was
+    // submitted for options.held_stall, so the window is not being filled.
+    bool may_cut(int worker, std::uint64_t now) const {
+        return submitted_by.load(std::memory_order_relaxed) == worker || stall_left(now) == 0;
+    }
+    // Ticks until may_cut() holds for every waiter (0: it does). The clock
+    // of another CPU may be behind the submitter's (a virtual machine's
+    // TSCs need not agree): a `now` before the submission counts as none
+    // of the stall gone, never as a wrapped-around eternity.
+    std::uint64_t stall_left(std::uint64_t now) const {
+        const std::uint64_t at = submitted_at.load(std::memory_order_relaxed);
+        const std::uint64_t since = now > at ? now - at : 0;
+        return since >= stall_ticks ? 0 : stall_ticks - since;
+    }
 
     // ---- submission ------------------------------------------------------------
     TaskId submit(TaskFn&& fn, std::span<const Dep> deps, int hint, Runtime::Group::State* group);

@@ -47,6 +47,8 @@ Runtime::Runtime(const Machine& machine, const TeamLayout& layout, std::unique_p
             throw Error("layout", "rank " + std::to_string(r) + " is on node " + std::to_string(p.node) +
                                       ", which is not a node of the machine");
     }
+    if (options.held_stall.count() < 0)
+        throw Error("held_stall", std::to_string(options.held_stall.count()) + " us is negative; 0 or more");
     impl_ = std::make_unique<Impl>(nullptr, machine, layout, std::move(policy), options, os::linux_os());
     impl_->start();
 }

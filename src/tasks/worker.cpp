@@ -2,6 +2,7 @@
 #include "tasks/worker.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <thread>
 
 #include "tasks/executor.hpp"
@@ -331,7 +332,7 @@ bool Worker::help_search(Helping& h) {
     const std::uint64_t now = Ticks::now();
     if (h.clock.searches == 0) WorkerCounters::add(counters.runtime, now - since);
     h.clock.failed(ex_, now);
-    ex_.maybe_flush();
+    ex_.maybe_flush(ex_.team != nullptr ? Executor::any_waiter : static_cast<int>(id));
     return false;
 }
 
@@ -395,9 +396,19 @@ void Worker::wait_hosted(bool (*done)(void*), void* arg, bool may_sleep) {
         const std::uint32_t e = mine.epoch.load(std::memory_order_acquire);
         mine.sleepers.fetch_add(1, std::memory_order_seq_cst);
         ex_.sleepers.fetch_add(1, std::memory_order_seq_cst);
+        const bool held =
+            ex_.held_count.load(std::memory_order_acquire) > 0 && ex_.partitions.outstanding() == 0;
+        const std::uint64_t now = Ticks::now();
         const bool work = done(arg) || !deferred.empty() || ex_.queues.any_queued() ||
-                          (ex_.held_count.load(std::memory_order_acquire) > 0 && ex_.partitions.outstanding() == 0);
-        if (!work) mine.epoch.wait(e, std::memory_order_acquire);
+                          (held && ex_.may_cut(static_cast<int>(id), now));
+        // Held tasks that another thread may still be adding to: look
+        // again when they would have waited long enough (a timed sleep,
+        // which a push does not cut short).
+        if (!work && held)
+            std::this_thread::sleep_for(std::chrono::duration<double>(
+                static_cast<double>(ex_.stall_left(now)) * Ticks::seconds_per_tick()));
+        else if (!work)
+            mine.epoch.wait(e, std::memory_order_acquire);
         ex_.sleepers.fetch_sub(1, std::memory_order_relaxed);
         mine.sleepers.fetch_sub(1, std::memory_order_relaxed);
         h.spins = 0;

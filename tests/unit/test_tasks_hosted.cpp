@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -186,6 +187,94 @@ TEST_P(HostedRuntime, ScopesSeparateDependencies) {
 INSTANTIATE_TEST_SUITE_P(EveryPolicy, HostedRuntime, ::testing::ValuesIn(numaware::test::all_policy_names()),
                          numaware::test::param_name);
 
+// RIP's windows in a hosted runtime. One thread submits (the OpenMP
+// `single` that spawns); the others wait at the barrier meanwhile and run
+// dry. A waiter that cut the window whenever its search failed made RIP-DEP
+// partition window 0 in fragments and then fall back to DEP: the omp
+// locality check on 8 emulated nodes measured RIP-DEP moving as many
+// cross-node bytes as DEP in one run of three.
+struct PartitionSizes : Observer {
+    std::mutex mutex;
+    std::vector<std::size_t> sizes;
+    void on_partition_done(std::size_t tasks, double, double) override {
+        std::lock_guard g(mutex);
+        sizes.push_back(tasks);
+    }
+    std::vector<std::size_t> get() {
+        std::lock_guard g(mutex);
+        return sizes;
+    }
+};
+
+// Two sweeps over 16 blocks: the first writes each block, the second
+// updates it. Window 0 (16 tasks here) ends where the second sweep starts.
+// A pause between spawns (far below held_stall) gives a waiter that would
+// cut the window time to do it.
+void spawn_two_sweeps(Runtime& rt, std::vector<double>& blocks, std::atomic<int>& ran) {
+    for (int sweep = 0; sweep < 2; ++sweep)
+        for (double& b : blocks) {
+            rt.spawn([&ran] { ran.fetch_add(1); }, {sweep == 0 ? out(&b, sizeof b) : inout(&b, sizeof b)});
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+        }
+}
+
+TEST(HostedRuntimeWindows, AWaiterLeavesTheWindowAnotherThreadIsFillingToBeFilled) {
+    PartitionSizes seen;
+    RuntimeOptions o;
+    o.observer = &seen;
+    o.held_stall = std::chrono::seconds(60);   // only the submitter may cut
+    Runtime rt{two_nodes(), two_ranks(), policy("rip-dep"), o};
+    std::vector<double> blocks(16);
+    std::atomic<int> ran{0};
+    std::atomic<bool> searching{false};
+    std::pair<std::atomic<int>*, int> all{&ran, 32};
+    std::thread waiter([&] {
+        rt.host(1);
+        searching.store(true);
+        rt.run_until(counter_reached, &all, Runtime::Sleep::never);   // searches all along
+        rt.unhost();
+    });
+    rt.host(0);
+    while (!searching.load()) std::this_thread::yield();
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    spawn_two_sweeps(rt, blocks, ran);
+    rt.run_until(counter_reached, &all, Runtime::Sleep::never);
+    rt.unhost();
+    waiter.join();
+    const std::vector<std::size_t> sizes = seen.get();
+    ASSERT_FALSE(sizes.empty());
+    EXPECT_EQ(sizes.front(), 16u) << "window 0 was cut while its submitter was still filling it";
+}
+
+// A submitter that stops before its window is full and does not wait (it
+// computes, or spins on a flag that a held task sets) must not leave the
+// held tasks to sleep: a sleeping waiter is woken by the first held task
+// and cuts the window once no task has been submitted for held_stall.
+TEST(HostedRuntimeWindows, AWaiterCutsAWindowItsSubmitterLeftUnfilled) {
+    RuntimeOptions o;
+    o.held_stall = std::chrono::milliseconds(2);
+    Runtime rt{two_nodes(), two_ranks(), policy("rip-dep"), o};
+    std::vector<double> blocks(3);
+    std::atomic<int> ran{0};
+    std::pair<std::atomic<int>*, int> three{&ran, 3};
+    std::thread waiter([&] {
+        rt.host(1);
+        rt.run_until(counter_reached, &three);   // asleep before anything is spawned
+        rt.unhost();
+    });
+    rt.host(0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    for (double& b : blocks) rt.spawn([&ran] { ran.fetch_add(1); }, {out(&b, sizeof b)});
+    // Not a wait of the runtime's: only the waiter can run the tasks.
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (ran.load() < 3 && std::chrono::steady_clock::now() < give_up)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    EXPECT_EQ(ran.load(), 3) << "the held tasks stayed held while the submitter did not wait";
+    rt.run_until(all_done, &rt, Runtime::Sleep::never);
+    rt.unhost();
+    waiter.join();
+}
+
 TEST(HostedRuntimeBadInput, IsRejectedNamingTheLimit) {
     Machine machine = two_nodes();
     expect_error([&] { Runtime rt(machine, TeamLayout{}, make_policy("dfifo")); }, "layout", "no ranks");
@@ -193,6 +282,13 @@ TEST(HostedRuntimeBadInput, IsRejectedNamingTheLimit) {
                  "node 7");
     expect_error([&] { Runtime rt(machine, two_ranks(), nullptr); }, "policy", "null");
     Runtime rt{machine, two_ranks(), make_policy("dfifo")};
+    expect_error(
+        [&] {
+            RuntimeOptions o;
+            o.held_stall = std::chrono::microseconds(-1);
+            Runtime r(machine, two_ranks(), make_policy("rip-dep"), o);
+        },
+        "held_stall", "negative");
     expect_error([&] { rt.host(2); }, "worker", "0 to 1");
     expect_error([&] { rt.run_until(flag_set, nullptr); }, "run_until", "host() first");
     expect_error([&] { rt.close_scope(9); }, "scope", "never opened");
