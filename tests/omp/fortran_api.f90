@@ -5,6 +5,7 @@
 ! Deterministic: the suite compares the output with libgomp's.
 program fortran_api
   use omp_lib
+  use, intrinsic :: iso_c_binding, only: c_ptr, c_associated, c_size_t
   implicit none
   integer, parameter :: n = 1000
   integer :: i, nthreads, counted, tid, level_seen, chunk
@@ -13,8 +14,15 @@ program fortran_api
   integer(omp_nest_lock_kind) :: nlck
   integer(8) :: total, locked, nested
   integer(8) :: a(0:7)
-  logical :: in_par, was_final
+  logical :: in_par, was_final, place_ok
   double precision :: t0, t1
+  integer :: nplaces, p, nprocs, fmt_len, cap_len
+  integer, allocatable :: ids(:)
+  character(len=64) :: fmt_buf, cap_buf
+  character(len=8) :: tid_text
+  integer(omp_allocator_handle_kind) :: al
+  type(omp_alloctrait) :: traits(1)
+  type(c_ptr) :: blk
 
   t0 = omp_get_wtime()
   print '(a,l1,a,i0,a,i0)', 'outside: in_parallel=', omp_in_parallel(), ' level=', omp_get_level(), &
@@ -87,4 +95,38 @@ program fortran_api
   print '(a,l1,a,l1)', 'wtime moves: ', t1 >= t0, ', wtick positive: ', omp_get_wtick() > 0
   print '(a,l1,a,i0,a,i0)', 'device: initial=', omp_is_initial_device(), ' devices=', omp_get_num_devices(), &
        ' teams=', omp_get_num_teams()
+
+  ! Places: every place has CPUs; a thread's place number is in range.
+  nplaces = omp_get_num_places()
+  place_ok = nplaces >= 0
+  do p = 0, nplaces - 1
+     nprocs = omp_get_place_num_procs(p)
+     place_ok = place_ok .and. nprocs > 0
+     allocate(ids(nprocs))
+     call omp_get_place_proc_ids(p, ids)
+     place_ok = place_ok .and. all(ids >= 0)
+     deallocate(ids)
+  end do
+  place_ok = place_ok .and. omp_get_place_num() >= -1 .and. omp_get_place_num() < max(nplaces, 1)
+  print '(a,l1)', 'places consistent: ', place_ok
+
+  ! The affinity format through CHARACTER arguments.
+  call omp_set_affinity_format('n=%n of %N')
+  fmt_len = omp_get_affinity_format(fmt_buf)
+  print '(a,a,a,i0)', 'format: ', trim(fmt_buf), ' length ', fmt_len
+  !$omp parallel num_threads(2) private(cap_len, cap_buf, tid_text)
+  cap_len = omp_capture_affinity(cap_buf, '%n')
+  write (tid_text, '(i0)') omp_get_thread_num()
+  !$omp critical
+  if (trim(cap_buf) /= trim(tid_text) .or. cap_len /= len_trim(tid_text)) print '(a)', 'capture differs'
+  !$omp end critical
+  !$omp end parallel
+
+  ! An allocator with an alignment trait; omp_alloc is bind(c).
+  traits(1) = omp_alloctrait(omp_atk_alignment, 64)
+  al = omp_init_allocator(omp_default_mem_space, 1, traits)
+  blk = omp_alloc(1000_c_size_t, al)
+  print '(a,l1)', 'allocator block: ', c_associated(blk)
+  call omp_free(blk, al)
+  call omp_destroy_allocator(al)
 end program fortran_api

@@ -144,6 +144,47 @@ PY
     [[ -n $dir ]] && rm -rf "$dir"
 done
 
+# OMP_DISPLAY_ENV and OMP_DISPLAY_AFFINITY: the shim's own block (after
+# libgomp's, which is loaded too) names the places and, verbose, numaware's
+# variables; each thread shows its line in the format asked for, once.
+for prog in "$@"; do
+    [[ $(basename "$prog") == affinity ]] || continue
+    err=$(OMP_DISPLAY_ENV=verbose OMP_PLACES=threads NUMAWARE_POLICY=dep LD_PRELOAD=$preload "$prog" 2>&1 >/dev/null)
+    blocks=$(grep -c '^OPENMP DISPLAY ENVIRONMENT BEGIN$' <<<"$err")
+    places=$(nproc)
+    want_places=$(seq 0 $((places - 1)) | sed 's/.*/{&}/' | paste -sd, -)
+    if [[ $blocks -lt 1 ]] || ! grep -qx "  NUMAWARE_POLICY = 'dep'" <<<"$err" ||
+        ! grep -qx "  OMP_PLACES = '$want_places'" <<<"$err"; then
+        bad "OMP_DISPLAY_ENV=verbose: no block with NUMAWARE_POLICY and OMP_PLACES '$want_places': $err"
+    else
+        say "ok: OMP_DISPLAY_ENV=verbose shows the places and numaware's variables"
+    fi
+    err=$(OMP_DISPLAY_AFFINITY=true OMP_AFFINITY_FORMAT='T%n/%N' OMP_NUM_THREADS=2 LD_PRELOAD=$preload "$prog" 2>&1 >/dev/null)
+    lines=$(grep -E '^(T[0-9]+/[0-9]+|thread [0-9]+ of [0-9]+)$' <<<"$err" | sort | uniq -c |
+            awk '{$1 = $1; n = $1; $1 = ""; print substr($0, 2) " x" n}' | paste -sd, -)
+    # The program's regions: 3 threads in OMP_AFFINITY_FORMAT; then, after
+    # it sets the format "thread %n of %N", 2 threads three times, a pause
+    # before each of the last two (new pool threads: thread 1 shows anew).
+    # A thread shows a line when its line changes.
+    [[ $lines == "T0/3 x1,T1/3 x1,T2/3 x1,thread 0 of 2 x1,thread 1 of 2 x3" ]] ||
+        bad "OMP_DISPLAY_AFFINITY=true: lines: $lines ($err)"
+    say "ok: OMP_DISPLAY_AFFINITY=true: $lines"
+done
+
+# A pinned allocator's blocks are locked in memory while they live (the
+# shim only: GCC 12's libgomp refuses pinned allocators).
+# Sanitizers turn mlock into a no-op, so under one (OMP_SUITE_PRELOAD_FIRST)
+# this is said and not checked; the plain build's run checks it.
+for prog in "$@"; do
+    [[ $(basename "$prog") == allocators ]] || continue
+    if [[ -n ${OMP_SUITE_PRELOAD_FIRST:-} ]]; then
+        say "not checked here: pinned allocators (a sanitizer's mlock does nothing; omp.constructs checks them)"
+        continue
+    fi
+    out=$(LD_PRELOAD=$preload "$prog" pinned 2>&1) || bad "pinned allocator: $out"
+    say "ok: $out"
+done
+
 # An entry point the shim lacks stops the program at once, naming it
 # (the detach clause of tasks), where libgomp runs the program.
 refused() {   # PROGRAM SYMBOL WHAT

@@ -154,6 +154,36 @@ TEST(OmpSettings, TeamsVariablesTakePositiveIntegers) {
     EXPECT_NE(warnings[1].find("OMP_TEAMS_THREAD_LIMIT: 'lots'"), std::string::npos);
 }
 
+TEST(OmpSettings, DisplayVariables) {
+    const omp::Settings none = read({});
+    EXPECT_EQ(none.affinity_format, "");
+    EXPECT_FALSE(none.display_affinity);
+    EXPECT_EQ(none.display_env, omp::Settings::Display::no);
+    const omp::Settings s = read(
+        {{"OMP_AFFINITY_FORMAT", "%n on %A"}, {"OMP_DISPLAY_AFFINITY", " TRUE "}, {"OMP_DISPLAY_ENV", "Verbose"}});
+    EXPECT_EQ(s.affinity_format, "%n on %A");
+    EXPECT_TRUE(s.display_affinity);
+    EXPECT_EQ(s.display_env, omp::Settings::Display::verbose);
+    EXPECT_EQ(read({{"OMP_DISPLAY_ENV", "true"}}).display_env, omp::Settings::Display::yes);
+    std::vector<std::string> warnings;
+    const omp::Settings bad = read({{"OMP_DISPLAY_AFFINITY", "yes"}, {"OMP_DISPLAY_ENV", "loud"}}, &warnings);
+    EXPECT_FALSE(bad.display_affinity);
+    EXPECT_EQ(bad.display_env, omp::Settings::Display::no);
+    ASSERT_EQ(warnings.size(), 2u);
+    EXPECT_NE(warnings[0].find("OMP_DISPLAY_AFFINITY: 'yes' (expected true or false)"), std::string::npos);
+    EXPECT_NE(warnings[1].find("OMP_DISPLAY_ENV: 'loud' (expected true, false or verbose)"), std::string::npos);
+}
+
+TEST(OmpSettings, AllocatorNamesAPredefinedAllocator) {
+    EXPECT_EQ(read({}).default_allocator, 1u);
+    EXPECT_EQ(read({{"OMP_ALLOCATOR", "omp_high_bw_mem_alloc"}}).default_allocator, 4u);
+    EXPECT_EQ(read({{"OMP_ALLOCATOR", " OMP_THREAD_MEM_ALLOC "}}).default_allocator, 8u);
+    std::vector<std::string> warnings;
+    EXPECT_EQ(read({{"OMP_ALLOCATOR", "omp_fast_alloc"}}, &warnings).default_allocator, 1u);
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_NE(warnings[0].find("OMP_ALLOCATOR: 'omp_fast_alloc' (expected a predefined allocator"), std::string::npos);
+}
+
 // Every schedule hands out each iteration exactly once, for any thread
 // count, iteration count and chunk; static ones in the documented order.
 TEST(OmpSchedules, EveryIterationExactlyOnce) {

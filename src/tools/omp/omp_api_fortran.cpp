@@ -9,9 +9,13 @@
 // nest lock 16 bytes, so a Fortran nest lock holds a pointer to one.
 #include <omp.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
 
 #include "tools/omp/team.hpp"
 
@@ -38,6 +42,38 @@ void get_schedule(std::int32_t* kind, Chunk* chunk) {
     omp_get_schedule(&k, &c);
     *kind = static_cast<std::int32_t>(k);
     *chunk = c;
+}
+
+// A CHARACTER argument (its hidden length comes last): trailing blanks
+// dropped, as a fixed-length variable pads the text it holds.
+std::string fortran_text(const char* text, std::size_t len) {
+    std::string s(text, len);
+    s.erase(s.find_last_not_of(' ') + 1);
+    return s;
+}
+
+// `text` into a CHARACTER buffer, blank-padded or cut to fit; its full length.
+std::int32_t fortran_out(const std::string& text, char* buffer, std::size_t len) {
+    const std::size_t n = std::min(text.size(), len);
+    std::memcpy(buffer, text.data(), n);
+    std::memset(buffer + n, ' ', len - n);
+    return static_cast<std::int32_t>(std::min<std::size_t>(text.size(), INT32_MAX));
+}
+
+// omp_get_place_proc_ids and omp_get_partition_place_nums into an array
+// of either integer kind.
+template <class Int>
+void place_proc_ids(std::int64_t place, Int* ids) {
+    const int n = omp_get_place_num_procs(narrow(place));
+    std::vector<int> c(static_cast<std::size_t>(n));
+    omp_get_place_proc_ids(narrow(place), c.data());
+    std::copy(c.begin(), c.end(), ids);
+}
+template <class Int>
+void partition_place_nums(Int* nums) {
+    std::vector<int> c(static_cast<std::size_t>(omp_get_partition_num_places()));
+    omp_get_partition_place_nums(c.data());
+    std::copy(c.begin(), c.end(), nums);
 }
 
 }  // namespace
@@ -103,6 +139,60 @@ std::int32_t omp_get_max_teams_(void) { return omp_get_max_teams(); }
 void omp_set_teams_thread_limit_(const std::int32_t* limit) { omp_set_teams_thread_limit(*limit); }
 void omp_set_teams_thread_limit_8_(const std::int64_t* limit) { omp_set_teams_thread_limit(narrow(*limit)); }
 std::int32_t omp_get_teams_thread_limit_(void) { return omp_get_teams_thread_limit(); }
+
+// ---- places and affinity ----
+std::int32_t omp_get_num_places_(void) { return omp_get_num_places(); }
+std::int32_t omp_get_place_num_procs_(const std::int32_t* place) { return omp_get_place_num_procs(*place); }
+std::int32_t omp_get_place_num_procs_8_(const std::int64_t* place) { return omp_get_place_num_procs(narrow(*place)); }
+void omp_get_place_proc_ids_(const std::int32_t* place, std::int32_t* ids) { place_proc_ids(*place, ids); }
+void omp_get_place_proc_ids_8_(const std::int64_t* place, std::int64_t* ids) { place_proc_ids(*place, ids); }
+std::int32_t omp_get_place_num_(void) { return omp_get_place_num(); }
+std::int32_t omp_get_partition_num_places_(void) { return omp_get_partition_num_places(); }
+void omp_get_partition_place_nums_(std::int32_t* nums) { partition_place_nums(nums); }
+void omp_get_partition_place_nums_8_(std::int64_t* nums) { partition_place_nums(nums); }
+void omp_set_affinity_format_(const char* format, std::size_t len) {
+    omp_set_affinity_format(fortran_text(format, len).c_str());
+}
+std::int32_t omp_get_affinity_format_(char* buffer, std::size_t len) {
+    std::string f(omp_get_affinity_format(nullptr, 0), '\0');
+    omp_get_affinity_format(f.data(), f.size() + 1);
+    return fortran_out(f, buffer, len);
+}
+void omp_display_affinity_(const char* format, std::size_t len) {
+    omp_display_affinity(fortran_text(format, len).c_str());
+}
+std::int32_t omp_capture_affinity_(char* buffer, const char* format, std::size_t buffer_len, std::size_t format_len) {
+    const std::string f = fortran_text(format, format_len);
+    std::string line(omp_capture_affinity(nullptr, 0, f.c_str()), '\0');
+    omp_capture_affinity(line.data(), line.size() + 1, f.c_str());
+    return fortran_out(line, buffer, buffer_len);
+}
+
+// ---- the environment and resources ----
+void omp_display_env_(const std::int32_t* verbose) { omp_display_env(*verbose != 0); }
+void omp_display_env_8_(const std::int64_t* verbose) { omp_display_env(*verbose != 0); }
+std::int32_t omp_pause_resource_(const std::int32_t* kind, const std::int32_t* device) {
+    return omp_pause_resource(static_cast<omp_pause_resource_t>(*kind), *device);
+}
+std::int32_t omp_pause_resource_all_(const std::int32_t* kind) {
+    return omp_pause_resource_all(static_cast<omp_pause_resource_t>(*kind));
+}
+
+// ---- memory allocators (omp_alloc and omp_free are bind(c): the C routines) ----
+std::intptr_t omp_init_allocator_(const std::intptr_t* space, const std::int32_t* ntraits, const omp_alloctrait_t* traits) {
+    return static_cast<std::intptr_t>(
+        omp_init_allocator(static_cast<omp_memspace_handle_t>(*space), *ntraits, traits));
+}
+std::intptr_t omp_init_allocator_8_(const std::intptr_t* space, const std::int64_t* ntraits,
+                                    const omp_alloctrait_t* traits) {
+    return static_cast<std::intptr_t>(
+        omp_init_allocator(static_cast<omp_memspace_handle_t>(*space), narrow(*ntraits), traits));
+}
+void omp_destroy_allocator_(const std::intptr_t* a) { omp_destroy_allocator(static_cast<omp_allocator_handle_t>(*a)); }
+void omp_set_default_allocator_(const std::intptr_t* a) {
+    omp_set_default_allocator(static_cast<omp_allocator_handle_t>(*a));
+}
+std::intptr_t omp_get_default_allocator_(void) { return static_cast<std::intptr_t>(omp_get_default_allocator()); }
 
 // ---- timing ----
 double omp_get_wtime_(void) { return omp_get_wtime(); }

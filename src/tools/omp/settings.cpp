@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <iterator>
 #include <limits>
 
 #include <fmt/format.h>
@@ -261,6 +262,28 @@ Settings read_settings(const GetEnv& getenv, const Warn& warn) {
         unsigned limit = 0;
         if (whole_number(std::string_view(v), limit) && limit > 0) s.teams_thread_limit = limit;
         else invalid("OMP_TEAMS_THREAD_LIMIT", v, "a positive integer");
+    }
+    if (const char* v = getenv("OMP_AFFINITY_FORMAT")) s.affinity_format = v;
+    if (const char* v = getenv("OMP_DISPLAY_AFFINITY")) {
+        const std::string d = lower(trim(v));
+        if (d == "true") s.display_affinity = true;
+        else if (d != "false") invalid("OMP_DISPLAY_AFFINITY", v, "true or false");
+    }
+    if (const char* v = getenv("OMP_DISPLAY_ENV")) {
+        const std::string d = lower(trim(v));
+        if (d == "true") s.display_env = Settings::Display::yes;
+        else if (d == "verbose") s.display_env = Settings::Display::verbose;
+        else if (d != "false") invalid("OMP_DISPLAY_ENV", v, "true, false or verbose");
+    }
+    if (const char* v = getenv("OMP_ALLOCATOR")) {
+        static constexpr const char* names[] = {"omp_default_mem_alloc", "omp_large_cap_mem_alloc",
+                                                "omp_const_mem_alloc",   "omp_high_bw_mem_alloc",
+                                                "omp_low_lat_mem_alloc", "omp_cgroup_mem_alloc",
+                                                "omp_pteam_mem_alloc",   "omp_thread_mem_alloc"};
+        const std::string d = lower(trim(v));
+        const auto* it = std::find(std::begin(names), std::end(names), d);
+        if (it != std::end(names)) s.default_allocator = static_cast<std::uintptr_t>(it - std::begin(names)) + 1;
+        else invalid("OMP_ALLOCATOR", v, "a predefined allocator, omp_default_mem_alloc to omp_thread_mem_alloc");
     }
     if (const char* v = getenv("NUMAWARE_POLICY")) {
         const std::string p = lower(trim(v));

@@ -47,6 +47,11 @@ struct Settings {
     unsigned thread_limit = 0;                 // OMP_THREAD_LIMIT; 0: none
     unsigned num_teams = 0;                    // OMP_NUM_TEAMS; 0: one team per node the process may use
     unsigned teams_thread_limit = 0;           // OMP_TEAMS_THREAD_LIMIT; 0: none
+    std::string affinity_format;               // OMP_AFFINITY_FORMAT; empty: the default (affinity.hpp)
+    bool display_affinity = false;             // OMP_DISPLAY_AFFINITY
+    enum class Display { no, yes, verbose };
+    Display display_env = Display::no;         // OMP_DISPLAY_ENV
+    std::uintptr_t default_allocator = 1;      // OMP_ALLOCATOR: a predefined allocator, omp.h's number
     std::string policy = "dfifo";              // NUMAWARE_POLICY
     std::size_t rip_window = 256;              // NUMAWARE_RIP_WINDOW: tasks per RIP partition window
     std::string report_path;                   // NUMAWARE_REPORT: the run report's file; empty: none

@@ -6,6 +6,7 @@
 #include "tools/omp/tasking.hpp"
 
 #include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -147,13 +148,14 @@ namespace {
 
 // The environment is read when the library is loaded, before main: a bad
 // NUMAWARE_POLICY stops the program before it starts, and the warnings
-// come first, as libgomp's do.
-const std::vector<unsigned>& initial_cpus();
-
+// come first, as libgomp's do. OMP_DISPLAY_ENV shows the environment then
+// (after libgomp's own display, when libgomp is loaded too).
 [[gnu::constructor]] void read_environment_at_load() {
     (void)settings();
     (void)initial_cpus();
     prepare_report();
+    if (settings().display_env != Settings::Display::no)
+        std::fputs(display_env_text(settings().display_env == Settings::Display::verbose).c_str(), stderr);
 }
 
 // Where pool thread i runs: its CPU set, empty for an unbound thread.
@@ -198,6 +200,8 @@ std::vector<unsigned> cgroup_cpus() {
     return {};
 }
 
+}  // namespace
+
 const std::vector<unsigned>& initial_cpus() {
     static const std::vector<unsigned> cpus = [] {
         const Settings& s = settings();
@@ -210,6 +214,8 @@ const std::vector<unsigned>& initial_cpus() {
     }();
     return cpus;
 }
+
+namespace {
 
 // The mapping for `threads` ranks on the CPUs the process may use. With
 // every CPU of the machine allowed, it is plan_team's own (contiguous or
@@ -346,6 +352,20 @@ public:
         busy_ = false;
     }
 
+    // omp_pause_resource: ends the pool's threads and waits until none of
+    // them touches its Worker any more; the next region starts new ones.
+    // False inside the pool's region.
+    bool pause() {
+        if (busy_) return false;
+        stop();
+        for (auto& w : workers_)
+            while (!w->done.load(std::memory_order_acquire)) sched_yield();
+        workers_.clear();
+        planned_for_ = 0;
+        master_pinned_ = false;
+        return true;
+    }
+
     // Ends the pool's threads (their initial thread is ending).
     void stop() {
         for (auto& w : workers_) {
@@ -360,6 +380,7 @@ private:
         std::atomic<std::uint32_t> go{0};
         std::atomic<bool> sleeping{false};   // may be asleep on `go`
         std::atomic<bool> stop{false};
+        std::atomic<bool> done{false};   // its thread no longer reads this
         Team* team = nullptr;
         unsigned nthreads_var = 0;
         bool run_sched_set = false;
@@ -440,7 +461,10 @@ private:
                 }
             }
             seen = w.go.load(std::memory_order_acquire);
-            if (w.stop.load(std::memory_order_relaxed)) return;
+            if (w.stop.load(std::memory_order_relaxed)) {
+                w.done.store(true, std::memory_order_release);
+                return;
+            }
             st.nthreads_var = w.nthreads_var;
             st.run_sched_set = w.run_sched_set;
             st.run_sched = w.run_sched;
@@ -465,6 +489,11 @@ private:
 
 Team::Team() = default;
 Team::~Team() = default;
+
+bool pause_pool() {
+    if (thread_state().active_level > 0) return false;
+    return Pool::mine().pause();
+}
 
 TeamLayout task_layout(unsigned threads) {
     const Machine& m = machine();
@@ -522,6 +551,7 @@ void member_enter(Team& team, unsigned num, ThreadState& st) {
         st.cursor.current = &team.workshares.slot(0);
         st.cursor.current_g = 0;
     }
+    display_affinity_on_entry();
 }
 
 // The region's closing barrier, then the thread's outer state back.

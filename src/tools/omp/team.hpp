@@ -20,6 +20,7 @@
 
 #include "numaware/machine.hpp"
 #include "numaware/team.hpp"
+#include "tools/omp/affinity.hpp"
 #include "tools/omp/settings.hpp"
 #include "tools/omp/workshare.hpp"
 
@@ -161,6 +162,24 @@ ThreadState& thread_state();
 
 // The process-wide settings (OMP_* read once, at the first call).
 const Settings& settings();
+
+// The CPUs the process may run on, as it was started, ascending (empty:
+// unknown, the whole machine).
+const std::vector<unsigned>& initial_cpus();
+
+// ---- places and affinity (omp_api_affinity.cpp) ----
+// OMP_PLACES over the machine model and initial_cpus() (affinity.hpp).
+const PlaceList& team_places();
+// The calling thread's affinity line in `format`.
+std::string affinity_line(std::string_view format);
+// OMP_DISPLAY_AFFINITY: the calling thread's line on stderr, on its first
+// region and whenever the line changes. Called as a thread enters a region.
+void display_affinity_on_entry();
+// omp_display_env's text (OMP_DISPLAY_ENV at load).
+std::string display_env_text(bool verbose);
+// omp_pause_resource: ends the calling initial thread's pool threads
+// (later regions start new ones); false inside a parallel region.
+bool pause_pool();
 
 // Runs fn(data) as a parallel region of `requested` threads (0: the
 // nthreads-var ICV), the calling thread as thread 0, and returns after the

@@ -1,0 +1,82 @@
+// The OpenMP shim's place lists and affinity format (tools/omp/affinity.hpp),
+// on synthetic machines. The routines that report them run under real
+// OpenMP programs in the `omp.constructs` test (tests/omp/affinity.c).
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "numaware/machine.hpp"
+#include "tools/omp/affinity.hpp"
+
+namespace omp = numaware::omp;
+using numaware::Machine;
+
+namespace {
+
+// 2 nodes of 4 CPUs, cores of 2 hardware threads (L1 shared by pairs).
+Machine smt_machine() {
+    Machine m = Machine::from_spec("nodes=2 cpus-per-node=4 mem-per-node=512M distances=10,21/21,10");
+    for (unsigned c = 0; c < 8; c += 2) m.caches.push_back(numaware::Cache{1, "data", 32768, 64, {c, c + 1}});
+    return m;
+}
+
+omp::Places kind(omp::PlaceKind k) { return omp::Places{k, {}}; }
+
+TEST(OmpPlaces, AbstractNamesFollowTheMachineAndTheAllowedCpus) {
+    const Machine m = smt_machine();
+    using L = omp::PlaceList;
+    EXPECT_EQ(omp::place_list(m, {}, kind(omp::PlaceKind::threads)), (L{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}}));
+    EXPECT_EQ(omp::place_list(m, {}, kind(omp::PlaceKind::cores)), (L{{0, 1}, {2, 3}, {4, 5}, {6, 7}}));
+    EXPECT_EQ(omp::place_list(m, {}, kind(omp::PlaceKind::numa_domains)), (L{{0, 1, 2, 3}, {4, 5, 6, 7}}));
+    EXPECT_EQ(omp::place_list(m, {}, kind(omp::PlaceKind::sockets)), (L{{0, 1, 2, 3}, {4, 5, 6, 7}}));
+    // A cpuset of 1, 2, 3 and 6: what is left of each place, empty ones dropped.
+    const std::vector<unsigned> allowed{1, 2, 3, 6};
+    EXPECT_EQ(omp::place_list(m, allowed, kind(omp::PlaceKind::cores)), (L{{1}, {2, 3}, {6}}));
+    EXPECT_EQ(omp::place_list(m, allowed, kind(omp::PlaceKind::numa_domains)), (L{{1, 2, 3}, {6}}));
+    // Without caches in the model, a core is a CPU.
+    const Machine plain = Machine::from_spec("nodes=2 cpus-per-node=2");
+    EXPECT_EQ(omp::place_list(plain, {}, kind(omp::PlaceKind::cores)), (L{{0}, {1}, {2}, {3}}));
+}
+
+TEST(OmpPlaces, ExplicitListsKeepTheirOrderWithoutDisallowedCpus) {
+    const Machine m = smt_machine();
+    const omp::Places listed{omp::PlaceKind::explicit_list, {{6, 7}, {0, 1}, {5}, {3, 2}, {0, 1}}};
+    EXPECT_EQ(omp::place_list(m, {}, listed), (omp::PlaceList{{6, 7}, {0, 1}, {5}, {2, 3}}));
+    EXPECT_EQ(omp::place_list(m, {0, 1, 2, 7}, listed), (omp::PlaceList{{7}, {0, 1}, {2}}));
+}
+
+TEST(OmpPlaces, AThreadIsInThePlaceThatHoldsItsWholeMask) {
+    const omp::PlaceList cores{{0, 1}, {2, 3}, {4, 5}};
+    EXPECT_EQ(omp::place_of(cores, {3}), 1);
+    EXPECT_EQ(omp::place_of(cores, {4, 5}), 2);
+    EXPECT_EQ(omp::place_of(cores, {1, 2}), -1);   // spans two places: unbound
+    EXPECT_EQ(omp::place_of(cores, {}), -1);
+    EXPECT_EQ(omp::place_of(cores, {9}), -1);
+}
+
+TEST(OmpAffinityFormat, FieldsWidthsAndJustification) {
+    omp::AffinityFields f;
+    f.team_num = 0;
+    f.num_teams = 1;
+    f.level = 1;
+    f.thread_num = 3;
+    f.num_threads = 8;
+    f.ancestor_thread_num = 0;
+    f.host = "node07";
+    f.process_id = 4242;
+    f.native_thread_id = 4250;
+    f.affinity = "2-3";
+    EXPECT_EQ(omp::format_affinity(omp::default_affinity_format, f), "level 1 thread 4250 affinity 2-3");
+    EXPECT_EQ(omp::format_affinity("%n/%N %t/%T a=%a %H:%P", f), "3/8 0/1 a=0 node07:4242");
+    EXPECT_EQ(omp::format_affinity("[%5n][%.5n][%0.5n][%3H]", f), "[3    ][    3][00003][node07]");
+    EXPECT_EQ(omp::format_affinity("%{thread_num} of %{num_threads} on %{thread_affinity}", f), "3 of 8 on 2-3");
+    EXPECT_EQ(omp::format_affinity("100%% %{nesting_level}", f), "100% 1");
+    // Not fields: kept as written, and nothing read past the end.
+    EXPECT_EQ(omp::format_affinity("%q %{nope} %", f), "%q %{nope} %");
+    EXPECT_EQ(omp::format_affinity("%{thread_num", f), "%{thread_num");
+    f.ancestor_thread_num = -1;
+    EXPECT_EQ(omp::format_affinity("%0.4a", f), "-001");
+}
+
+}  // namespace
