@@ -4,12 +4,18 @@
  * partition trait, and the `allocate` clause (GOMP_alloc/GOMP_free).
  * Deterministic: the suite compares the output with libgomp's. With the
  * argument "pinned" (the shim only: GCC 12's libgomp refuses pinned
- * allocators) it checks that a pinned block is locked in memory. */
+ * allocators) it checks that a pinned block is locked in memory; with
+ * "placement" (in the emulated NUMA guests) that the partition trait puts
+ * pages where it says, asking the kernel (move_pages) for every page. */
+#define _GNU_SOURCE
 #include <omp.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 static int aligned(const void* p, size_t a) { return ((uintptr_t)p % a) == 0; }
 
@@ -46,8 +52,108 @@ static int pinned(void) {
     return !(during - before >= 256 && after == before);
 }
 
+/* The node of each page of [p, p + bytes): -1 for a page not present. */
+static void page_nodes(void* p, size_t bytes, int* nodes, int* count) {
+    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    const uintptr_t first = (uintptr_t)p / page * page;
+    const int n = (int)(((uintptr_t)p + bytes - first + page - 1) / page);
+    void* pages[4096];
+    for (int i = 0; i < n && i < 4096; ++i) pages[i] = (void*)(first + (uintptr_t)i * page);
+    *count = n < 4096 ? n : 4096;
+    if (syscall(SYS_move_pages, 0, (unsigned long)*count, pages, NULL, nodes, 0) != 0)
+        for (int i = 0; i < *count; ++i) nodes[i] = -2;
+}
+
+static int my_node(void) {
+    unsigned cpu = 0, node = 0;
+    return syscall(SYS_getcpu, &cpu, &node, NULL) == 0 ? (int)node : -1;
+}
+
+/* Every page of a block allocated and touched by each thread of the team
+ * on the calling thread's node (nearest, and the environment's first touch). */
+static int on_own_node(omp_allocator_handle_t a, const char* name) {
+    int bad = 0;
+#pragma omp parallel reduction(+ : bad)
+    {
+        const size_t bytes = 256 * 1024;
+        char* p = omp_alloc(bytes, a);
+        const int node = my_node();
+        if (!p) {
+            bad = 1;
+        } else {
+            memset(p, 1, bytes);
+            int nodes[4096], n = 0;
+            page_nodes(p, bytes, nodes, &n);
+            for (int i = 0; i < n; ++i)
+                if (nodes[i] != node) {
+#pragma omp critical
+                    printf("@@ allocplace %s: thread %d on node %d has page %d of %d on node %d\n", name,
+                           omp_get_thread_num(), node, i, n, nodes[i]);
+                    bad = 1;
+                    break;
+                }
+            omp_free(p, a);
+        }
+    }
+    return bad == 0;
+}
+
+static int placement(void) {
+    int ok = 1;
+    const omp_uintptr_t kinds[] = {omp_atv_nearest, omp_atv_environment, omp_atv_interleaved, omp_atv_blocked};
+    const char* names[] = {"nearest", "environment", "interleaved", "blocked"};
+    omp_allocator_handle_t a[4];
+    for (int k = 0; k < 4; ++k) {
+        const omp_alloctrait_t t[] = {{omp_atk_partition, kinds[k]}, {omp_atk_fallback, omp_atv_null_fb}};
+        a[k] = omp_init_allocator(omp_default_mem_space, 2, t);
+    }
+    for (int k = 0; k < 2; ++k) {
+        const int good = on_own_node(a[k], names[k]);
+        printf("@@ allocplace %s: every thread's pages on its own node: %s\n", names[k], good ? "yes" : "no");
+        ok &= good;
+    }
+    /* 256 pages: interleaved round robin (each page on another node than
+     * the one before, the nodes used equally), blocked in contiguous runs
+     * (the node changes as often as there are nodes, less one). */
+    for (int k = 2; k < 4; ++k) {
+        const size_t bytes = 256 * (size_t)sysconf(_SC_PAGESIZE);
+        char* p = omp_alloc(bytes, a[k]);
+        if (!p) {
+            printf("@@ allocplace %s: no block\n", names[k]);
+            ok = 0;
+            continue;
+        }
+        memset(p, 1, bytes);
+        int nodes[4096], n = 0, used[64] = {0}, changes = 0, distinct = 0, absent = 0;
+        page_nodes(p, bytes, nodes, &n);
+        for (int i = 0; i < n; ++i) {
+            if (nodes[i] < 0 || nodes[i] >= 64) {
+                ++absent;
+                continue;
+            }
+            distinct += used[nodes[i]]++ == 0;
+            changes += i > 0 && nodes[i] != nodes[i - 1];
+        }
+        int lo = n, hi = 0;
+        for (int d = 0; d < 64; ++d)
+            if (used[d]) {
+                lo = used[d] < lo ? used[d] : lo;
+                hi = used[d] > hi ? used[d] : hi;
+            }
+        const int good = absent == 0 && distinct >= 2 &&
+                         (k == 2 ? changes == n - 1 && hi - lo <= 1 : changes == distinct - 1 && hi - lo <= 2);
+        printf("@@ allocplace %s: %d pages on %d nodes, %d node changes, %d to %d pages a node: %s\n", names[k], n,
+               distinct, changes, lo, hi, good ? "as planned" : "NOT as planned");
+        ok &= good;
+        omp_free(p, a[k]);
+    }
+    for (int k = 0; k < 4; ++k) omp_destroy_allocator(a[k]);
+    return !ok;
+}
+
 int main(int argc, char** argv) {
     if (argc > 1 && strcmp(argv[1], "pinned") == 0) return pinned();
+    if (argc > 1 && strcmp(argv[1], "placement") == 0) return placement();
 
     /* Predefined allocators, every one usable (high_bw falls back to default memory without HBM). */
     const omp_allocator_handle_t predefined[] = {omp_default_mem_alloc, omp_large_cap_mem_alloc, omp_const_mem_alloc,

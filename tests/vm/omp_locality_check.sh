@@ -22,7 +22,10 @@
 # (docs/OPENMP.md), so the report's cross-node "bytes" count dependences
 # whose home page is on another node than the thread that ran the task.
 # FAILS when the guest run fails, when an app's result does not match its
-# serial reference, and unless the medians are ordered as above.
+# serial reference, and unless the medians are ordered as above. The same
+# boot checks the OpenMP allocators' partition trait page by page (nearest
+# and first touch on each thread's node, interleaved round robin, blocked
+# in contiguous parts).
 set -u
 repeats=5
 # One run takes about 2 s (BENCHMARKS.md); a run still going after
@@ -70,6 +73,12 @@ if [ "${1:-}" = "--guest" ]; then
             done
         done
     done
+    # The OpenMP allocators' partition trait, page by page (tests/omp/allocators.c).
+    OMP_NUM_THREADS=$threads OMP_PROC_BIND=close LD_PRELOAD=$shim timeout "$run_limit" "$dir/allocators" placement \
+        > /tmp/alloc.txt 2>&1
+    rc=$?
+    cat /tmp/alloc.txt
+    echo "@@ allocators exit=$rc"
     exit 0
 fi
 
@@ -83,8 +92,10 @@ trap 'rm -rf "$work"' EXIT
 "$nw" vm --machine "$machine" --kernel 6.1 --timeout 1100 -- \
     sh "$self" --guest "$shim" "$dir" "$threads" "$sizes" > "$work/raw"
 rc=$?
-grep '^@@ app=\|^@@ exit=\|^@@ hang\|^@@ stack' "$work/raw"
+grep '^@@ app=\|^@@ exit=\|^@@ hang\|^@@ stack\|^@@ alloc' "$work/raw"
 [ "$rc" -eq 0 ] || fail "the guest run exited with $rc"
+grep -q '^@@ allocators exit=0$' "$work/raw" ||
+    fail "the OpenMP allocators did not put pages where their partition trait says (the @@ alloc lines above)"
 
 REPEATS=$repeats python3 - "$work/raw" "$machine" "$threads" "$table" <<'EOF'
 import json, os, re, statistics, sys
