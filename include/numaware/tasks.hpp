@@ -265,6 +265,16 @@ public:
     // Throws Error("barrier", ...) when called from inside a task.
     void barrier();
 
+    // Detached completion (OpenMP's `detach` clause). Inside a task,
+    // detach() makes the task's completion wait, beyond its body, for
+    // fulfill(token): until both, its successors stay blocked and its
+    // parent's taskwait, its group and barrier() wait for it. fulfill() may
+    // come from any thread, before or after the body ends, once per token.
+    // Throws Error("detach") outside a task of this runtime or for a task
+    // detached already.
+    std::uintptr_t detach();
+    void fulfill(std::uintptr_t token);
+
     // Tells the runtime where a region lives (the heap and the placement
     // layer know). Throws Error for a null range or a node without memory.
     void register_region(const void* addr, std::size_t bytes, unsigned node);

@@ -187,6 +187,7 @@ TaskId Executor::submit(TaskFn&& fn, std::span<const Dep> deps, int hint, Runtim
         t->parent = parent;
         t->depth = parent != nullptr ? parent->depth + 1 : 1;
         t->refs.store(1, std::memory_order_relaxed);
+        t->detach_pending.store(0, std::memory_order_relaxed);
         if (parent != nullptr) parent->refs.fetch_add(1, std::memory_order_relaxed);
         if (group != nullptr) group->count.fetch_add(1, std::memory_order_relaxed);
         spawned.store(id + 1, std::memory_order_release);

@@ -170,6 +170,13 @@ struct Executor {
     };
     std::vector<std::unique_ptr<NodeWake>> node_wake;
 
+    // Detached tasks fulfilled by a thread that is no worker of this
+    // runtime: a worker completes them (Worker::take_fulfilled()).
+    std::mutex fulfilled_mutex;
+    std::vector<Task*> fulfilled;
+    std::atomic<std::size_t> fulfilled_count{0};
+    std::atomic<int> fulfilling{0};   // threads inside Runtime::fulfill's hand-over
+
     // ---- waiting outside tasks ---------------------------------------------
     std::mutex wait_mutex;
     std::condition_variable wait_cv;

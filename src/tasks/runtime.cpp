@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <limits>
 #include <string>
+#include <thread>
 
 #include "numaware/error.hpp"
 #include "numaware/tasks.hpp"
@@ -57,7 +58,9 @@ Runtime::Runtime(Team& team, std::string_view policy, const PolicyOptions& polic
     : Runtime(team, make_policy(policy, policy_options), options) {}
 
 Runtime::~Runtime() {
-    if (impl_) impl_->shutdown();
+    if (!impl_) return;
+    impl_->shutdown();
+    while (impl_->fulfilling.load(std::memory_order_acquire) != 0) std::this_thread::yield();   // see fulfill()
 }
 
 TaskId Runtime::submit(detail::TaskFn fn, std::span<const Dep> deps, int hint, Group* group) {
@@ -145,6 +148,36 @@ void Runtime::run_until(bool (*done)(void*), void* arg, Sleep sleep) {
 }
 
 void Runtime::wake() { impl_->wake_workers(); }
+
+std::uintptr_t Runtime::detach() {
+    if (tls.rt != impl_.get() || tls.current == nullptr)
+        throw Error("detach", "called outside a task of this runtime; only a running task can detach itself");
+    detail::Task* t = tls.current;
+    std::uint32_t none = 0;
+    if (!t->detach_pending.compare_exchange_strong(none, 2, std::memory_order_acq_rel))
+        throw Error("detach", "task " + std::to_string(t->id) + " is detached already");
+    return reinterpret_cast<std::uintptr_t>(t);
+}
+
+void Runtime::fulfill(std::uintptr_t token) {
+    auto* t = reinterpret_cast<detail::Task*>(token);
+    if (t->detach_pending.fetch_sub(1, std::memory_order_acq_rel) != 1) return;   // its body completes it
+    if (tls.rt == impl_.get() && tls.worker != nullptr) {
+        tls.worker->complete_fulfilled(t);
+        return;
+    }
+    // Once the task is handed over it may complete, the last wait return
+    // and the runtime be destroyed: `fulfilling` keeps the destructor
+    // waiting until this thread has woken the workers.
+    impl_->fulfilling.fetch_add(1, std::memory_order_acq_rel);
+    {
+        std::lock_guard g(impl_->fulfilled_mutex);
+        impl_->fulfilled.push_back(t);
+        impl_->fulfilled_count.store(impl_->fulfilled.size(), std::memory_order_release);
+    }
+    impl_->wake_workers();
+    impl_->fulfilling.fetch_sub(1, std::memory_order_release);
+}
 
 bool Runtime::quiescent() const { return impl_->quiescent(); }
 

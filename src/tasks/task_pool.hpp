@@ -29,6 +29,9 @@ struct Task : DepNode {
     Task* parent = nullptr;                 // the spawning task, holds a reference of it
     Runtime::Group::State* group = nullptr;
     std::atomic<std::uint32_t> refs{0};     // 1 for the body + 1 per unrecycled child
+    // Runtime::detach(): 2 (the body and fulfill() each take one off; the
+    // last completes the task), 0 for a task that was not detached.
+    std::atomic<std::uint32_t> detach_pending{0};
     int hint = -1;
     std::uint32_t depth = 1;                // in the task tree: 1 spawned outside tasks, parent's + 1 inside
     SmallVec<DepInfo, 3> infos;             // parallel to deps

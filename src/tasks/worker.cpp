@@ -41,7 +41,7 @@ void Worker::main() {
             spins = 0;
             continue;
         }
-        if (flush_deferred()) continue;
+        if (flush_deferred() || take_fulfilled()) continue;
         flush_releases();
         const std::uint64_t now = Ticks::now();
         if (clock.searches == 0) {
@@ -81,6 +81,7 @@ bool Worker::idle(unsigned& spins) {
     mine.sleepers.fetch_add(1, std::memory_order_seq_cst);
     ex_.sleepers.fetch_add(1, std::memory_order_seq_cst);
     const bool work = ex_.queues.any_queued() || ex_.stopping.load(std::memory_order_acquire) ||
+                      ex_.fulfilled_count.load(std::memory_order_acquire) != 0 ||
                       (ex_.waiters.load(std::memory_order_acquire) > 0 &&
                        ex_.held_count.load(std::memory_order_acquire) > 0 && ex_.partitions.outstanding() == 0);
     if (!work) mine.epoch.wait(e, std::memory_order_acquire);
@@ -143,7 +144,24 @@ void Worker::run(const Found& f) {
     if (ex_.observer != nullptr) ex_.observer->on_task_finished(t->id, id, node, ex_.metrics.seconds(b2));
     t->fn.reset();
     t->body_ticks = body;
+    // A detached task completes with the later of its body and fulfill().
+    if (t->detach_pending.load(std::memory_order_acquire) != 0 &&
+        t->detach_pending.fetch_sub(1, std::memory_order_acq_rel) != 1)
+        return;
     complete(t);
+}
+
+// Completions that fulfill() handed over from threads without a seat.
+bool Worker::take_fulfilled() {
+    if (ex_.fulfilled_count.load(std::memory_order_acquire) == 0) return false;
+    std::vector<Task*> mine;
+    {
+        std::lock_guard g(ex_.fulfilled_mutex);
+        mine.swap(ex_.fulfilled);
+        ex_.fulfilled_count.store(0, std::memory_order_release);
+    }
+    for (Task* t : mine) complete(t);
+    return !mine.empty();
 }
 
 // Tells the observer at `at`, the body's clock read; returns a fresh one
@@ -328,7 +346,7 @@ bool Worker::help_search(Helping& h) {
         h.spins = 0;
         return true;
     }
-    if (flush_deferred()) return true;
+    if (flush_deferred() || take_fulfilled()) return true;
     const std::uint64_t now = Ticks::now();
     if (h.clock.searches == 0) WorkerCounters::add(counters.runtime, now - since);
     h.clock.failed(ex_, now);
@@ -400,6 +418,7 @@ void Worker::wait_hosted(bool (*done)(void*), void* arg, bool may_sleep) {
             ex_.held_count.load(std::memory_order_acquire) > 0 && ex_.partitions.outstanding() == 0;
         const std::uint64_t now = Ticks::now();
         const bool work = done(arg) || !deferred.empty() || ex_.queues.any_queued() ||
+                          ex_.fulfilled_count.load(std::memory_order_acquire) != 0 ||
                           (held && ex_.may_cut(static_cast<int>(id), now));
         // Held tasks that another thread may still be adding to: look
         // again when they would have waited long enough (a timed sleep,

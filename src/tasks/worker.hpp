@@ -56,6 +56,10 @@ public:
     // The worker loop: on the worker's thread until the executor stops.
     void main();
 
+    // A detached task fulfilled on this worker's thread (Runtime::fulfill()):
+    // its completion, as after a body.
+    void complete_fulfilled(Task* t) { complete(t); }
+
     // Inside a task on this worker: runs other tasks until `done()` holds.
     template <class Pred>
     void help_until(Pred done) {
@@ -121,6 +125,7 @@ private:
     bool help_search(Helping& h);   // ran a task or settled deferred completions
     void help_step(Helping& h);
     bool take_unserved(Helping& h);
+    bool take_fulfilled();   // completes tasks fulfilled by threads without a seat; true if any
     void help_end(const Helping& h);
 
     bool idle(unsigned& spins);   // true: it slept

@@ -29,7 +29,7 @@ say "policies: $policies"
 
 for prog in "$@"; do
     name=$(basename "$prog")
-    [[ $name == tasks_unsupported || $name == deadlock || $name == app_* ]] && continue
+    [[ $name == unsupported || $name == deadlock || $name == app_* ]] && continue
     for n in 1 2 3 4; do
         want=$(OMP_NUM_THREADS=$n "$prog" 2>&1) || bad "$name under libgomp, $n threads: status $?"
         for policy in $policies; do
@@ -185,8 +185,34 @@ for prog in "$@"; do
     say "ok: $out"
 done
 
+# Detached tasks fulfilled by a thread outside OpenMP: the shim only (GCC
+# 12's libgomp hangs or crashes on them), at 1 to 4 threads and every policy.
+for prog in "$@"; do
+    [[ $(basename "$prog") == detach ]] || continue
+    want="taskgroup ended after the fulfilment: 1
+region ended after the fulfilment: 1
+if(0) task returned after the fulfilment: 1"
+    watch=watch
+    # Under a sanitizer the if(0) case's watcher (the program's own polling,
+    # not instrumented) looks like a race to it: that case is left out, and
+    # says so; the plain build's run checks it.
+    if [[ -n ${OMP_SUITE_PRELOAD_FIRST:-} ]]; then
+        watch=nowatch
+        want="${want%if(0)*}if(0) task: not run (a sanitizer cannot see its watcher synchronise)"
+        say "not checked here: a detached if(0) task fulfilled from outside (see above)"
+    fi
+    for n in 1 2 3 4; do
+        for policy in $policies; do
+            got=$(OMP_NUM_THREADS=$n NUMAWARE_POLICY=$policy LD_PRELOAD=$preload timeout 60 "$prog" outside $watch 2>&1) ||
+                bad "detach outside, $n threads, $policy: status $?"
+            [[ $got == "$want" ]] || bad "detach outside, $n threads, $policy: $got"
+        done
+    done
+    say "ok: detached tasks fulfilled from outside OpenMP, 1-4 threads, every policy"
+done
+
 # An entry point the shim lacks stops the program at once, naming it
-# (the detach clause of tasks), where libgomp runs the program.
+# (a target region), where libgomp runs the program (on the host).
 refused() {   # PROGRAM SYMBOL WHAT
     local prog=$1 symbol=$2 what=$3 out rc
     OMP_NUM_THREADS=2 "$prog" >/dev/null 2>&1 || bad "$(basename "$prog") under libgomp: status $?"
@@ -199,7 +225,7 @@ refused() {   # PROGRAM SYMBOL WHAT
 }
 for prog in "$@"; do
     case $(basename "$prog") in
-        tasks_unsupported) refused "$prog" GOMP_task "the detach clause" ;;
+        unsupported) refused "$prog" GOMP_target_ext "offloading to devices" ;;
     esac
 done
 

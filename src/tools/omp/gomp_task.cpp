@@ -110,10 +110,9 @@ extern "C" {
 
 void GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long arg_size, long arg_align,
                bool if_clause, unsigned flags, void** depend, int /*priority: a hint, not used*/, void* detach) {
-    if ((flags & flag_detach) != 0 || detach != nullptr) unsupported("GOMP_task", "the detach clause");
     // untied and mergeable are allowed to run as tied, unmerged tasks.
-    create_task(TaskArgs{fn, data, cpyfn, arg_size, arg_align, !if_clause, (flags & flag_final) != 0,
-                         depend});
+    create_task(TaskArgs{fn, data, cpyfn, arg_size, arg_align, !if_clause, (flags & flag_final) != 0, depend,
+                         (flags & flag_detach) != 0 ? detach : nullptr});
 }
 
 void GOMP_taskwait(void) { wait_children(); }
@@ -149,6 +148,9 @@ int omp_in_final(void) {
     const ThreadState& st = thread_state();
     return st.current != nullptr && st.current->final ? 1 : 0;
 }
+
+// The detach clause's event (the handle GOMP_task wrote).
+void omp_fulfill_event(std::uintptr_t event) { fulfill_event(reinterpret_cast<void*>(event)); }   // omp.h: omp_event_handle_t, a uintptr_t enum
 
 }  // extern "C"
 #pragma GCC visibility pop

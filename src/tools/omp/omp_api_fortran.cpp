@@ -112,6 +112,7 @@ std::int32_t omp_get_cancellation_(void) { return omp_get_cancellation(); }
 std::int32_t omp_get_max_task_priority_(void) { return omp_get_max_task_priority(); }
 std::int32_t omp_get_proc_bind_(void) { return static_cast<std::int32_t>(omp_get_proc_bind()); }
 std::int32_t omp_in_final_(void) { return omp_in_final(); }
+void omp_fulfill_event_(const omp_event_handle_t* event) { omp_fulfill_event(*event); }
 
 // ---- schedule ----
 void omp_set_schedule_(const std::int32_t* kind, const std::int32_t* chunk) {

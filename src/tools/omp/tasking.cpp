@@ -12,6 +12,7 @@
 #include <mutex>
 #include <new>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -122,16 +123,61 @@ void finished(OmpTask* t, tasks::Runtime& rt) noexcept {
     release(t, &rt);
 }
 
+}  // namespace
+
+// The detach clause's event (omp_event_handle_t points at one). A deferred
+// task completes at the later of its body's end and omp_fulfill_event:
+// for the runtime (its successors, barriers: Runtime::detach/fulfill) and
+// for the shim's own count (its parent's taskwait, its taskgroup), each
+// with a count of two. The runtime's token exists once the body starts;
+// a fulfilment before that is passed on when it does.
+struct DetachEvent {
+    static constexpr std::uint32_t live = 0x6e776576;   // "nwev"
+    static constexpr std::uint32_t token_set = 1, fulfilled = 2;
+    std::atomic<std::uint32_t> magic{live};
+    OmpTask* task = nullptr;            // null: an undeferred task, waiting for `fulfilled` on its thread
+    tasks::Runtime* rt = nullptr;
+    std::uintptr_t token = 0;
+    std::atomic<std::uint32_t> state{0};
+    std::atomic<std::uint32_t> pending{2};   // the body's end and the fulfilment
+};
+
+namespace {
+
+// The shim's side of a detached task's completion, once both have happened.
+void detached_done(DetachEvent* ev) noexcept {
+    if (ev->pending.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+    OmpTask* t = ev->task;
+    tasks::Runtime& rt = *ev->rt;
+    ev->magic.store(0, std::memory_order_relaxed);
+    delete ev;
+    t->event = nullptr;
+    finished(t, rt);
+}
+
 // The body of a deferred task, on whichever thread runs it. noexcept: an
 // exception leaving an OpenMP task ends the program, as with libgomp.
 void run_deferred(OmpTask* t) noexcept {
     ThreadState& st = thread_state();
+    tasks::Runtime& rt = *t->rt;
+    if (DetachEvent* ev = t->event) {
+        ev->token = rt.detach();
+        if (ev->state.fetch_or(DetachEvent::token_set, std::memory_order_acq_rel) & DetachEvent::fulfilled)
+            rt.fulfill(ev->token);
+    }
     OmpTask* const outer = st.current;
     st.current = t;
     t->fn(t->arg);
     st.current = outer;
-    tasks::Runtime& rt = *t->rt;
+    if (DetachEvent* ev = t->event) {
+        detached_done(ev);
+        return;
+    }
     finished(t, rt);
+}
+
+bool event_fulfilled(void* p) {
+    return (static_cast<DetachEvent*>(p)->state.load(std::memory_order_acquire) & DetachEvent::fulfilled) != 0;
 }
 
 bool flag_set(void* p) { return static_cast<std::atomic<bool>*>(p)->load(std::memory_order_acquire); }
@@ -172,7 +218,12 @@ void wait_for_predecessors(tasks::Runtime& rt, const DependList& deps) {
     rt.run_until(flag_set, f);
 }
 
-tasks::Runtime* runtime_of(Team& team) { return team.size > 1 ? &team_runtime(team) : nullptr; }
+// A team of one runs its tasks at once, without a runtime, until a task
+// with the detach clause needs one (create_task); from then on every task
+// of the team goes through it, in dependence order with the detached one.
+tasks::Runtime* runtime_of(Team& team) {
+    return team.size > 1 || team.runtime.load(std::memory_order_acquire) != nullptr ? &team_runtime(team) : nullptr;
+}
 
 // NUMAWARE_REPORT: every runtime made, with its trace (never freed: the
 // report is written at exit).
@@ -302,7 +353,11 @@ void leave_region(ThreadState& st) {
 void create_task(const TaskArgs& a, void (*adjust)(void*, void*), void* ctx) {
     ThreadState& st = thread_state();
     OmpTask& parent = current_task();
-    tasks::Runtime* rt = parent.final ? nullptr : runtime_of(*st.team);
+    // A detached task is deferred even in a team of one: its thread goes on
+    // and fulfils the event later (included and if(0) tasks wait for it).
+    tasks::Runtime* rt = parent.final                            ? nullptr
+                         : a.detach != nullptr && !a.undeferred ? &team_runtime(*st.team)
+                                                                : runtime_of(*st.team);
     DependList deps;
     if (a.depend != nullptr && rt != nullptr) read_depend(a.depend, child_scope(parent, *rt), deps);
 
@@ -331,10 +386,28 @@ void create_task(const TaskArgs& a, void (*adjust)(void*, void*), void* ctx) {
             else std::memcpy(arg, a.data, static_cast<std::size_t>(a.arg_size));
             if (adjust != nullptr) adjust(arg, ctx);
         }
+        // The detach clause: the task completes once fulfilled, and an
+        // undeferred task's encountering thread waits for that.
+        DetachEvent* ev = nullptr;
+        if (a.detach != nullptr) {
+            ev = new DetachEvent;
+            ev->rt = rt;
+            // Released: a thread that watches the handle variable sees the event made.
+            __atomic_store_n(static_cast<void**>(a.detach), static_cast<void*>(ev), __ATOMIC_RELEASE);
+        }
         OmpTask* const outer = st.current;
         st.current = &t;
         a.fn(arg);
         st.current = outer;
+        if (ev != nullptr) {
+            // Without sleeping: the fulfiller touches nothing after the flag
+            // (this region may end and its runtime go at once).
+            if (rt != nullptr) rt->run_until(event_fulfilled, ev, tasks::Runtime::Sleep::never);
+            else
+                while (!event_fulfilled(ev)) std::this_thread::yield();   // only another thread can fulfil it
+            ev->magic.store(0, std::memory_order_relaxed);
+            delete ev;
+        }
         // Its record is on this stack: children it left deferred finish first.
         if (t.refs.load(std::memory_order_acquire) != 1 && rt != nullptr) rt->run_until(no_children, &t);
         if (t.scope != 0) t.rt->close_scope(t.scope);
@@ -352,11 +425,37 @@ void create_task(const TaskArgs& a, void (*adjust)(void*, void*), void* ctx) {
     if (adjust != nullptr) adjust(t->arg, ctx);
     parent.refs.fetch_add(1, std::memory_order_relaxed);
     if (t->taskgroup != nullptr) t->taskgroup->pending.fetch_add(1, std::memory_order_relaxed);
+    if (a.detach != nullptr) {   // after the copy, as libgomp writes it
+        t->event = new DetachEvent;
+        t->event->task = t;
+        t->event->rt = rt;
+        __atomic_store_n(static_cast<void**>(a.detach), static_cast<void*>(t->event), __ATOMIC_RELEASE);
+    }
     try {
         rt->spawn([t] { run_deferred(t); }, deps.span());
     } catch (const Error& e) {
         fatal(fmt::format("explicit tasks: {}", e.what()));
     }
+}
+
+void fulfill_event(void* event) {
+    auto* ev = static_cast<DetachEvent*>(event);
+    if (ev == nullptr || ev->magic.load(std::memory_order_relaxed) != DetachEvent::live)
+        fatal(fmt::format("omp_fulfill_event: {} is not the event of a task with the detach clause, or was "
+                          "fulfilled already",
+                          event));
+    // An undeferred task's thread waits for the flag and then frees the
+    // event: nothing of it is read after the flag is set. A deferred task's
+    // runtime completion comes last: it may end the last wait on the
+    // runtime, after which nothing of the team may be touched.
+    OmpTask* const task = ev->task;
+    tasks::Runtime* const rt = ev->rt;
+    const std::uint32_t before = ev->state.fetch_or(DetachEvent::fulfilled, std::memory_order_acq_rel);
+    if (before & DetachEvent::fulfilled) fatal(fmt::format("omp_fulfill_event: event {} was fulfilled already", event));
+    if (task == nullptr) return;
+    const std::uintptr_t body_token = (before & DetachEvent::token_set) ? ev->token : 0;
+    detached_done(ev);   // may free ev
+    if (body_token != 0) rt->fulfill(body_token);
 }
 
 void wait_children() {
@@ -370,7 +469,9 @@ void wait_children() {
 
 void wait_depend(void** depend) {
     ThreadState& st = thread_state();
-    if (st.team->size <= 1 || depend == nullptr) return;   // every earlier task has finished
+    // A team of one without a runtime: every earlier task has finished.
+    if ((st.team->size <= 1 && st.team->runtime.load(std::memory_order_acquire) == nullptr) || depend == nullptr)
+        return;
     OmpTask& parent = current_task();
     if (parent.final) return;                               // so have the included ones
     tasks::Runtime& rt = team_runtime(*st.team);

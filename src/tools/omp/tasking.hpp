@@ -57,6 +57,7 @@ struct OmpTask {
     tasks::Runtime* rt = nullptr;             // the runtime its children run on (opened `scope`)
     void (*fn)(void*) = nullptr;
     void* arg = nullptr;
+    struct DetachEvent* event = nullptr;      // the detach clause's event; null: none
 };
 
 // The calling thread's current task: an explicit task's record, or its
@@ -94,10 +95,15 @@ struct TaskArgs {
     bool undeferred;   // if(0)
     bool final;        // final(true)
     void** depend;     // GCC's dependence array, or null
+    void* detach = nullptr;   // the detach clause: where the event handle goes; null: none
 };
 // `adjust`, if given, edits the argument block after the copy (taskloop
 // writes each task's iteration range there).
 void create_task(const TaskArgs& a, void (*adjust)(void* arg, void* ctx) = nullptr, void* ctx = nullptr);
+
+// omp_fulfill_event: `event` is a handle that a task with the detach
+// clause got; a handle fulfilled twice, or none, stops the program.
+void fulfill_event(void* event);
 
 // Waits for the current task's children (taskwait).
 void wait_children();

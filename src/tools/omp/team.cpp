@@ -62,8 +62,16 @@ void Barrier::wait() {
     // Read before arriving: once every thread has arrived, the last one may
     // leave and reset the barrier for the next region.
     const unsigned parties = parties_, spin = spin_;
-    if (parties <= 1) return;
     tasks::Runtime* rt = runtime_.load(std::memory_order_acquire);
+    if (parties <= 1) {
+        // A team of one has a runtime only for detached tasks (create_task):
+        // they, and the tasks after them, finish before the barrier.
+        if (rt != nullptr) {
+            take_seat(*rt, thread_state().num);
+            rt->run_until(runtime_quiescent, rt, tasks::Runtime::Sleep::never);
+        }
+        return;
+    }
     if (rt != nullptr) take_seat(*rt, thread_state().num);
     const std::uint32_t gen = generation_.load(std::memory_order_acquire);
     if (arrived_.fetch_add(1, std::memory_order_acq_rel) + 1 == parties) {
