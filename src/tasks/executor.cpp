@@ -192,7 +192,9 @@ TaskId Executor::submit(TaskFn&& fn, std::span<const Dep> deps, int hint, Runtim
         if (group != nullptr) group->count.fetch_add(1, std::memory_order_relaxed);
         spawned.store(id + 1, std::memory_order_release);
         metrics.note_spawn();
-        if (team == nullptr) {
+        // Only a policy that holds tasks (RIP's windows) needs it: the line
+        // is written by every spawning thread.
+        if (team == nullptr && policy_uses_submissions) {
             submitted_at.store(Ticks::now(), std::memory_order_relaxed);
             submitted_by.store(me != nullptr ? static_cast<int>(me->id) : -1, std::memory_order_relaxed);
         }
