@@ -146,15 +146,10 @@ AllocPlace place_allocation(const AllocatorSpec& spec, const Machine& machine, i
     }
     const auto nearest = [&] {
         if (thread_node < 0) return nodes.front();
-        const auto pos = [&](unsigned os) {
-            for (std::size_t i = 0; i < machine.nodes.size(); ++i)
-                if (machine.nodes[i].os_index == os) return i;
-            return std::size_t{0};
-        };
-        const std::size_t from = pos(static_cast<unsigned>(thread_node));
+        const auto from = static_cast<unsigned>(thread_node);
         unsigned best = nodes.front();
         for (unsigned n : nodes)
-            if (machine.distances[from][pos(n)] < machine.distances[from][pos(best)]) best = n;
+            if (machine.distance(from, n) < machine.distance(from, best)) best = n;
         return best;
     };
     switch (spec.partition) {

@@ -92,13 +92,15 @@ struct alignas(16) Header {
 
 Header* header_of(void* p) { return reinterpret_cast<Header*>(static_cast<char*>(p) - sizeof(Header)); }
 
+// The calling thread's node; -1 when the kernel's CPU is not in the model.
 int calling_node() {
     const int cpu = sched_getcpu();
     if (cpu < 0) return -1;
-    for (const Node& n : team_machine().nodes)
-        if (std::binary_search(n.cpus.begin(), n.cpus.end(), static_cast<unsigned>(cpu)))
-            return static_cast<int>(n.os_index);
-    return -1;
+    try {
+        return static_cast<int>(team_machine().node_of_cpu(static_cast<unsigned>(cpu)));
+    } catch (const Error&) {
+        return -1;
+    }
 }
 
 // A fresh mapping of `bytes`, placed by `policy` (first touch: none); null

@@ -233,11 +233,15 @@ Settings read_settings(const GetEnv& getenv, const Warn& warn) {
     if (const char* v = getenv("OMP_SCHEDULE"))
         if (!parse_schedule(v, s.schedule))
             invalid("OMP_SCHEDULE", v, "[monotonic:|nonmonotonic:]static|dynamic|guided|auto[,CHUNK]");
-    if (const char* v = getenv("OMP_DYNAMIC")) {
+    // A true/false variable: `out` set for true, kept for false, warned about otherwise.
+    const auto boolean = [&](const char* name, bool& out) {
+        const char* v = getenv(name);
+        if (v == nullptr) return;
         const std::string d = lower(trim(v));
-        if (d == "true") s.dynamic = true;
-        else if (d != "false") invalid("OMP_DYNAMIC", v, "true or false");
-    }
+        if (d == "true") out = true;
+        else if (d != "false") invalid(name, v, "true or false");
+    };
+    boolean("OMP_DYNAMIC", s.dynamic);
     if (const char* v = getenv("OMP_NESTED")) {
         const std::string d = lower(trim(v));
         if (d == "true") s.max_active_levels = std::numeric_limits<unsigned>::max();
@@ -264,11 +268,7 @@ Settings read_settings(const GetEnv& getenv, const Warn& warn) {
         else invalid("OMP_TEAMS_THREAD_LIMIT", v, "a positive integer");
     }
     if (const char* v = getenv("OMP_AFFINITY_FORMAT")) s.affinity_format = v;
-    if (const char* v = getenv("OMP_DISPLAY_AFFINITY")) {
-        const std::string d = lower(trim(v));
-        if (d == "true") s.display_affinity = true;
-        else if (d != "false") invalid("OMP_DISPLAY_AFFINITY", v, "true or false");
-    }
+    boolean("OMP_DISPLAY_AFFINITY", s.display_affinity);
     if (const char* v = getenv("OMP_DISPLAY_ENV")) {
         const std::string d = lower(trim(v));
         if (d == "true") s.display_env = Settings::Display::yes;
