@@ -154,6 +154,19 @@ public:
     }
 
     bool any_queued() const;
+    // Whether one of the queues in `refs` (a steal_order() answer) holds a
+    // task: what find() with those refs could take.
+    bool any_queued(const std::vector<QueueRef>& refs) const {
+        for (const QueueRef& q : refs) {
+            if (q.kind == QueueRef::Kind::worker) {
+                if (q.index < worker_queues_.size() && !worker_queues_[q.index]->queue.empty()) return true;
+            } else if (q.index < node_slot_.size() && node_slot_[q.index] >= 0 &&
+                       !node_queues_[static_cast<std::size_t>(node_slot_[q.index])]->queue.empty()) {
+                return true;
+            }
+        }
+        return false;
+    }
 
     // Whether every worker of node position `slot` has been running its
     // task for at least `ticks` (false for ticks == 0: no mean yet).

@@ -59,7 +59,7 @@ void Worker::main() {
         if (ex_.stopping.load(std::memory_order_acquire)) break;
         // Asleep, it looked at nothing: its idle time starts again, so a
         // push does not find it ready to steal across nodes at once.
-        if (idle(spins)) clock.start = Ticks::now();
+        if (idle(spins, clock)) clock.start = Ticks::now();
         since = Ticks::now();
     }
     flush_deferred();
@@ -68,12 +68,19 @@ void Worker::main() {
 }
 
 // Spin (a few hundred pauses-worth of searches), then sleep on the
-// futex until a push; no sched_yield loop.
-bool Worker::idle(unsigned& spins) {
+// futex until a push; no sched_yield loop. While work is queued where this
+// worker may not take it yet, it pauses a round at a time (pause_ticks()).
+bool Worker::idle(unsigned& spins, IdleClock& clock) {
     if (ex_.waiters.load(std::memory_order_acquire) > 0) ex_.maybe_flush();
-    ++spins;
-    if (spins < 256) {
+    if (spins < spin_searches) {
+        ++spins;
         for (int i = 0; i < 16; ++i) cpu_relax();
+        return false;
+    }
+    if (const std::uint64_t pause = pause_ticks(clock)) {
+        // The idle clock runs on: the steal delay counts this pause.
+        std::this_thread::sleep_for(
+            std::chrono::duration<double>(static_cast<double>(pause) * Ticks::seconds_per_tick()));
         return false;
     }
     Executor::NodeWake& mine = *ex_.node_wake[static_cast<std::size_t>(ex_.queues.slot_of(node))];
@@ -89,6 +96,34 @@ bool Worker::idle(unsigned& spins) {
     mine.sleepers.fetch_sub(1, std::memory_order_relaxed);
     spins = 0;
     return !work;
+}
+
+// A worker whose node has run dry spun until its steal delay let it take
+// a farther node's queued tasks. Where workers outnumber the CPUs (a
+// container's CPU quota, a guest whose vCPUs share the host's cores) that
+// spinning took the CPU from the workers running those very tasks: their
+// node fell behind until it was stolen from (the emulated 4- and 8-node
+// machines, BENCHMARKS.md). It pauses instead, a round (1/rounds_per_task
+// of the mean task) at a time, each followed by a search, so that it still
+// steals within a round of its delay and sees its own node's pushes within
+// a round. Rounds shorter than the kernel's default timer slack (50 us,
+// prctl(2) PR_SET_TIMERSLACK), which a sleep cannot time, keep the spin.
+std::uint64_t Worker::pause_ticks(IdleClock& clock) {
+    constexpr double timer_slack_seconds = 50e-6;
+    if (clock.ticks_per_round == 0 ||
+        static_cast<double>(clock.ticks_per_round) * Ticks::seconds_per_tick() < timer_slack_seconds)
+        return 0;
+    if (!deferred.empty() || ex_.stopping.load(std::memory_order_acquire) ||
+        ex_.fulfilled_count.load(std::memory_order_acquire) != 0 ||
+        ex_.held_count.load(std::memory_order_acquire) != 0 || !ex_.queues.any_queued())
+        return 0;
+    const std::uint64_t round = clock.round(ex_);
+    const std::vector<QueueRef>* reachable = &steal.round0;
+    if (round != 0) {
+        ex_.policy->steal_order(id, round, steal.scratch);
+        reachable = &steal.scratch;
+    }
+    return ex_.queues.any_queued(*reachable) ? 0 : clock.ticks_per_round;
 }
 
 // Two clock reads per task: at the body's start and end. The runtime
@@ -399,12 +434,19 @@ void Worker::wait_hosted(bool (*done)(void*), void* arg, bool may_sleep) {
             continue;
         }
         if (help_search(h)) continue;
-        if (++h.spins < 256) {
+        if (h.spins < spin_searches) {
+            ++h.spins;
             for (int i = 0; i < 16; ++i) cpu_relax();
             since = Ticks::now();
             continue;
         }
         if (take_unserved(h)) continue;
+        if (const std::uint64_t pause = pause_ticks(h.clock)) {   // as in idle()
+            std::this_thread::sleep_for(
+                std::chrono::duration<double>(static_cast<double>(pause) * Ticks::seconds_per_tick()));
+            since = Ticks::now();
+            continue;
+        }
         // Asleep as in idle(); the condition is checked once more after
         // counting in, and whoever makes it true calls Runtime::wake(),
         // whose read-modify-write of the sleepers' count either sees this

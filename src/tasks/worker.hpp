@@ -11,7 +11,9 @@
 // policies widen their steal rings with it); after a short spin the worker
 // sleeps on a futex (std::atomic::wait) until a push to its node's queues
 // (or to any queue, when that node's workers are all busy) bumps its node's
-// epoch, and its idle time starts again from the wake-up. Inside a
+// epoch, and its idle time starts again from the wake-up. While tasks are
+// queued only where it may not take them yet, it pauses a round at a time
+// instead, its idle time running on (pause_ticks()). Inside a
 // task, taskwait() makes the worker help: run other tasks until the wait
 // is over (help_until()).
 //
@@ -33,6 +35,10 @@
 namespace numaware::tasks::detail {
 
 struct Executor;
+
+// Failed searches a worker spins through (16 pauses each) before it
+// sleeps or pauses (Worker::idle(), Worker::wait_hosted()).
+inline constexpr unsigned spin_searches = 255;
 
 // How long a worker has looked for work, in the rounds of
 // Policy::steal_order().
@@ -128,7 +134,11 @@ private:
     bool take_fulfilled();   // completes tasks fulfilled by threads without a seat; true if any
     void help_end(const Helping& h);
 
-    bool idle(unsigned& spins);   // true: it slept
+    bool idle(unsigned& spins, IdleClock& clock);   // true: it slept until a push
+    // Work is queued only where this worker may not take it yet (a farther
+    // node, before its steal delay): how long to pause before looking again
+    // (one round), or 0 to go on as without such work.
+    std::uint64_t pause_ticks(IdleClock& clock);
     void run(const Found& f);   // f.task, found by a search
     std::uint64_t announce_start(const Task* t, bool stolen, std::uint64_t at);
     void complete(Task* t);

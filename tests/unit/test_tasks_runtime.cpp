@@ -2,6 +2,8 @@
 // built-in policy on a 2-node synthetic team (rank 0 on CPU 0 / node 0,
 // rank 1 on CPU 1 / node 1).
 #include <gtest/gtest.h>
+#include <pthread.h>
+#include <time.h>
 
 #include <array>
 #include <atomic>
@@ -11,6 +13,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "numaware/machine.hpp"
@@ -406,6 +409,69 @@ TEST(TasksRuntimeSteals, TasksTakenFromAnotherNodesQueueAreCountedWithTheirBytes
     EXPECT_EQ(rep.cross_node_steals, static_cast<std::uint64_t>(n));
     EXPECT_EQ(rep.cross_node_bytes, n * 64u);
     EXPECT_EQ(rep.cross_node_steal_bytes, n * 64u);
+}
+
+// While only another node's queue holds tasks, and its steal delay has not
+// passed, an idle worker pauses a round at a time (Worker::pause_ticks())
+// instead of spinning: where workers outnumber CPUs, the spin took the CPU
+// from the workers running those tasks. Tasks of 2 ms (sleeps, so the
+// bodies use no CPU) make a round of 125 us, above the timer slack.
+TEST(TasksRuntimeSteals, AWorkerWaitingOutItsStealDelayPausesInsteadOfSpinning) {
+    const Machine machine = two_nodes();
+    Team team{machine, TeamMapping{.threads = 2, .kind = MappingKind::scatter}};   // worker w on node w
+    PolicyOptions never;
+    never.steal_delay_tasks = 1e6;   // no steal within the test
+    Runtime rt{team, "dep", never, RuntimeOptions{.kernel_homes = false}};
+    constexpr int n = 40;
+    static std::array<std::array<char, 64>, n> data0{}, data1{};
+    rt.register_region(data0.data(), sizeof data0, 0);
+    rt.register_region(data1.data(), sizeof data1, 1);
+    const auto body = [] { std::this_thread::sleep_for(std::chrono::milliseconds(2)); };
+    const auto thread_cpu = [](clockid_t c) {
+        timespec ts{};
+        clock_gettime(c, &ts);
+        return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+    };
+    const auto wall = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
+    std::atomic<int> warm{0}, done{0};
+    std::array<std::atomic<int>, n> runner{};
+    clockid_t other_cpu{};
+    int spawner = -1;
+    double c0 = 0, t0 = 0, c1 = 0, t1 = 0;
+    rt.spawn([&] {
+        spawner = Runtime::current_worker();
+        auto& mine = spawner == 0 ? data0 : data1;
+        auto& other = spawner == 0 ? data1 : data0;
+        // The other node's worker runs a task of its own first: the run's
+        // mean task duration, and that worker's CPU clock.
+        rt.spawn([&] {
+            body();
+            pthread_getcpuclockid(pthread_self(), &other_cpu);
+            warm.store(1);
+        }, {inout(other[0].data(), 64)});
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (warm.load() == 0 && std::chrono::steady_clock::now() < deadline) {}
+        for (int i = 0; i < n; ++i)
+            rt.spawn([&, i] {
+                body();
+                runner[static_cast<std::size_t>(i)].store(Runtime::current_worker());
+                if (done.fetch_add(1) + 1 == n) {
+                    c1 = thread_cpu(other_cpu);
+                    t1 = wall();
+                }
+            }, {inout(mine[static_cast<std::size_t>(i)].data(), 64)});
+        c0 = thread_cpu(other_cpu);
+        t0 = wall();
+    });
+    rt.barrier();
+    ASSERT_EQ(warm.load(), 1) << "the other node's worker did not run its task within 10 s";
+    for (const auto& r : runner) EXPECT_EQ(r.load(), spawner);
+    EXPECT_EQ(rt.report().cross_node_steals, 0u);
+    ASSERT_GT(t1 - t0, 0.0);
+    // Spinning, the other worker used its CPU for the whole phase (~1 of
+    // the wall time when it has a CPU); pausing, a search per round.
+    EXPECT_LT((c1 - c0) / (t1 - t0), 0.25) << "the idle worker used " << (c1 - c0) << " s of CPU in "
+                                           << (t1 - t0) << " s of waiting for another node's tasks";
 }
 
 INSTANTIATE_TEST_SUITE_P(AllPolicies, TasksRuntime, ::testing::ValuesIn(numaware::test::all_policy_names()),
