@@ -37,9 +37,36 @@ struct Node {
     // (CXL, NVM). HBM/MCDRAM nodes are tier 0 with kind "HBM"/"MCDRAM".
     int tier = 0;
     std::string kind = "DRAM";     // "DRAM", "HBM", "MCDRAM", "CXL", "NVM", ...
+    // False when this process may not place memory here (the node is not
+    // among its allowed memory nodes: a cgroup's cpuset.mems, a Slurm job's
+    // or a container's limit) while some of its CPUs are allowed: the node
+    // stays for those CPUs, and placement refuses it (check_placement_target();
+    // memory_node_near() gives the nearest node that may hold their pages).
+    bool memory_allowed = true;
 
     bool has_cpus() const { return !cpus.empty(); }
+    // Placement may put pages here: it has memory, and this process may use it.
+    bool holds_pages() const { return memory_allowed && memory_bytes > 0; }
     bool operator==(const Node&) const = default;
+};
+
+// What of the hardware a restricted process may not use, and who restricts
+// it: Linux cgroup cpusets (Slurm jobs, containers: hwloc's allowed cpuset
+// and nodeset), the process's CPU affinity (taskset, numactl
+// --cpunodebind), or a description's allowed sets. Empty when the process
+// may use the whole machine (Machine::restrict_to() fills it).
+struct Restriction {
+    std::vector<unsigned> cpus;   // CPUs left out, ascending
+    NodeSet nodes;                // nodes left out: none of their CPUs and not their memory is allowed
+    NodeSet memory;               // nodes kept for their allowed CPUs whose memory is not allowed
+    NodeSet cpuless;              // nodes kept for their memory whose CPUs are all left out
+    std::string by;               // who restricts, e.g. "this process's cpuset"
+
+    bool empty() const { return cpus.empty() && nodes.empty() && memory.empty() && cpuless.empty(); }
+    // One sentence per fact, e.g. "nodes 5-7 are left out: neither their
+    // CPUs nor their memory are in this process's cpuset".
+    std::vector<std::string> describe() const;
+    bool operator==(const Restriction&) const = default;
 };
 
 // A square node-by-node matrix, indexed by node *position* in
@@ -67,6 +94,9 @@ public:
     // use 4096, the base page of x86-64 and of most arm64 kernels. A power
     // of two >= 1024 (validate()).
     std::uint64_t page_bytes = 4096;
+    // What the sources left out because this process may not use it
+    // (hwloc's allowed sets, the CPU affinity, allowed-cpus=/allowed-mems=).
+    Restriction left_out;
 
     // ---- sources -------------------------------------------------------
     static Machine from_live();                          // hwloc on this system
@@ -78,7 +108,9 @@ public:
     // cpus=2,2,0,0 (0 = memory-only node), mem=512M,512M,1G,1G,
     // tiers=0,0,1,1, kinds=DRAM,DRAM,CXL,CXL, plus latency= and bandwidth=
     // matrices in the distances syntax (rows split by '/', entries by ',').
-    // page= sets the page size (default 4K).
+    // page= sets the page size (default 4K). allowed-cpus= and
+    // allowed-mems= (index lists, "0-3,8") restrict the machine to what a
+    // process in such a cpuset may use (restrict_to()).
     // Node OS indices are 0..nodes-1; CPUs are numbered contiguously across
     // the nodes that have CPUs.
     // Or hwloc synthetic syntax ("hwloc:NUMANode:4 Core:2 PU:1") with
@@ -91,6 +123,18 @@ public:
     static Machine from_spec(std::string_view spec);
 
     std::string to_json() const;   // from_json(to_json()) == *this, exactly
+
+    // The part of this machine a process may use whose allowed CPUs are
+    // `cpus` and allowed memory nodes `allowed_memory`, restricted by `by`
+    // ("this process's cpuset"). CPUs outside `cpus` leave their nodes; a
+    // node left with no CPU stays as a memory-only node if its memory is
+    // allowed, and leaves otherwise; a node whose memory is not allowed
+    // stays for its allowed CPUs with memory_allowed false. Caches keep
+    // their allowed CPUs; matrices their kept rows. What was left out is
+    // added to left_out. Throws Error("cpus"/"memory nodes", ...) naming the
+    // index when one is not in the machine, or when nothing would be left
+    // to run on or to place memory on.
+    Machine restrict_to(const std::vector<unsigned>& cpus, const NodeSet& allowed_memory, std::string_view by) const;
 
     // Throws Error naming the field: non-square or asymmetric matrices, a
     // diagonal entry that is not its row's minimum, duplicate OS indices,
@@ -113,8 +157,20 @@ public:
     NodeSet nodes_with_cpus() const;
     unsigned distance(unsigned from_os, unsigned to_os) const;
     // Throws Error("node N", "has zero memory ...") when a placement would
-    // target a node that has no memory. `field` names the caller's input.
+    // target a node that has no memory, or whose memory this process may
+    // not use (naming who restricts it). `field` names the caller's input.
     void check_placement_target(unsigned os_index, std::string_view field) const;
+    // Why CPU `cpu` or node `os_index`, not found here, is absent, for error
+    // messages: left out by a restriction (naming who restricts, and what
+    // is allowed) or not in this machine at all.
+    std::string absent_cpu_reason(unsigned cpu) const;
+    std::string absent_node_reason(unsigned os_index) const;
+    // Nodes whose memory placement may target: memory > 0 and allowed.
+    NodeSet memory_nodes() const;
+    // The node nearest to node `os_index` (SLIT, then lower OS index) whose
+    // memory placement may target: itself when it can. Throws when there
+    // is none.
+    unsigned memory_node_near(unsigned os_index) const;
 
     bool operator==(const Machine&) const = default;
 };

@@ -125,6 +125,14 @@ NW_NOINLINE bool init_slow() noexcept {
     std::uint64_t mem = 0;
     if (os::sys::read_node_mask("/sys/devices/system/node/has_memory", mem, max_nodes) == 0 || mem == 0)
         mem = possible;
+    // In a cpuset (a container, a batch job) only its memory nodes may hold
+    // pages: the others get no arena, and their threads are served by the
+    // nearest allowed node, as the kernel serves their faults.
+    std::uint64_t allowed = 0;
+    if (os::sys::read_mems_allowed(allowed, max_nodes) && (mem & allowed) != 0) {
+        g_engine.disallowed_memory = mem & ~allowed;
+        mem &= allowed;
+    }
     g_engine.memory_nodes = mem;
     g_engine.fallback_node = static_cast<unsigned>(__builtin_ctzll(mem));
     for (unsigned n = 0; n < g_engine.nodes; ++n)
@@ -206,6 +214,11 @@ ArenaId node_arena(unsigned node) noexcept {
         return no_arena;
     }
     return static_cast<ArenaId>(node);
+}
+
+std::uint64_t disallowed_memory_nodes() noexcept {
+    if (!ensure_init()) return 0;
+    return g_engine.disallowed_memory;
 }
 
 ArenaId create_arena(unsigned node, std::uint32_t owner_tag) noexcept {

@@ -37,8 +37,12 @@ inline constexpr unsigned max_arenas = 1024;   // node arenas + owner arenas
 unsigned node_count() noexcept;
 
 // The arena that owns node `node`'s memory; no_arena (errno EINVAL) if the
-// node does not exist or has no memory.
+// node does not exist, has no memory, or its memory is not in this
+// process's cpuset.
 ArenaId node_arena(unsigned node) noexcept;
+// Nodes with memory that this process's cpuset does not allow it to use
+// (bit n = node n; /proc/self/status Mems_allowed_list at start-up).
+std::uint64_t disallowed_memory_nodes() noexcept;
 // A new arena for owner `owner_tag` (e.g. a team rank), bound to `node`.
 // no_arena with errno EINVAL/ENOSPC on failure.
 ArenaId create_arena(unsigned node, std::uint32_t owner_tag) noexcept;

@@ -151,7 +151,8 @@ struct Engine {
     std::atomic<int> state{0};   // 0 new, 1 initialising, 2 ready
     bool fork_handlers = false;  // pthread_atfork done (a child inherits it)
     unsigned nodes = 1;
-    std::uint64_t memory_nodes = 1;   // nodes with memory (bit n)
+    std::uint64_t memory_nodes = 1;   // nodes with memory this process may use (bit n)
+    std::uint64_t disallowed_memory = 0;   // nodes with memory outside its cpuset (bit n)
     unsigned fallback_node = 0;       // first node with memory
     std::uint8_t home[max_nodes] = {};   // node -> node whose arena serves it (nearest with memory)
     bool rseq = false;

@@ -43,6 +43,7 @@
 #include <vector>
 
 #include <hwloc.h>
+#include <sched.h>
 
 #include "machine/machine_internal.hpp"
 #include "numaware/error.hpp"
@@ -62,11 +63,16 @@ struct BitmapDeleter {
 };
 using Bitmap = std::unique_ptr<hwloc_bitmap_s, BitmapDeleter>;
 
+// Disallowed CPUs and nodes are loaded too, so that restrict_to() can say
+// what it left out; the allowed sets are applied by allowed_part().
 Topology new_topology(const std::string& source) {
     hwloc_topology_t raw = nullptr;
     if (hwloc_topology_init(&raw) != 0)
         throw Error(source, "hwloc_topology_init failed", errno != 0 ? errno : ENOMEM);
-    return Topology(raw);
+    Topology topo(raw);
+    if (hwloc_topology_set_flags(raw, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED) != 0)
+        throw Error(source, "hwloc refused to load disallowed objects", errno != 0 ? errno : EINVAL);
+    return topo;
 }
 
 void load(hwloc_topology_t topo, const std::string& source) {
@@ -214,9 +220,11 @@ Machine machine_from_topology(hwloc_topology_t topo, std::string name) {
             break;
         }
     }
+    std::vector<unsigned> homeless;   // PUs no NUMA node covers (files written without their nodes)
     for (hwloc_obj_t pu = nullptr; (pu = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PU, pu)) != nullptr;) {
         const std::size_t home = home_node(objs, pu->os_index);
         if (home < objs.size()) m.nodes[home].cpus.push_back(pu->os_index);
+        else homeless.push_back(pu->os_index);
     }
     for (Node& node : m.nodes) std::sort(node.cpus.begin(), node.cpus.end());
 
@@ -236,9 +244,11 @@ Machine machine_from_topology(hwloc_topology_t topo, std::string name) {
                 default: c.type = "unified"; break;
             }
             for (hwloc_obj_t pu = nullptr; (pu = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PU, pu)) != nullptr;)
-                if (o->cpuset && hwloc_bitmap_isset(o->cpuset, pu->os_index)) c.cpus.push_back(pu->os_index);
+                if (o->cpuset && hwloc_bitmap_isset(o->cpuset, pu->os_index) &&
+                    std::find(homeless.begin(), homeless.end(), pu->os_index) == homeless.end())
+                    c.cpus.push_back(pu->os_index);
             std::sort(c.cpus.begin(), c.cpus.end());
-            m.caches.push_back(std::move(c));
+            if (!c.cpus.empty()) m.caches.push_back(std::move(c));
         }
     }
 
@@ -246,8 +256,51 @@ Machine machine_from_topology(hwloc_topology_t topo, std::string name) {
     m.latency_ns = read_memattr(topo, objs, m.nodes, HWLOC_MEMATTR_ID_LATENCY, 1.0);
     // hwloc bandwidth is MiB/s; GB/s here means 10^9 bytes per second.
     m.bandwidth_gbps = read_memattr(topo, objs, m.nodes, HWLOC_MEMATTR_ID_BANDWIDTH, 1048576.0 / 1e9);
+    if (!homeless.empty()) {
+        std::sort(homeless.begin(), homeless.end());
+        m.left_out.cpus = homeless;
+        m.left_out.by = "the topology (no NUMA node holds them)";
+    }
     m.validate();
     return m;
+}
+
+// The part of `full` (read from `topo`) that hwloc's allowed cpuset and
+// nodeset allow, further limited to `affinity` when given; `by` names who
+// restricts, for Restriction::by.
+Machine allowed_part(hwloc_topology_t topo, Machine full, const std::optional<std::vector<unsigned>>& affinity,
+                     const std::string& by) {
+    hwloc_const_cpuset_t cpuset = hwloc_topology_get_allowed_cpuset(topo);
+    hwloc_const_nodeset_t nodeset = hwloc_topology_get_allowed_nodeset(topo);
+    std::vector<unsigned> cpus;
+    std::size_t total = 0;
+    for (const Node& n : full.nodes) {
+        total += n.cpus.size();
+        for (unsigned cpu : n.cpus) {
+            const bool in_affinity =
+                !affinity || std::binary_search(affinity->begin(), affinity->end(), cpu);
+            if (hwloc_bitmap_isset(cpuset, cpu) && in_affinity) cpus.push_back(cpu);
+        }
+    }
+    NodeSet mems;
+    for (const Node& n : full.nodes)
+        if (hwloc_bitmap_isset(nodeset, n.os_index)) mems.add(n.os_index);
+    if (cpus.size() == total && mems == full.all_nodes()) return full;
+    return full.restrict_to(cpus, mems, by);
+}
+
+// The CPUs of the process's affinity when the library was loaded: what
+// taskset, numactl --cpunodebind or a batch system's task binding gave
+// the program, before it (or numaware's teams) bound any thread.
+std::optional<std::vector<unsigned>> start_affinity;
+__attribute__((constructor)) void read_start_affinity() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return;
+    std::vector<unsigned> cpus;
+    for (unsigned c = 0; c < CPU_SETSIZE; ++c)
+        if (CPU_ISSET(c, &set)) cpus.push_back(c);
+    start_affinity = std::move(cpus);
 }
 
 }  // namespace
@@ -259,7 +312,8 @@ Machine machine_from_hwloc_xml_buffer(const std::string& xml, const std::string&
     if (hwloc_topology_set_xmlbuffer(topo.get(), xml.data(), static_cast<int>(xml.size() + 1)) != 0)
         throw Error(name, "hwloc rejected the XML", errno != 0 ? errno : EINVAL);
     load(topo.get(), name);
-    return machine_from_topology(topo.get(), "hwloc XML " + name);
+    return allowed_part(topo.get(), machine_from_topology(topo.get(), "hwloc XML " + name), std::nullopt,
+                        "the allowed sets recorded in " + name);
 }
 
 Machine machine_from_hwloc_synthetic(const std::string& description) {
@@ -280,7 +334,8 @@ Machine Machine::from_live() {
     const char* host = hwloc_obj_get_info_by_name(hwloc_get_root_obj(topo.get()), "HostName");
     // A guest without a host name reports "(none)"; say nothing then.
     const bool named = host != nullptr && *host != '\0' && std::string_view(host) != "(none)";
-    return machine_from_topology(topo.get(), std::string("live") + (named ? std::string(" (") + host + ")" : ""));
+    Machine full = machine_from_topology(topo.get(), std::string("live") + (named ? std::string(" (") + host + ")" : ""));
+    return allowed_part(topo.get(), std::move(full), start_affinity, "this process's cpuset and CPU affinity");
 }
 
 Machine Machine::from_hwloc_xml(const std::string& path) {
@@ -292,7 +347,8 @@ Machine Machine::from_hwloc_xml(const std::string& path) {
     if (hwloc_topology_set_xmlbuffer(topo.get(), xml.data(), static_cast<int>(xml.size() + 1)) != 0)
         throw Error("machine file '" + path + "'", "hwloc rejected the XML", errno != 0 ? errno : EINVAL);
     load(topo.get(), "machine file '" + path + "'");
-    return machine_from_topology(topo.get(), "hwloc XML " + base);
+    return allowed_part(topo.get(), machine_from_topology(topo.get(), "hwloc XML " + base), std::nullopt,
+                        "the allowed sets recorded in " + base);
 }
 
 }  // namespace numaware

@@ -4,7 +4,9 @@
 // from_json(to_json()) == machine holds exactly: integers stay integers and
 // doubles are printed with enough digits to read back the same value.
 // Unknown keys are rejected so a misspelt field is an error, not a default.
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -85,13 +87,22 @@ std::string Machine::to_json() const {
     json j;
     j["name"] = name;
     json node_list = json::array();
-    for (const Node& n : nodes)
-        node_list.push_back({{"os_index", n.os_index},
-                             {"memory_bytes", n.memory_bytes},
-                             {"cpus", n.cpus},
-                             {"tier", n.tier},
-                             {"kind", n.kind}});
+    for (const Node& n : nodes) {
+        json jn = {{"os_index", n.os_index},
+                   {"memory_bytes", n.memory_bytes},
+                   {"cpus", n.cpus},
+                   {"tier", n.tier},
+                   {"kind", n.kind}};
+        if (!n.memory_allowed) jn["memory_allowed"] = false;   // absent: allowed
+        node_list.push_back(std::move(jn));
+    }
     j["nodes"] = node_list;
+    if (!left_out.empty())
+        j["left_out"] = {{"cpus", left_out.cpus},
+                         {"nodes", left_out.nodes.to_vector()},
+                         {"memory", left_out.memory.to_vector()},
+                         {"cpuless", left_out.cpuless.to_vector()},
+                         {"by", left_out.by}};
     json cache_list = json::array();
     for (const Cache& c : caches)
         cache_list.push_back({{"level", c.level},
@@ -115,7 +126,8 @@ Machine Machine::from_json(std::string_view text) {
         throw Error("machine JSON", std::string("is not valid JSON: ") + e.what());
     }
     if (!j.is_object()) throw Error("machine JSON", "expected an object with name, nodes and distances");
-    only_keys(j, {"name", "nodes", "caches", "page_bytes", "distances", "latency_ns", "bandwidth_gbps"}, "machine");
+    only_keys(j, {"name", "nodes", "caches", "page_bytes", "distances", "latency_ns", "bandwidth_gbps", "left_out"},
+              "machine");
 
     Machine m;
     if (j.contains("name")) m.name = as_string(j["name"], "name");
@@ -124,7 +136,7 @@ Machine Machine::from_json(std::string_view text) {
         const std::string f = "nodes[" + std::to_string(i) + "]";
         const json& jn = node_list[i];
         if (!jn.is_object()) throw Error(f, "expected an object, got " + jn.dump());
-        only_keys(jn, {"os_index", "memory_bytes", "cpus", "tier", "kind"}, f);
+        only_keys(jn, {"os_index", "memory_bytes", "cpus", "tier", "kind", "memory_allowed"}, f);
         Node n;
         n.os_index = as_unsigned(member(jn, "os_index", f), f + ".os_index");
         n.memory_bytes = as_u64(member(jn, "memory_bytes", f), f + ".memory_bytes");
@@ -141,6 +153,11 @@ Machine Machine::from_json(std::string_view text) {
             n.tier = static_cast<int>(tier);
         }
         if (jn.contains("kind")) n.kind = as_string(jn["kind"], f + ".kind");
+        if (jn.contains("memory_allowed")) {
+            if (!jn["memory_allowed"].is_boolean())
+                throw Error(f + ".memory_allowed", "expected true or false, got " + jn["memory_allowed"].dump());
+            n.memory_allowed = jn["memory_allowed"].get<bool>();
+        }
         m.nodes.push_back(std::move(n));
     }
     if (j.contains("caches")) {
@@ -162,6 +179,36 @@ Machine Machine::from_json(std::string_view text) {
             }
             m.caches.push_back(std::move(c));
         }
+    }
+    if (j.contains("left_out")) {
+        const json& jl = j["left_out"];
+        if (!jl.is_object()) throw Error("left_out", "expected an object, got " + jl.dump());
+        only_keys(jl, {"cpus", "nodes", "memory", "cpuless", "by"}, "left_out");
+        const auto indices = [&](const char* key) {
+            std::vector<unsigned> out;
+            if (!jl.contains(key)) return out;
+            const std::string f = std::string("left_out.") + key;
+            const json& a = as_array(jl[key], f);
+            for (std::size_t k = 0; k < a.size(); ++k) out.push_back(as_unsigned(a[k], f + "[" + std::to_string(k) + "]"));
+            return out;
+        };
+        const auto node_set = [&](const char* key) {
+            NodeSet set;
+            for (unsigned n : indices(key)) {
+                if (n >= NodeSet::max_nodes)
+                    throw Error(std::string("left_out.") + key, "node " + std::to_string(n) + " is out of range (limit " +
+                                                                    std::to_string(NodeSet::max_nodes - 1) + ")");
+                set.add(n);
+            }
+            return set;
+        };
+        m.left_out.cpus = indices("cpus");
+        std::sort(m.left_out.cpus.begin(), m.left_out.cpus.end());
+        m.left_out.cpus.erase(std::unique(m.left_out.cpus.begin(), m.left_out.cpus.end()), m.left_out.cpus.end());
+        m.left_out.nodes = node_set("nodes");
+        m.left_out.memory = node_set("memory");
+        m.left_out.cpuless = node_set("cpuless");
+        if (jl.contains("by")) m.left_out.by = as_string(jl["by"], "left_out.by");
     }
     // Absent in files written before the field existed: the documented default.
     if (j.contains("page_bytes")) m.page_bytes = as_u64(j["page_bytes"], "page_bytes");

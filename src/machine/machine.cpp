@@ -70,18 +70,35 @@ std::size_t Machine::cpu_count() const {
     return total;
 }
 
+
 std::size_t Machine::index_of(unsigned os_index) const {
     for (std::size_t i = 0; i < nodes.size(); ++i)
         if (nodes[i].os_index == os_index) return i;
-    throw Error("node", "node " + std::to_string(os_index) + " is not in this machine (nodes: " +
-                            all_nodes().to_string() + ")");
+    throw Error("node", absent_node_reason(os_index));
 }
 
 unsigned Machine::node_of_cpu(unsigned cpu) const {
     for (const Node& n : nodes)
         if (std::binary_search(n.cpus.begin(), n.cpus.end(), cpu)) return n.os_index;
-    throw Error("cpu", "CPU " + std::to_string(cpu) + " is not in this machine (it has " +
-                           std::to_string(cpu_count()) + " CPUs)");
+    throw Error("cpu", absent_cpu_reason(cpu));
+}
+
+std::string Machine::absent_cpu_reason(unsigned cpu) const {
+    std::vector<unsigned> all;
+    for (const Node& n : nodes) all.insert(all.end(), n.cpus.begin(), n.cpus.end());
+    const std::string head = "CPU " + std::to_string(cpu);
+    if (std::binary_search(left_out.cpus.begin(), left_out.cpus.end(), cpu))
+        return head + " is not allowed: it is not in " + left_out.by + " (allowed CPUs: " + format_index_list(all) +
+               ")";
+    return head + " is not in this machine (its CPUs are " + format_index_list(all) + ")";
+}
+
+std::string Machine::absent_node_reason(unsigned os_index) const {
+    const std::string head = "node " + std::to_string(os_index);
+    if (left_out.nodes.contains(os_index))
+        return head + " is not allowed: neither its CPUs nor its memory are in " + left_out.by +
+               " (allowed nodes: " + all_nodes().to_string() + ")";
+    return head + " is not in this machine (nodes: " + all_nodes().to_string() + ")";
 }
 
 NodeSet Machine::all_nodes() const {
@@ -107,18 +124,37 @@ void Machine::check_placement_target(unsigned os_index, std::string_view field) 
     try {
         index = index_of(os_index);
     } catch (const Error& e) {
-        throw Error(f, "node " + std::to_string(os_index) + " is not in this machine (nodes: " +
-                           all_nodes().to_string() + ")");
+        throw Error(f, absent_node_reason(os_index));
     }
+    if (!nodes[index].memory_allowed)
+        throw Error(f, "node " + std::to_string(os_index) + "'s memory is not allowed: it is not in " + left_out.by +
+                           " (nodes whose memory is allowed: " + memory_nodes().to_string() + ")");
     if (nodes[index].memory_bytes == 0) {
-        NodeSet with_memory;
-        for (const Node& n : nodes)
-            if (n.memory_bytes > 0) with_memory.add(n.os_index);
+        const NodeSet with_memory = memory_nodes();
         throw Error(f, "node " + std::to_string(os_index) +
                            " has zero memory and cannot hold pages; a placement target needs memory "
                            "(nodes with memory: " +
                            (with_memory.empty() ? std::string("none") : with_memory.to_string()) + ")");
     }
+}
+
+NodeSet Machine::memory_nodes() const {
+    NodeSet set;
+    for (const Node& n : nodes)
+        if (n.memory_allowed && n.memory_bytes > 0) set.add(n.os_index);
+    return set;
+}
+
+unsigned Machine::memory_node_near(unsigned os_index) const {
+    const std::size_t from = index_of(os_index);
+    std::size_t best = nodes.size();
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        if (!nodes[i].memory_allowed || nodes[i].memory_bytes == 0) continue;
+        if (best == nodes.size() || distances[from][i] < distances[from][best]) best = i;
+    }
+    if (best == nodes.size())
+        throw Error("node " + std::to_string(os_index), "no node of this machine has memory that placement may use");
+    return nodes[best].os_index;
 }
 
 }  // namespace numaware

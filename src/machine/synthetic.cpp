@@ -21,7 +21,9 @@ namespace numaware {
 namespace {
 
 constexpr const char* known_keys = "nodes, cpus-per-node, mem-per-node, distances, cpus, mem, tiers, kinds, "
-                                   "latency, bandwidth, page";
+                                   "latency, bandwidth, page, allowed-cpus, allowed-mems";
+// Who restricts a synthetic machine (Restriction::by).
+constexpr std::string_view allowed_sets_by = "the allowed-cpus=/allowed-mems= sets";
 // Far above any real machine, low enough that a typo cannot exhaust memory.
 constexpr unsigned max_cpus_per_node = 4096;
 
@@ -154,7 +156,7 @@ Machine Machine::from_synthetic(std::string_view description) {
         const std::string key(word.substr(0, eq));
         if (key != "nodes" && key != "cpus-per-node" && key != "mem-per-node" && key != "distances" &&
             key != "cpus" && key != "mem" && key != "tiers" && key != "kinds" && key != "latency" &&
-            key != "bandwidth" && key != "page")
+            key != "bandwidth" && key != "page" && key != "allowed-cpus" && key != "allowed-mems")
             throw Error(key, "unknown key in synthetic description '" + std::string(description) +
                                  "' (known keys: " + known_keys + ")");
         if (values.count(key)) throw Error(key, "given twice in synthetic description");
@@ -222,7 +224,22 @@ Machine Machine::from_synthetic(std::string_view description) {
     for (const char* key : {"distances", "latency", "bandwidth"})
         if ((it = values.find(key)) != values.end()) apply_matrix(m, key, it->second);
     m.validate();
-    return m;
+
+    // A process in a cpuset of these CPUs and memory nodes sees this part.
+    const auto allowed_cpus = values.find("allowed-cpus");
+    const auto allowed_mems = values.find("allowed-mems");
+    if (allowed_cpus == values.end() && allowed_mems == values.end()) return m;
+    std::vector<unsigned> cpu_list;
+    if (allowed_cpus != values.end()) {
+        cpu_list = parse_index_list(allowed_cpus->second, "allowed-cpus", "CPU", static_cast<unsigned>(next_cpu));
+    } else {
+        for (unsigned c = 0; c < next_cpu; ++c) cpu_list.push_back(c);
+    }
+    NodeSet mems = m.all_nodes();
+    if (allowed_mems != values.end()) {
+        mems = NodeSet(parse_index_list(allowed_mems->second, "allowed-mems", "node", node_count));
+    }
+    return m.restrict_to(cpu_list, mems, allowed_sets_by);
 }
 
 }  // namespace numaware

@@ -127,6 +127,17 @@ void Machine::validate() const {
         check_measured(*bandwidth_gbps, "bandwidth_gbps");
     }
 
+    // What a restriction left out is not also in the machine.
+    for (unsigned cpu : left_out.cpus)
+        if (seen_cpus.count(cpu))
+            throw Error("left_out.cpus", "CPU " + std::to_string(cpu) + " is left out but is a CPU of a node");
+    for (unsigned node : left_out.nodes.to_vector())
+        for (const Node& kept : nodes)
+            if (kept.os_index == node)
+                throw Error("left_out.nodes", "node " + std::to_string(node) + " is left out but is in the machine");
+    if (!left_out.empty() && left_out.by.empty())
+        throw Error("left_out.by", "is empty; a restriction names who restricts (e.g. this process's cpuset)");
+
     for (std::size_t k = 0; k < caches.size(); ++k) {
         const Cache& cache = caches[k];
         const std::string field = at("caches", k);

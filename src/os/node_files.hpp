@@ -16,6 +16,11 @@ namespace numaware::os::sys {
 // cannot be read or lists nothing.
 unsigned read_node_mask(const char* path, std::uint64_t& mask, unsigned limit) noexcept;
 
+// The memory nodes this process may use (its cpuset's mems: the
+// Mems_allowed_list line of /proc/self/status) as a mask of the nodes below
+// `limit` (at most 64). False when it cannot be read.
+bool read_mems_allowed(std::uint64_t& mask, unsigned limit) noexcept;
+
 // One row of the SLIT (/sys/devices/system/node/nodeN/distance,
 // "10 21 31 ..."): distance[to] for the first nodes, at most `max` of them.
 // Returns how many were read; 0 when the file cannot be read.

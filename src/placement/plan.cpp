@@ -13,13 +13,6 @@ using Kind = PlacementPolicy::Kind;
 
 namespace {
 
-NodeSet nodes_with_memory(const Machine& m) {
-    NodeSet set;
-    for (const Node& n : m.nodes)
-        if (n.memory_bytes > 0) set.add(n.os_index);
-    return set;
-}
-
 std::string size_text(std::size_t bytes) { return format_size(bytes); }
 
 // Node the kernel's zonelist picks first for a fault on `from` when the
@@ -27,12 +20,12 @@ std::string size_text(std::size_t bytes) { return format_size(bytes); }
 // by the kernel with penalties we do not model (CPU-less nodes first, node
 // load), so a tie yields -1, "kernel decides".
 int nearest_unique(const Machine& m, unsigned from, const NodeSet& set) {
-    if (set.contains(from) && m.node(from).memory_bytes > 0) return static_cast<int>(from);
+    if (set.contains(from) && m.node(from).holds_pages()) return static_cast<int>(from);
     unsigned best = std::numeric_limits<unsigned>::max();
     int best_node = -1;
     bool tie = false;
     for (unsigned node : set.to_vector()) {
-        if (m.node(node).memory_bytes == 0) continue;
+        if (!m.node(node).holds_pages()) continue;
         const unsigned d = m.distance(from, node);
         if (d < best) {
             best = d;
@@ -64,7 +57,7 @@ unsigned remote_node(const Machine& m, unsigned from, const std::string& field) 
     unsigned best = std::numeric_limits<unsigned>::max();
     int best_node = -1;
     for (const Node& n : m.nodes) {
-        if (n.os_index == from || n.memory_bytes == 0) continue;
+        if (n.os_index == from || !n.holds_pages()) continue;
         const unsigned d = m.distance(from, n.os_index);
         if (d < best) {   // ascending OS order: ties keep the lower index
             best = d;
@@ -135,9 +128,9 @@ PlacementPlan plan(const PlacementPolicy& policy, const void* addr, std::size_t 
 
     switch (policy.kind) {
     case Kind::first_touch: {
-        p.allowed = nodes_with_memory(machine);
+        p.allowed = machine.memory_nodes();
         p.mode = MemoryPolicyMode::default_;
-        if (auto t = toucher_node(); t && machine.node(*t).memory_bytes > 0) fill(static_cast<int>(*t));
+        if (auto t = toucher_node(); t && machine.node(*t).holds_pages()) fill(static_cast<int>(*t));
         coarse("each page goes to the node of the CPU that touches it first");
         break;
     }
@@ -157,7 +150,7 @@ PlacementPlan plan(const PlacementPolicy& policy, const void* addr, std::size_t 
     }
     case Kind::preferred: {
         const unsigned node = policy.nodes.to_vector().front();
-        p.allowed = nodes_with_memory(machine);
+        p.allowed = machine.memory_nodes();
         p.mode = MemoryPolicyMode::preferred;
         p.mode_nodes = policy.nodes;
         fill(static_cast<int>(node));

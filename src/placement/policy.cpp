@@ -270,10 +270,7 @@ unsigned parse_number(std::string_view text, const std::string& field, const cha
 NodeSet parse_nodes(std::string_view text, const Machine& machine, const std::string& field) {
     if (text.empty()) throw Error(field, "the node set is empty; name nodes like 0-3,6 or 'all'");
     if (text == "all") {
-        NodeSet set;
-        for (const Node& n : machine.nodes)
-            if (n.memory_bytes > 0) set.add(n.os_index);
-        return set;
+        return machine.memory_nodes();
     }
     try {
         return NodeSet::parse(text, field);

@@ -192,10 +192,7 @@ PlacementReport place(Team& team, PlacedArray& array, PagePlacement mode,
         report.realisation = "each rank first-touched and initialised its owned block";
         break;
     case PagePlacement::interleave: {
-        NodeSet with_memory;
-        for (const Node& n : machine.nodes)
-            if (n.memory_bytes > 0) with_memory.add(n.os_index);
-        apply_plan(PlacementPolicy::interleave(with_memory), "placement");
+        apply_plan(PlacementPolicy::interleave(machine.memory_nodes()), "placement");
         break;
     }
     case PagePlacement::stencil_aware: {

@@ -48,12 +48,6 @@ NodeSet TeamLayout::nodes() const {
 
 namespace {
 
-std::vector<unsigned> all_cpus(const Machine& machine) {
-    std::vector<unsigned> cpus;
-    for (const Node& n : machine.nodes) cpus.insert(cpus.end(), n.cpus.begin(), n.cpus.end());
-    return cpus;
-}
-
 TeamLayout plan_explicit(const Machine& machine, const TeamMapping& mapping) {
     if (mapping.nodes != 0)
         throw Error("nodes", fmt::format("nodes={} cannot be combined with an explicit CPU list; "
@@ -75,9 +69,7 @@ TeamLayout plan_explicit(const Machine& machine, const TeamMapping& mapping) {
         const unsigned cpu = mapping.cpus[r];
         const std::string field = fmt::format("cpus[{}]", r);
         auto it = node_of.find(cpu);
-        if (it == node_of.end())
-            throw Error(field, fmt::format("CPU {} is not in the machine (its CPUs are {})", cpu,
-                                           format_cpu_list(all_cpus(machine))));
+        if (it == node_of.end()) throw Error(field, machine.absent_cpu_reason(cpu));
         auto [seen, fresh] = first_seen.emplace(cpu, r);
         if (!fresh)
             throw Error(field, fmt::format("CPU {} is listed twice (also cpus[{}]); two ranks never "

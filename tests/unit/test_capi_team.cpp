@@ -109,7 +109,7 @@ TEST_F(TeamCapi, BadInputIsMinusOneWithErrnoAndAMessage) {
     map.cpus = bogus;
     map.cpu_count = 1;
     map.threads = 0;
-    expect_einval("cpus[0]: CPU 100000 is not in the machine");
+    expect_einval("cpus[0]: CPU 100000 is not in this machine");
     map.cpus = nullptr;
     expect_einval("mapping.cpus: is NULL");
 

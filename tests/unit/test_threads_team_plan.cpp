@@ -119,7 +119,7 @@ TEST(TeamPlan, Errors) {
     EXPECT_NE(plan_error(m, {.threads = 1, .nodes = 5}, "nodes").find("nodes=5 exceeds the 4 nodes"),
               std::string::npos);
     std::string msg = plan_error(m, {.cpus = {0, 8}}, "cpus[1]");
-    EXPECT_NE(msg.find("CPU 8 is not in the machine (its CPUs are 0-7)"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("CPU 8 is not in this machine (its CPUs are 0-7)"), std::string::npos) << msg;
     msg = plan_error(m, {.cpus = {3, 1, 3}}, "cpus[2]");
     EXPECT_NE(msg.find("CPU 3 is listed twice (also cpus[0])"), std::string::npos) << msg;
     msg = plan_error(m, {.threads = 2, .cpus = {0, 1, 2}}, "threads");

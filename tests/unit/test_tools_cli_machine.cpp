@@ -61,3 +61,25 @@ TEST(TopoCommand, HelpHasAnExample) {
     EXPECT_EQ(r.status, 0);
     EXPECT_NE(r.out.find("Example: numaware topo --machine"), std::string::npos) << r.out;
 }
+
+// A machine seen from inside a cpuset (issue 17): the allowed part, marked,
+// and what was left out, one sentence per fact.
+TEST(TopoCommand, ARestrictedMachineShowsItsAllowedPartAndWhatWasLeftOut) {
+    const Result r = run_cli("topo --machine 'nodes=8 cpus-per-node=2 mem-per-node=8G "
+                             "allowed-cpus=0-3,5-6,12-15 allowed-mems=1-5'",
+                             false);
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("8 nodes, 10 CPUs"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("(memory not allowed)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("left out (the allowed-cpus=/allowed-mems= sets):"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("  CPUs 4,7-11 are left out: not in the allowed-cpus=/allowed-mems= sets"), std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("  nodes 4-5: no CPU in"), std::string::npos) << r.out;
+
+    const Result bad = run_cli("topo --machine 'nodes=2 allowed-cpus=5'", true);
+    EXPECT_NE(bad.status, 0);
+    EXPECT_TRUE(numaware::test::one_line(bad.out)) << bad.out;
+    EXPECT_NE(bad.out.find("allowed-cpus"), std::string::npos) << bad.out;
+}

@@ -163,7 +163,7 @@ TEST(RunCli, BadInputIsOneLineNamingTheInput) {
         {{"run", "--threads", too_many, "--", "true"}, "--threads: threads=" + too_many + " exceeds the"},
         {{"run", "--threads", "0", "--", "true"}, "--threads: threads=0"},
         {{"run", "--nodes", "99", "--", "true"}, "--nodes: nodes=99 exceeds the"},
-        {{"run", "--cpus", "0,100000", "--", "true"}, "--cpus: cpus[1]: CPU 100000 is not in the machine"},
+        {{"run", "--cpus", "0,100000", "--", "true"}, "--cpus: cpus[1]: CPU 100000 is not in this machine"},
         {{"run", "--cpus", "0", "--nodes", "1", "--", "true"}, "--cpus: an explicit CPU list cannot be combined"},
         {{"run", "--mapping", "spread", "--", "true"}, "--mapping: unknown mapping 'spread'"},
         {{"run", "--pages", "interleave:77", "--", "true"}, "policy 'interleave:77'"},

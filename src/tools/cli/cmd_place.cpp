@@ -43,9 +43,7 @@ struct Row {
 
 // Every policy kind that makes sense on `m` for a thread on `home`.
 std::vector<std::string> all_policies(const Machine& m, unsigned home) {
-    std::vector<unsigned> mem;
-    for (const Node& n : m.nodes)
-        if (n.memory_bytes > 0) mem.push_back(n.os_index);
+    const std::vector<unsigned> mem = m.memory_nodes().to_vector();
     std::vector<std::string> out{"first-touch"};
     for (unsigned n : mem) out.push_back("bind:" + std::to_string(n));
     out.push_back("preferred:" + std::to_string(mem.back()));

@@ -52,7 +52,7 @@ public:
         if (p == MAP_FAILED)
             throw Error("--size", fmt::format("cannot map {} bytes: {}", bytes, std::strerror(errno)), errno);
         data_ = static_cast<unsigned char*>(p);
-        if (node.memory_bytes == 0) return;   // nothing to bind to; first touch decides
+        if (!node.holds_pages()) return;   // nothing to bind to; first touch decides
         const PlacementPlan p_plan = plan(PlacementPolicy::bind(NodeSet{node.os_index}), data_, bytes, machine);
         const PlacementResult r = apply(data_, bytes, p_plan);
         if (!r.ok()) {
@@ -157,7 +157,7 @@ void probe(const ProbeOptions& o) {
             const BoundBuffer local(bytes, cpu_node, machine);
             for (std::size_t j = 0; j < n; ++j) {
                 const Node& mem_node = machine.nodes[j];
-                if (mem_node.memory_bytes == 0) continue;
+                if (!mem_node.holds_pages()) continue;
                 const BoundBuffer target(bytes, mem_node, machine);
                 latency[i][j] = chase_latency_ns(target, o.iterations);
                 bandwidth[i][j] = copy_bandwidth_gbps(target, local);

@@ -51,8 +51,13 @@ void show(const Machine& m) {
     fmt::print("{} nodes, {} CPUs\n\n", m.node_count(), m.cpu_count());
     fmt::print("{:>6} {:>10} {:>5} {:<8} {}\n", "node", "memory", "tier", "kind", "cpus");
     for (const Node& n : m.nodes)
-        fmt::print("{:>6} {:>10} {:>5} {:<8} {}{}\n", n.os_index, memory(n.memory_bytes), n.tier, n.kind,
-                   cpu_list(n.cpus), n.has_cpus() ? "" : "  (memory-only)");
+        fmt::print("{:>6} {:>10} {:>5} {:<8} {}{}{}\n", n.os_index, memory(n.memory_bytes), n.tier, n.kind,
+                   cpu_list(n.cpus), n.has_cpus() ? "" : "  (memory-only)",
+                   n.memory_allowed ? "" : "  (memory not allowed)");
+    if (!m.left_out.empty()) {
+        fmt::print("\nleft out ({}):\n", m.left_out.by);
+        for (const std::string& line : m.left_out.describe()) fmt::print("  {}\n", line);
+    }
     print_matrix(m, m.distances, "distances (SLIT, relative; 10 = local)",
                  [](unsigned v) { return std::to_string(v); });
     if (m.latency_ns)

@@ -109,13 +109,13 @@ std::vector<unsigned> memspace_nodes(const Machine& machine, MemSpace space) {
     int lowest = 0, highest = 0;
     bool any = false;
     for (const Node& n : machine.nodes) {
-        if (n.memory_bytes == 0) continue;
+        if (!n.holds_pages()) continue;
         lowest = any ? std::min(lowest, n.tier) : n.tier;
         highest = any ? std::max(highest, n.tier) : n.tier;
         any = true;
     }
     for (const Node& n : machine.nodes) {
-        if (n.memory_bytes == 0) continue;
+        if (!n.holds_pages()) continue;
         switch (space) {
         case MemSpace::high_bw:
             if (hbm(n)) out.push_back(n.os_index);

@@ -62,6 +62,12 @@ std::string cpu_ranges(const std::vector<unsigned>& cpus) {
 GuestLayout guest_layout(const Machine& machine, const LayoutOverrides& overrides) {
     const std::size_t n = machine.nodes.size();
     if (n == 0) throw Error("machine", "has no NUMA nodes; nothing to emulate");
+    // The guest is hardware: a cpuset restricts a process inside it, not the
+    // machine QEMU emulates (tests/vm set one up in the guest with cgroups).
+    if (!machine.left_out.empty())
+        throw Error("machine", "is the part of a machine that " + machine.left_out.by +
+                                   " allow; emulate the whole machine and restrict the command inside the guest "
+                                   "(a cgroup cpuset, numactl --cpunodebind)");
     if (overrides.cpus_per_node && *overrides.cpus_per_node == 0)
         throw Error("--cpus-per-node", "must be at least 1 (CPU-less nodes stay CPU-less)");
     if (overrides.mem_per_node && *overrides.mem_per_node < min_node_memory)

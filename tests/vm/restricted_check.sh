@@ -1,0 +1,155 @@
+#!/bin/sh
+# restricted_check.sh — numaware in a process that may use only part of the
+# machine (issue 17), in one emulated 4-node boot (2 CPUs a node, CPUs 2k
+# and 2k+1 on node k):
+#   cgroup  a cgroup v2 cpuset with cpuset.cpus=2-5 and cpuset.mems=1,3:
+#           node 0 left out (no CPU, no memory), node 1 whole, node 2 for
+#           its CPUs only (memory not allowed), node 3 for its memory only
+#   numactl numactl --cpunodebind=1: CPUs 2-3, every node's memory
+# In each: `numaware topo` (text and JSON) must show that part and what was
+# left out; the RestrictedGuest gtests (teams, the heap, placement; the
+# expected sets read from the kernel) must pass; `numaware run` must place
+# threads on allowed CPUs only and refuse a left-out CPU and a node whose
+# memory is not allowed, in one line naming the cpuset.
+#
+# usage: restricted_check.sh NUMAWARE GUEST_TESTS MACHINE
+set -u
+
+fail() {
+    echo "restricted_check: FAIL: $*" >&2
+    exit 1
+}
+
+# ---------------------------------------------------------------- guest side
+if [ "${1:-}" = "--guest" ]; then
+    nw=$2 tests=$3
+    probe() {   # LABEL RUNNER...: the checks below, run by RUNNER
+        label=$1
+        shift
+        echo "@@ begin $label"
+        "$@" "$nw" topo > /tmp/topo.txt 2>&1
+        echo "@@ topo-exit=$?"
+        sed 's/^/@@ topo /' /tmp/topo.txt
+        "$@" "$nw" topo --json > /tmp/topo.json 2>&1
+        echo "@@ json $(tr -d '\n' < /tmp/topo.json)"
+        "$@" "$tests" --gtest_filter='RestrictedGuest.*' > /tmp/gtest.txt 2>&1
+        echo "@@ gtest-exit=$?"
+        sed 's/^/@@ gtest /' /tmp/gtest.txt
+        "$@" "$nw" run --threads 2 --mapping scatter --json -- cat /proc/self/status > /tmp/run.txt 2> /tmp/run.err
+        echo "@@ run-exit=$? $(grep '^Cpus_allowed_list' /tmp/run.txt | tr '\t' ' ')"
+        echo "@@ run-json $(cat /tmp/run.err)"
+        "$@" "$nw" run --cpus 0 -- true > /tmp/bad.txt 2>&1
+        echo "@@ bad-cpu-exit=$? lines=$(wc -l < /tmp/bad.txt) $(cat /tmp/bad.txt)"
+        "$@" "$nw" run --pages bind:2 -- true > /tmp/bad.txt 2>&1
+        echo "@@ bad-node-exit=$? lines=$(wc -l < /tmp/bad.txt) $(cat /tmp/bad.txt)"
+        echo "@@ end $label"
+    }
+    in_cgroup() {   # runs "$@" as a member of the job cgroup
+        sh -c 'echo $$ > /sys/fs/cgroup/job/cgroup.procs && exec "$@"' sh "$@"
+    }
+    mkdir -p /sys/fs/cgroup
+    mount -t cgroup2 none /sys/fs/cgroup || echo "@@ setup: cannot mount cgroup2"
+    echo "+cpuset" > /sys/fs/cgroup/cgroup.subtree_control || echo "@@ setup: no cpuset controller"
+    mkdir -p /sys/fs/cgroup/job
+    echo 2-5 > /sys/fs/cgroup/job/cpuset.cpus || echo "@@ setup: cpuset.cpus refused"
+    echo 1,3 > /sys/fs/cgroup/job/cpuset.mems || echo "@@ setup: cpuset.mems refused"
+    probe cgroup in_cgroup
+    probe numactl numactl --cpunodebind=1
+    exit 0
+fi
+
+# ----------------------------------------------------------------- host side
+[ $# -eq 3 ] || { echo "usage: restricted_check.sh NUMAWARE GUEST_TESTS MACHINE" >&2; exit 2; }
+nw=$1 tests=$2 machine=$3
+for f in "$nw" "$tests"; do [ -e "$f" ] || fail "'$f' does not exist"; done
+self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$nw" vm --machine "$machine" --kernel 6.1 --timeout 600 -- sh "$self" --guest "$nw" "$tests" > "$work/raw"
+rc=$?
+cat "$work/raw"
+[ "$rc" -eq 0 ] || fail "the guest run exited with $rc"
+
+python3 - "$work/raw" <<'EOF'
+import json, re, sys
+text = open(sys.argv[1]).read()
+problems = []
+for m in re.finditer(r"^@@ setup: (.*)$", text, re.M):
+    problems.append(f"guest setup: {m.group(1)}")
+
+def section(label):
+    m = re.search(rf"^@@ begin {label}$(.*?)^@@ end {label}$", text, re.M | re.S)
+    if not m:
+        problems.append(f"{label}: no output")
+        return None
+    return m.group(1)
+
+def field(body, key):
+    m = re.search(rf"^@@ {key}=(\d+)(.*)$", body, re.M)
+    return (int(m.group(1)), m.group(2).strip()) if m else (None, "")
+
+# What each restriction must leave: the nodes kept with their CPUs, the
+# nodes whose memory is not allowed, the CPUs and nodes left out.
+want = {
+    "cgroup": {"cpus": {1: [2, 3], 2: [4, 5], 3: []}, "memory_not_allowed": [2], "left_cpus": [0, 1, 6, 7],
+               "left_nodes": [0], "allowed": "2-5"},
+    "numactl": {"cpus": {0: [], 1: [2, 3], 2: [], 3: []}, "memory_not_allowed": [], "left_cpus": [0, 1, 4, 5, 6, 7],
+                "left_nodes": [], "allowed": "2-3"},
+}
+for label, w in want.items():
+    body = section(label)
+    if body is None:
+        continue
+    rc, _ = field(body, "topo-exit")
+    if rc != 0:
+        problems.append(f"{label}: numaware topo exited with {rc}")
+    topo = "\n".join(l[len("@@ topo "):] for l in body.splitlines() if l.startswith("@@ topo "))
+    if "left out (this process's cpuset and CPU affinity):" not in topo:
+        problems.append(f"{label}: numaware topo does not say what was left out:\n{topo}")
+    jm = re.search(r"^@@ json (.*)$", body, re.M)
+    try:
+        j = json.loads(jm.group(1)) if jm else None
+    except json.JSONDecodeError as e:
+        j = None
+        problems.append(f"{label}: topo --json is not JSON: {e}")
+    if j:
+        got = {n["os_index"]: n["cpus"] for n in j["nodes"]}
+        if got != w["cpus"]:
+            problems.append(f"{label}: nodes and CPUs {got}, expected {w['cpus']}")
+        no_mem = [n["os_index"] for n in j["nodes"] if n.get("memory_allowed", True) is False]
+        if no_mem != w["memory_not_allowed"]:
+            problems.append(f"{label}: nodes whose memory is not allowed {no_mem}, expected {w['memory_not_allowed']}")
+        lo = j.get("left_out", {})
+        if lo.get("cpus") != w["left_cpus"] or lo.get("nodes", []) != w["left_nodes"]:
+            problems.append(f"{label}: left out {lo}, expected CPUs {w['left_cpus']} and nodes {w['left_nodes']}")
+    rc, _ = field(body, "gtest-exit")
+    if rc != 0:
+        problems.append(f"{label}: the RestrictedGuest tests failed (exit {rc})")
+    if not re.search(rf"^@@ gtest @@ restricted machine: CPUs {w['allowed']},", body, re.M):
+        problems.append(f"{label}: the guest tests did not see CPUs {w['allowed']}")
+    rc, rest = field(body, "run-exit")
+    if rc != 0:
+        problems.append(f"{label}: numaware run --threads 2 exited with {rc}")
+    rj = re.search(r"^@@ run-json (.*)$", body, re.M)
+    try:
+        listed = json.loads(rj.group(1))["cpus"] if rj else None   # "2-3,5"
+        cpus = None if listed is None else [c for part in str(listed).split(",") if part
+                                            for c in (range(int(part.split("-")[0]), int(part.split("-")[-1]) + 1))]
+    except (json.JSONDecodeError, KeyError) as e:
+        cpus = None
+        problems.append(f"{label}: numaware run --json printed no plan: {e}")
+    if cpus is not None and not all(c in sum(w["cpus"].values(), []) for c in cpus):
+        problems.append(f"{label}: numaware run placed threads on {cpus}, outside {w['allowed']}")
+    for key, must in (("bad-cpu-exit", "CPU 0 is not allowed"),
+                      ("bad-node-exit", "node 2" if w["memory_not_allowed"] else None)):
+        rc, rest = field(body, key)
+        if must is None:
+            continue
+        if rc == 0 or "lines=1 " not in rest + " " or must not in rest or "cpuset" not in rest:
+            problems.append(f"{label}: {key}: expected one line naming '{must}' and the cpuset, got exit {rc}: {rest}")
+for p in problems:
+    print("restricted_check: FAIL:", p, file=sys.stderr)
+print("restricted_check: cgroup cpuset and numactl --cpunodebind: "
+      + ("ok" if not problems else f"{len(problems)} problems"))
+sys.exit(1 if problems else 0)
+EOF
