@@ -61,6 +61,10 @@ int nw_machine_node_memory(const nw_machine_t* machine, unsigned node, uint64_t*
     });
 }
 
+int nw_machine_node_memory_allowed(const nw_machine_t* machine, unsigned node) {
+    return guarded([&] { return machine_of(machine).node(node).memory_allowed ? 1 : 0; });
+}
+
 int nw_machine_node_cpu_count(const nw_machine_t* machine, unsigned node) {
     return guarded([&] { return as_int(machine_of(machine).node(node).cpus.size(), "cpu count"); });
 }

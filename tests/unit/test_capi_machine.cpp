@@ -74,3 +74,21 @@ TEST(MachineCApi, BadInputIsMinusOneWithErrnoAndText) {
     EXPECT_EQ(nw_machine_to_json(m, nullptr), -1);
     nw_machine_destroy(m);
 }
+
+// A machine seen from a cpuset: which nodes may hold memory, and the
+// refusal of a left-out node naming who restricts (issue 17).
+TEST(MachineCApi, ARestrictedMachineSaysWhichMemoryIsAllowed) {
+    nw_machine_t* m = nullptr;
+    ASSERT_EQ(nw_machine_load("nodes=3 cpus-per-node=2 allowed-cpus=0-3 allowed-mems=1", &m), 0) << nw_error_message();
+    EXPECT_EQ(nw_machine_node_count(m), 2);
+    EXPECT_EQ(nw_machine_node_memory_allowed(m, 0), 0);
+    EXPECT_EQ(nw_machine_node_memory_allowed(m, 1), 1);
+    errno = 0;
+    EXPECT_EQ(nw_machine_node_memory_allowed(m, 2), -1);
+    EXPECT_EQ(errno, EINVAL);
+    EXPECT_NE(std::string(nw_error_message()).find("node 2 is not allowed: neither its CPUs nor its memory are in the "
+                                                    "allowed-cpus=/allowed-mems= sets"),
+              std::string::npos)
+        << nw_error_message();
+    nw_machine_destroy(m);
+}

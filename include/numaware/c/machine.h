@@ -46,6 +46,10 @@ int nw_machine_node_count(const nw_machine_t* machine);
 int nw_machine_node_os_index(const nw_machine_t* machine, unsigned position);
 /* Memory of node `node` in bytes, stored in *bytes. */
 int nw_machine_node_memory(const nw_machine_t* machine, unsigned node, uint64_t* bytes);
+/* 1 when this process may place memory on node `node`, 0 when the node is
+ * there only for its CPUs (its memory is outside the process's cpuset; the
+ * JSON form's "left_out" says what else was left out, and by whom). */
+int nw_machine_node_memory_allowed(const nw_machine_t* machine, unsigned node);
 /* Number of CPUs of node `node`; 0 for a memory-only node. */
 int nw_machine_node_cpu_count(const nw_machine_t* machine, unsigned node);
 /* Copies up to `capacity` CPU OS indices of node `node` into `cpus`, in
