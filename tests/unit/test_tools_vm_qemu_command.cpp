@@ -510,3 +510,11 @@ TEST(VmInitramfs, ModinfoDependsAreReadFromTheElfSection) {
     const std::string none = tiny_module(std::string("depends=\0name=virtio_ring\0", 26));
     EXPECT_TRUE(vm::modinfo_depends(none, "virtio_ring.ko").empty());
 }
+
+// The guest is hardware: a description restricted to a cpuset is refused,
+// saying how to restrict the command inside the guest instead (issue 17).
+TEST(VmLayout, ARestrictedDescriptionIsRefused) {
+    const Machine m = Machine::from_synthetic("nodes=2 cpus-per-node=2 allowed-cpus=0-1");
+    expect_error([&] { (void)vm::guest_layout(m, {}); }, "machine",
+                 "is the part of a machine that the allowed-cpus=/allowed-mems= sets allow; emulate the whole machine");
+}
