@@ -24,6 +24,7 @@
 #include "numaware/machine.hpp"
 #include "numaware/nodeset.hpp"
 #include "numaware/placement.hpp"
+#include "numaware/tasks.hpp"
 #include "numaware/team.hpp"
 #include "os/os.hpp"
 
@@ -115,6 +116,42 @@ TEST(RestrictedGuest, ATeamOnEveryAllowedCpuRunsWhereItWasPlanned) {
             EXPECT_NE(std::string(e.what()).find("is not allowed"), std::string::npos) << e.what();
         }
         break;
+    }
+}
+
+// The task runtime on every allowed CPU, its dependencies homed on every
+// node whose memory is allowed; a region on a node whose memory is not is
+// refused, naming the cpuset.
+TEST(RestrictedGuest, TheTaskRuntimeRunsOnTheAllowedPart) {
+    const Machine m = Machine::from_live();
+    Team team{m, TeamMapping{.threads = static_cast<unsigned>(m.cpu_count()), .kind = MappingKind::scatter}};
+    tasks::Runtime rt{team, "dep"};
+    const std::vector<unsigned> homes = m.memory_nodes().to_vector();
+    ASSERT_FALSE(homes.empty());
+    std::vector<std::vector<double>> data(homes.size(), std::vector<double>(512, 0.0));
+    for (std::size_t h = 0; h < homes.size(); ++h)
+        rt.register_region(data[h].data(), data[h].size() * sizeof(double), homes[h]);
+    std::vector<int> ran_on(homes.size() * 8, -1);
+    for (std::size_t h = 0; h < homes.size(); ++h)
+        for (int k = 0; k < 8; ++k)
+            rt.spawn([&, h, k] {
+                data[h][static_cast<std::size_t>(k)] += 1.0;
+                ran_on[h * 8 + static_cast<std::size_t>(k)] = sched_getcpu();
+            }, {tasks::inout(data[h].data(), 64)});
+    rt.barrier();
+    std::set<unsigned> allowed;
+    for (const Node& n : m.nodes) allowed.insert(n.cpus.begin(), n.cpus.end());
+    for (int cpu : ran_on) EXPECT_TRUE(cpu >= 0 && allowed.count(static_cast<unsigned>(cpu))) << "a task ran on CPU " << cpu;
+    EXPECT_EQ(rt.report().tasks, homes.size() * 8);
+    for (const Node& n : m.nodes) {
+        if (n.memory_allowed || n.memory_bytes == 0) continue;
+        static double other[64];
+        try {
+            rt.register_region(other, sizeof other, n.os_index);
+            ADD_FAILURE() << "a region homed on node " << n.os_index << " was accepted";
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find("this process's cpuset"), std::string::npos) << e.what();
+        }
     }
 }
 
