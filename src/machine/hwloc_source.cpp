@@ -273,19 +273,16 @@ Machine allowed_part(hwloc_topology_t topo, Machine full, const std::optional<st
     hwloc_const_cpuset_t cpuset = hwloc_topology_get_allowed_cpuset(topo);
     hwloc_const_nodeset_t nodeset = hwloc_topology_get_allowed_nodeset(topo);
     std::vector<unsigned> cpus;
-    std::size_t total = 0;
+    NodeSet mems;
     for (const Node& n : full.nodes) {
-        total += n.cpus.size();
         for (unsigned cpu : n.cpus) {
             const bool in_affinity =
                 !affinity || std::binary_search(affinity->begin(), affinity->end(), cpu);
             if (hwloc_bitmap_isset(cpuset, cpu) && in_affinity) cpus.push_back(cpu);
         }
-    }
-    NodeSet mems;
-    for (const Node& n : full.nodes)
         if (hwloc_bitmap_isset(nodeset, n.os_index)) mems.add(n.os_index);
-    if (cpus.size() == total && mems == full.all_nodes()) return full;
+    }
+    if (cpus.size() == full.cpu_count() && mems == full.all_nodes()) return full;
     return full.restrict_to(cpus, mems, by);
 }
 
