@@ -12,6 +12,13 @@
 //   prodcons  one thread allocates, the other frees, via a bounded queue
 //   larson    two threads replace random slots of a 1024-block array; every
 //             epoch the threads swap arrays, so each frees the other's blocks
+//   xfree     one thread allocates 64 B blocks, the other frees them
+//             (cross-thread frees; one op = one block made and freed)
+//   mixed     two threads, each malloc/free of random sizes 16 B-4 KiB
+//             (ring of 256 live blocks per thread, ops summed)
+//   large     20 zero-initialised buffers (std::make_unique<char[]>), a
+//             random one replaced --replacements times by one of a random
+//             5-25 MiB; prints seconds and peak RSS growth / peak live bytes
 //   frag      owners (threads) allocate blocks of --size bytes up to
 //             --mib MiB each, write them, free every other one and allocate
 //             again, three times; prints peak RSS / peak requested bytes
@@ -25,6 +32,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 #include <string_view>
@@ -47,6 +55,7 @@ struct Options {
     std::size_t size = 0;      // frag: block size
     std::size_t mib = 32;      // frag: requested MiB per owner
     unsigned owners = 2;       // frag: owner threads
+    unsigned replacements = 2000;   // large: buffers replaced
 };
 
 // CLI11 parses; a bad value or unknown flag is one line on stderr and exit status 2.
@@ -54,14 +63,15 @@ Options parse(int argc, char** argv) {
     Options o;
     CLI::App app{"alloc_bench: allocator throughput (single, pairs, prodcons, larson) and fragmentation (frag)"};
     app.footer("example: LD_PRELOAD=libmimalloc.so.2 alloc_bench single --allocator mimalloc");
-    app.add_option("pattern", o.pattern, "single | pairs | prodcons | larson | frag")
+    app.add_option("pattern", o.pattern, "single | pairs | prodcons | larson | xfree | mixed | large | frag")
         ->required()
-        ->check(CLI::IsMember({"single", "pairs", "prodcons", "larson", "frag"}));
+        ->check(CLI::IsMember({"single", "pairs", "prodcons", "larson", "xfree", "mixed", "large", "frag"}));
     app.add_option("--allocator", o.allocator, "name printed with the results");
     app.add_option("--seconds", o.seconds, "run time per pattern")->check(CLI::Range(1e-6, 60.0));
     app.add_option("--size", o.size, "frag: block size in bytes")->check(CLI::Range(std::size_t{1}, std::size_t{1} << 30));
     app.add_option("--mib", o.mib, "frag: requested MiB per owner")->check(CLI::Range(std::size_t{1}, std::size_t{4096}));
     app.add_option("--owners", o.owners, "frag: owner threads")->check(CLI::Range(1U, 64U));
+    app.add_option("--replacements", o.replacements, "large: buffers replaced")->check(CLI::Range(1U, 1000000U));
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -79,9 +89,9 @@ Options parse(int argc, char** argv) {
 
 // Random sizes are drawn up front so the generator stays out of the timed loop.
 constexpr std::size_t size_table_len = 4096;   // power of two: indexed by op & mask
-std::vector<std::size_t> size_table(std::uint64_t seed) {
+std::vector<std::size_t> size_table(std::uint64_t seed, std::size_t lo = 16, std::size_t hi = 256) {
     std::mt19937_64 rng(seed);
-    std::uniform_int_distribution<std::size_t> dist(16, 256);
+    std::uniform_int_distribution<std::size_t> dist(lo, hi);
     std::vector<std::size_t> t(size_table_len);
     for (auto& s : t) s = dist(rng);
     return t;
@@ -106,8 +116,8 @@ double since(Clock::time_point start) {
 // Ops are done in chunks; the clock is read once per chunk.
 constexpr std::uint64_t chunk = 1 << 14;
 
-std::uint64_t ring_loop(double seconds, std::uint64_t seed, double& elapsed) {
-    const auto sizes = size_table(seed);
+std::uint64_t ring_loop(double seconds, std::uint64_t seed, double& elapsed, std::size_t max_size = 256) {
+    const auto sizes = size_table(seed, 16, max_size);
     constexpr std::size_t ring_len = 256;
     void* ring[ring_len];
     for (std::size_t i = 0; i < ring_len; ++i) ring[i] = must_malloc(sizes[i]);
@@ -136,22 +146,23 @@ void run_single(const Options& o) {
     report_rate(o, 1, ops, elapsed);
 }
 
-void run_pairs(const Options& o) {
+// pairs (sizes to 256 B) and mixed (sizes to 4 KiB): two threads at once.
+void run_two_rings(const Options& o, std::size_t max_size) {
     std::uint64_t ops[2] = {};
     double elapsed[2] = {};
     std::barrier go(2);
     std::thread other([&] {
         go.arrive_and_wait();
-        ops[1] = ring_loop(o.seconds, 2, elapsed[1]);
+        ops[1] = ring_loop(o.seconds, 2, elapsed[1], max_size);
     });
     go.arrive_and_wait();
-    ops[0] = ring_loop(o.seconds, 1, elapsed[0]);
+    ops[0] = ring_loop(o.seconds, 1, elapsed[0], max_size);
     other.join();
     // Both threads ran for about the same time; the rate is the sum of the two.
     const double rate = static_cast<double>(ops[0]) / elapsed[0] + static_cast<double>(ops[1]) / elapsed[1];
     const double secs = std::max(elapsed[0], elapsed[1]);
-    std::printf("bench allocator=%s pattern=pairs threads=2 ops=%llu seconds=%.3f mops=%.2f\n", o.allocator.c_str(),
-                static_cast<unsigned long long>(ops[0] + ops[1]), secs, rate / 1e6);
+    std::printf("bench allocator=%s pattern=%s threads=2 ops=%llu seconds=%.3f mops=%.2f\n", o.allocator.c_str(),
+                o.pattern.c_str(), static_cast<unsigned long long>(ops[0] + ops[1]), secs, rate / 1e6);
 }
 
 // A single-producer single-consumer ring of pointers.
@@ -180,7 +191,8 @@ private:
     alignas(64) void* slots_[capacity] = {};
 };
 
-void run_prodcons(const Options& o) {
+// prodcons (random 16-256 B) and xfree (64 B): one thread makes, the other frees.
+void run_prodcons(const Options& o, std::size_t lo, std::size_t hi) {
     BoundedQueue q;
     std::atomic<bool> done{false};
     std::uint64_t freed = 0;
@@ -201,7 +213,7 @@ void run_prodcons(const Options& o) {
             }
         }
     });
-    const auto sizes = size_table(3);
+    const auto sizes = size_table(3, lo, hi);
     std::uint64_t made = 0;
     const auto start = Clock::now();
     double elapsed = 0;
@@ -263,6 +275,49 @@ void run_larson(const Options& o) {
     report_rate(o, 2, ops[0] + ops[1], elapsed);
 }
 
+void run_large(const Options& o) {
+    constexpr std::size_t buffers = 20;
+    constexpr std::size_t mib = std::size_t{1} << 20;
+    std::mt19937_64 rng(5);
+    std::uniform_int_distribution<std::size_t> size(5 * mib, 25 * mib);
+    std::uniform_int_distribution<std::size_t> slot(0, buffers - 1);
+    std::uint64_t base_rss = 0, base_hwm = 0;
+    numaware::bench::read_rss(base_rss, base_hwm);
+    std::unique_ptr<char[]> buf[buffers];
+    std::size_t bytes[buffers] = {};
+    std::size_t live = 0, peak_live = 0;
+    const auto start = Clock::now();
+    auto replace = [&](std::size_t i) {
+        const std::size_t n = size(rng);
+        // The new buffer is made before the old one goes: both are live.
+        live += n;
+        peak_live = std::max(peak_live, live);
+        buf[i] = std::make_unique<char[]>(n);
+        live -= bytes[i];
+        bytes[i] = n;
+    };
+    for (std::size_t i = 0; i < buffers; ++i) replace(i);
+    unsigned long long checksum = 0;
+    for (unsigned r = 0; r < o.replacements; ++r) {
+        const std::size_t i = slot(rng);
+        replace(i);
+        // Zero-initialised, as make_unique promises: check one byte per page.
+        for (std::size_t k = 0; k < bytes[i]; k += 4096) checksum += static_cast<unsigned char>(buf[i][k]);
+        buf[i][bytes[i] / 2] = 1;
+    }
+    const double elapsed = since(start);
+    std::uint64_t rss = 0, hwm = 0;
+    numaware::bench::read_rss(rss, hwm);
+    if (checksum != 0) {
+        std::fprintf(stderr, "alloc_bench: large: a zero-initialised buffer held non-zero bytes\n");
+        std::exit(1);
+    }
+    const double growth = static_cast<double>(hwm - std::min(hwm, base_rss)) * 1024.0;
+    std::printf("bench allocator=%s pattern=large replacements=%u seconds=%.3f peak_live_bytes=%zu "
+                "peak_rss_growth_bytes=%.0f rss_ratio=%.3f\n",
+                o.allocator.c_str(), o.replacements, elapsed, peak_live, growth, growth / static_cast<double>(peak_live));
+}
+
 void run_frag(const Options& o) {
     const auto r = numaware::bench::run_frag_pattern(
         o.size, o.mib, o.owners, [](unsigned, std::size_t n) { return must_malloc(n); },
@@ -276,8 +331,11 @@ void run_frag(const Options& o) {
 int main(int argc, char** argv) {
     const Options o = parse(argc, argv);
     if (o.pattern == "single") run_single(o);
-    else if (o.pattern == "pairs") run_pairs(o);
-    else if (o.pattern == "prodcons") run_prodcons(o);
+    else if (o.pattern == "pairs") run_two_rings(o, 256);
+    else if (o.pattern == "mixed") run_two_rings(o, 4096);
+    else if (o.pattern == "prodcons") run_prodcons(o, 16, 256);
+    else if (o.pattern == "xfree") run_prodcons(o, 64, 64);
+    else if (o.pattern == "large") run_large(o);
     else if (o.pattern == "larson") run_larson(o);
     else run_frag(o);
     std::fflush(stdout);

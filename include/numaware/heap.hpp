@@ -58,7 +58,7 @@ private:
 struct HeapBlockInfo {
     unsigned node = 0;              // the node whose memory holds the block
     HeapOwner owner = HeapOwner::node(0);
-    bool large = false;             // served by a dedicated mapping
+    bool large = false;             // a large block (over 256 KiB, in a region)
     std::size_t usable_bytes = 0;   // == psm_usable_size()
 };
 

@@ -113,15 +113,47 @@ std::size_t usable_size(const void* p) noexcept {
     return s->large ? s->bytes : 0;
 }
 
+void* allocate_zeroed(std::size_t bytes, ArenaId arena) noexcept {
+    if (bytes > kMaxSmall && ensure_init()) {
+        Arena* a = arena_of(arena);
+        if (a == nullptr) {
+            errno = EINVAL;
+            return nullptr;
+        }
+        bool zeroed = false;
+        void* p = large_allocate(*a, bytes, kPageBytes, &zeroed);
+        if (p != nullptr && !zeroed) std::memset(p, 0, bytes);
+        return p;
+    }
+    void* p = allocate(bytes, arena);
+    if (p != nullptr) std::memset(p, 0, bytes);
+    return p;
+}
+
+void* allocate_local_zeroed(std::size_t bytes) noexcept {
+    if (bytes > kMaxSmall) {
+        // The bootstrap region (start-up) is fresh from mmap, never reused.
+        if (!ensure_init()) return bootstrap_allocate(bytes);
+        unsigned cpu = 0;
+        return allocate_zeroed(bytes, arena_for_node(current_node(&cpu)));
+    }
+    void* p = fast_allocate_local(bytes);
+    if (p != nullptr) std::memset(p, 0, bytes);
+    return p;
+}
+
 void* reallocate(void* p, std::size_t bytes) noexcept {
     if (p == nullptr) return allocate_local(bytes);
-    const Span* s = span_of(p);
+    Span* s = span_of(p);
     if (s == nullptr || (s->cls == 0 && !s->large)) {
         errno = EINVAL;
         return nullptr;
     }
+    // A large block that stays large grows into the free extent after it,
+    // or gives its tail back, where it is.
+    if (s->large && bytes > kMaxSmall && large_resize(s, bytes)) return p;
     const std::size_t have = s->cls != 0 ? kClasses.size[s->cls] : s->bytes;
-    // Keep the block if it fits and would not waste more than half of it.
+    // Keep a small block if it fits and would not waste more than half of it.
     if (bytes <= have && bytes >= have / 2) return p;
     if (s->cls != 0 && bytes <= have && have <= 16) return p;
     void* q = allocate(bytes, s->arena);

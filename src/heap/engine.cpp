@@ -68,6 +68,7 @@ void fork_prepare() noexcept {
         if (a == nullptr) continue;
         for (unsigned c = 1; c < kClassCount; ++c) a->central[c].lock.lock();
         a->heap_lock.lock();
+        a->large.lock.lock();
     }
     g_engine.meta_lock.lock();
     g_engine.registry_lock.lock();
@@ -80,6 +81,7 @@ void fork_release() noexcept {
     for (unsigned i = n; i-- > 0;) {
         Arena* a = g_engine.arenas[i].load(std::memory_order_acquire);
         if (a == nullptr) continue;
+        a->large.lock.unlock();
         a->heap_lock.unlock();
         for (unsigned c = kClassCount; c-- > 1;) a->central[c].lock.unlock();
     }
@@ -241,6 +243,18 @@ ArenaId create_arena(unsigned node, std::uint32_t owner_tag) noexcept {
     g_engine.arenas[id].store(a, std::memory_order_release);
     g_engine.arena_count.store(id + 1, std::memory_order_release);
     return static_cast<ArenaId>(id);
+}
+
+std::size_t release_free_memory() noexcept {
+    if (g_engine.state.load(std::memory_order_acquire) != 2) return 0;
+    std::size_t released = 0;
+    const unsigned n = g_engine.arena_count.load(std::memory_order_acquire);
+    for (unsigned i = 0; i < n; ++i)
+        if (Arena* a = g_engine.arenas[i].load(std::memory_order_acquire)) {
+            released += large_release(*a);
+            released += page_heap_release(*a);
+        }
+    return released;
 }
 
 bool node_stats(unsigned node, NodeStats& out) noexcept {

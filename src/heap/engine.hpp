@@ -11,14 +11,19 @@
 //
 // The numbers (details in the file named):
 //  - 96 size classes: 16 B steps to 256 B, then 12.5% steps to 256 KiB
-//    (size_classes.hpp); blocks above 256 KiB are large: a dedicated mapping
-//    rounded up to 64 KiB, bound and verified (page_heap.cpp).
+//    (size_classes.hpp); blocks above 256 KiB are large: extents of
+//    regions of 32 MiB or more, bound and verified, cached when freed,
+//    reused best-fit, split and coalesced (large_cache.cpp).
 //  - Thread caches hold blocks of the thread's node arena only, at most two
 //    batches per class (batch = 16 KiB / size, 1..64 blocks).
 //  - Page heaps grow by 8 MiB chunks, each bound (mbind MPOL_BIND) to the
 //    arena's node and verified before use; spans are runs of 64 KiB pages.
 //  - Release: beyond 16 MiB of touched free spans per arena, freed spans
-//    go back with MADV_DONTNEED (their range stays bound).
+//    go back with MADV_DONTNEED (their range stays bound). Freed large
+//    extents go back after 1 s, or at once where live + freed large bytes
+//    would pass 19/16 of the arena's highest live large bytes of the last
+//    second (16 MiB are always allowed). release_free_memory (malloc_trim)
+//    gives everything back now.
 //  - The page map is a 2-level radix tree over 48-bit addresses. The public C++/C API (numaware/heap.hpp,
 // numaware/c/heap.h) wraps it and adds errors that name their input.
 #pragma once
@@ -52,6 +57,10 @@ void* allocate(std::size_t bytes, ArenaId arena) noexcept;
 void* allocate_aligned(std::size_t bytes, std::size_t alignment, ArenaId arena) noexcept;
 // The arena of the calling thread's current node (what malloc uses).
 void* allocate_local(std::size_t bytes) noexcept;
+// allocate / allocate_local with every byte zero (calloc). Memory known to
+// be fresh from the kernel is not cleared again.
+void* allocate_zeroed(std::size_t bytes, ArenaId arena) noexcept;
+void* allocate_local_zeroed(std::size_t bytes) noexcept;
 void deallocate(void* p) noexcept;                  // p may be nullptr
 void* reallocate(void* p, std::size_t bytes) noexcept;   // keeps p's arena
 std::size_t usable_size(const void* p) noexcept;    // 0 for a pointer not from the engine
@@ -60,7 +69,7 @@ struct BlockInfo {
     ArenaId arena = no_arena;
     unsigned node = 0;
     std::uint32_t owner_tag = 0;   // the node for node arenas
-    bool large = false;            // served by a dedicated mapping
+    bool large = false;            // a large block (over 256 KiB, in a region)
     std::size_t usable = 0;
 };
 // false if p is not a live block of the engine.
@@ -76,6 +85,9 @@ bool node_stats(unsigned node, NodeStats& out) noexcept;
 
 // Returns the calling thread's cached blocks to their central lists.
 void flush_thread_cache() noexcept;
+// Gives every free page the engine still holds resident back to the kernel
+// now (malloc_trim), instead of after the decay period; the bytes released.
+std::size_t release_free_memory() noexcept;
 
 
 // Additions for the malloc shim and callers that want the local arena.

@@ -3,7 +3,7 @@
 //
 // Where things live: size classes (size_classes.hpp), span metadata and the
 // page map (page_map.cpp), the
-// per-arena page heap and large mappings (page_heap.cpp), central free lists
+// per-arena page heap (page_heap.cpp), large blocks (large_cache.cpp), central free lists
 // (central.cpp), thread caches (thread_cache.cpp), the allocation path
 // (alloc.cpp), the free path (free.cpp), arenas, statistics and fork
 // (engine.cpp). Every system call goes through the os layer's
@@ -80,17 +80,34 @@ inline constexpr unsigned kChunkPages = static_cast<unsigned>(kChunkBytes / kPag
 inline constexpr std::size_t kRetainBytes = std::size_t{16} << 20; // free spans kept per arena
 inline constexpr std::size_t kOsPage = 4096;
 
+// Large blocks (large_cache.cpp).
+inline constexpr std::size_t kHugePage = std::size_t{2} << 20;         // regions are aligned to it
+inline constexpr std::size_t kLargeRegionFirst = std::size_t{8} << 20;  // an arena's first region
+inline constexpr std::size_t kLargeRegionMax = std::size_t{256} << 20;   // regions double up to this
+inline constexpr std::uint64_t kLargeDecayNs = 1'000'000'000;          // a dirty extent is purged after 1 s free
+inline constexpr std::size_t kLargeDirtyFloor = kRetainBytes;          // dirty bytes always allowed
+inline constexpr unsigned kLargeDirtySixteenths = 3;                   // live + dirty stay within (1 + 4/16) x peak live
+inline constexpr unsigned kLargeBins = 132;                            // bins by page count (large_cache.cpp)
+
 // A run of engine pages: a small-block span of one class, a free span in
-// the page heap, or a large block's dedicated mapping.
+// the page heap, a live large block, or a free extent in the large cache.
 struct Span {
     std::uint32_t cache_key = kSpanNoKey;   // the arena id while a small span is in use
     std::uint8_t cls = 0;                   // 0: large or free
-    bool large = false;
+    bool large = false;                     // a live large block
     bool released = false;                  // page heap: pages not counted as mapped
     bool in_list = false;                   // on a central non-full list
+    bool cached = false;                    // a free extent in the arena's large cache
+    bool dirty = false;                     // cached: its pages may be resident
     ArenaId arena = no_arena;
     char* start = nullptr;
-    std::size_t bytes = 0;                  // span or mapping bytes
+    std::size_t bytes = 0;                  // span or extent bytes
+    // Large blocks and cached extents, guarded by the arena's large lock.
+    char* region = nullptr;                 // the region (one mapping) the extent lies in
+    char* region_end = nullptr;
+    std::uint64_t freed_ns = 0;             // cached: when it was freed (CLOCK_MONOTONIC_COARSE)
+    Span* older = nullptr;                  // cached: the age list of its state
+    Span* newer = nullptr;
     // Small spans, guarded by the central list's lock.
     FreeBlock* free = nullptr;
     char* bump = nullptr;                   // never-used part starts here
@@ -116,10 +133,25 @@ struct Arena {
     char* chunk_bump = nullptr;
     char* chunk_end = nullptr;
     std::size_t free_touched_bytes = 0;       // free spans not released
+    // Large cache: free extents of this arena's regions, by state (clean:
+    // no resident pages; dirty: maybe resident) and size, and by age.
+    struct LargeCache {
+        Lock lock;
+        Span* bins[2][kLargeBins] = {};                 // doubly linked via next/prev
+        std::uint64_t nonempty[2][(kLargeBins + 63) / 64] = {};
+        Span* oldest[2] = {};                           // age lists via older/newer
+        Span* newest[2] = {};
+        std::size_t bytes[2] = {};
+        Span* spare = nullptr;                          // the one whole clean region kept
+        std::size_t edge_bytes = 0;                     // clean bytes sharing a huge page with other memory
+        std::size_t next_region = kLargeRegionFirst;    // size of the next region mapped
+        std::size_t peak_live = 0;                      // highest live large bytes since peak_ns
+        std::uint64_t peak_ns = 0;
+    } large;
     // Statistics (relaxed atomics: written under different locks).
     std::atomic<std::int64_t> out_bytes{0};    // small blocks out of central lists
-    std::atomic<std::int64_t> large_bytes{0};  // usable bytes of large blocks
-    std::atomic<std::int64_t> mapped_bytes{0}; // carved spans + large mappings - released
+    std::atomic<std::int64_t> large_bytes{0};  // usable bytes of live large blocks
+    std::atomic<std::int64_t> mapped_bytes{0}; // carved spans + live and dirty large extents - released
 };
 
 // One per thread, initial-exec TLS, zero/constant-initialised so reaching
@@ -232,8 +264,23 @@ void span_delete(Span* s) noexcept;
 // ---- page_heap.cpp ----
 Span* page_heap_take(Arena& a, unsigned pages) noexcept;
 void page_heap_give(Arena& a, Span* s) noexcept;
-void* large_allocate(Arena& a, std::size_t bytes, std::size_t alignment) noexcept;
+// A fresh anonymous mapping aligned to `alignment`, bound to node `node` and
+// verified; nullptr on failure (nothing stays mapped).
+void* map_bound(std::size_t bytes, std::size_t alignment, unsigned node) noexcept;
+// Hands every touched free span back to the kernel; the bytes released.
+std::size_t page_heap_release(Arena& a) noexcept;
+void unmap(void* p, std::size_t bytes) noexcept;
+
+// ---- large_cache.cpp ----
+// A large block of at least `bytes`, aligned to `alignment`; nullptr with
+// errno ENOMEM. *zeroed (if given) tells whether its pages are known to be
+// fresh from the kernel, so all zero.
+void* large_allocate(Arena& a, std::size_t bytes, std::size_t alignment, bool* zeroed = nullptr) noexcept;
 void large_free(Span* s) noexcept;
+// Grows or shrinks a live large block where it is; false if it cannot grow.
+bool large_resize(Span* s, std::size_t bytes) noexcept;
+// Purges every dirty extent now; the bytes released.
+std::size_t large_release(Arena& a) noexcept;
 
 // ---- central.cpp ----
 // Takes up to `want` blocks of class cls; returns how many (0: out of memory).

@@ -1,4 +1,5 @@
-// heap/page_heap.cpp — per-arena page heap and large blocks.
+// heap/page_heap.cpp — per-arena page heap of small-block spans, and the
+// bound mappings every arena's memory comes from.
 //
 // An arena gets memory in 8 MiB chunks (kChunkBytes), each bound to the
 // arena's node and verified (placement's bind_range_to_node) before any
@@ -12,9 +13,8 @@
 // madvise(MADV_DONTNEED). The range keeps its bind policy, so a later reuse
 // refaults its pages on the same node.
 //
-// Large blocks (above kMaxSmall = 256 KiB) get a dedicated mapping, rounded
-// up to 64 KiB so no engine page is shared with another span, bound and
-// verified the same way, and unmapped when freed.
+// Large blocks (above kMaxSmall = 256 KiB) live in large_cache.cpp; their
+// regions come from map_bound here.
 #include <sys/mman.h>
 
 #include <cerrno>
@@ -25,15 +25,9 @@
 
 namespace numaware::heap::detail {
 
-namespace {
-
-// A fresh mapping of `bytes` whose start is aligned to `alignment`, or null.
-void* map_aligned(std::size_t bytes, std::size_t alignment) noexcept {
-    void* m = nullptr;
-    return os::sys::map_anonymous_aligned(bytes, alignment, m) == 0 ? m : nullptr;
-}
-
 void unmap(void* p, std::size_t bytes) noexcept { (void)os::sys::unmap(p, bytes); }
+
+namespace {
 
 // Binds a fresh mapping to `node` and proves it; 0 or an errno.
 int bind_to_node(void* p, std::size_t bytes, unsigned node) noexcept {
@@ -48,6 +42,20 @@ int bind_to_node(void* p, std::size_t bytes, unsigned node) noexcept {
     if ((err == ENOSYS || err == EPERM) && g_engine.nodes == 1) return 0;
     return err;
 }
+
+}  // namespace
+
+void* map_bound(std::size_t bytes, std::size_t alignment, unsigned node) noexcept {
+    void* m = nullptr;
+    if (os::sys::map_anonymous_aligned(bytes, alignment, m) != 0) return nullptr;
+    if (bind_to_node(m, bytes, node) != 0) {
+        unmap(m, bytes);
+        return nullptr;
+    }
+    return m;
+}
+
+namespace {
 
 Span* make_span(Arena& a, char* start, unsigned pages, bool released) noexcept {
     Span* s = span_new();
@@ -85,12 +93,8 @@ NW_NOINLINE bool grow(Arena& a) noexcept {
     }
     a.chunk_bump = a.chunk_end = nullptr;
     // Aligned to 2 MiB so transparent huge pages can back whole chunks.
-    void* m = map_aligned(kChunkBytes, std::size_t{2} << 20);
+    void* m = map_bound(kChunkBytes, kHugePage, a.node);
     if (m == nullptr) return false;
-    if (bind_to_node(m, kChunkBytes, a.node) != 0) {
-        unmap(m, kChunkBytes);
-        return false;
-    }
     a.chunk_bump = static_cast<char*>(m);
     a.chunk_end = a.chunk_bump + kChunkBytes;
     return true;
@@ -155,48 +159,18 @@ void page_heap_give(Arena& a, Span* s) noexcept {
     push_free(a, s);
 }
 
-void* large_allocate(Arena& a, std::size_t bytes, std::size_t alignment) noexcept {
-    if (bytes > (std::size_t{1} << 46)) {
-        errno = ENOMEM;
-        return nullptr;
-    }
-    const std::size_t size = (bytes + kPageBytes - 1) & ~(kPageBytes - 1);
-    void* m = map_aligned(size, alignment > kPageBytes ? alignment : kPageBytes);
-    if (m == nullptr) {
-        errno = ENOMEM;
-        return nullptr;
-    }
-    Span* s = nullptr;
-    if (bind_to_node(m, size, a.node) != 0 || (s = span_new()) == nullptr) {
-        unmap(m, size);
-        errno = ENOMEM;
-        return nullptr;
-    }
-    s->arena = a.id;
-    s->start = static_cast<char*>(m);
-    s->bytes = size;
-    s->large = true;
-    if (!page_map_set(m, size, s)) {
-        page_map_set(m, size, nullptr);
-        span_delete(s);
-        unmap(m, size);
-        errno = ENOMEM;
-        return nullptr;
-    }
-    a.large_bytes.fetch_add(static_cast<std::int64_t>(size), std::memory_order_relaxed);
-    a.mapped_bytes.fetch_add(static_cast<std::int64_t>(size), std::memory_order_relaxed);
-    return m;
-}
-
-void large_free(Span* s) noexcept {
-    Arena* a = arena_of(s->arena);
-    const std::size_t size = s->bytes;
-    char* start = s->start;
-    page_map_set(start, size, nullptr);
-    a->large_bytes.fetch_sub(static_cast<std::int64_t>(size), std::memory_order_relaxed);
-    a->mapped_bytes.fetch_sub(static_cast<std::int64_t>(size), std::memory_order_relaxed);
-    span_delete(s);
-    unmap(start, size);
+std::size_t page_heap_release(Arena& a) noexcept {
+    LockGuard g(a.heap_lock);
+    std::size_t released = 0;
+    for (unsigned pages = 1; pages <= kChunkPages; ++pages)
+        for (Span* s = a.free_spans[pages]; s != nullptr; s = s->next) {
+            if (s->released || g_engine.os->madvise(s->start, s->bytes, MADV_DONTNEED) != 0) continue;
+            s->released = true;
+            a.free_touched_bytes -= s->bytes;
+            a.mapped_bytes.fetch_sub(static_cast<std::int64_t>(s->bytes), std::memory_order_relaxed);
+            released += s->bytes;
+        }
+    return released;
 }
 
 }  // namespace numaware::heap::detail

@@ -96,11 +96,15 @@ HeapOwner owner_of_block(const heap::BlockInfo& info) {
     return HeapOwner::rank(info.owner_tag);
 }
 
-void* allocate_checked(std::size_t bytes, std::size_t alignment, HeapOwner owner) {
+// alignment 0: natural; zeroed: calloc (the engine clears only what is
+// not fresh from the kernel).
+void* allocate_checked(std::size_t bytes, std::size_t alignment, HeapOwner owner, bool zeroed = false) {
     const heap::ArenaId arena = arena_of(owner);
     const std::size_t asked = bytes == 0 ? 1 : bytes;
     errno = 0;
-    void* p = alignment == 0 ? heap::allocate(asked, arena) : heap::allocate_aligned(asked, alignment, arena);
+    void* p = zeroed           ? heap::allocate_zeroed(asked, arena)
+              : alignment == 0 ? heap::allocate(asked, arena)
+                               : heap::allocate_aligned(asked, alignment, arena);
     if (p == nullptr) throw_allocation_failure(errno == EINVAL ? EINVAL : ENOMEM, bytes, alignment, owner);
     return p;
 }
@@ -167,10 +171,7 @@ void* psm_calloc(std::size_t n, std::size_t size, HeapOwner owner) {
         throw Error("n * size", std::to_string(n) + " * " + std::to_string(size) + " overflows the limit " +
                                     std::to_string(std::numeric_limits<std::size_t>::max()));
     const std::size_t bytes = n * size;
-    void* p = allocate_checked(bytes, 0, owner);
-    // The engine may hand back a reused block: clear it.
-    std::memset(p, 0, bytes);
-    return p;
+    return allocate_checked(bytes, 0, owner, true);
 }
 
 void* psm_realloc(void* p, std::size_t bytes) {

@@ -87,9 +87,7 @@ NW_EXPORT void* calloc(std::size_t count, std::size_t size) {
         errno = ENOMEM;
         return nullptr;
     }
-    void* p = allocate_or_errno(bytes);
-    if (p != nullptr) std::memset(p, 0, bytes);
-    return p;
+    return h::allocate_local_zeroed(bytes);
 }
 
 NW_EXPORT void* realloc(void* p, std::size_t bytes) {
@@ -111,6 +109,14 @@ NW_EXPORT void* realloc(void* p, std::size_t bytes) {
     void* q = h::reallocate(p, bytes);
     if (q == nullptr) errno = ENOMEM;
     return q;
+}
+
+// glibc's malloc_trim: every free page goes back to the kernel now. `pad`
+// (what to keep at the top of glibc's heap) has no meaning here. 1 if
+// memory was released, else 0.
+NW_EXPORT int malloc_trim(std::size_t pad) {
+    (void)pad;
+    return h::release_free_memory() > 0 ? 1 : 0;
 }
 
 NW_EXPORT void* reallocarray(void* p, std::size_t count, std::size_t size) {

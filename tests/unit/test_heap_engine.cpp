@@ -217,7 +217,7 @@ TEST(HeapEngine, ThreadExitFlushesItsCache) {
     EXPECT_EQ(in_use(), before);
 }
 
-TEST(HeapEngine, LargeBlocksGetTheirOwnBoundMapping) {
+TEST(HeapEngine, LargeBlocksSitInRegionsBoundToTheirNode) {
     const ArenaId a = heap::node_arena(0);
     const std::size_t n = (std::size_t{10} << 20) + 123;
     auto* p = static_cast<char*>(heap::allocate(n, a));

@@ -20,8 +20,9 @@
  * errno on failure. A failed call leaves the heap as it was. All functions
  * are thread-safe. None takes flags: the owner says where a block lives.
  *
- * Where memory comes from: each sub-heap maps 8 MiB chunks (and one mapping
- * per block over 256 KiB), binds each to its node with
+ * Where memory comes from: each sub-heap maps 8 MiB chunks (and, for blocks
+ * over 256 KiB, regions of 8 MiB doubling to 256 MiB, whose freed extents
+ * it reuses), binds each to its node with
  * mbind(MPOL_BIND, MPOL_MF_MOVE|MPOL_MF_STRICT) and checks the binding
  * (get_mempolicy, move_pages) before carving any block from it. Only the
  * allocating calls that need a new chunk or a large block make those
@@ -34,7 +35,7 @@
  *                 one node no page can be misplaced), and every call works
  *                 with nw_owner_node(0).
  *   no permission on one node, a refused mbind (EPERM) is ignored the same
- *                 way. With several nodes, a chunk or large block whose
+ *                 way. With several nodes, a chunk or region whose
  *                 binding fails (EPERM when the call is refused, EINVAL for
  *                 a node the process's cpuset does not allow, EIO when the
  *                 check finds the chunk not bound as asked) is unmapped, and
@@ -86,7 +87,7 @@ static inline nw_owner_t nw_owner_rank(unsigned rank) {
 struct nw_psm_owner_info {
     unsigned node;       /* the node whose memory holds the block */
     nw_owner_t owner;    /* the owner it was allocated for */
-    int large;           /* 1 if served by a dedicated mapping */
+    int large;           /* 1 if a large block (over 256 KiB, in a region) */
     size_t usable_size;  /* == nw_psm_usable_size() */
 };
 
