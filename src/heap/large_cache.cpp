@@ -43,10 +43,12 @@
 // so that a program freeing and allocating one big block does not map and
 // bind a region every time.
 //
-// Regions are madvised MADV_HUGEPAGE: a refault there costs one fault per
-// 2 MiB instead of 512, which measured 3.2 s against 2.2 s on the large-
-// block benchmark (BENCHMARKS.md), and large arrays are what TLB misses
-// hurt most.
+// Transparent huge pages follow the system's setting: regions are 2 MiB-
+// aligned so that THP "always" can back them, but they are not madvised
+// MADV_HUGEPAGE. On this project's machine that made the large-block
+// benchmark slower (1.70-1.86 s against 1.23-1.35 s, BENCHMARKS.md): a
+// fresh huge page costs a compaction or a cold 2 MiB clear, and with "defrag
+// = madvise" the fault waits for it.
 //
 // When no dirty extent holds a block alone, the largest one that does with
 // the clean extents beside it takes it (take_run): only the clean part
@@ -344,7 +346,6 @@ Span* new_region(Arena& a, std::size_t bytes, std::size_t alignment, std::uint64
     if (size < c.next_region) size = c.next_region;
     void* m = map_bound(size, alignment > kHugePage ? alignment : kHugePage, a.node);
     if (m == nullptr) return nullptr;
-    (void)g_engine.os->madvise(m, size, MADV_HUGEPAGE);
     Span* s = span_new();
     if (s == nullptr) {
         unmap(m, size);
