@@ -15,7 +15,7 @@
 //    regions of 32 MiB or more, bound and verified, cached when freed,
 //    reused best-fit, split and coalesced (large_cache.cpp).
 //  - Thread caches hold blocks of the thread's node arena only, at most two
-//    batches per class (batch = 16 KiB / size, 1..64 blocks).
+//    batches per class (batch = 32 KiB / size, 8..64 blocks).
 //  - Page heaps grow by 8 MiB chunks, each bound (mbind MPOL_BIND) to the
 //    arena's node and verified before use; spans are runs of 64 KiB pages.
 //  - Release: beyond 16 MiB of touched free spans per arena, freed spans

@@ -41,8 +41,12 @@ consteval SizeClassTable make_size_classes() {
         const std::size_t s = t.size[i];
         const std::size_t span = s <= 8192 ? kPageBytes : (s * 8 + kPageBytes - 1) / kPageBytes * kPageBytes;
         t.span_pages[i] = static_cast<std::uint32_t>(span / kPageBytes);
-        const std::size_t b = 16384 / s;
-        t.batch[i] = static_cast<std::uint32_t>(b < 1 ? 1 : (b > 64 ? 64 : b));
+        // 32 KiB a batch, and never fewer than 8 blocks: with 16 KiB and 1
+        // block, two threads of one node allocating random sizes to 4 KiB
+        // spent 64% of their time in the central lists (BENCHMARKS.md,
+        // "mixed"); a thread caches at most two batches per class.
+        const std::size_t b = 32768 / s;
+        t.batch[i] = static_cast<std::uint32_t>(b < 8 ? 8 : (b > 64 ? 64 : b));
     }
     unsigned k = 1;
     for (unsigned i = 0; i <= 64; ++i) {
