@@ -56,6 +56,7 @@ unsigned central_fetch(Arena& a, unsigned cls, unsigned want, FreeBlock** head) 
                 if (s == nullptr) break;
                 link(c, s);
             }
+            NW_DEBUG_ASSERT(s->cls == cls && s->arena == a.id && s->live < s->capacity);
             while (got < want && s->live < s->capacity) {
                 FreeBlock* b = s->free;
                 if (b != nullptr) {
@@ -86,7 +87,11 @@ void central_return(Arena& a, unsigned cls, FreeBlock* list, unsigned n) noexcep
             FreeBlock* b = list;
             list = list->next;
             Span* s = span_of(b);
-            NW_HEAP_ASSERT(s != nullptr && s->cls == cls && s->arena == a.id);
+            // The block is this arena's, of this class, on a block boundary
+            // of the part of its span ever handed out, and the span has it out.
+            NW_DEBUG_ASSERT(s != nullptr && s->cls == cls && s->arena == a.id);
+            NW_DEBUG_ASSERT(reinterpret_cast<char*>(b) < s->bump &&
+                           (reinterpret_cast<char*>(b) - s->start) % kClasses.size[cls] == 0 && s->live > 0);
             b->next = s->free;
             s->free = b;
             --s->live;
@@ -100,6 +105,32 @@ void central_return(Arena& a, unsigned cls, FreeBlock* list, unsigned n) noexcep
         }
     }
     a.out_bytes.fetch_sub(static_cast<std::int64_t>(std::size_t{n} * kClasses.size[cls]), std::memory_order_relaxed);
+}
+
+bool central_check(Arena& a) noexcept {
+    for (unsigned cls = 1; cls < kClassCount; ++cls) {
+        CentralList& c = a.central[cls];
+        LockGuard g(c.lock);
+        const std::size_t size = kClasses.size[cls];
+        for (Span* s = c.nonfull; s != nullptr; s = s->next) {
+            // Span, class and page-map tag agree; the span is this arena's.
+            if (s->cls != cls || s->arena != a.id || !s->in_list || s->live >= s->capacity) return false;
+            if (s->prev != nullptr && s->prev->next != s) return false;
+            const PageEntry e = page_entry(s->start);
+            if (entry_span(e) != s || ((e >> kEntryClassShift) & 0x7f) != cls ||
+                (e >> kEntryTagShift) != entry_tag(a.id) || __atomic_load_n(&s->cache_key, __ATOMIC_RELAXED) != a.id)
+                return false;
+            // Free blocks lie in the handed-out part, on block boundaries,
+            // and are no more than the span's free count.
+            std::uint32_t n = 0;
+            for (const FreeBlock* b = s->free; b != nullptr; b = b->next) {
+                const char* p = reinterpret_cast<const char*>(b);
+                if (p < s->start || p >= s->bump || (p - s->start) % size != 0 || span_of(p) != s) return false;
+                if (++n > s->capacity - s->live) return false;
+            }
+        }
+    }
+    return true;
 }
 
 }  // namespace numaware::heap::detail

@@ -257,6 +257,15 @@ std::size_t release_free_memory() noexcept {
     return released;
 }
 
+bool check_heap() noexcept {
+    if (g_engine.state.load(std::memory_order_acquire) != 2) return true;
+    const unsigned n = g_engine.arena_count.load(std::memory_order_acquire);
+    for (unsigned i = 0; i < n; ++i)
+        if (Arena* a = g_engine.arenas[i].load(std::memory_order_acquire))
+            if (a->id != i || !central_check(*a) || !large_check(*a)) return false;
+    return true;
+}
+
 bool node_stats(unsigned node, NodeStats& out) noexcept {
     if (!ensure_init() || node >= g_engine.nodes) {
         errno = EINVAL;

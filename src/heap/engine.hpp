@@ -88,6 +88,12 @@ void flush_thread_cache() noexcept;
 // Gives every free page the engine still holds resident back to the kernel
 // now (malloc_trim), instead of after the decay period; the bytes released.
 std::size_t release_free_memory() noexcept;
+// Walks every arena's central lists and large cache under their locks and
+// checks the engine's invariants (span, class and page-map tags agree, no
+// span of one arena in another's lists, free blocks on block boundaries,
+// cached extents binned, aged, coalesced and mapped to themselves); false
+// at the first that does not hold. Tests call it after stress.
+bool check_heap() noexcept;
 
 
 // Additions for the malloc shim and callers that want the local arena.

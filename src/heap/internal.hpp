@@ -21,6 +21,7 @@
 #include "heap/engine.hpp"
 #include "heap/size_classes.hpp"
 #include "os/syscalls.hpp"
+#include "util/debug_assert.hpp"
 
 namespace numaware::os {
 class Os;
@@ -28,11 +29,6 @@ class Os;
 
 namespace numaware::heap::detail {
 
-#if defined(NDEBUG)
-#define NW_HEAP_ASSERT(c) ((void)0)
-#else
-#define NW_HEAP_ASSERT(c) ((c) ? (void)0 : __builtin_trap())
-#endif
 #define NW_LIKELY(x) __builtin_expect(!!(x), 1)
 #define NW_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define NW_NOINLINE __attribute__((noinline))
@@ -281,12 +277,17 @@ void large_free(Span* s) noexcept;
 bool large_resize(Span* s, std::size_t bytes) noexcept;
 // Purges every dirty extent now; the bytes released.
 std::size_t large_release(Arena& a) noexcept;
+// Checks the arena's large cache: bins, states, ages, regions, page map.
+bool large_check(Arena& a) noexcept;
 
 // ---- central.cpp ----
 // Takes up to `want` blocks of class cls; returns how many (0: out of memory).
 unsigned central_fetch(Arena& a, unsigned cls, unsigned want, FreeBlock** head) noexcept;
 // Returns a null-terminated list of n blocks of class cls, all from arena a.
 void central_return(Arena& a, unsigned cls, FreeBlock* list, unsigned n) noexcept;
+// Checks the arena's central lists: span, class and page-map tag agree,
+// free blocks on block boundaries of their span.
+bool central_check(Arena& a) noexcept;
 
 // ---- thread_cache.cpp ----
 void* local_slow(unsigned cls) noexcept;

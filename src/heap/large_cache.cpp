@@ -150,8 +150,8 @@ std::size_t edge_of(const Span* s) noexcept {
 }
 
 void cache_insert(Cache& c, Span* s) noexcept {
-    NW_HEAP_ASSERT(!s->large && !s->cached && s->bytes % kPageBytes == 0 && s->bytes > 0);
-    NW_HEAP_ASSERT(s->start >= s->region && s->start + s->bytes <= s->region_end);
+    NW_DEBUG_ASSERT(!s->large && !s->cached && s->bytes % kPageBytes == 0 && s->bytes > 0);
+    NW_DEBUG_ASSERT(s->start >= s->region && s->start + s->bytes <= s->region_end);
     s->cached = true;
     bin_insert(c, s);
     age_insert(c, s);
@@ -160,7 +160,7 @@ void cache_insert(Cache& c, Span* s) noexcept {
 }
 
 void cache_remove(Cache& c, Span* s) noexcept {
-    NW_HEAP_ASSERT(s->cached);
+    NW_DEBUG_ASSERT(s->cached);
     bin_remove(c, s);
     age_remove(c, s);
     c.bytes[s->dirty ? kDirty : kClean] -= s->bytes;
@@ -207,7 +207,7 @@ Span* split_off(const Span* s, char* start, std::size_t bytes) noexcept {
     r->freed_ns = s->freed_ns;
     // The region's leaves exist: its pages are mapped already.
     const bool mapped = page_map_set(start, bytes, r);
-    NW_HEAP_ASSERT(mapped);
+    NW_DEBUG_ASSERT(mapped);
     (void)mapped;
     return r;
 }
@@ -217,7 +217,7 @@ Span* neighbour(const Span* s, bool after) noexcept {
     const char* at = after ? s->start + s->bytes : s->start - 1;
     if (at < s->region || at >= s->region_end) return nullptr;
     Span* n = span_of(at);
-    NW_HEAP_ASSERT(n != nullptr && n->arena == s->arena && n->region == s->region);
+    NW_DEBUG_ASSERT(n != nullptr && n->arena == s->arena && n->region == s->region);
     return n->cached && n->dirty == s->dirty ? n : nullptr;
 }
 
@@ -499,7 +499,7 @@ void large_free(Span* s) noexcept {
     Arena& a = *arena_of(s->arena);
     Cache& c = a.large;
     LockGuard g(c.lock);
-    NW_HEAP_ASSERT(s->large && !s->cached);
+    NW_DEBUG_ASSERT(s->large && !s->cached);
     a.large_bytes.fetch_sub(static_cast<std::int64_t>(s->bytes), std::memory_order_relaxed);
     s->large = false;
     s->dirty = true;
@@ -516,7 +516,7 @@ bool large_resize(Span* s, std::size_t bytes) noexcept {
     Arena& a = *arena_of(s->arena);
     Cache& c = a.large;
     LockGuard g(c.lock);
-    NW_HEAP_ASSERT(s->large && !s->cached);
+    NW_DEBUG_ASSERT(s->large && !s->cached);
     if (size == s->bytes) return true;
     const std::uint64_t now = now_ns();
     if (size < s->bytes) {
@@ -555,6 +555,42 @@ std::size_t large_release(Arena& a) noexcept {
     while (Span* s = c.oldest[kDirty])
         if (!purge(a, s)) break;
     return before - c.bytes[kDirty];
+}
+
+bool large_check(Arena& a) noexcept {
+    Cache& c = a.large;
+    LockGuard g(c.lock);
+    std::size_t listed = 0;
+    for (unsigned st = 0; st < 2; ++st) {
+        std::size_t bytes = 0;
+        for (unsigned b = 0; b < kLargeBins; ++b) {
+            const bool marked = (c.nonempty[st][b / 64] >> (b % 64)) & 1;
+            if (marked != (c.bins[st][b] != nullptr)) return false;
+            for (const Span* s = c.bins[st][b]; s != nullptr; s = s->next) {
+                // A cached extent of this arena, in its bin and state, inside
+                // its region, mapped to itself at both ends, with no
+                // neighbour of its state (those coalesce).
+                if (!s->cached || s->large || s->dirty != (st == kDirty) || s->arena != a.id || s->cls != 0) return false;
+                if (bin_of(pages_of(s)) != b || s->bytes == 0 || s->bytes % kPageBytes != 0) return false;
+                if (s->start < s->region || s->start + s->bytes > s->region_end) return false;
+                if (span_of(s->start) != s || span_of(s->start + s->bytes - 1) != s) return false;
+                if (page_entry(s->start) >> kEntryTagShift != 0) return false;
+                if (neighbour(s, false) != nullptr || neighbour(s, true) != nullptr) return false;
+                bytes += s->bytes;
+                ++listed;
+            }
+        }
+        if (bytes != c.bytes[st]) return false;
+        // The age list holds the same extents, oldest first.
+        std::size_t aged = 0;
+        for (const Span* s = c.oldest[st]; s != nullptr; s = s->newer) {
+            if (!s->cached || s->dirty != (st == kDirty)) return false;
+            if (s->newer != nullptr && s->newer->freed_ns < s->freed_ns) return false;
+            ++aged;
+        }
+        listed -= aged;
+    }
+    return listed == 0 && (c.spare == nullptr || (c.spare->cached && !c.spare->dirty && whole_region(c.spare)));
 }
 
 }  // namespace numaware::heap::detail

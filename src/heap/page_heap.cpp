@@ -103,7 +103,7 @@ NW_NOINLINE bool grow(Arena& a) noexcept {
 }  // namespace
 
 Span* page_heap_take(Arena& a, unsigned pages) noexcept {
-    NW_HEAP_ASSERT(pages >= 1 && pages <= kChunkPages);
+    NW_DEBUG_ASSERT(pages >= 1 && pages <= kChunkPages);
     LockGuard g(a.heap_lock);
     if (Span* s = a.free_spans[pages]) {
         a.free_spans[pages] = s->next;
@@ -139,6 +139,7 @@ Span* page_heap_take(Arena& a, unsigned pages) noexcept {
 }
 
 void page_heap_give(Arena& a, Span* s) noexcept {
+    NW_DEBUG_ASSERT(s->live == 0 && !s->large && !s->cached && s->arena == a.id);
     __atomic_store_n(&s->cache_key, kSpanNoKey, __ATOMIC_RELAXED);
     page_map_mark(s, 0, 0);
     s->cls = 0;

@@ -58,7 +58,7 @@ void page_map_mark(const Span* s, unsigned cls, std::uint32_t tag) noexcept {
     for (std::uintptr_t p = first; p <= last; ++p) {
         // The leaves exist: page_map_set mapped these pages to s.
         PageEntry* leaf = __atomic_load_n(&g_page_root[p >> kLeafBits], __ATOMIC_ACQUIRE);
-        NW_HEAP_ASSERT(leaf != nullptr && entry_span(__atomic_load_n(&leaf[p & (kLeafEntries - 1)], __ATOMIC_RELAXED)) == s);
+        NW_DEBUG_ASSERT(leaf != nullptr && entry_span(__atomic_load_n(&leaf[p & (kLeafEntries - 1)], __ATOMIC_RELAXED)) == s);
         __atomic_store_n(&leaf[p & (kLeafEntries - 1)], e, __ATOMIC_RELEASE);
     }
 }

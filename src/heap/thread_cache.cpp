@@ -125,7 +125,11 @@ void cache_release(ThreadCache& tc, unsigned cls) noexcept {
     const unsigned n = kClasses.batch[cls];
     FreeBlock* list = b.head;
     FreeBlock* last = list;
-    for (unsigned i = 1; i < n; ++i) last = last->next;
+    for (unsigned i = 1; i < n; ++i) {
+        // A cache holds blocks of its own arena and class only.
+        NW_DEBUG_ASSERT(span_of(last) != nullptr && span_of(last)->arena == tc.key && span_of(last)->cls == cls);
+        last = last->next;
+    }
     b.head = last->next;
     last->next = nullptr;
     set_count(b, b.count - n);

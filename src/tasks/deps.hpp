@@ -62,6 +62,7 @@
 #include <vector>
 
 #include "numaware/task_policy.hpp"
+#include "util/debug_assert.hpp"
 #include "numaware/tasks.hpp"
 
 namespace numaware::tasks::detail {
@@ -538,13 +539,18 @@ private:
     void compact_readers(Region& r);
 
     // One count down; returns the count left.
+    // A pending count never goes below zero, and a released record is
+    // never counted down.
     std::uint32_t count_down(std::atomic<std::uint32_t>& a) const {
         if (serial_) {
-            const std::uint32_t left = a.load(std::memory_order_relaxed) - 1;
-            a.store(left, std::memory_order_relaxed);
-            return left;
+            const std::uint32_t before = a.load(std::memory_order_relaxed);
+            NW_DEBUG_ASSERT(before != 0 && before != released);
+            a.store(before - 1, std::memory_order_relaxed);
+            return before - 1;
         }
-        return a.fetch_sub(1, std::memory_order_acq_rel) - 1;
+        const std::uint32_t before = a.fetch_sub(1, std::memory_order_acq_rel);
+        NW_DEBUG_ASSERT(before != 0 && before != released);
+        return before - 1;
     }
     bool reusable(std::uint32_t slot) const {
         return pending_[slot].load(std::memory_order_acquire) == released;

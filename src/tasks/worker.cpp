@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "tasks/executor.hpp"
+#include "util/debug_assert.hpp"
 
 namespace numaware::tasks::detail {
 
@@ -131,6 +132,9 @@ std::uint64_t Worker::pause_ticks(IdleClock& clock) {
 // charged from the end of one body to the start of the next.
 void Worker::run(const Found& f) {
     Task* const t = f.task;
+    // Only the worker's own thread runs its tasks, one body at a time (a
+    // body waiting in taskwait runs others nested, as its own callee).
+    NW_DEBUG_ASSERT(tls.worker == this && t != nullptr && t != tls.current);
     if (rel_parent != nullptr && rel_parent != t->parent) flush_releases();
     // Deferred completions must not wait for this body: settle them if
     // the lock is free, or anyway when some worker sleeps for want of work.
