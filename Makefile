@@ -1,6 +1,6 @@
 # The two commands: `make demo` and `make test`. Both set up what they need.
 # Builds come from CMakePresets.json: `default` in build/, `asan` and `tsan`
-# in build-asan/ and build-tsan/.
+# in build-asan/ and build-tsan/, `fuzz` (clang, libFuzzer) in build-fuzz/.
 JOBS ?= $(shell nproc)
 
 .PHONY: all demo test bootstrap build clean
@@ -32,4 +32,4 @@ test: build
 	@scripts/test
 
 clean:
-	rm -rf build build-asan build-tsan
+	rm -rf build build-asan build-tsan build-fuzz

@@ -131,6 +131,9 @@ LatencyDatabase latency_database_from_json(std::string_view text, std::string_vi
         j = nlohmann::json::parse(text);
     } catch (const nlohmann::json::parse_error& e) {
         throw Error(at(source, "json"), fmt::format("not valid JSON (byte {}): {}", e.byte, e.what()));
+    } catch (const nlohmann::json::exception& e) {
+        // out_of_range: a number beyond a double.
+        throw Error(at(source, "json"), fmt::format("not valid JSON: {}", e.what()));
     }
     if (!j.is_object()) throw Error(at(source, "json"), "expected a JSON object");
     const auto& format = member(j, "format", source);

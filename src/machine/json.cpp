@@ -122,7 +122,8 @@ Machine Machine::from_json(std::string_view text) {
     json j;
     try {
         j = json::parse(text);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {
+        // parse_error, and out_of_range for a number beyond a double.
         throw Error("machine JSON", std::string("is not valid JSON: ") + e.what());
     }
     if (!j.is_object()) throw Error("machine JSON", "expected an object with name, nodes and distances");

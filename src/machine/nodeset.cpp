@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <string>
 
 #include "numaware/error.hpp"
@@ -29,6 +30,12 @@ void NodeSet::remove(unsigned node) {
 }
 
 namespace {
+
+// The most indices one list may give (ranges expanded), so that a list
+// like "0-4294967295" is refused instead of filling memory: 16 times the
+// most CPUs Linux can be built for (NR_CPUS, up to 8,192 with x86's
+// MAXSMP), whatever the repeats.
+constexpr std::uint64_t max_listed_indices = std::uint64_t{1} << 17;
 unsigned parse_index(std::string_view item, std::string_view field, std::string_view whole,
                      std::string_view noun, unsigned limit) {
     unsigned value = 0;
@@ -65,7 +72,12 @@ std::vector<unsigned> parse_index_list(std::string_view text, std::string_view f
                 throw Error(std::string(field), "malformed " + std::string(noun) + " list '" +
                                                     std::string(text) + "': range " + std::string(item) +
                                                     " runs backwards");
-            for (unsigned n = lo; n <= hi; ++n) out.push_back(n);
+            // Counted in 64 bits: a range ending at UINT_MAX must end.
+            if (hi - lo >= max_listed_indices || out.size() + (hi - lo) >= max_listed_indices)
+                throw Error(std::string(field), std::string(noun) + " list '" + std::string(text).substr(0, 80) +
+                                                    "' lists more than " + std::to_string(max_listed_indices) +
+                                                    " indices");
+            for (std::uint64_t n = lo; n <= hi; ++n) out.push_back(static_cast<unsigned>(n));
         }
         pos = comma + 1;
     }

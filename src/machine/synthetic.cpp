@@ -4,8 +4,10 @@
 // synthetic syntax behind an "hwloc:" prefix. Both exist so tests, the
 // simulators and the emulated-machine harness can name a machine that the
 // host does not have.
+#include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <optional>
 #include <string>
@@ -135,7 +137,7 @@ Machine from_hwloc_form(std::string_view description) {
                                  "'hwloc:Package:2 NUMANode:1 Core:2 PU:1'");
     Machine m = detail::machine_from_hwloc_synthetic(hwloc_part);
     for (auto [key, value] : matrices) apply_matrix(m, key, value);
-    m.name = "hwloc synthetic: " + std::string(description);
+    m.name = "hwloc synthetic: " + printable_ascii(description);
     m.validate();
     return m;
 }
@@ -143,6 +145,18 @@ Machine from_hwloc_form(std::string_view description) {
 }  // namespace
 
 Machine Machine::from_synthetic(std::string_view description) {
+    // Every key, value and name is ASCII: a byte outside printable ASCII
+    // (and the white space that separates words) is a mistake, and would reach the JSON
+    // form as invalid UTF-8.
+    for (std::size_t i = 0; i < description.size(); ++i) {
+        const auto c = static_cast<unsigned char>(description[i]);
+        if ((c < 0x20 && !std::isspace(c)) || c > 0x7e) {
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "0x%02x", c);
+            throw Error("machine", "synthetic description: byte " + std::to_string(i) + " (" + hex +
+                                       ") is not printable ASCII");
+        }
+    }
     constexpr std::string_view hwloc_prefix = "hwloc:";
     if (description.substr(0, hwloc_prefix.size()) == hwloc_prefix)
         return from_hwloc_form(description.substr(hwloc_prefix.size()));
@@ -195,7 +209,7 @@ Machine Machine::from_synthetic(std::string_view description) {
     }
 
     Machine m;
-    m.name = "synthetic: " + std::string(description);
+    m.name = "synthetic: " + printable_ascii(description);
     unsigned next_cpu = 0;
     for (unsigned i = 0; i < node_count; ++i) {
         Node node;

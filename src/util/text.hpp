@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cctype>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -26,6 +27,16 @@ inline std::string_view trim(std::string_view text) {
     while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
     while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
     return text;
+}
+
+// `text` with every byte outside printable ASCII (0x20-0x7e) as '?': for
+// names made from user input (a synthetic description, a file path) that
+// must stay valid UTF-8 in JSON and printable in messages.
+inline std::string printable_ascii(std::string_view text) {
+    std::string out(text);
+    for (char& c : out)
+        if (c < 0x20 || c > 0x7e) c = '?';
+    return out;
 }
 
 }  // namespace numaware

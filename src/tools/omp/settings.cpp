@@ -39,6 +39,19 @@ bool whole_number(std::string_view s, T& out) {
 }
 
 // "n", "n:len" or "n:len:stride" inside a place's braces.
+// The most CPU entries OMP_PLACES may give in all (places x CPUs, copies
+// counted): 16 times the most CPUs Linux can be built for (NR_CPUS, up to
+// 8,192 with x86's MAXSMP). More is not a machine but a typo, such as
+// "{0}:4000000000", which would otherwise fill memory.
+constexpr std::size_t max_place_cpus = std::size_t{1} << 17;
+
+// A CPU number computed from a place's start and stride: in [0, UINT_MAX].
+bool cpu_number(long cpu, unsigned& out) {
+    if (cpu < 0 || cpu > static_cast<long>(std::numeric_limits<unsigned>::max())) return false;
+    out = static_cast<unsigned>(cpu);
+    return true;
+}
+
 bool place_items(std::string_view body, std::vector<unsigned>& cpus) {
     for (std::string_view item : split(body, ',')) {
         const std::vector<std::string_view> f = split(item, ':');
@@ -53,10 +66,11 @@ bool place_items(std::string_view body, std::vector<unsigned>& cpus) {
             if (!whole_number(negative ? st.substr(1) : st, magnitude)) return false;
             stride = negative ? -static_cast<long>(magnitude) : static_cast<long>(magnitude);
         }
+        if (len > max_place_cpus - cpus.size()) return false;
         for (unsigned i = 0; i < len; ++i) {
-            const long cpu = static_cast<long>(first) + stride * static_cast<long>(i);
-            if (cpu < 0) return false;
-            cpus.push_back(static_cast<unsigned>(cpu));
+            unsigned cpu = 0;
+            if (!cpu_number(static_cast<long>(first) + stride * static_cast<long>(i), cpu)) return false;
+            cpus.push_back(cpu);
         }
     }
     return !cpus.empty();
@@ -129,6 +143,7 @@ bool parse_places(std::string_view text, Places& out) {
     Places p;
     p.kind = PlaceKind::explicit_list;
     std::string_view rest = t;
+    std::size_t listed = 0;   // CPU entries so far, copies counted
     while (!rest.empty()) {
         if (rest.front() != '{') return false;
         const std::size_t close = rest.find('}');
@@ -149,9 +164,16 @@ bool parse_places(std::string_view text, Places& out) {
             }
             rest.remove_prefix(end);
         }
+        listed += cpus.size();
+        if (copies > max_place_cpus || listed * copies > max_place_cpus) return false;
+        listed += cpus.size() * (copies - 1);
         for (unsigned c = 0; c < copies; ++c) {
             std::vector<unsigned> place;
-            for (unsigned cpu : cpus) place.push_back(static_cast<unsigned>(cpu + stride * static_cast<long>(c)));
+            for (unsigned cpu : cpus) {
+                unsigned moved = 0;
+                if (!cpu_number(static_cast<long>(cpu) + stride * static_cast<long>(c), moved)) return false;
+                place.push_back(moved);
+            }
             p.sets.push_back(std::move(place));
         }
         if (!rest.empty()) {

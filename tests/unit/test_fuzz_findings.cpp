@@ -1,0 +1,89 @@
+// What the parsers' fuzz harnesses found (tests/fuzz), kept as tests of the
+// main build: each reproducer in tests/fuzz/corpus named repro-* must now
+// be refused with numaware's own error (or, for the OpenMP variables, as a
+// value the standard does not define), quickly and without a crash.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "numaware/error.hpp"
+#include "numaware/machine.hpp"
+#include "numaware/team.hpp"
+#include "tools/omp/settings.hpp"
+
+namespace numaware {
+namespace {
+
+std::string corpus(const std::string& name) {
+    std::ifstream in(std::string(NUMAWARE_FUZZ_CORPUS_DIR) + "/" + name, std::ios::binary);
+    EXPECT_TRUE(in.good()) << name;
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::string error_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "";
+}
+
+TEST(FuzzFindings, ASyntheticDescriptionWithBytesOutsideAsciiIsRefused) {
+    // Both once reached the JSON form as invalid UTF-8, and to_json threw
+    // nlohmann's type_error.
+    for (const char* name : {"synthetic/repro-non-ascii-name", "synthetic/repro-incomplete-utf8"}) {
+        const std::string text = corpus(name);
+        const std::string e = error_of([&] { (void)Machine::from_synthetic(text); });
+        EXPECT_NE(e.find("is not printable ASCII"), std::string::npos) << name << ": " << e;
+    }
+}
+
+TEST(FuzzFindings, AMachineJsonNumberBeyondADoubleIsRefusedAsInvalidJson) {
+    // nlohmann's out_of_range escaped from_json before.
+    const std::string e = error_of([] { (void)Machine::from_json(corpus("machine_json/repro-number-overflow")); });
+    EXPECT_NE(e.find("is not valid JSON"), std::string::npos) << e;
+}
+
+TEST(FuzzFindings, AnXmlFileThatCrashesHwlocIsRefusedByName) {
+    // hwloc 2.9 dies with SIGSEGV loading this file; the probe process
+    // takes the crash.
+    const std::string path = std::string(NUMAWARE_FUZZ_CORPUS_DIR) + "/hwloc_xml/repro-hwloc-crashes-on-load";
+    const std::string e = error_of([&] { (void)Machine::from_hwloc_xml(path); });
+    EXPECT_NE(e.find("hwloc crashed loading this XML"), std::string::npos) << e;
+    EXPECT_NE(e.find("repro-hwloc-crashes-on-load"), std::string::npos) << e;
+}
+
+TEST(FuzzFindings, IndexListsThatWouldFillMemoryOrNeverEndAreRefused) {
+    // "0-666666666" asked for 2.7 GB; a range ending near UINT_MAX must
+    // end (the loop counts in 64 bits).
+    for (const char* list : {"0-666666666", "4294967289-4294967294", "0-100000,0-100000"}) {
+        const std::string e = error_of([&] { (void)parse_cpu_list(list); });
+        if (std::string(list) == "4294967289-4294967294") {
+            EXPECT_EQ(e, "") << "six CPUs at the top of the range are a valid list";
+            EXPECT_EQ(parse_cpu_list(list).size(), 6u);
+        } else {
+            EXPECT_NE(e.find("indices"), std::string::npos) << list << ": " << e;
+        }
+    }
+}
+
+TEST(FuzzFindings, OmpPlacesWithBillionsOfCpusAreNotAPlaceList) {
+    for (const char* name : {"omp_settings/repro-places-copies-a", "omp_settings/repro-places-copies-b"}) {
+        const std::string text = corpus(name).substr(1);   // the harness's first byte picks the variable
+        omp::Places p;
+        p.kind = omp::PlaceKind::sockets;
+        EXPECT_FALSE(omp::parse_places(text, p)) << name;
+        EXPECT_EQ(p.kind, omp::PlaceKind::sockets);
+    }
+    omp::Places q;
+    EXPECT_FALSE(omp::parse_places("{0}:4000000000", q));
+    EXPECT_FALSE(omp::parse_places("{4294967295:2}", q));
+    EXPECT_TRUE(omp::parse_places("{0:4}:4:4", q));
+    EXPECT_EQ(q.sets.size(), 4u);
+}
+
+}  // namespace
+}  // namespace numaware
