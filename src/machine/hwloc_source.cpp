@@ -44,6 +44,7 @@
 
 #include <hwloc.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -99,8 +100,11 @@ void probe_xml(const std::string& xml, const std::string& source) {
     const pid_t pid = ::fork();
     if (pid < 0) return;
     if (pid == 0) {
+        // Die of the signal itself, without a core file, and without the
+        // program's own handlers (or a sanitizer's report) in the copy.
         const rlimit no_core{0, 0};
         (void)::setrlimit(RLIMIT_CORE, &no_core);
+        for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) (void)::signal(sig, SIG_DFL);
         hwloc_topology_t t = nullptr;
         int code = 3;   // refused: the in-process load says why
         if (hwloc_topology_init(&t) == 0) {
@@ -295,7 +299,9 @@ Machine machine_from_topology(hwloc_topology_t topo, std::string name) {
     // hwloc bandwidth is MiB/s; GB/s here means 10^9 bytes per second.
     m.bandwidth_gbps = read_memattr(topo, objs, m.nodes, HWLOC_MEMATTR_ID_BANDWIDTH, 1048576.0 / 1e9);
     if (!homeless.empty()) {
+        // A malformed file may list one PU twice: it is one CPU.
         std::sort(homeless.begin(), homeless.end());
+        homeless.erase(std::unique(homeless.begin(), homeless.end()), homeless.end());
         m.left_out.cpus = homeless;
         m.left_out.by = "the topology (no NUMA node holds them)";
     }

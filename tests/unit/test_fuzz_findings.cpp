@@ -4,7 +4,11 @@
 // value the standard does not define), quickly and without a crash.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
+#include <functional>
+#include <optional>
+#include <vector>
 #include <iterator>
 #include <string>
 
@@ -54,6 +58,30 @@ TEST(FuzzFindings, AnXmlFileThatCrashesHwlocIsRefusedByName) {
     const std::string e = error_of([&] { (void)Machine::from_hwloc_xml(path); });
     EXPECT_NE(e.find("hwloc crashed loading this XML"), std::string::npos) << e;
     EXPECT_NE(e.find("repro-hwloc-crashes-on-load"), std::string::npos) << e;
+}
+
+TEST(FuzzFindings, AnHwlocSyntheticDescriptionBeyondLinuxsCpuLimitIsRefusedAtOnce) {
+    // hwloc took 9.4 s to build 9,351 PUs under one machine.
+    const std::string e = error_of([] { (void)Machine::from_synthetic(corpus("synthetic/repro-hwloc-9351-pus-slow")); });
+    EXPECT_NE(e.find("describes more than 8192 PUs"), std::string::npos) << e;
+    EXPECT_EQ(Machine::from_synthetic("hwloc:Package:2 NUMANode:2 Core:8 PU:2").cpu_count(), 64u);
+}
+
+TEST(FuzzFindings, AnXmlFileListingAPuTwiceRoundTripsThroughJson) {
+    // The PU left out of every node was listed twice in left_out.cpus, and
+    // from_json(to_json()) differed. hwloc's built-in importer reads it (its
+    // libxml2 one refuses the file).
+    const char* old = std::getenv("HWLOC_LIBXML_IMPORT");
+    const std::string saved = old != nullptr ? old : "";
+    setenv("HWLOC_LIBXML_IMPORT", "0", 1);
+    const std::string path = std::string(NUMAWARE_FUZZ_CORPUS_DIR) + "/hwloc_xml/repro-duplicate-pu-left-out";
+    std::optional<Machine> m;
+    const std::string e = error_of([&] { m = Machine::from_hwloc_xml(path); });
+    if (old != nullptr) setenv("HWLOC_LIBXML_IMPORT", saved.c_str(), 1);
+    else unsetenv("HWLOC_LIBXML_IMPORT");
+    ASSERT_TRUE(m.has_value()) << e;
+    EXPECT_EQ(Machine::from_json(m->to_json()), *m);
+    EXPECT_EQ(m->left_out.cpus, std::vector<unsigned>{13});
 }
 
 TEST(FuzzFindings, IndexListsThatWouldFillMemoryOrNeverEndAreRefused) {
