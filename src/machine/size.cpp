@@ -62,8 +62,14 @@ std::uint64_t parse_size(std::string_view text, std::string_view field) {
             throw Error(f, quoted + " is too large (limit 2^64-1 bytes)");
         return value * multiplier;
     }
-    // Fractions ("1.5G") must come out as a whole number of bytes.
-    const double value = std::stod(std::string(number)) * static_cast<double>(multiplier);
+    // Fractions ("1.5G") must come out as a whole number of bytes. A number
+    // beyond a double (found by the fuzzer: stod threw std::out_of_range)
+    // is too large as well.
+    double parsed = 0;
+    const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), parsed);
+    if (ec == std::errc::result_out_of_range) throw Error(f, quoted + " is too large (limit 2^64-1 bytes)");
+    if (ec != std::errc{} || end != number.data() + number.size()) throw Error(f, quoted + " is not a size: " + size_help);
+    const double value = parsed * static_cast<double>(multiplier);
     if (!(value < 18446744073709551616.0))
         throw Error(f, quoted + " is too large (limit 2^64-1 bytes)");
     if (value != std::floor(value))

@@ -98,6 +98,14 @@ TEST(FuzzFindings, IndexListsThatWouldFillMemoryOrNeverEndAreRefused) {
     }
 }
 
+TEST(FuzzFindings, ASizeWithADecimalNumberBeyondADoubleIsTooLarge) {
+    // std::stod's out_of_range escaped parse_size before.
+    const std::string text = corpus("lists/repro-size-beyond-double").substr(1);
+    const std::string e = error_of([&] { (void)parse_size(text, "size"); });
+    EXPECT_NE(e.find("is too large"), std::string::npos) << e;
+    EXPECT_EQ(parse_size("1.5G", "size"), std::uint64_t{3} << 29);
+}
+
 TEST(FuzzFindings, OmpPlacesWithBillionsOfCpusAreNotAPlaceList) {
     for (const char* name : {"omp_settings/repro-places-copies-a", "omp_settings/repro-places-copies-b"}) {
         const std::string text = corpus(name).substr(1);   // the harness's first byte picks the variable
