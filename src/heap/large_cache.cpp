@@ -213,13 +213,15 @@ Span* split_off(const Span* s, char* start, std::size_t bytes) noexcept {
 }
 
 // The cached extent of the same state right before / after s in its region.
-Span* neighbour(const Span* s, bool after) noexcept {
+// The cached extent in state `dirty` right before / after s in its region.
+Span* cached_neighbour(const Span* s, bool after, bool dirty) noexcept {
     const char* at = after ? s->start + s->bytes : s->start - 1;
     if (at < s->region || at >= s->region_end) return nullptr;
     Span* n = span_of(at);
     NW_DEBUG_ASSERT(n != nullptr && n->arena == s->arena && n->region == s->region);
-    return n->cached && n->dirty == s->dirty ? n : nullptr;
+    return n->cached && n->dirty == dirty ? n : nullptr;
 }
+Span* neighbour(const Span* s, bool after) noexcept { return cached_neighbour(s, after, s->dirty); }
 
 // Merges the cached extents of s's state beside s into s (s is not cached).
 void coalesce(Cache& c, Span* s) noexcept {
@@ -394,12 +396,7 @@ Span* take(Cache& c, Span* s, std::size_t offset, std::size_t size) noexcept {
 }
 
 // The clean cached extent right before / after s in its region, or nullptr.
-Span* clean_neighbour(const Span* s, bool after) noexcept {
-    const char* at = after ? s->start + s->bytes : s->start - 1;
-    if (at < s->region || at >= s->region_end) return nullptr;
-    Span* n = span_of(at);
-    return n->cached && !n->dirty ? n : nullptr;
-}
+Span* clean_neighbour(const Span* s, bool after) noexcept { return cached_neighbour(s, after, false); }
 
 // When no dirty extent holds `size` bytes alone: the largest dirty extent
 // that does together with the clean extents beside it. The block covers all
