@@ -14,6 +14,12 @@
 //
 // Only the functions below are exported (the library is built with hidden
 // visibility); the engine inside is private to this library.
+//
+// NUMAWARE_MALLOC_PREFIXED (the sanitizer builds' stress test only): the
+// same entry points named nw_shim_malloc, nw_shim_free, ..., and no C++
+// operators, so that this file and the engine can be compiled into a
+// program under AddressSanitizer or ThreadSanitizer, whose own malloc must
+// stay in place, and be called by those names (tests/malloc/stress.c).
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
@@ -25,6 +31,11 @@
 #include "heap/fast_path.hpp"
 
 #define NW_EXPORT extern "C" __attribute__((visibility("default")))
+#ifdef NUMAWARE_MALLOC_PREFIXED
+#define NW_MALLOC_NAME(name) nw_shim_##name
+#else
+#define NW_MALLOC_NAME(name) name
+#endif
 
 extern "C" {
 void __libc_free(void* p);
@@ -52,6 +63,7 @@ std::size_t page_size() noexcept {
     return size;
 }
 
+#ifndef NUMAWARE_MALLOC_PREFIXED
 void* new_or_throw(std::size_t bytes) {
     void* p = h::detail::fast_allocate_local(bytes);
     if (__builtin_expect(p == nullptr, 0)) {
@@ -72,16 +84,17 @@ void* aligned_new_or_throw(std::size_t bytes, std::align_val_t al) {
     if (p == nullptr) throw std::bad_alloc();
     return p;
 }
+#endif
 
 }  // namespace
 
-NW_EXPORT void* malloc(std::size_t bytes) { return allocate_or_errno(bytes); }
+NW_EXPORT void* NW_MALLOC_NAME(malloc)(std::size_t bytes) { return allocate_or_errno(bytes); }
 
-NW_EXPORT void free(void* p) { h::detail::fast_deallocate(p); }
+NW_EXPORT void NW_MALLOC_NAME(free)(void* p) { h::detail::fast_deallocate(p); }
 
-NW_EXPORT void cfree(void* p) { h::deallocate(p); }
+NW_EXPORT void NW_MALLOC_NAME(cfree)(void* p) { h::deallocate(p); }
 
-NW_EXPORT void* calloc(std::size_t count, std::size_t size) {
+NW_EXPORT void* NW_MALLOC_NAME(calloc)(std::size_t count, std::size_t size) {
     std::size_t bytes = 0;
     if (__builtin_mul_overflow(count, size, &bytes)) {
         errno = ENOMEM;
@@ -90,7 +103,7 @@ NW_EXPORT void* calloc(std::size_t count, std::size_t size) {
     return h::allocate_local_zeroed(bytes);
 }
 
-NW_EXPORT void* realloc(void* p, std::size_t bytes) {
+NW_EXPORT void* NW_MALLOC_NAME(realloc)(void* p, std::size_t bytes) {
     if (p == nullptr) return allocate_or_errno(bytes);
     if (h::detail::span_of(p) == nullptr) {
         if (h::detail::is_bootstrap(p)) {
@@ -114,27 +127,27 @@ NW_EXPORT void* realloc(void* p, std::size_t bytes) {
 // glibc's malloc_trim: every free page goes back to the kernel now. `pad`
 // (what to keep at the top of glibc's heap) has no meaning here. 1 if
 // memory was released, else 0.
-NW_EXPORT int malloc_trim(std::size_t pad) {
+NW_EXPORT int NW_MALLOC_NAME(malloc_trim)(std::size_t pad) {
     (void)pad;
     return h::release_free_memory() > 0 ? 1 : 0;
 }
 
-NW_EXPORT void* reallocarray(void* p, std::size_t count, std::size_t size) {
+NW_EXPORT void* NW_MALLOC_NAME(reallocarray)(void* p, std::size_t count, std::size_t size) {
     std::size_t bytes = 0;
     if (__builtin_mul_overflow(count, size, &bytes)) {
         errno = ENOMEM;
         return nullptr;
     }
-    return realloc(p, bytes);
+    return NW_MALLOC_NAME(realloc)(p, bytes);
 }
 
-NW_EXPORT void* memalign(std::size_t alignment, std::size_t bytes) {
+NW_EXPORT void* NW_MALLOC_NAME(memalign)(std::size_t alignment, std::size_t bytes) {
     void* p = aligned_or_null(alignment, bytes);
     if (p == nullptr && errno != EINVAL) errno = ENOMEM;
     return p;
 }
 
-NW_EXPORT int posix_memalign(void** out, std::size_t alignment, std::size_t bytes) {
+NW_EXPORT int NW_MALLOC_NAME(posix_memalign)(void** out, std::size_t alignment, std::size_t bytes) {
     if (alignment < sizeof(void*) || (alignment & (alignment - 1)) != 0) return EINVAL;
     void* p = aligned_or_null(alignment, bytes);
     if (p == nullptr) return ENOMEM;
@@ -142,13 +155,13 @@ NW_EXPORT int posix_memalign(void** out, std::size_t alignment, std::size_t byte
     return 0;
 }
 
-NW_EXPORT void* aligned_alloc(std::size_t alignment, std::size_t bytes) {
-    return memalign(alignment, bytes);
+NW_EXPORT void* NW_MALLOC_NAME(aligned_alloc)(std::size_t alignment, std::size_t bytes) {
+    return NW_MALLOC_NAME(memalign)(alignment, bytes);
 }
 
-NW_EXPORT void* valloc(std::size_t bytes) { return memalign(page_size(), bytes); }
+NW_EXPORT void* NW_MALLOC_NAME(valloc)(std::size_t bytes) { return NW_MALLOC_NAME(memalign)(page_size(), bytes); }
 
-NW_EXPORT void* pvalloc(std::size_t bytes) {
+NW_EXPORT void* NW_MALLOC_NAME(pvalloc)(std::size_t bytes) {
     const std::size_t page = page_size();
     std::size_t rounded = 0;
     if (__builtin_add_overflow(bytes, page - 1, &rounded)) {
@@ -156,15 +169,16 @@ NW_EXPORT void* pvalloc(std::size_t bytes) {
         return nullptr;
     }
     rounded &= ~(page - 1);
-    return memalign(page, rounded == 0 ? page : rounded);
+    return NW_MALLOC_NAME(memalign)(page, rounded == 0 ? page : rounded);
 }
 
-NW_EXPORT std::size_t malloc_usable_size(void* p) {
+NW_EXPORT std::size_t NW_MALLOC_NAME(malloc_usable_size)(void* p) {
     if (p == nullptr) return 0;
     if (h::detail::is_bootstrap(p)) return h::detail::bootstrap_size(p);
     return h::usable_size(p);
 }
 
+#ifndef NUMAWARE_MALLOC_PREFIXED
 // ---- C++ operators: the same engine; new throws, nothrow returns null ----
 #define NW_CXX_EXPORT __attribute__((visibility("default")))
 
@@ -193,3 +207,4 @@ NW_CXX_EXPORT void operator delete(void* p, std::size_t, std::align_val_t) noexc
 NW_CXX_EXPORT void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { h::deallocate(p); }
 NW_CXX_EXPORT void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { h::deallocate(p); }
 NW_CXX_EXPORT void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { h::deallocate(p); }
+#endif

@@ -21,6 +21,13 @@
  *   exit       blocks of exited threads freed and reused by the main thread
  *   release    256 MiB in 1 MiB blocks freed: the resident set falls back
  *              after the decay period, and at once after malloc_trim(0)
+ *
+ * Built with STRESS_SHIM_PREFIXED (the asan and tsan presets), the same
+ * checks call the shim compiled into this program, with its entry points
+ * named nw_shim_malloc, ... (src/malloc/malloc_shim.cpp), since under a
+ * sanitizer the sanitizer's malloc must stay in place. Every allocation,
+ * free and block access of the checks, and the shim and engine beneath
+ * them, is then instrumented.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -34,6 +41,29 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#ifdef STRESS_SHIM_PREFIXED
+void* nw_shim_malloc(size_t);
+void nw_shim_free(void*);
+void* nw_shim_calloc(size_t, size_t);
+void* nw_shim_realloc(void*, size_t);
+void* nw_shim_reallocarray(void*, size_t, size_t);
+int nw_shim_posix_memalign(void**, size_t, size_t);
+void* nw_shim_aligned_alloc(size_t, size_t);
+void* nw_shim_memalign(size_t, size_t);
+size_t nw_shim_malloc_usable_size(void*);
+int nw_shim_malloc_trim(size_t);
+#define malloc nw_shim_malloc
+#define free nw_shim_free
+#define calloc nw_shim_calloc
+#define realloc nw_shim_realloc
+#define reallocarray nw_shim_reallocarray
+#define posix_memalign nw_shim_posix_memalign
+#define aligned_alloc nw_shim_aligned_alloc
+#define memalign nw_shim_memalign
+#define malloc_usable_size nw_shim_malloc_usable_size
+#define malloc_trim nw_shim_malloc_trim
+#endif
 
 static int failures;
 
