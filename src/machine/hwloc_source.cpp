@@ -310,24 +310,31 @@ Machine machine_from_topology(hwloc_topology_t topo, std::string name) {
 }
 
 // The part of `full` (read from `topo`) that hwloc's allowed cpuset and
-// nodeset allow, further limited to `affinity` when given; `by` names who
-// restricts, for Restriction::by.
-Machine allowed_part(hwloc_topology_t topo, Machine full, const std::optional<std::vector<unsigned>>& affinity,
-                     const std::string& by) {
+// nodeset allow; `by` names who restricts, for Restriction::by.
+Machine allowed_part(hwloc_topology_t topo, Machine full, const std::string& by) {
     hwloc_const_cpuset_t cpuset = hwloc_topology_get_allowed_cpuset(topo);
     hwloc_const_nodeset_t nodeset = hwloc_topology_get_allowed_nodeset(topo);
     std::vector<unsigned> cpus;
     NodeSet mems;
     for (const Node& n : full.nodes) {
-        for (unsigned cpu : n.cpus) {
-            const bool in_affinity =
-                !affinity || std::binary_search(affinity->begin(), affinity->end(), cpu);
-            if (hwloc_bitmap_isset(cpuset, cpu) && in_affinity) cpus.push_back(cpu);
-        }
+        for (unsigned cpu : n.cpus)
+            if (hwloc_bitmap_isset(cpuset, cpu)) cpus.push_back(cpu);
         if (hwloc_bitmap_isset(nodeset, n.os_index)) mems.add(n.os_index);
     }
     if (cpus.size() == full.cpu_count() && mems == full.all_nodes()) return full;
     return full.restrict_to(cpus, mems, by);
+}
+
+// The part of `m` whose CPUs are in `affinity` (sorted); every node's
+// memory stays as it is.
+Machine affinity_part(Machine m, const std::vector<unsigned>& affinity, const std::string& by) {
+    std::vector<unsigned> cpus;
+    for (const Node& n : m.nodes)
+        for (unsigned cpu : n.cpus)
+            if (std::binary_search(affinity.begin(), affinity.end(), cpu)) cpus.push_back(cpu);
+    if (cpus.size() == m.cpu_count()) return m;
+    const NodeSet mems = m.memory_nodes();
+    return m.restrict_to(cpus, mems, by);
 }
 
 // The CPUs of the process's affinity when the library was loaded: what
@@ -354,7 +361,7 @@ Machine machine_from_hwloc_xml_buffer(const std::string& xml, const std::string&
     if (hwloc_topology_set_xmlbuffer(topo.get(), xml.data(), static_cast<int>(xml.size() + 1)) != 0)
         throw Error(name, "hwloc rejected the XML", errno != 0 ? errno : EINVAL);
     load(topo.get(), name);
-    return allowed_part(topo.get(), machine_from_topology(topo.get(), "hwloc XML " + name), std::nullopt,
+    return allowed_part(topo.get(), machine_from_topology(topo.get(), "hwloc XML " + name),
                         "the allowed sets recorded in " + name);
 }
 
@@ -377,7 +384,12 @@ Machine Machine::from_live() {
     // A guest without a host name reports "(none)"; say nothing then.
     const bool named = host != nullptr && *host != '\0' && std::string_view(host) != "(none)";
     Machine full = machine_from_topology(topo.get(), std::string("live") + (named ? std::string(" (") + host + ")" : ""));
-    return allowed_part(topo.get(), std::move(full), start_affinity, "this process's cpuset and CPU affinity");
+    // Two restrictions, each named only when it leaves something out: the
+    // cgroup cpuset (Slurm, containers), then the affinity the process
+    // started with (taskset, numactl --cpunodebind, a job's task binding).
+    Machine allowed = allowed_part(topo.get(), std::move(full), "this process's cpuset");
+    if (!start_affinity) return allowed;
+    return affinity_part(std::move(allowed), *start_affinity, "this process's CPU affinity");
 }
 
 Machine Machine::from_hwloc_xml(const std::string& path) {
@@ -390,7 +402,7 @@ Machine Machine::from_hwloc_xml(const std::string& path) {
     if (hwloc_topology_set_xmlbuffer(topo.get(), xml.data(), static_cast<int>(xml.size() + 1)) != 0)
         throw Error("machine file '" + path + "'", "hwloc rejected the XML", errno != 0 ? errno : EINVAL);
     load(topo.get(), "machine file '" + path + "'");
-    return allowed_part(topo.get(), machine_from_topology(topo.get(), "hwloc XML " + base), std::nullopt,
+    return allowed_part(topo.get(), machine_from_topology(topo.get(), "hwloc XML " + base),
                         "the allowed sets recorded in " + base);
 }
 

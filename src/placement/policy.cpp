@@ -164,11 +164,9 @@ std::string PlacementPolicy::to_string() const {
 
 namespace {
 
+// A node absent from the machine is refused with the reason: not in the
+// hardware, or left out by a cpuset (Machine::absent_node_reason).
 void check_node(unsigned node, const Machine& machine, std::string_view field) {
-    if (!machine.all_nodes().contains(node))
-        throw Error(std::string(field), "node " + std::to_string(node) +
-                                            " does not exist; this machine has nodes " +
-                                            machine.all_nodes().to_string());
     machine.check_placement_target(node, field);
 }
 
@@ -183,15 +181,10 @@ void check_anchor(const PlacementPolicy& p, const Machine& machine, std::string_
         bool known = false;
         for (const Node& n : machine.nodes)
             known = known || std::find(n.cpus.begin(), n.cpus.end(), p.anchor_index) != n.cpus.end();
-        if (!known)
-            throw Error(std::string(field), "CPU " + std::to_string(p.anchor_index) +
-                                                " does not exist on this machine (" +
-                                                std::to_string(machine.cpu_count()) + " CPUs)");
+        if (!known) throw Error(std::string(field), machine.absent_cpu_reason(p.anchor_index));
     } else if (p.anchor == Anchor::node) {
         if (!machine.all_nodes().contains(p.anchor_index))
-            throw Error(std::string(field), "node " + std::to_string(p.anchor_index) +
-                                                " does not exist; this machine has nodes " +
-                                                machine.all_nodes().to_string());
+            throw Error(std::string(field), machine.absent_node_reason(p.anchor_index));
         if (!machine.node(p.anchor_index).has_cpus())
             throw Error(std::string(field),
                         std::string(what) + " placement for a thread on node " +

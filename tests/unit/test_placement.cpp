@@ -253,8 +253,20 @@ TEST(PlacementSpec, BadInputIsNamed) {
     EXPECT_NE(cpuless.find("policy 'local:node=2'"), std::string::npos) << cpuless;
     EXPECT_NE(cpuless.find("node 2 has no CPUs"), std::string::npos) << cpuless;
 
-    EXPECT_NE(text("bind:7", m).find("node 7 does not exist; this machine has nodes 0-3"), std::string::npos)
+    EXPECT_NE(text("bind:7", m).find("node 7 is not in this machine (nodes: 0-3)"), std::string::npos)
         << text("bind:7", m);
+    // On a restricted machine a left-out node or CPU is refused as not
+    // allowed, naming who restricts, not as absent.
+    const Machine part = Machine::from_synthetic("nodes=4 cpus-per-node=2 allowed-cpus=0-3 allowed-mems=0-1");
+    for (const char* spec : {"bind:2", "interleave:0-3", "local:node=3", "remote:node=2"})
+        EXPECT_NE(text(spec, part).find("is not allowed: neither its CPUs nor its memory are in the "
+                                        "allowed-cpus=/allowed-mems= sets (allowed nodes: 0-1)"),
+                  std::string::npos)
+            << text(spec, part);
+    EXPECT_NE(text("local:cpu=5", part).find("CPU 5 is not allowed: it is not in the allowed-cpus=/allowed-mems= "
+                                             "sets (allowed CPUs: 0-3)"),
+              std::string::npos)
+        << text("local:cpu=5", part);
     EXPECT_NE(text("bind:", m).find("policy 'bind:': missing argument; expected bind:NODES"), std::string::npos)
         << text("bind:", m);
     EXPECT_NE(text("interleave", m).find("missing argument"), std::string::npos);
@@ -267,7 +279,7 @@ TEST(PlacementSpec, BadInputIsNamed) {
     EXPECT_NE(text("cyclic:0-1/0", m).find("cyclic unit is 0 pages"), std::string::npos);
     EXPECT_NE(text("cyclic:0-1/x", m).find("expected a unit in pages, got 'x'"), std::string::npos);
     EXPECT_NE(text("local:core=1", m).find("expected cpu=N or node=N"), std::string::npos);
-    EXPECT_NE(text("local:cpu=9", m).find("CPU 9 does not exist"), std::string::npos) << text("local:cpu=9", m);
+    EXPECT_NE(text("local:cpu=9", m).find("CPU 9 is not in this machine"), std::string::npos) << text("local:cpu=9", m);
     EXPECT_NE(text("first-touch:1", m).find("takes no argument"), std::string::npos);
 
     // An empty node set built in C++ (not through the parser).

@@ -6,11 +6,14 @@
 #           node 0 left out (no CPU, no memory), node 1 whole, node 2 for
 #           its CPUs only (memory not allowed), node 3 for its memory only
 #   numactl numactl --cpunodebind=1: CPUs 2-3, every node's memory
+#   both    numactl --physcpubind=2-3 inside that cgroup: CPUs 2-3 (node 1),
+#           node 3 for its memory only, nodes 0 and 2 left out; both named
 # In each: `numaware topo` (text and JSON) must show that part and what was
 # left out; the RestrictedGuest gtests (teams, the heap, placement; the
 # expected sets read from the kernel) must pass; `numaware run` must place
 # threads on allowed CPUs only and refuse a left-out CPU and a node whose
-# memory is not allowed, in one line naming the cpuset.
+# memory is not allowed, in one line naming who restricts: the cpuset in the
+# cgroup, the CPU affinity under numactl.
 #
 # usage: restricted_check.sh NUMAWARE GUEST_TESTS MACHINE
 set -u
@@ -23,16 +26,16 @@ fail() {
 # ---------------------------------------------------------------- guest side
 if [ "${1:-}" = "--guest" ]; then
     nw=$2 tests=$3
-    probe() {   # LABEL RUNNER...: the checks below, run by RUNNER
-        label=$1
-        shift
+    probe() {   # LABEL BY RUNNER...: the checks below, run by RUNNER; BY restricts
+        label=$1 by=$2
+        shift 2
         echo "@@ begin $label"
         "$@" "$nw" topo > /tmp/topo.txt 2>&1
         echo "@@ topo-exit=$?"
         sed 's/^/@@ topo /' /tmp/topo.txt
         "$@" "$nw" topo --json > /tmp/topo.json 2>&1
         echo "@@ json $(tr -d '\n' < /tmp/topo.json)"
-        "$@" "$tests" --gtest_filter='RestrictedGuest.*' > /tmp/gtest.txt 2>&1
+        RESTRICTED_EXPECT_BY="$by" "$@" "$tests" --gtest_filter='RestrictedGuest.*' > /tmp/gtest.txt 2>&1
         echo "@@ gtest-exit=$?"
         sed 's/^/@@ gtest /' /tmp/gtest.txt
         "$@" "$nw" run --threads 2 --mapping scatter --json -- cat /proc/self/status > /tmp/run.txt 2> /tmp/run.err
@@ -53,8 +56,9 @@ if [ "${1:-}" = "--guest" ]; then
     mkdir -p /sys/fs/cgroup/job
     echo 2-5 > /sys/fs/cgroup/job/cpuset.cpus || echo "@@ setup: cpuset.cpus refused"
     echo 1,3 > /sys/fs/cgroup/job/cpuset.mems || echo "@@ setup: cpuset.mems refused"
-    probe cgroup in_cgroup
-    probe numactl numactl --cpunodebind=1
+    probe cgroup "this process's cpuset" in_cgroup
+    probe numactl "this process's CPU affinity" numactl --cpunodebind=1
+    probe both "this process's cpuset and this process's CPU affinity" in_cgroup numactl --physcpubind=2-3
     exit 0
 fi
 
@@ -92,9 +96,12 @@ def field(body, key):
 # nodes whose memory is not allowed, the CPUs and nodes left out.
 want = {
     "cgroup": {"cpus": {1: [2, 3], 2: [4, 5], 3: []}, "memory_not_allowed": [2], "left_cpus": [0, 1, 6, 7],
-               "left_nodes": [0], "allowed": "2-5"},
+               "left_nodes": [0], "allowed": "2-5", "by": "this process's cpuset", "bad_node": "node 2"},
     "numactl": {"cpus": {0: [], 1: [2, 3], 2: [], 3: []}, "memory_not_allowed": [], "left_cpus": [0, 1, 4, 5, 6, 7],
-                "left_nodes": [], "allowed": "2-3"},
+                "left_nodes": [], "allowed": "2-3", "by": "this process's CPU affinity", "bad_node": None},
+    "both": {"cpus": {1: [2, 3], 3: []}, "memory_not_allowed": [], "left_cpus": [0, 1, 4, 5, 6, 7],
+             "left_nodes": [0, 2], "allowed": "2-3", "by": "this process's cpuset and this process's CPU affinity",
+             "bad_node": "node 2"},
 }
 for label, w in want.items():
     body = section(label)
@@ -104,7 +111,7 @@ for label, w in want.items():
     if rc != 0:
         problems.append(f"{label}: numaware topo exited with {rc}")
     topo = "\n".join(l[len("@@ topo "):] for l in body.splitlines() if l.startswith("@@ topo "))
-    if "left out (this process's cpuset and CPU affinity):" not in topo:
+    if f"left out ({w['by']}):" not in topo:
         problems.append(f"{label}: numaware topo does not say what was left out:\n{topo}")
     jm = re.search(r"^@@ json (.*)$", body, re.M)
     try:
@@ -141,15 +148,15 @@ for label, w in want.items():
     if cpus is not None and not all(c in sum(w["cpus"].values(), []) for c in cpus):
         problems.append(f"{label}: numaware run placed threads on {cpus}, outside {w['allowed']}")
     for key, must in (("bad-cpu-exit", "CPU 0 is not allowed"),
-                      ("bad-node-exit", "node 2" if w["memory_not_allowed"] else None)):
+                      ("bad-node-exit", w["bad_node"])):
         rc, rest = field(body, key)
         if must is None:
             continue
-        if rc == 0 or "lines=1 " not in rest + " " or must not in rest or "cpuset" not in rest:
-            problems.append(f"{label}: {key}: expected one line naming '{must}' and the cpuset, got exit {rc}: {rest}")
+        if rc == 0 or "lines=1 " not in rest + " " or must not in rest or w["by"] not in rest:
+            problems.append(f"{label}: {key}: expected one line naming '{must}' and {w['by']}, got exit {rc}: {rest}")
 for p in problems:
     print("restricted_check: FAIL:", p, file=sys.stderr)
-print("restricted_check: cgroup cpuset and numactl --cpunodebind: "
+print("restricted_check: cgroup cpuset, numactl --cpunodebind and both: "
       + ("ok" if not problems else f"{len(problems)} problems"))
 sys.exit(1 if problems else 0)
 EOF
