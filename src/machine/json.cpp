@@ -67,11 +67,22 @@ const json& as_array(const json& v, const std::string& field) {
 template <class T, class Get>
 NodeMatrix<T> matrix_from(const json& v, const std::string& field, Get get) {
     NodeMatrix<T> m;
-    for (std::size_t i = 0; i < as_array(v, field).size(); ++i) {
+    const json& rows = as_array(v, field);
+    m.reserve(rows.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) {
         const std::string row_field = field + "[" + std::to_string(i) + "]";
+        const json& cells = as_array(rows[i], row_field);
         std::vector<T> row;
-        for (std::size_t j = 0; j < as_array(v[i], row_field).size(); ++j)
-            row.push_back(get(v[i][j], row_field + "[" + std::to_string(j) + "]"));
+        row.reserve(cells.size());
+        // An element's own field name is built only when it is refused: a
+        // 1024-node machine has a million entries.
+        for (std::size_t j = 0; j < cells.size(); ++j) {
+            try {
+                row.push_back(get(cells[j], row_field));
+            } catch (const Error&) {
+                row.push_back(get(cells[j], row_field + "[" + std::to_string(j) + "]"));
+            }
+        }
         m.push_back(std::move(row));
     }
     return m;
