@@ -58,6 +58,7 @@ void* detail::allocate_class(ArenaId arena, unsigned cls) noexcept {
         errno = ENOMEM;
         return nullptr;
     }
+    unpoison(f, kClasses.size[cls]);
     return f;
 }
 

@@ -34,6 +34,7 @@ NW_NOINLINE Span* new_span(Arena& a, unsigned cls) noexcept {
     s->free = nullptr;
     s->live = 0;
     s->capacity = static_cast<std::uint32_t>(s->bytes / kClasses.size[cls]);
+    poison(s->start, s->bytes);   // every block free until carved
     // Published last: the free fast path compares the page-map tag.
     __atomic_store_n(&s->cache_key, std::uint32_t{a.id}, __ATOMIC_RELEASE);
     page_map_mark(s, cls, entry_tag(a.id));
@@ -65,6 +66,7 @@ unsigned central_fetch(Arena& a, unsigned cls, unsigned want, FreeBlock** head) 
                     // Relaxed atomic: block_info reads bump without the lock.
                     b = reinterpret_cast<FreeBlock*>(s->bump);
                     __atomic_store_n(&s->bump, s->bump + size, __ATOMIC_RELAXED);
+                    unpoison(b, sizeof(FreeBlock));   // a free block: its link word only
                 }
                 b->next = list;
                 list = b;
@@ -100,6 +102,7 @@ void central_return(Arena& a, unsigned cls, FreeBlock* list, unsigned n) noexcep
             // one left: keeping one avoids mapping churn at a batch boundary.
             if (s->live == 0 && (s->next != nullptr || s->prev != nullptr)) {
                 unlink(c, s);
+                unpoison(s->start, s->bytes);   // its next class lays blocks out anew
                 page_heap_give(a, s);
             }
         }

@@ -36,6 +36,10 @@ inline void fast_deallocate(void* p) noexcept {
         const std::size_t offset = static_cast<std::size_t>(e >> (kEntryClassShift - 4)) & (std::size_t{0x7f} << 4);
         Bin& b = *reinterpret_cast<Bin*>(reinterpret_cast<char*>(tc.bins) + offset);
         auto* f = static_cast<FreeBlock*>(p);
+        if constexpr (kPoison) {
+            check_not_free(p);
+            poison_free_block(p, kClasses.size[offset >> 4]);
+        }
         f->next = b.head;
         b.head = f;
         const std::uint32_t count = b.count + 1;   // a local: no reload after the atomic store

@@ -35,6 +35,8 @@ NW_NOINLINE void detail::free_slow(void* p, Span* s) noexcept {
         return;
     }
     auto* f = static_cast<FreeBlock*>(p);
+    check_not_free(p);
+    poison_free_block(p, kClasses.size[s->cls]);
     f->next = nullptr;
     central_return(*arena_of(s->arena), s->cls, f, 1);
 }

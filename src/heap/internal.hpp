@@ -19,6 +19,7 @@
 #include <cstdint>
 
 #include "heap/engine.hpp"
+#include "heap/poison.hpp"
 #include "heap/size_classes.hpp"
 #include "os/syscalls.hpp"
 #include "util/debug_assert.hpp"
@@ -323,6 +324,7 @@ inline FreeBlock* bin_pop(Bin& b) noexcept {
     if (NW_LIKELY(f != nullptr)) {
         b.head = f->next;
         set_count(b, b.count - 1);
+        if constexpr (kPoison) unpoison(f, kClasses.size[span_of(f)->cls]);
     }
     return f;
 }

@@ -364,6 +364,7 @@ Span* new_region(Arena& a, std::size_t bytes, std::size_t alignment, std::uint64
         unmap(m, size);
         return nullptr;
     }
+    poison(m, size);   // free until a block is carved from it
     cache_insert(c, s);
     if (c.next_region < kLargeRegionMax) c.next_region *= 2;
     return s;
@@ -466,6 +467,7 @@ void* large_allocate(Arena& a, std::size_t bytes, std::size_t alignment, bool* z
             a.large_bytes.fetch_add(static_cast<std::int64_t>(size), std::memory_order_relaxed);
             note_live(a, now);
             if (zeroed != nullptr) *zeroed = false;
+            unpoison(r->start, r->bytes);
             return r->start;
         }
     }
@@ -489,6 +491,7 @@ void* large_allocate(Arena& a, std::size_t bytes, std::size_t alignment, bool* z
     a.large_bytes.fetch_add(static_cast<std::int64_t>(size), std::memory_order_relaxed);
     note_live(a, now);
     if (zeroed != nullptr) *zeroed = !was_dirty;
+    unpoison(s->start, s->bytes);
     return s->start;
 }
 
@@ -500,6 +503,7 @@ void large_free(Span* s) noexcept {
     a.large_bytes.fetch_sub(static_cast<std::int64_t>(s->bytes), std::memory_order_relaxed);
     s->large = false;
     s->dirty = true;
+    poison(s->start, s->bytes);
     const std::uint64_t now = now_ns();
     s->freed_ns = now;
     coalesce(c, s);
@@ -521,8 +525,9 @@ bool large_resize(Span* s, std::size_t bytes) noexcept {
         Span* t = split_off(s, s->start + size, s->bytes - size);
         if (t == nullptr) return false;
         a.large_bytes.fetch_sub(static_cast<std::int64_t>(t->bytes), std::memory_order_relaxed);
-            s->bytes = size;
-            t->dirty = true;
+        s->bytes = size;
+        t->dirty = true;
+        poison(t->start, t->bytes);
         t->freed_ns = now;
         coalesce(c, t);
         cache_insert(c, t);
@@ -540,6 +545,7 @@ bool large_resize(Span* s, std::size_t bytes) noexcept {
     if (!n->dirty) a.mapped_bytes.fetch_add(static_cast<std::int64_t>(grow), std::memory_order_relaxed);
     page_map_set(n->start, n->bytes, s);
     span_delete(n);
+    unpoison(end, grow);
     s->bytes = size;
     a.large_bytes.fetch_add(static_cast<std::int64_t>(grow), std::memory_order_relaxed);
     return true;

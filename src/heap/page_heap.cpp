@@ -25,7 +25,10 @@
 
 namespace numaware::heap::detail {
 
-void unmap(void* p, std::size_t bytes) noexcept { (void)os::sys::unmap(p, bytes); }
+void unmap(void* p, std::size_t bytes) noexcept {
+    unpoison(p, bytes);   // the address range may be mapped again by anyone
+    (void)os::sys::unmap(p, bytes);
+}
 
 namespace {
 

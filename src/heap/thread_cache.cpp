@@ -116,6 +116,7 @@ void* cache_refill(ThreadCache& tc, unsigned cls) noexcept {
     // The bin is empty here, so the rest of the batch becomes the bin.
     b.head = first->next;
     set_count(b, got - 1);
+    unpoison(first, kClasses.size[cls]);
     return first;
 }
 
