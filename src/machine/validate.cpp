@@ -137,6 +137,10 @@ void Machine::validate() const {
                 throw Error("left_out.nodes", "node " + std::to_string(node) + " is left out but is in the machine");
     if (!left_out.empty() && left_out.by.empty())
         throw Error("left_out.by", "is empty; a restriction names who restricts (e.g. this process's cpuset)");
+    if (left_out.empty() && !left_out.by.empty())
+        throw Error("left_out.by", "is '" + left_out.by +
+                                       "', but nothing is left out (no CPU, node or memory); name who restricts "
+                                       "only with what it left out");
 
     for (std::size_t k = 0; k < caches.size(); ++k) {
         const Cache& cache = caches[k];
