@@ -247,6 +247,11 @@ Machine machine_from_topology(hwloc_topology_t topo, std::string name) {
         objs.push_back(o);
     std::sort(objs.begin(), objs.end(), [](hwloc_obj_t a, hwloc_obj_t b) { return a->os_index < b->os_index; });
     if (objs.empty()) throw Error(m.name, "hwloc reports no NUMA node");
+    // Refused before the per-PU work below, which grows with nodes x PUs
+    // (validate() would refuse the machine anyway).
+    if (objs.size() > NodeSet::max_nodes)
+        throw Error("nodes", std::to_string(objs.size()) + " nodes exceed the limit of " +
+                                 std::to_string(NodeSet::max_nodes));
 
     for (hwloc_obj_t o : objs) {
         if (o->os_index == HWLOC_UNKNOWN_INDEX) throw Error(m.name, "hwloc reports a NUMA node without an OS index");
