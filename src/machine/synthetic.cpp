@@ -32,6 +32,13 @@ constexpr unsigned max_cpus_per_node = 4096;
 // The most PUs an hwloc synthetic description may make: NR_CPUS's largest
 // value in Linux (x86 MAXSMP).
 constexpr std::uint64_t max_synthetic_pus = 8192;
+// The most objects one level of an hwloc synthetic description may put
+// under each parent. hwloc inserts siblings one by one, in time that grows
+// with the square of their number: "hwloc:4676" took 1.4 s and
+// "hwloc:8192" 6.4 s of CPU in `numaware topo` (release build), "hwloc:8
+// 1024" 0.7 s. Real machines stay far below: 288 cores share one L3 in the
+// widest 2026 packages, and 256 packages make the largest SMP servers.
+constexpr std::uint64_t max_synthetic_width = 1024;
 
 std::vector<std::string_view> split_words(std::string_view text) {
     std::vector<std::string_view> out;
@@ -152,6 +159,11 @@ Machine from_hwloc_form(std::string_view description) {
         std::uint64_t n = 0;
         const auto [end, ec] = std::from_chars(count.data(), count.data() + count.size(), n);
         if (ec != std::errc() || end != count.data() + count.size() || n == 0) continue;   // hwloc judges it
+        if (n > max_synthetic_width)
+            throw Error("synthetic", "level '" + printable_ascii(level).substr(0, 40) + "' puts " + std::to_string(n) +
+                                         " objects under each parent; at most " +
+                                         std::to_string(max_synthetic_width) +
+                                         " (hwloc builds a level in time that grows with the square of its width)");
         pus = pus > max_synthetic_pus / n ? max_synthetic_pus + 1 : pus * n;
         if (pus > max_synthetic_pus)
             throw Error("synthetic", "'hwloc:" + printable_ascii(hwloc_part).substr(0, 80) + "' describes more than " +
