@@ -6,15 +6,26 @@
 #include <sys/wait.h>
 
 #include <cctype>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "heap/engine.hpp"
 #include "numaware/error.hpp"
 #include "numaware/task_policy.hpp"
 
 namespace numaware::test {
+
+// A new owner arena of the heap engine on node 0, so that a test sees only
+// its own spans and regions; one counter keeps every test's owner tag apart.
+inline heap::ArenaId fresh_heap_arena() {
+    static std::uint32_t tag = 7000;
+    const heap::ArenaId a = heap::create_arena(0, ++tag);
+    EXPECT_NE(a, heap::no_arena);
+    return a;
+}
 
 // Runs `fn`, expects a numaware::Error, and returns it so the test can
 // check its field and text.

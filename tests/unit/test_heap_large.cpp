@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "heap/engine.hpp"
+#include "support.hpp"
 #include "heap/size_classes.hpp"
 #include "numaware/placement.hpp"
 #include "os/os.hpp"
@@ -27,12 +28,6 @@ namespace {
 using heap::ArenaId;
 constexpr std::size_t MiB = std::size_t{1} << 20;
 
-ArenaId fresh_arena() {
-    static std::uint32_t tag = 7000;
-    const ArenaId a = heap::create_arena(0, ++tag);
-    EXPECT_NE(a, heap::no_arena);
-    return a;
-}
 
 // Resident 4 KiB pages of [p, p + n), from mincore; pages no longer
 // mapped (a region given back whole) count as not resident.
@@ -59,7 +54,7 @@ std::uint64_t mapped_bytes() {
 }
 
 TEST(HeapLargeBlocks, AFreedBlockIsReusedWhereItWasAndStaysBoundToItsNode) {
-    const ArenaId a = fresh_arena();
+    const ArenaId a = test::fresh_heap_arena();
     auto* p = static_cast<char*>(heap::allocate(6 * MiB, a));
     ASSERT_NE(p, nullptr);
     std::memset(p, 3, 6 * MiB);
@@ -83,7 +78,7 @@ TEST(HeapLargeBlocks, AFreedBlockIsReusedWhereItWasAndStaysBoundToItsNode) {
 }
 
 TEST(HeapLargeBlocks, NeighboursCoalesceAndASmallerBlockSplitsAFreeOne) {
-    const ArenaId a = fresh_arena();
+    const ArenaId a = test::fresh_heap_arena();
     // Blocks are carved one after another from the arena's first region.
     auto* x = static_cast<char*>(heap::allocate(2 * MiB, a));
     auto* y = static_cast<char*>(heap::allocate(2 * MiB, a));
@@ -110,7 +105,7 @@ TEST(HeapLargeBlocks, NeighboursCoalesceAndASmallerBlockSplitsAFreeOne) {
 }
 
 TEST(HeapLargeBlocks, ZeroedBlocksAreClearedOnlyWhenTheirMemoryWasUsed) {
-    const ArenaId a = fresh_arena();
+    const ArenaId a = test::fresh_heap_arena();
     // Fresh from the kernel: zero without a write, so no page is resident.
     auto* fresh = static_cast<unsigned char*>(heap::allocate_zeroed(3 * MiB, a));
     ASSERT_NE(fresh, nullptr);
@@ -138,7 +133,7 @@ TEST(HeapLargeBlocks, LivePlusDirtyBytesStayWithinTheBoundOfThePeak) {
     // bytes the engine holds mapped must stay within 19/16 of the highest
     // live bytes so far, plus the 16 MiB floor and the huge-page edges of
     // clean extents (at most 2 MiB per extent; few here).
-    const ArenaId a = fresh_arena();
+    const ArenaId a = test::fresh_heap_arena();
     const std::uint64_t base = mapped_bytes();
     std::mt19937 rng(11);
     std::uniform_int_distribution<std::size_t> size(1 * MiB, 6 * MiB);
@@ -170,7 +165,7 @@ TEST(HeapLargeBlocks, LivePlusDirtyBytesStayWithinTheBoundOfThePeak) {
 }
 
 TEST(HeapLargeBlocks, FreedMemoryGoesBackAfterTheDecayPeriodOrAtOnceWhenAsked) {
-    const ArenaId a = fresh_arena();
+    const ArenaId a = test::fresh_heap_arena();
     std::vector<char*> v;
     for (int i = 0; i < 48; ++i) {
         auto* p = static_cast<char*>(heap::allocate(1 * MiB, a));
@@ -200,7 +195,7 @@ TEST(HeapLargeBlocks, FreedMemoryGoesBackAfterTheDecayPeriodOrAtOnceWhenAsked) {
 }
 
 TEST(HeapLargeBlocks, ReallocateGrowsAndShrinksALargeBlockInPlace) {
-    const ArenaId a = fresh_arena();
+    const ArenaId a = test::fresh_heap_arena();
     auto* p = static_cast<char*>(heap::allocate(1 * MiB, a));
     ASSERT_NE(p, nullptr);
     for (std::size_t i = 0; i < 1 * MiB; ++i) p[i] = static_cast<char>(i * 7);
@@ -226,7 +221,7 @@ TEST(HeapLargeBlocks, ReallocateGrowsAndShrinksALargeBlockInPlace) {
 }
 
 TEST(HeapLargeBlocks, AlignedLargeBlocksFromCachedExtentsHonourTheirAlignment) {
-    const ArenaId a = fresh_arena();
+    const ArenaId a = test::fresh_heap_arena();
     std::vector<void*> v;
     for (int i = 0; i < 6; ++i) v.push_back(heap::allocate(3 * MiB + 12345, a));
     for (void* p : v) heap::deallocate(p);

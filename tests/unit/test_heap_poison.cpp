@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "heap/engine.hpp"
+#include "support.hpp"
 #include "heap/poison.hpp"
 
 #ifdef NW_HEAP_POISON
@@ -19,13 +20,6 @@ namespace {
 using heap::ArenaId;
 constexpr std::size_t MiB = std::size_t{1} << 20;
 
-// Each test in a fresh owner arena: its spans and regions are its own.
-ArenaId fresh_arena() {
-    static std::uint32_t tag = 9000;
-    const ArenaId a = heap::create_arena(0, ++tag);
-    EXPECT_NE(a, heap::no_arena);
-    return a;
-}
 
 bool poisoned(const void* p, std::size_t offset = 0) {
     return __asan_address_is_poisoned(static_cast<const char*>(p) + offset) != 0;
@@ -38,7 +32,7 @@ std::size_t first_poisoned(const void* p, std::size_t n) {
 }
 
 TEST(HeapPoison, ASmallBlockIsPoisonedWhileFreeButForItsLinkWord) {
-    const ArenaId a = fresh_arena();
+    const ArenaId a = test::fresh_heap_arena();
     auto* p = static_cast<char*>(heap::allocate(64, a));
     ASSERT_NE(p, nullptr);
     EXPECT_EQ(first_poisoned(p, 64), 64u) << "a live block is usable to its end";
@@ -55,7 +49,7 @@ TEST(HeapPoison, ASmallBlockIsPoisonedWhileFreeButForItsLinkWord) {
 }
 
 TEST(HeapPoison, ALargeBlockIsUsableToItsEndAndFreeExtentsArePoisoned) {
-    const ArenaId a = fresh_arena();
+    const ArenaId a = test::fresh_heap_arena();
     auto* p = static_cast<char*>(heap::allocate(MiB, a));
     ASSERT_NE(p, nullptr);
     EXPECT_EQ(first_poisoned(p, MiB), MiB);
@@ -73,14 +67,14 @@ TEST(HeapPoison, ALargeBlockIsUsableToItsEndAndFreeExtentsArePoisoned) {
 using HeapPoisonDeathTest = ::testing::Test;
 
 TEST(HeapPoisonDeathTest, AUseAfterFreeIsReported) {
-    const ArenaId a = fresh_arena();
+    const ArenaId a = test::fresh_heap_arena();
     auto* p = static_cast<volatile char*>(heap::allocate(64, a));
     heap::deallocate(const_cast<char*>(p));
     EXPECT_DEATH(p[40] = 1, "use-after-poison");
 }
 
 TEST(HeapPoisonDeathTest, AnOverflowIntoAFreeNeighbourIsReported) {
-    const ArenaId a = fresh_arena();
+    const ArenaId a = test::fresh_heap_arena();
     auto* small = static_cast<volatile char*>(heap::allocate(48, a));
     EXPECT_DEATH(small[48] = 1, "use-after-poison");
     auto* large = static_cast<volatile char*>(heap::allocate(MiB, a));
@@ -90,7 +84,7 @@ TEST(HeapPoisonDeathTest, AnOverflowIntoAFreeNeighbourIsReported) {
 }
 
 TEST(HeapPoisonDeathTest, ADoubleFreeIsReported) {
-    const ArenaId a = fresh_arena();
+    const ArenaId a = test::fresh_heap_arena();
     void* p = heap::allocate(64, a);
     heap::deallocate(p);
     EXPECT_DEATH(heap::deallocate(p), "numaware heap: block 0x[0-9a-f]{16} freed twice");
