@@ -263,6 +263,25 @@ std::optional<NodeMatrix<double>> read_memattr(hwloc_topology_t topo, const std:
     return m;
 }
 
+// The PUs of `housed` (sorted, each once) that `set` holds, in order: the
+// cheaper of walking the set's bits or the PUs, so that caches x PUs is
+// never paid (hwloc:3 51 47 1 1 1, 7,191 PUs and 14,382 caches, took 1.5 s
+// in the release build and over 10 s instrumented when every cache looked
+// at every PU).
+std::vector<unsigned> housed_in(hwloc_const_bitmap_t set, const std::vector<unsigned>& housed) {
+    std::vector<unsigned> out;
+    const int weight = hwloc_bitmap_weight(set);   // -1: infinite (a malformed file)
+    if (weight >= 0 && static_cast<std::size_t>(weight) <= housed.size()) {
+        for (int pu = hwloc_bitmap_first(set); pu >= 0; pu = hwloc_bitmap_next(set, pu))
+            if (std::binary_search(housed.begin(), housed.end(), static_cast<unsigned>(pu)))
+                out.push_back(static_cast<unsigned>(pu));
+    } else {
+        for (unsigned pu : housed)
+            if (hwloc_bitmap_isset(set, pu)) out.push_back(pu);
+    }
+    return out;
+}
+
 Machine machine_from_topology(hwloc_topology_t topo, std::string name) {
     Machine m;
     m.name = printable_ascii(name);
@@ -293,13 +312,20 @@ Machine machine_from_topology(hwloc_topology_t topo, std::string name) {
         }
     }
     std::vector<unsigned> homeless;   // PUs no NUMA node covers (files written without their nodes)
+    std::vector<unsigned> housed;     // the others: what a cache's cpus may name
     const PuHomes homes(objs);
     for (hwloc_obj_t pu = nullptr; (pu = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PU, pu)) != nullptr;) {
         const std::size_t home = homes.of(pu->os_index);
-        if (home < objs.size()) m.nodes[home].cpus.push_back(pu->os_index);
-        else homeless.push_back(pu->os_index);
+        if (home < objs.size()) {
+            m.nodes[home].cpus.push_back(pu->os_index);
+            housed.push_back(pu->os_index);
+        } else {
+            homeless.push_back(pu->os_index);
+        }
     }
     for (Node& node : m.nodes) std::sort(node.cpus.begin(), node.cpus.end());
+    std::sort(housed.begin(), housed.end());
+    housed.erase(std::unique(housed.begin(), housed.end()), housed.end());
 
     // Data and unified caches, then instruction caches, each by level.
     static constexpr hwloc_obj_type_t cache_types[] = {
@@ -316,11 +342,7 @@ Machine machine_from_topology(hwloc_topology_t topo, std::string name) {
                 case HWLOC_OBJ_CACHE_INSTRUCTION: c.type = "instruction"; break;
                 default: c.type = "unified"; break;
             }
-            for (hwloc_obj_t pu = nullptr; (pu = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PU, pu)) != nullptr;)
-                if (o->cpuset && hwloc_bitmap_isset(o->cpuset, pu->os_index) &&
-                    std::find(homeless.begin(), homeless.end(), pu->os_index) == homeless.end())
-                    c.cpus.push_back(pu->os_index);
-            std::sort(c.cpus.begin(), c.cpus.end());
+            if (o->cpuset) c.cpus = housed_in(o->cpuset, housed);
             if (!c.cpus.empty()) m.caches.push_back(std::move(c));
         }
     }

@@ -4,6 +4,7 @@
 // value the standard does not define), quickly and without a crash.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
@@ -121,6 +122,26 @@ TEST(FuzzFindings, HwlocSyntheticMachinesOfManyNodesAreRefusedOrRoundTripQuickly
     // 935 nodes: a machine; its 8.9 MB JSON form round-trips.
     const Machine m = Machine::from_synthetic(corpus("synthetic/repro-timeout-935-nodes"));
     EXPECT_EQ(m.nodes.size(), 935u);
+    EXPECT_EQ(Machine::from_json(m.to_json()), m);
+}
+
+TEST(FuzzFindings, AnHwlocSyntheticMachineOfThousandsOfCachesGivesEachCacheItsOwnCpus) {
+    // hwloc:3 51 47 1 1 1 (tabs): 153 nodes, 7,191 PUs, an L1 and an L2
+    // each. Every cache once looked at every PU (caches x PUs).
+    const Machine m = Machine::from_synthetic(corpus("synthetic/repro-timeout-14382-caches"));
+    EXPECT_EQ(m.nodes.size(), 153u);
+    EXPECT_EQ(m.cpu_count(), 7191u);
+    ASSERT_EQ(m.caches.size(), 14382u);
+    std::vector<unsigned> l1;
+    for (const Cache& c : m.caches) {
+        ASSERT_EQ(c.cpus.size(), 1u) << "level " << c.level;
+        if (c.level == 1) l1.push_back(c.cpus[0]);
+    }
+    std::vector<unsigned> all;
+    for (const Node& n : m.nodes) all.insert(all.end(), n.cpus.begin(), n.cpus.end());
+    std::sort(all.begin(), all.end());
+    std::sort(l1.begin(), l1.end());
+    EXPECT_EQ(l1, all);
     EXPECT_EQ(Machine::from_json(m.to_json()), m);
 }
 
