@@ -43,6 +43,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include <fcntl.h>
 #include <hwloc.h>
 #include <sched.h>
 #include <signal.h>
@@ -92,35 +93,72 @@ void load(hwloc_topology_t topo, const std::string& source) {
 // hwloc 2.9 crashes (SIGSEGV in hwloc_bitmap_compare_first, from
 // hwloc_topology_load) on some malformed XML files, with either of its XML
 // importers: tests/fuzz/corpus/hwloc_xml/repro-hwloc-crashes-on-load, shown
-// with hwloc alone by tests/fuzz/hwloc_xml_leak.c. So an XML topology is
-// first loaded in a child process; a child that does not come back with
-// "loaded" or "refused" (a signal, a sanitizer's exit) means the file would
-// crash this process, and it is refused by name instead. A failed fork
-// leaves the in-process load as the only check.
+// with hwloc alone by tests/fuzz/hwloc_xml_leak.c. It also leaks objects
+// and bitmaps while refusing some others (the same program shows it). So an
+// XML topology is first loaded in a child process, which says through a
+// pipe whether hwloc loaded it or refused it, and at which step with which
+// errno. A refused file is then refused here with hwloc's reason, without
+// loading it in this process (nor leaking into it); a child that does not
+// come back with an answer (a signal, a sanitizer's exit) means the file
+// would crash this process, and it is refused by name. A failed fork or
+// pipe leaves the in-process load as the only check.
+struct ProbeAnswer {
+    int step = 0;    // 0: loaded; 1: hwloc refused the buffer; 2: hwloc refused to load it; 3: init failed
+    int error = 0;   // errno after the refusing call
+};
+
 void probe_xml(const std::string& xml, const std::string& source) {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) return;
     const pid_t pid = ::fork();
-    if (pid < 0) return;
+    if (pid < 0) {
+        ::close(fds[0]);
+        ::close(fds[1]);
+        return;
+    }
     if (pid == 0) {
         // Die of the signal itself, without a core file, and without the
         // program's own handlers (or a sanitizer's report) in the copy.
+        ::close(fds[0]);
         const rlimit no_core{0, 0};
         (void)::setrlimit(RLIMIT_CORE, &no_core);
         for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) (void)::signal(sig, SIG_DFL);
+        ProbeAnswer a;
         hwloc_topology_t t = nullptr;
-        int code = 3;   // refused: the in-process load says why
-        if (hwloc_topology_init(&t) == 0) {
-            if (hwloc_topology_set_flags(t, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED) == 0 &&
-                hwloc_topology_set_xmlbuffer(t, xml.data(), static_cast<int>(xml.size() + 1)) == 0 &&
-                hwloc_topology_load(t) == 0)
-                code = 0;
-            hwloc_topology_destroy(t);
+        if (hwloc_topology_init(&t) != 0 || hwloc_topology_set_flags(t, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED) != 0) {
+            a.step = 3;
+        } else {
+            errno = 0;
+            if (hwloc_topology_set_xmlbuffer(t, xml.data(), static_cast<int>(xml.size() + 1)) != 0) {
+                a = {1, errno};
+            } else {
+                errno = 0;
+                if (hwloc_topology_load(t) != 0) a = {2, errno};
+            }
         }
-        ::_exit(code);
+        // Answered after destroy, which this process will do too: a file
+        // whose topology crashes it gets no answer.
+        if (t != nullptr) hwloc_topology_destroy(t);
+        const bool told = ::write(fds[1], &a, sizeof a) == static_cast<ssize_t>(sizeof a);
+        ::_exit(told ? 0 : 4);
     }
+    ::close(fds[1]);
+    ProbeAnswer a;
+    ssize_t got = 0;
+    while ((got = ::read(fds[0], &a, sizeof a)) < 0 && errno == EINTR) {
+    }
+    ::close(fds[0]);
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0)
         if (errno != EINTR) return;
-    if (WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 3)) return;
+    if (got == static_cast<ssize_t>(sizeof a)) {
+        if (a.step == 1) throw Error(source, "hwloc rejected the XML", a.error != 0 ? a.error : EINVAL);
+        if (a.step == 2)
+            throw Error(source, std::string("hwloc could not load the topology: ") + std::strerror(a.error),
+                        a.error != 0 ? a.error : EINVAL);
+        return;   // loaded, or hwloc would not start: the in-process load says why
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 4) return;   // no answer written: load here
     const std::string how = WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status))
                                                 : "exit status " + std::to_string(WEXITSTATUS(status));
     throw Error(source, "hwloc crashed loading this XML (" + how + " in a probe process): the file is malformed");
@@ -404,18 +442,23 @@ __attribute__((constructor)) void read_start_affinity() {
     start_affinity = std::move(cpus);
 }
 
+// An hwloc XML text, named `source` in errors and `name` in the machine.
+Machine machine_from_xml(const std::string& xml, const std::string& source, const std::string& name) {
+    probe_xml(xml, source);
+    Topology topo = new_topology(source);
+    if (hwloc_topology_set_xmlbuffer(topo.get(), xml.data(), static_cast<int>(xml.size() + 1)) != 0)
+        throw Error(source, "hwloc rejected the XML", errno != 0 ? errno : EINVAL);
+    load(topo.get(), source);
+    return allowed_part(topo.get(), machine_from_topology(topo.get(), "hwloc XML " + name),
+                        "the allowed sets recorded in " + name);
+}
+
 }  // namespace
 
 namespace detail {
 
 Machine machine_from_hwloc_xml_buffer(const std::string& xml, const std::string& name) {
-    probe_xml(xml, name);
-    Topology topo = new_topology(name);
-    if (hwloc_topology_set_xmlbuffer(topo.get(), xml.data(), static_cast<int>(xml.size() + 1)) != 0)
-        throw Error(name, "hwloc rejected the XML", errno != 0 ? errno : EINVAL);
-    load(topo.get(), name);
-    return allowed_part(topo.get(), machine_from_topology(topo.get(), "hwloc XML " + name),
-                        "the allowed sets recorded in " + name);
+    return machine_from_xml(xml, name, name);
 }
 
 Machine machine_from_hwloc_synthetic(const std::string& description) {
@@ -450,13 +493,7 @@ Machine Machine::from_hwloc_xml(const std::string& path) {
     // errno rather than as a generic hwloc failure.
     const std::string xml = detail::read_text_file(path);
     const std::string base = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
-    probe_xml(xml, "machine file '" + path + "'");
-    Topology topo = new_topology(path);
-    if (hwloc_topology_set_xmlbuffer(topo.get(), xml.data(), static_cast<int>(xml.size() + 1)) != 0)
-        throw Error("machine file '" + path + "'", "hwloc rejected the XML", errno != 0 ? errno : EINVAL);
-    load(topo.get(), "machine file '" + path + "'");
-    return allowed_part(topo.get(), machine_from_topology(topo.get(), "hwloc XML " + base),
-                        "the allowed sets recorded in " + base);
+    return machine_from_xml(xml, "machine file '" + path + "'", base);
 }
 
 }  // namespace numaware

@@ -3,6 +3,7 @@
 // be refused with numaware's own error (or, for the OpenMP variables, as a
 // value the standard does not define), quickly and without a crash.
 #include <gtest/gtest.h>
+#include <malloc.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -59,6 +60,21 @@ TEST(FuzzFindings, AnXmlFileThatCrashesHwlocIsRefusedByName) {
     const std::string e = error_of([&] { (void)Machine::from_hwloc_xml(path); });
     EXPECT_NE(e.find("hwloc crashed loading this XML"), std::string::npos) << e;
     EXPECT_NE(e.find("repro-hwloc-crashes-on-load"), std::string::npos) << e;
+}
+
+TEST(FuzzFindings, AnXmlFileThatHwlocRefusesIsRefusedWithItsReasonAndLeavesNothingHere) {
+    // hwloc 2.9 leaks objects and bitmaps while refusing this file
+    // (tests/fuzz/hwloc_xml_leak.c); the probe process now gives hwloc's
+    // reason, and the file is never loaded in this process.
+    const std::string path = std::string(NUMAWARE_FUZZ_CORPUS_DIR) + "/hwloc_xml/repro-hwloc-leaks-on-load";
+    const auto refuse = [&] { return error_of([&] { (void)Machine::from_hwloc_xml(path); }); };
+    const std::string e = refuse();
+    EXPECT_NE(e.find("hwloc could not load the topology: Invalid argument"), std::string::npos) << e;
+    EXPECT_NE(e.find("repro-hwloc-leaks-on-load"), std::string::npos) << e;
+    (void)refuse();
+    const std::size_t before = mallinfo2().uordblks;
+    (void)refuse();
+    EXPECT_EQ(mallinfo2().uordblks, before) << "bytes left allocated by one refused load";
 }
 
 TEST(FuzzFindings, AnHwlocSyntheticDescriptionBeyondLinuxsCpuLimitOrTooWideIsRefusedAtOnce) {
