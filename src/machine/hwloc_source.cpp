@@ -90,6 +90,20 @@ void load(hwloc_topology_t topo, const std::string& source) {
     }
 }
 
+// The type of the first NUMA node or PU to which hwloc could not give an
+// OS index (a malformed file: hwloc then sets bit 2^32-1 of a cpuset, half
+// a gigabyte, and the model would show CPU 4294967295), if any.
+std::optional<hwloc_obj_type_t> unindexed(hwloc_topology_t topo) {
+    for (hwloc_obj_type_t type : {HWLOC_OBJ_NUMANODE, HWLOC_OBJ_PU})
+        for (hwloc_obj_t o = nullptr; (o = hwloc_get_next_obj_by_type(topo, type, o)) != nullptr;)
+            if (o->os_index == HWLOC_UNKNOWN_INDEX) return type;
+    return std::nullopt;
+}
+
+std::string unindexed_reason(hwloc_obj_type_t type) {
+    return std::string("hwloc reports a ") + (type == HWLOC_OBJ_PU ? "PU" : "NUMA node") + " without an OS index";
+}
+
 // hwloc 2.9 crashes (SIGSEGV in hwloc_bitmap_compare_first, from
 // hwloc_topology_load) on some malformed XML files, with either of its XML
 // importers: tests/fuzz/corpus/hwloc_xml/repro-hwloc-crashes-on-load, shown
@@ -97,14 +111,16 @@ void load(hwloc_topology_t topo, const std::string& source) {
 // and bitmaps while refusing some others (the same program shows it). So an
 // XML topology is first loaded in a child process, which says through a
 // pipe whether hwloc loaded it or refused it, and at which step with which
-// errno. A refused file is then refused here with hwloc's reason, without
-// loading it in this process (nor leaking into it); a child that does not
+// errno, or that it loaded a node or PU without an OS index. Such a file
+// is then refused here with that reason, without loading it in this
+// process (nor leaking into it, nor paying twice); a child that does not
 // come back with an answer (a signal, a sanitizer's exit) means the file
 // would crash this process, and it is refused by name. A failed fork or
 // pipe leaves the in-process load as the only check.
 struct ProbeAnswer {
-    int step = 0;    // 0: loaded; 1: hwloc refused the buffer; 2: hwloc refused to load it; 3: init failed
-    int error = 0;   // errno after the refusing call
+    int step = 0;    // 0: loaded; 1: hwloc refused the buffer; 2: hwloc refused to load it; 3: init failed;
+                     // 4: loaded, with a node or PU without an OS index
+    int error = 0;   // errno after the refusing call; for 4, the object's hwloc type
 };
 
 void probe_xml(const std::string& xml, const std::string& source) {
@@ -134,6 +150,7 @@ void probe_xml(const std::string& xml, const std::string& source) {
             } else {
                 errno = 0;
                 if (hwloc_topology_load(t) != 0) a = {2, errno};
+                else if (const auto type = unindexed(t)) a = {4, static_cast<int>(*type)};
             }
         }
         // Answered after destroy, which this process will do too: a file
@@ -156,6 +173,7 @@ void probe_xml(const std::string& xml, const std::string& source) {
         if (a.step == 2)
             throw Error(source, std::string("hwloc could not load the topology: ") + std::strerror(a.error),
                         a.error != 0 ? a.error : EINVAL);
+        if (a.step == 4) throw Error(source, unindexed_reason(static_cast<hwloc_obj_type_t>(a.error)));
         return;   // loaded, or hwloc would not start: the in-process load says why
     }
     if (WIFEXITED(status) && WEXITSTATUS(status) == 4) return;   // no answer written: load here
@@ -335,8 +353,8 @@ Machine machine_from_topology(hwloc_topology_t topo, std::string name) {
         throw Error("nodes", std::to_string(objs.size()) + " nodes exceed the limit of " +
                                  std::to_string(NodeSet::max_nodes));
 
+    if (const auto type = unindexed(topo)) throw Error(m.name, unindexed_reason(*type));
     for (hwloc_obj_t o : objs) {
-        if (o->os_index == HWLOC_UNKNOWN_INDEX) throw Error(m.name, "hwloc reports a NUMA node without an OS index");
         Node node;
         node.os_index = o->os_index;
         node.memory_bytes = o->attr ? o->attr->numanode.local_memory : 0;

@@ -6,6 +6,7 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
@@ -75,6 +76,26 @@ TEST(FuzzFindings, AnXmlFileThatHwlocRefusesIsRefusedWithItsReasonAndLeavesNothi
     const std::size_t before = mallinfo2().uordblks;
     (void)refuse();
     EXPECT_EQ(mallinfo2().uordblks, before) << "bytes left allocated by one refused load";
+}
+
+TEST(FuzzFindings, AnXmlFileWithAPuWithoutAnOsIndexIsRefused) {
+    // Both of hwloc's importers accept it; the machine had CPU 4294967295
+    // (hwloc's unknown index) left out, after hwloc had set that bit of a
+    // cpuset: half a gigabyte, in the probe process and again here.
+    const std::string path = std::string(NUMAWARE_FUZZ_CORPUS_DIR) + "/hwloc_xml/repro-pu-without-os-index";
+    const std::string e = error_of([&] { (void)Machine::from_hwloc_xml(path); });
+    EXPECT_NE(e.find("repro-pu-without-os-index"), std::string::npos) << e;
+    EXPECT_NE(e.find("hwloc reports a PU without an OS index"), std::string::npos) << e;
+    // The same for a NUMA node (the seed numa2.xml with node 1's index removed).
+    std::string xml = corpus("hwloc_xml/numa2.xml");
+    const std::string with = R"(type="NUMANode" os_index="1")";
+    ASSERT_NE(xml.find(with), std::string::npos);
+    xml.replace(xml.find(with), with.size(), R"(type="NUMANode")");
+    const std::string node_path = ::testing::TempDir() + "node-without-os-index.xml";
+    std::ofstream(node_path) << xml;
+    const std::string n = error_of([&] { (void)Machine::from_hwloc_xml(node_path); });
+    EXPECT_NE(n.find("hwloc reports a NUMA node without an OS index"), std::string::npos) << n;
+    std::remove(node_path.c_str());
 }
 
 TEST(FuzzFindings, AnHwlocSyntheticDescriptionBeyondLinuxsCpuLimitOrTooWideIsRefusedAtOnce) {
