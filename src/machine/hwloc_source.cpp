@@ -91,12 +91,18 @@ void load(hwloc_topology_t topo, const std::string& source) {
 }
 
 // The type of the first NUMA node or PU to which hwloc could not give an
-// OS index (a malformed file: hwloc then sets bit 2^32-1 of a cpuset, half
-// a gigabyte, and the model would show CPU 4294967295), if any.
+// OS index (a malformed file: hwloc then sets bit 2^32-1 of the complete
+// cpuset, half a gigabyte, and the model would show CPU 4294967295), if
+// any. The bit stays when hwloc drops the PU itself.
 std::optional<hwloc_obj_type_t> unindexed(hwloc_topology_t topo) {
     for (hwloc_obj_type_t type : {HWLOC_OBJ_NUMANODE, HWLOC_OBJ_PU})
         for (hwloc_obj_t o = nullptr; (o = hwloc_get_next_obj_by_type(topo, type, o)) != nullptr;)
             if (o->os_index == HWLOC_UNKNOWN_INDEX) return type;
+    const auto holds_unknown = [](hwloc_const_bitmap_t set) {
+        return set != nullptr && hwloc_bitmap_weight(set) >= 0 && hwloc_bitmap_isset(set, HWLOC_UNKNOWN_INDEX);
+    };
+    if (holds_unknown(hwloc_topology_get_complete_nodeset(topo))) return HWLOC_OBJ_NUMANODE;
+    if (holds_unknown(hwloc_topology_get_complete_cpuset(topo))) return HWLOC_OBJ_PU;
     return std::nullopt;
 }
 
