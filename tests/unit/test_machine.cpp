@@ -222,6 +222,14 @@ TEST(MachineJson, RoundTripsTheLargestMachine) {
     }
 }
 
+TEST(MachineJson, RoundTripsTheLargestMachineOfCpusAndCaches) {
+    // 64 nodes of 128 PUs (Linux's 8,192), each PU with an L1 and an L2.
+    const Machine m = Machine::from_synthetic("hwloc:1 64 128 1 1 1");
+    ASSERT_EQ(m.cpu_count(), 8192u);
+    ASSERT_EQ(m.caches.size(), 16384u);
+    EXPECT_EQ(Machine::from_json(m.to_json()), m);
+}
+
 TEST(MachinePageSize, ComesFromTheDescriptionWith4KAsDefault) {
     EXPECT_EQ(Machine::from_synthetic("nodes=2").page_bytes, 4096u);
     EXPECT_EQ(Machine::from_synthetic("nodes=2 page=64K").page_bytes, 65536u);
