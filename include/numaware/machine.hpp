@@ -77,6 +77,11 @@ using NodeMatrix = std::vector<std::vector<T>>;
 
 class Machine {
 public:
+    // CPU OS indices are below this: 16 times the most CPUs Linux can be
+    // built for (NR_CPUS, up to 8,192 with x86's MAXSMP). A larger index is
+    // a malformed source; it would ask for affinity masks of gigabytes.
+    static constexpr unsigned max_cpus = 1u << 17;
+
     std::string name;                       // free text, e.g. "4-node synthetic"
     std::vector<Node> nodes;                // ascending OS index
     std::vector<Cache> caches;              // may be empty

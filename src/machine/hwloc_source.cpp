@@ -90,24 +90,44 @@ void load(hwloc_topology_t topo, const std::string& source) {
     }
 }
 
-// The type of the first NUMA node or PU to which hwloc could not give an
-// OS index (a malformed file: hwloc then sets bit 2^32-1 of the complete
-// cpuset, half a gigabyte, and the model would show CPU 4294967295), if
-// any. The bit stays when hwloc drops the PU itself.
-std::optional<hwloc_obj_type_t> unindexed(hwloc_topology_t topo) {
-    for (hwloc_obj_type_t type : {HWLOC_OBJ_NUMANODE, HWLOC_OBJ_PU})
+// A NUMA node or PU whose OS index the model cannot hold: one without an
+// index (a malformed file: hwloc then sets bit 2^32-1 of the complete
+// cpuset, half a gigabyte, and the model would show CPU 4294967295; the
+// bit stays when hwloc drops the PU itself), or one at or beyond the
+// model's limit (NodeSet::max_nodes, Machine::max_cpus).
+struct BadIndex {
+    hwloc_obj_type_t type;   // HWLOC_OBJ_NUMANODE or HWLOC_OBJ_PU
+    unsigned index;          // HWLOC_UNKNOWN_INDEX: none
+};
+
+std::optional<BadIndex> bad_index(hwloc_topology_t topo) {
+    for (hwloc_obj_type_t type : {HWLOC_OBJ_NUMANODE, HWLOC_OBJ_PU}) {
+        const unsigned limit = type == HWLOC_OBJ_PU ? Machine::max_cpus : NodeSet::max_nodes;
         for (hwloc_obj_t o = nullptr; (o = hwloc_get_next_obj_by_type(topo, type, o)) != nullptr;)
-            if (o->os_index == HWLOC_UNKNOWN_INDEX) return type;
-    const auto holds_unknown = [](hwloc_const_bitmap_t set) {
-        return set != nullptr && hwloc_bitmap_weight(set) >= 0 && hwloc_bitmap_isset(set, HWLOC_UNKNOWN_INDEX);
+            if (o->os_index == HWLOC_UNKNOWN_INDEX || o->os_index >= limit) return BadIndex{type, o->os_index};
+    }
+    // The complete sets also hold what hwloc dropped. hwloc_bitmap_last
+    // gives an int, so bit 2^32-1 is asked for by name.
+    const auto beyond = [](hwloc_const_bitmap_t set, unsigned limit) -> std::optional<unsigned> {
+        if (set == nullptr || hwloc_bitmap_weight(set) < 0) return std::nullopt;
+        if (hwloc_bitmap_isset(set, HWLOC_UNKNOWN_INDEX)) return HWLOC_UNKNOWN_INDEX;
+        const int last = hwloc_bitmap_last(set);
+        if (last >= 0 && static_cast<unsigned>(last) >= limit) return static_cast<unsigned>(last);
+        return std::nullopt;
     };
-    if (holds_unknown(hwloc_topology_get_complete_nodeset(topo))) return HWLOC_OBJ_NUMANODE;
-    if (holds_unknown(hwloc_topology_get_complete_cpuset(topo))) return HWLOC_OBJ_PU;
+    if (const auto i = beyond(hwloc_topology_get_complete_nodeset(topo), NodeSet::max_nodes))
+        return BadIndex{HWLOC_OBJ_NUMANODE, *i};
+    if (const auto i = beyond(hwloc_topology_get_complete_cpuset(topo), Machine::max_cpus))
+        return BadIndex{HWLOC_OBJ_PU, *i};
     return std::nullopt;
 }
 
-std::string unindexed_reason(hwloc_obj_type_t type) {
-    return std::string("hwloc reports a ") + (type == HWLOC_OBJ_PU ? "PU" : "NUMA node") + " without an OS index";
+std::string bad_index_reason(BadIndex bad) {
+    const bool pu = bad.type == HWLOC_OBJ_PU;
+    if (bad.index == HWLOC_UNKNOWN_INDEX)
+        return std::string("hwloc reports a ") + (pu ? "PU" : "NUMA node") + " without an OS index";
+    return std::string("hwloc reports ") + (pu ? "PU " : "NUMA node ") + std::to_string(bad.index) +
+           ", out of range (limit " + std::to_string((pu ? Machine::max_cpus : NodeSet::max_nodes) - 1) + ")";
 }
 
 // hwloc 2.9 crashes (SIGSEGV in hwloc_bitmap_compare_first, from
@@ -117,16 +137,17 @@ std::string unindexed_reason(hwloc_obj_type_t type) {
 // and bitmaps while refusing some others (the same program shows it). So an
 // XML topology is first loaded in a child process, which says through a
 // pipe whether hwloc loaded it or refused it, and at which step with which
-// errno, or that it loaded a node or PU without an OS index. Such a file
+// errno, or that it loaded a node or PU with a bad index. Such a file
 // is then refused here with that reason, without loading it in this
 // process (nor leaking into it, nor paying twice); a child that does not
 // come back with an answer (a signal, a sanitizer's exit) means the file
 // would crash this process, and it is refused by name. A failed fork or
 // pipe leaves the in-process load as the only check.
 struct ProbeAnswer {
-    int step = 0;    // 0: loaded; 1: hwloc refused the buffer; 2: hwloc refused to load it; 3: init failed;
-                     // 4: loaded, with a node or PU without an OS index
-    int error = 0;   // errno after the refusing call; for 4, the object's hwloc type
+    int step = 0;         // 0: loaded; 1: hwloc refused the buffer; 2: hwloc refused to load it; 3: init failed;
+                          // 4: loaded, with a node or PU with a bad index
+    int error = 0;        // errno after the refusing call; for 4, the object's hwloc type
+    unsigned index = 0;   // for 4, its index
 };
 
 void probe_xml(const std::string& xml, const std::string& source) {
@@ -156,7 +177,7 @@ void probe_xml(const std::string& xml, const std::string& source) {
             } else {
                 errno = 0;
                 if (hwloc_topology_load(t) != 0) a = {2, errno};
-                else if (const auto type = unindexed(t)) a = {4, static_cast<int>(*type)};
+                else if (const auto bad = bad_index(t)) a = {4, static_cast<int>(bad->type), bad->index};
             }
         }
         // Answered after destroy, which this process will do too: a file
@@ -179,7 +200,7 @@ void probe_xml(const std::string& xml, const std::string& source) {
         if (a.step == 2)
             throw Error(source, std::string("hwloc could not load the topology: ") + std::strerror(a.error),
                         a.error != 0 ? a.error : EINVAL);
-        if (a.step == 4) throw Error(source, unindexed_reason(static_cast<hwloc_obj_type_t>(a.error)));
+        if (a.step == 4) throw Error(source, bad_index_reason({static_cast<hwloc_obj_type_t>(a.error), a.index}));
         return;   // loaded, or hwloc would not start: the in-process load says why
     }
     if (WIFEXITED(status) && WEXITSTATUS(status) == 4) return;   // no answer written: load here
@@ -359,7 +380,7 @@ Machine machine_from_topology(hwloc_topology_t topo, std::string name) {
         throw Error("nodes", std::to_string(objs.size()) + " nodes exceed the limit of " +
                                  std::to_string(NodeSet::max_nodes));
 
-    if (const auto type = unindexed(topo)) throw Error(m.name, unindexed_reason(*type));
+    if (const auto bad = bad_index(topo)) throw Error(m.name, bad_index_reason(*bad));
     for (hwloc_obj_t o : objs) {
         Node node;
         node.os_index = o->os_index;

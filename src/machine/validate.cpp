@@ -28,6 +28,10 @@ std::string show(T v) {
     }
 }
 
+std::string cpu_out_of_range(unsigned cpu) {
+    return "CPU " + std::to_string(cpu) + " is out of range (limit " + std::to_string(Machine::max_cpus - 1) + ")";
+}
+
 // Square, and as many rows as the machine has nodes.
 template <class T>
 void check_shape(const NodeMatrix<T>& m, std::string_view name, std::size_t n) {
@@ -101,6 +105,7 @@ void Machine::validate() const {
                             std::to_string(nodes[i - 1].os_index) +
                             "; nodes must be listed once each, in ascending OS index");
         for (std::size_t c = 0; c < node.cpus.size(); ++c) {
+            if (node.cpus[c] >= max_cpus) throw Error(at(field + ".cpus", c), cpu_out_of_range(node.cpus[c]));
             if (c > 0 && node.cpus[c] <= node.cpus[c - 1])
                 throw Error(at(field + ".cpus", c), "CPU " + std::to_string(node.cpus[c]) + " follows CPU " +
                                                         std::to_string(node.cpus[c - 1]) +
@@ -128,9 +133,11 @@ void Machine::validate() const {
     }
 
     // What a restriction left out is not also in the machine.
-    for (unsigned cpu : left_out.cpus)
+    for (unsigned cpu : left_out.cpus) {
+        if (cpu >= max_cpus) throw Error("left_out.cpus", cpu_out_of_range(cpu));
         if (seen_cpus.count(cpu))
             throw Error("left_out.cpus", "CPU " + std::to_string(cpu) + " is left out but is a CPU of a node");
+    }
     for (unsigned node : left_out.nodes.to_vector())
         for (const Node& kept : nodes)
             if (kept.os_index == node)

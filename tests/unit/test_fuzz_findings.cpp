@@ -4,6 +4,7 @@
 // value the standard does not define), quickly and without a crash.
 #include <gtest/gtest.h>
 #include <malloc.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -125,6 +126,36 @@ TEST(FuzzFindings, AnXmlFileWithAPuWithoutAnOsIndexIsRefused) {
     const std::string n = error_of([&] { (void)Machine::from_hwloc_xml(node_path); });
     EXPECT_NE(n.find("hwloc reports a NUMA node without an OS index"), std::string::npos) << n;
     std::remove(node_path.c_str());
+}
+
+TEST(FuzzFindings, AnXmlFileWithAPuOrNodeBeyondTheModelsLimitIsRefusedWithoutLoadingItHere) {
+    // A PU numbered 4,000,000,000 made hwloc set that bit of the complete
+    // cpuset (half a gigabyte) in this process after the probe's; the
+    // probe process now names it, and this process never loads the file.
+    std::string xml = corpus("hwloc_xml/numa2.xml");
+    const std::string pu = R"(type="PU" os_index="3")";
+    ASSERT_NE(xml.find(pu), std::string::npos);
+    xml.replace(xml.find(pu), pu.size(), R"(type="PU" os_index="4000000000")");
+    const std::string path = ::testing::TempDir() + "pu-beyond-the-limit.xml";
+    std::ofstream(path) << xml;
+    rusage before{};
+    ::getrusage(RUSAGE_SELF, &before);
+    const std::string e = error_of([&] { (void)Machine::from_hwloc_xml(path); });
+    rusage after{};
+    ::getrusage(RUSAGE_SELF, &after);
+    std::remove(path.c_str());
+    EXPECT_NE(e.find("hwloc reports PU 4000000000, out of range (limit 131071)"), std::string::npos) << e;
+    EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 128L << 10) << "peak resident KiB grew by that much";
+    // A NUMA node beyond Linux's 1,024.
+    std::string nodes = corpus("hwloc_xml/numa2.xml");
+    const std::string node = R"(type="NUMANode" os_index="1")";
+    ASSERT_NE(nodes.find(node), std::string::npos);
+    nodes.replace(nodes.find(node), node.size(), R"(type="NUMANode" os_index="5000")");
+    const std::string node_path = ::testing::TempDir() + "node-beyond-the-limit.xml";
+    std::ofstream(node_path) << nodes;
+    const std::string n = error_of([&] { (void)Machine::from_hwloc_xml(node_path); });
+    std::remove(node_path.c_str());
+    EXPECT_NE(n.find("hwloc reports NUMA node 5000, out of range (limit 1023)"), std::string::npos) << n;
 }
 
 TEST(FuzzFindings, AnHwlocSyntheticDescriptionBeyondLinuxsCpuLimitOrTooWideIsRefusedAtOnce) {

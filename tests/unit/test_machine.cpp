@@ -186,6 +186,22 @@ TEST(MachineErrors, ValidateCatchesHandBuiltMistakes) {
     Machine empty;
     e = expect_error([&] { empty.validate(); });
     EXPECT_TRUE(contains(e.what(), "at least one node")) << e.what();
+
+    // CPU indices stay below Machine::max_cpus (an affinity mask for CPU
+    // 4,000,000,000 would be half a gigabyte), on a node and left out.
+    Machine far = m;
+    far.nodes[1].cpus = {2, Machine::max_cpus};
+    e = expect_error([&] { far.validate(); });
+    EXPECT_EQ(e.field(), "nodes[1].cpus[1]");
+    EXPECT_TRUE(contains(e.what(), "CPU 131072 is out of range (limit 131071)")) << e.what();
+    far.nodes[1].cpus = {2, Machine::max_cpus - 1};
+    EXPECT_NO_THROW(far.validate());
+    Machine far_out = m;
+    far_out.left_out.cpus = {4000000000u};
+    far_out.left_out.by = "a test";
+    e = expect_error([&] { far_out.validate(); });
+    EXPECT_EQ(e.field(), "left_out.cpus");
+    EXPECT_TRUE(contains(e.what(), "CPU 4000000000 is out of range")) << e.what();
 }
 
 TEST(MachineQueries, UnknownNodesAndCpusThrow) {
