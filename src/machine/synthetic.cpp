@@ -5,10 +5,13 @@
 // simulators and the emulated-machine harness can name a machine that the
 // host does not have.
 #include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <cstdint>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -150,15 +153,19 @@ Machine from_hwloc_form(std::string_view description) {
     // with the square of a level's width (9,351 PUs under one machine took
     // 9.4 s): refuse, before hwloc sees it, a description whose levels
     // multiply to more PUs than Linux can run (NR_CPUS, at most 8,192).
-    // A level is "Type:N" or "N", attributes in parentheses after it.
+    // A level is "Type:N" or "N", attributes in parentheses after it. hwloc
+    // reads N as strtoul does in base 0 ("0x86" is 134, "010" is 8, "+8" is
+    // 8), and so does this count: "hwloc:0x86 351 1 5" (235,170 PUs) once
+    // passed it as "not a number" and kept hwloc busy for over a minute.
     std::uint64_t pus = 1;
     for (std::string_view level : split_words(hwloc_part)) {
         const std::size_t colon = level.find(':');
-        std::string_view count = colon == std::string_view::npos ? level : level.substr(colon + 1);
-        count = count.substr(0, count.find('('));
-        std::uint64_t n = 0;
-        const auto [end, ec] = std::from_chars(count.data(), count.data() + count.size(), n);
-        if (ec != std::errc() || end != count.data() + count.size() || n == 0) continue;   // hwloc judges it
+        const std::string count(colon == std::string_view::npos ? level : level.substr(colon + 1));
+        errno = 0;
+        char* end = nullptr;
+        const unsigned long long read = std::strtoull(count.c_str(), &end, 0);
+        if (end == count.c_str() || read == 0) continue;   // hwloc judges it
+        const std::uint64_t n = errno == ERANGE ? std::numeric_limits<std::uint64_t>::max() : read;
         if (n > max_synthetic_width)
             throw Error("synthetic", "level '" + printable_ascii(level).substr(0, 40) + "' puts " + std::to_string(n) +
                                          " objects under each parent; at most " +

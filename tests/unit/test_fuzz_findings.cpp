@@ -168,6 +168,16 @@ TEST(FuzzFindings, AnHwlocSyntheticDescriptionBeyondLinuxsCpuLimitOrTooWideIsRef
     }
     const std::string e = error_of([] { (void)Machine::from_synthetic("hwloc:Package:16 Core:1024 PU:1"); });
     EXPECT_NE(e.find("describes more than 8192 PUs"), std::string::npos) << e;
+    // hwloc reads a level's count as strtoul(..., 0) does; the limits read
+    // it the same way ("0x86" had passed them as not a number, and hwloc
+    // then worked on 235,170 PUs for over a minute).
+    const std::string hex = error_of([] { (void)Machine::from_synthetic(corpus("synthetic/repro-timeout-hex-count")); });
+    EXPECT_NE(hex.find("describes more than 8192 PUs"), std::string::npos) << hex;
+    for (const char* wide : {"hwloc:0x2000", "hwloc:+8192", "hwloc:020000"}) {
+        const std::string w = error_of([&] { (void)Machine::from_synthetic(wide); });
+        EXPECT_NE(w.find("puts 8192 objects under each parent"), std::string::npos) << wide << ": " << w;
+    }
+    EXPECT_EQ(Machine::from_synthetic("hwloc:0x2 010").cpu_count(), 16u);
     EXPECT_EQ(Machine::from_synthetic("hwloc:Package:2 NUMANode:2 Core:8 PU:2").cpu_count(), 64u);
     EXPECT_EQ(Machine::from_synthetic("hwloc:Package:8 Core:1024 PU:1").cpu_count(), 8192u);
 }
