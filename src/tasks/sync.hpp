@@ -144,6 +144,10 @@ public:
     // The first task, from the back (the owner's end) or the front, that
     // `ok` accepts; the ones it passes stay in order. For a worker that
     // waits inside a task and may only run deeper ones (Worker::help_floor).
+    // The gap is closed from the nearer end, so taking the first or the
+    // last task costs O(1) however long the queue (a waiting spawner
+    // helping with a million queued children took each from the front
+    // and moved all the others: quadratic).
     template <class Ok>
     T* pop_first_if(bool from_back, Ok ok) {
         if (size_.load(std::memory_order_acquire) == 0) return nullptr;
@@ -154,7 +158,13 @@ public:
             const std::size_t i = from_back ? count_ - 1 - k : k;   // position from the head
             if (!ok(ring_[(head_ + i) & mask])) continue;
             t = ring_[(head_ + i) & mask];
-            for (std::size_t j = i; j + 1 < count_; ++j) ring_[(head_ + j) & mask] = ring_[(head_ + j + 1) & mask];
+            if (i < count_ - 1 - i) {
+                // Fewer before it: they move one place toward the back.
+                for (std::size_t j = i; j > 0; --j) ring_[(head_ + j) & mask] = ring_[(head_ + j - 1) & mask];
+                head_ = (head_ + 1) & mask;
+            } else {
+                for (std::size_t j = i; j + 1 < count_; ++j) ring_[(head_ + j) & mask] = ring_[(head_ + j + 1) & mask];
+            }
             --count_;
             size_.store(count_, std::memory_order_release);
             break;

@@ -70,8 +70,8 @@ public:
             // The next free task was last written by whichever worker ran
             // it: fetch its link and header now, not at the next spawn.
             if (Task* next = cache->free) {
-                __builtin_prefetch(&next->next_free, 1);
-                __builtin_prefetch(next, 1);
+                const char* line = reinterpret_cast<const char*>(next);
+                for (std::size_t at = 0; at < sizeof(Task); at += 64) __builtin_prefetch(line + at, 1);
             }
             return t;
         }

@@ -13,6 +13,7 @@
 #include "numaware/tasks.hpp"
 #include "numaware/team.hpp"
 #include "tasks/node_queues.hpp"
+#include "tasks/sync.hpp"
 
 namespace numaware::tasks {
 namespace {
@@ -125,5 +126,46 @@ TEST(TasksNodeQueues, APushToABusyNodeWakesTheOtherNodes) {
     EXPECT_EQ(where.node_of[6].load(), 1);
 }
 
+
+// pop_first_if takes the first task that the filter accepts, from either
+// end, and leaves the others in order, wherever the match sits and
+// however the ring has wrapped: the gap is closed from the nearer end
+// (sync.hpp), both branches covered by every position of a 7-task queue.
+TEST(TasksNodeQueues, TakingTheFirstAcceptedTaskLeavesTheOthersInOrder) {
+    for (bool from_back : {false, true}) {
+        for (int pick = 0; pick < 7; ++pick) {
+            for (int wrap = 0; wrap < 64; wrap += 13) {
+                detail::TaskQueue<int> q;
+                std::vector<int> values(7 + static_cast<std::size_t>(wrap));
+                for (std::size_t k = 0; k < values.size(); ++k) values[k] = static_cast<int>(k);
+                // Push and pop `wrap` first, so that the head sits at `wrap`.
+                for (int k = 0; k < wrap; ++k) q.push(&values[static_cast<std::size_t>(k)]);
+                for (int k = 0; k < wrap; ++k) ASSERT_NE(q.pop_front(), nullptr);
+                std::vector<int> expected;
+                for (int k = 0; k < 7; ++k) {
+                    q.push(&values[static_cast<std::size_t>(wrap + k)]);
+                    if (k != pick) expected.push_back(wrap + k);
+                }
+                // Accept only the picked value: every task before it (in
+                // the search order) is passed over.
+                const int* got = q.pop_first_if(from_back, [&](const int* v) { return *v == wrap + pick; });
+                ASSERT_NE(got, nullptr);
+                EXPECT_EQ(*got, wrap + pick);
+                ASSERT_EQ(q.size(), 6u);
+                std::vector<int> rest;
+                while (const int* v = q.pop_front()) rest.push_back(*v);
+                EXPECT_EQ(rest, expected) << "from_back " << from_back << ", pick " << pick << ", wrap " << wrap;
+            }
+        }
+    }
+    // Nothing accepted: nothing taken, the order kept.
+    detail::TaskQueue<int> q;
+    int a = 1, b = 2;
+    q.push(&a);
+    q.push(&b);
+    EXPECT_EQ(q.pop_first_if(false, [](const int*) { return false; }), nullptr);
+    EXPECT_EQ(q.pop_front(), &a);
+    EXPECT_EQ(q.pop_front(), &b);
+}
 }  // namespace
 }  // namespace numaware::tasks
