@@ -220,6 +220,12 @@ public:
     // Every task spawned so far has completed (nobody is woken when it
     // becomes true: wait for it with Sleep::never).
     bool quiescent() const;
+    // Tasks spawned and not completed yet: queued, waiting for their
+    // predecessors or running. A snapshot, exact only while no task is
+    // spawned or completes; it reads every worker's completion count, so
+    // callers that spawn often read it now and then (libnumaware_omp.so's
+    // task throttle reads it once every 16 tasks a thread creates).
+    std::uint64_t unfinished() const;
 
     // Dependency scopes (Dep::scope): a new one, 1 to 65,535, and closing
     // one whose tasks have all finished (its number is reused, oldest first).

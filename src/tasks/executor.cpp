@@ -286,6 +286,13 @@ bool Executor::quiescent() const {
     return true;
 }
 
+std::uint64_t Executor::unfinished() const {
+    std::uint64_t done = 0;
+    for (const auto& w : workers) done += w->completed.load(std::memory_order_relaxed);
+    const std::uint64_t made = spawned.load(std::memory_order_relaxed);
+    return made > done ? made - done : 0;
+}
+
 // Blocks a thread outside the tasks until `done()` holds.
 template <class Pred>
 void Executor::block_until(Pred done) {

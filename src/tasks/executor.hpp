@@ -285,6 +285,7 @@ struct Executor {
 
     // ---- waiting -------------------------------------------------------------------
     bool quiescent() const;
+    std::uint64_t unfinished() const;   // Runtime::unfinished()
     template <class Pred>
     void block_until(Pred done);
     void wait_all();

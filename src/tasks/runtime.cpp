@@ -180,6 +180,7 @@ void Runtime::fulfill(std::uintptr_t token) {
 }
 
 bool Runtime::quiescent() const { return impl_->quiescent(); }
+std::uint64_t Runtime::unfinished() const { return impl_->unfinished(); }
 
 std::uint16_t Runtime::open_scope() {
     std::lock_guard g(impl_->scope_mutex);

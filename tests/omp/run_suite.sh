@@ -144,6 +144,54 @@ PY
     [[ -n $dir ]] && rm -rf "$dir"
 done
 
+# The task throttle (tasking.cpp): tasks without depend made faster than
+# the team runs them run at once beyond NUMAWARE_TASK_THROTTLE unfinished
+# tasks per thread, so the shim keeps about libgomp's memory (without it,
+# every task waits queued: 114 MB against libgomp's 14 MB for this
+# program's 600,000 tasks, 2026-11-28). The report counts the tasks run at
+# once beside the runtime's; 0 turns the throttle off; a bad value stops
+# the program in one line.
+for prog in "$@"; do
+    [[ $(basename "$prog") == tasks_producer ]] || continue
+    if python3 - "$prog" "$preload" <<'PY'
+import json, os, resource, subprocess, sys, tempfile
+prog, preload = sys.argv[1], sys.argv[2]
+def run(extra, args=()):
+    env = dict(os.environ, OMP_NUM_THREADS="2", **extra)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    p = subprocess.run([prog, *args], env=env, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and "did not" in p.stdout and " 0 did not" in p.stdout, (extra, p.returncode, p.stdout, p.stderr)
+    assert p.stdout.count(" 0 did not") == 3, p.stdout
+    # ru_maxrss of children is the largest so far: each run must set a new one to be read.
+    return p.stdout, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, before
+# Peak memory, in increasing order: libgomp, the shim, the shim without throttle.
+want, gomp_kb, _ = run({}, ["200000"])
+got, shim_kb, _ = run({"LD_PRELOAD": preload, "NUMAWARE_POLICY": "dep"}, ["200000"])
+assert got == want, (got, want)
+assert shim_kb <= gomp_kb + 16 * 1024, f"with the throttle the shim peaked at {shim_kb} KB, libgomp at {gomp_kb} KB"
+_, free_kb, _ = run({"LD_PRELOAD": preload, "NUMAWARE_POLICY": "dep", "NUMAWARE_TASK_THROTTLE": "0"}, ["200000"])
+assert free_kb > shim_kb + 32 * 1024, f"without the throttle {free_kb} KB, with it {shim_kb} KB: the test does not tell them apart"
+# The report's counts: 3 x 5,000 tasks in all.
+d = tempfile.mkdtemp()
+for throttle in ("64", "0"):
+    path = f"{d}/run{throttle}.json"
+    run({"LD_PRELOAD": preload, "NUMAWARE_POLICY": "dfifo", "NUMAWARE_TASK_THROTTLE": throttle, "NUMAWARE_REPORT": path}, ["5000"])
+    r = json.load(open(path))
+    queued = sum(x["report"]["tasks"] for x in r["runtimes"])
+    at_once = r["tasks_run_at_once"]
+    assert queued + at_once == 15000, (throttle, queued, at_once)
+    assert (at_once > 0) if throttle == "64" else (at_once == 0), (throttle, queued, at_once)
+print(f"peak KB: libgomp {gomp_kb}, shim {shim_kb}, shim without throttle {free_kb}")
+PY
+    then say "ok: the task throttle keeps a producer's tasks bounded and reports them"
+    else bad "the task throttle: see above"
+    fi
+    for v in abc -1 16777217; do
+        out=$(NUMAWARE_TASK_THROTTLE=$v LD_PRELOAD=$preload "$prog" 10 2>&1); rc=$?
+        [[ $rc -eq 2 && $out == "numaware-omp: NUMAWARE_TASK_THROTTLE: '$v' is not an integer from 0 to 16777216 "* &&
+           $(grep -c . <<<"$out") -eq 1 ]] || bad "NUMAWARE_TASK_THROTTLE=$v: status $rc, output: $out"
+    done
+done
 # OMP_DISPLAY_ENV and OMP_DISPLAY_AFFINITY: the shim's own block (after
 # libgomp's, which is loaded too) names the places and, verbose, numaware's
 # variables; each thread shows its line in the format asked for, once.

@@ -83,6 +83,31 @@ TEST_P(HostedRuntime, SeatedThreadsRunTheTasksInDependencyOrder) {
     EXPECT_EQ(rt.report().tasks, 300u);
 }
 
+// unfinished() counts the tasks spawned and not completed: in a hosted
+// runtime nothing runs until a seated thread waits, so 40 spawns (half of
+// them chained by a dependency) are all unfinished, and none once waited
+// for. libnumaware_omp.so's task throttle reads it.
+TEST(HostedRuntimeCounts, UnfinishedCountsTasksUntilTheyComplete) {
+    const Machine machine = two_nodes();
+    for (const char* name : {"dfifo", "dep", "rip-dep"}) {
+        Runtime rt{machine, two_ranks(), policy(name)};
+        rt.host(0);
+        EXPECT_EQ(rt.unfinished(), 0u) << name;
+        int token = 0;
+        std::atomic<int> ran{0};
+        for (int i = 0; i < 40; ++i) {
+            if (i % 2 == 0) rt.spawn([&ran] { ran.fetch_add(1); });
+            else rt.spawn([&ran] { ran.fetch_add(1); }, {inout(&token, sizeof token)});
+        }
+        EXPECT_EQ(ran.load(), 0) << name;
+        EXPECT_EQ(rt.unfinished(), 40u) << name;
+        rt.run_until(all_done, &rt, Runtime::Sleep::never);
+        EXPECT_EQ(ran.load(), 40) << name;
+        EXPECT_EQ(rt.unfinished(), 0u) << name;
+        rt.unhost();
+    }
+}
+
 // A sleeping waiter wakes for a condition made true outside the tasks.
 TEST_P(HostedRuntime, WakeReachesASleepingWaiter) {
     Runtime rt{machine, two_ranks(), policy(GetParam())};

@@ -136,6 +136,12 @@ TEST(OmpSettings, BadValuesWarnOnceAndKeepTheDefault) {
     for (const char* bad : {"0", "-3", "many", ""})
         expect_error([bad] { (void)read({{"NUMAWARE_RIP_WINDOW", bad}}); }, "NUMAWARE_RIP_WINDOW",
                      "is not a positive integer");
+    EXPECT_EQ(read({}).task_throttle, 64u);
+    EXPECT_EQ(read({{"NUMAWARE_TASK_THROTTLE", " 0 "}}).task_throttle, 0u);
+    EXPECT_EQ(read({{"NUMAWARE_TASK_THROTTLE", "16777216"}}).task_throttle, 16777216u);
+    for (const char* bad : {"16777217", "-1", "4294967296", "lots", ""})
+        expect_error([bad] { (void)read({{"NUMAWARE_TASK_THROTTLE", bad}}); }, "NUMAWARE_TASK_THROTTLE",
+                     "is not an integer from 0 to 16777216");
     EXPECT_EQ(read({{"OMP_NESTED", "true"}}).max_active_levels, ~0u);
     EXPECT_EQ(read({{"OMP_MAX_ACTIVE_LEVELS", "0"}}).max_active_levels, 0u);
 }

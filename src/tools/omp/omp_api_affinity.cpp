@@ -155,6 +155,7 @@ std::string display_env_text(bool verbose) {
     if (verbose) {
         line("NUMAWARE_POLICY", s.policy);
         line("NUMAWARE_RIP_WINDOW", std::to_string(s.rip_window));
+        line("NUMAWARE_TASK_THROTTLE", std::to_string(s.task_throttle));
         line("NUMAWARE_REPORT", s.report_path);
     }
     out += "OPENMP DISPLAY ENVIRONMENT END\n";

@@ -26,6 +26,10 @@ std::string lower(std::string_view s) {
     return out;
 }
 
+// NUMAWARE_TASK_THROTTLE's largest value: 2^24 unfinished tasks per
+// thread (with numaware's task records of about 0.5 KiB, 8 GiB a thread).
+constexpr unsigned max_task_throttle = 1u << 24;
+
 // A non-negative decimal integer that fills `s` (after trimming).
 template <class T>
 bool whole_number(std::string_view s, T& out) {
@@ -320,6 +324,15 @@ Settings read_settings(const GetEnv& getenv, const Warn& warn) {
                                                            "RIP-MW partition window, default 256)",
                                                            v));
         s.rip_window = window;
+    }
+    if (const char* v = getenv("NUMAWARE_TASK_THROTTLE")) {
+        unsigned per_thread = 0;
+        if (!whole_number(std::string_view(v), per_thread) || per_thread > max_task_throttle)
+            throw Error("NUMAWARE_TASK_THROTTLE",
+                        fmt::format("'{}' is not an integer from 0 to {} (unfinished tasks per thread beyond which "
+                                    "a task without depend runs at once; 0: never; default 64)",
+                                    v, max_task_throttle));
+        s.task_throttle = per_thread;
     }
     if (const char* v = getenv("NUMAWARE_REPORT")) {
         if (trim(v).empty())

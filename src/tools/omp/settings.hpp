@@ -54,6 +54,10 @@ struct Settings {
     std::uintptr_t default_allocator = 1;      // OMP_ALLOCATOR: a predefined allocator, omp.h's number
     std::string policy = "dfifo";              // NUMAWARE_POLICY
     std::size_t rip_window = 256;              // NUMAWARE_RIP_WINDOW: tasks per RIP partition window
+    // NUMAWARE_TASK_THROTTLE: unfinished tasks per thread of the team beyond
+    // which a new task without `depend` runs at once on its creating
+    // thread, as libgomp does beyond 64 (tasking.cpp); 0: never.
+    unsigned task_throttle = 64;
     std::string report_path;                   // NUMAWARE_REPORT: the run report's file; empty: none
 };
 

@@ -131,6 +131,11 @@ struct ThreadState {
     unsigned thread_limit = 0;
     OmpTask* current = nullptr;   // the task whose body runs (tasking.hpp); null: the implicit task, not made yet
     OmpTask* implicit = nullptr;  // this region's implicit task's record, once made
+    // The task throttle (tasking.cpp): the runtime last checked, tasks to
+    // create before the next check, and the last check's answer.
+    const void* throttle_rt = nullptr;
+    unsigned throttle_countdown = 0;
+    bool throttled = false;
 };
 
 // run-sched-var of the calling thread's data environment.
