@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstddef>
+#include <iosfwd>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -77,6 +78,8 @@ public:
     std::string to_json() const;
     // Writes to_json() to `path`; throws Error("path", ...) when it cannot.
     void write(const std::string& path) const;
+    // Writes the document of to_json() to `out`, event by event.
+    void write_json(std::ostream& out) const;
 
 private:
     struct State;
