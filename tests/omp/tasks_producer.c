@@ -6,7 +6,7 @@
  * once, whichever thread ran it and whenever (at once or queued).
  * libnumaware_omp.so runs such tasks at once beyond NUMAWARE_TASK_THROTTLE
  * unfinished tasks per thread (run_suite.sh checks the counts and the
- * memory it keeps). argv[1]: N (default 20000). */
+ * memory it keeps). argv[1]: N (default 4000). */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +24,7 @@ static void check(const char* what, long n) {
 }
 
 int main(int argc, char** argv) {
-    const long n = argc > 1 ? atol(argv[1]) : 20000;
+    const long n = argc > 1 ? atol(argv[1]) : 4000;
     if (n <= 0) return 2;
     seen = calloc((size_t)n, 1);
     if (seen == NULL) return 2;
