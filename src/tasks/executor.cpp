@@ -277,19 +277,22 @@ void Executor::rethrow_runtime_error() {
 }
 
 // ---- waiting -------------------------------------------------------------------
-bool Executor::quiescent() const {
+std::uint64_t Executor::completed_count() const {
     std::uint64_t done = 0;
     for (const auto& w : workers) done += w->completed.load(std::memory_order_acquire);
-    if (done != spawned.load(std::memory_order_acquire)) return false;
+    return done;
+}
+
+bool Executor::quiescent() const {
+    if (completed_count() != spawned.load(std::memory_order_acquire)) return false;
     for (const auto& w : workers)
         if (w->unsettled.load(std::memory_order_acquire) != 0) return false;
     return true;
 }
 
 std::uint64_t Executor::unfinished() const {
-    std::uint64_t done = 0;
-    for (const auto& w : workers) done += w->completed.load(std::memory_order_relaxed);
-    const std::uint64_t made = spawned.load(std::memory_order_relaxed);
+    const std::uint64_t done = completed_count();
+    const std::uint64_t made = spawned.load(std::memory_order_acquire);
     return made > done ? made - done : 0;
 }
 

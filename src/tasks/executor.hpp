@@ -284,6 +284,7 @@ struct Executor {
     void rethrow_runtime_error();
 
     // ---- waiting -------------------------------------------------------------------
+    std::uint64_t completed_count() const;   // every worker's completions, summed
     bool quiescent() const;
     std::uint64_t unfinished() const;   // Runtime::unfinished()
     template <class Pred>

@@ -235,7 +235,10 @@ struct Reported {
 };
 std::mutex g_report_mutex;
 std::vector<Reported>* g_reported = nullptr;
-// Tasks the throttle ran at once: in no runtime's report, so counted here.
+// Tasks the throttle ran at once: in no runtime's report, so counted here,
+// and only when a report is asked for (g_reported set): a shared counter
+// on the path of every throttled task would tie the producing threads'
+// cores together for nothing.
 std::atomic<std::uint64_t> g_run_at_once{0};
 // Its own copy of the path: static objects (the settings) may be gone when
 // the exit handler runs.
@@ -397,7 +400,7 @@ void create_task(const TaskArgs& a, void (*adjust)(void*, void*), void* ctx) {
 
     const bool throttled = rt != nullptr && !a.undeferred && a.depend == nullptr && a.detach == nullptr &&
                            over_throttle(st, *rt);
-    if (throttled) g_run_at_once.fetch_add(1, std::memory_order_relaxed);
+    if (throttled && g_reported != nullptr) g_run_at_once.fetch_add(1, std::memory_order_relaxed);
     if (rt == nullptr || a.undeferred || throttled || deps.all_memory()) {
         // Undeferred (or throttled): after its predecessors, at once, on this thread.
         if (rt != nullptr) {
