@@ -27,6 +27,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "common/stats.hpp"
 #include "frag_pattern.hpp"
 #include "numaware/error.hpp"
 #include "numaware/heap.hpp"
@@ -76,12 +77,7 @@ Options parse(int argc, char** argv) {
     return o;
 }
 
-double median(std::vector<double> v) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+using numaware::bench::median;
 
 void run_place(const Options& o) {
     const numaware::Machine m = numaware::Machine::from_live();

@@ -32,6 +32,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "common/stats.hpp"
 #include "numaware/error.hpp"
 #include "numaware/memory_sim.hpp"
 #include "sim/memory/cache.hpp"
@@ -70,10 +71,7 @@ double geomean(const std::vector<double>& v) {
     return v.empty() ? 0.0 : std::exp(s / static_cast<double>(v.size()));
 }
 
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0.0 : v[v.size() / 2];
-}
+using numaware::bench::median;
 
 // ---- speed ---------------------------------------------------------------------
 

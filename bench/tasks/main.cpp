@@ -65,6 +65,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_tasks.hpp"
+#include "common/stats.hpp"
 
 namespace {
 
@@ -148,11 +149,7 @@ std::string default_machine(unsigned threads) {
     return "nodes=" + std::to_string(threads) + " cpus-per-node=1 mem-per-node=512M distances=" + d;
 }
 
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+using numaware::bench::median;
 
 struct Impl {
     std::string name;
