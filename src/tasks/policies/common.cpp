@@ -116,52 +116,81 @@ std::uint64_t bytes_per_node(const Topology& topo, std::span<const DepInfo> deps
 
 namespace {
 
-// DEP's usual case, decided from the nodes the dependencies name (the
-// others hold 0 bytes) without a pass over every node: one node holds
-// more bytes than any other and than the virtual socket. Returns its slot
-// in topo.nodes, or -1 for every other case (ties, a winning virtual
-// socket, more distinct nodes than it keeps count of).
-int dep_single_winner(const Topology& topo, std::span<const DepInfo> deps) {
-    constexpr std::size_t kept = 8;
+// The nodes a task's dependencies name, with their bytes, kept in one
+// pass: at most `kept` distinct worker nodes (the other nodes hold 0
+// bytes), and the bytes with no home (the virtual socket).
+struct NamedNodes {
+    static constexpr std::size_t kept = 8;
     int slots[kept];
     std::uint64_t bytes[kept];
     std::size_t n = 0;
     std::uint64_t unhomed = 0;
-    for (const DepInfo& dep : deps) {
-        const int slot = topo.serving_slot(dep.home);
-        if (slot < 0) {
-            unhomed += dep.bytes;
-            continue;
-        }
-        std::size_t i = 0;
-        while (i < n && slots[i] != slot) ++i;
-        if (i == n) {
-            if (n == kept) return -1;
-            slots[n] = slot;
-            bytes[n++] = 0;
-        }
-        bytes[i] += dep.bytes;
-    }
-    int winner = -1;
-    std::uint64_t best = unhomed;
-    bool tie = false;
-    for (std::size_t i = 0; i < n; ++i) {
-        if (bytes[i] > best) {
-            best = bytes[i];
-            winner = slots[i];
-            tie = false;
-        } else if (bytes[i] == best) {
-            tie = true;
+    bool overflow = false;   // more distinct nodes than kept
+
+    NamedNodes(const Topology& topo, std::span<const DepInfo> deps) {
+        for (const DepInfo& dep : deps) {
+            const int slot = topo.serving_slot(dep.home);
+            if (slot < 0) {
+                unhomed += dep.bytes;
+                continue;
+            }
+            std::size_t i = 0;
+            while (i < n && slots[i] != slot) ++i;
+            if (i == n) {
+                if (n == kept) {
+                    overflow = true;
+                    return;
+                }
+                slots[n] = slot;
+                bytes[n++] = 0;
+            }
+            bytes[i] += dep.bytes;
         }
     }
-    return tie ? -1 : winner;
+};
+
+// The uniform choice among the candidates: the real ties (`real_ties` of
+// them; the pick-th is found by `nth_tie`, in slot order) and the virtual
+// socket when it ties, which stands for "uniformly among all nodes".
+template <class NthTie>
+Destination pick_among_ties(const Topology& topo, const TaskView& task, std::size_t real_ties, bool virtual_tie,
+                            NthTie nth_tie) {
+    SplitMix rng(hash_words({topo.seed, task.id, 0xde9u}));
+    const std::uint64_t pick = rng.below(real_ties + (virtual_tie ? 1 : 0));
+    if (pick == real_ties) return Destination::to_node(topo.nodes[rng.below(topo.nodes.size())]);
+    return Destination::to_node(topo.nodes[nth_tie(pick)]);
 }
 
 }  // namespace
 
 Destination dep_place(const Topology& topo, const TaskView& task) {
-    if (const int only = dep_single_winner(topo, task.deps); only >= 0)
-        return Destination::to_node(topo.nodes[static_cast<std::size_t>(only)]);
+    const NamedNodes named(topo, task.deps);
+    if (!named.overflow) {
+        // The most bytes (the virtual socket's count too), and the named
+        // nodes holding that many.
+        std::uint64_t best = named.unhomed;
+        for (std::size_t i = 0; i < named.n; ++i) best = std::max(best, named.bytes[i]);
+        // With best > 0 the nodes no dependency names (0 bytes) are not
+        // candidates, so the named ones are all there is to count.
+        if (best > 0) {
+            // The ties in slot order (insertion: at most `kept` of them).
+            std::size_t real_ties = 0;
+            int tie_slots[NamedNodes::kept] = {};
+            for (std::size_t i = 0; i < named.n; ++i) {
+                if (named.bytes[i] != best) continue;
+                std::size_t at = real_ties++;
+                for (; at > 0 && tie_slots[at - 1] > named.slots[i]; --at) tie_slots[at] = tie_slots[at - 1];
+                tie_slots[at] = named.slots[i];
+            }
+            const bool virtual_tie = named.unhomed == best;
+            if (real_ties == 1 && !virtual_tie)
+                return Destination::to_node(topo.nodes[static_cast<std::size_t>(tie_slots[0])]);
+            return pick_among_ties(topo, task, real_ties, virtual_tie,
+                                   [&](std::uint64_t k) { return static_cast<std::size_t>(tie_slots[k]); });
+        }
+    }
+    // Every node counted: more distinct nodes than kept, or nothing with
+    // bytes (then every node ties).
     NodeByteCounts room(topo.nodes.size());
     const std::span<std::uint64_t> scratch = room.span();
     const std::uint64_t virtual_bytes = bytes_per_node(topo, task.deps, scratch);
@@ -174,17 +203,12 @@ Destination dep_place(const Topology& topo, const TaskView& task) {
         const auto it = std::find(scratch.begin(), scratch.end(), best);
         return Destination::to_node(topo.nodes[static_cast<std::size_t>(it - scratch.begin())]);
     }
-    // Uniform among the candidates; the virtual socket, as a candidate,
-    // stands for "uniformly among all nodes".
-    SplitMix rng(hash_words({topo.seed, task.id, 0xde9u}));
-    const std::uint64_t pick = rng.below(real_ties + (virtual_tie ? 1 : 0));
-    if (pick == real_ties) return Destination::to_node(topo.nodes[rng.below(topo.nodes.size())]);
-    std::uint64_t seen = 0;
-    for (std::size_t i = 0; i < scratch.size(); ++i) {
-        if (scratch[i] != best) continue;
-        if (seen++ == pick) return Destination::to_node(topo.nodes[i]);
-    }
-    return Destination::to_node(topo.nodes.front());   // not reached
+    return pick_among_ties(topo, task, real_ties, virtual_tie, [&](std::uint64_t k) {
+        std::uint64_t seen = 0;
+        for (std::size_t i = 0; i < scratch.size(); ++i)
+            if (scratch[i] == best && seen++ == k) return i;
+        return std::size_t{0};   // not reached: k < real_ties
+    });
 }
 
 }  // namespace numaware::tasks::policy_detail
