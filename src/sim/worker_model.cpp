@@ -39,9 +39,10 @@ void WorkerModel::build(const Machine& machine, const TeamLayout& layout) {
         pos_of_os_[os] = static_cast<std::uint32_t>(pos);
     }
     workers_at_.assign(n_nodes, {});
-    busy_at_.assign(n_nodes, 0);
-    last_begin_at_.assign(n_nodes, 0);
     for (std::uint32_t w = 0; w < cores_.size(); ++w) workers_at_[cores_[w].pos].push_back(w);
+    free_at_.assign(n_nodes, 0);
+    for (std::size_t pos = 0; pos < n_nodes; ++pos) free_at_[pos] = workers_at_[pos].size();
+    occupied_since_.assign(queues_.size(), std::numeric_limits<double>::infinity());
     takers_.resize(queues_.size());
 }
 
@@ -139,7 +140,7 @@ Take WorkerModel::enqueue(std::uint32_t q, std::uint32_t i) {
             if (tk.delay > 0) break;
             if (idle_[tk.worker].idle) return take(tk.worker, q);
         }
-    const double occupied_for = now - busy_since(q);   // -inf unless every worker of q's node runs a task
+    const double occupied_for = now - occupied_since_[q];   // -inf unless every worker of q's node runs a task
     // No idle worker may take it when none has been idle for the queue's
     // first delay and neither the backlog nor the occupied rule applies:
     // each taker's delay and backlog are at least these, and rounding is
@@ -211,28 +212,6 @@ Take WorkerModel::next_task(std::uint32_t w) {
     return {};
 }
 
-// The start of the youngest task running on q's node when every worker
-// there runs one; +infinity otherwise, and for a worker's queue. With every
-// worker of the node busy, the youngest task is the one that started last
-// there: starts only move forward in time.
-double WorkerModel::busy_since(std::uint32_t q) const {
-    if (q < size()) return std::numeric_limits<double>::infinity();
-    const std::size_t pos = q - size();
-    const auto& there = workers_at_[pos];
-    if (there.empty() || busy_at_[pos] < there.size()) return std::numeric_limits<double>::infinity();
-    return last_begin_at_[pos];
-}
-
-// Whether w, idle for `idle_for`, may take from the k-th queue of its order
-// (which holds work): its delay has passed, or the backlog or the occupied
-// rule applies.
-bool WorkerModel::searchable(const Core& ws, std::size_t k, double idle_for) const {
-    const double d = ws.delays[k];
-    if (d <= idle_for) return true;
-    const std::uint32_t q = ws.search[k];
-    return queues_[q].size() > ws.backlog[k] || (q >= size() && engine_.now() - busy_since(q) >= d);
-}
-
 // When the longest-idle worker went idle (idle_list_ is not empty).
 double WorkerModel::oldest_idle_since() {
     if (idle_fifo_.size() > 4 * idle_list_.size() + 64) {
@@ -260,15 +239,17 @@ void WorkerModel::begin(std::uint32_t w, std::uint32_t i) {
     engine_.cancel_wake(w);   // its idle period is over: the wake would do nothing
     ws.task = i;
     ws.started = engine_.now();
-    last_begin_at_[ws.pos] = ws.started;
-    ++busy_at_[ws.pos];
+    // The last of a node's workers to start a task: its queue is occupied
+    // from now (starts only move forward in time, so this task is the
+    // youngest running there until one of them ends).
+    if (--free_at_[ws.pos] == 0) occupied_since_[node_queue(ws.pos)] = ws.started;
 }
 
 void WorkerModel::end(std::uint32_t w) {
     Core& ws = cores_[w];
     ws.busy += engine_.now() - ws.started;
     ws.task = no_index;
-    --busy_at_[ws.pos];
+    if (free_at_[ws.pos]++ == 0) occupied_since_[node_queue(ws.pos)] = std::numeric_limits<double>::infinity();
 }
 
 void WorkerModel::go_idle(std::uint32_t w) {

@@ -138,8 +138,15 @@ private:
     };
     Take take(std::uint32_t w, std::uint32_t q);
     double oldest_idle_since();
-    double busy_since(std::uint32_t q) const;
-    bool searchable(const Core& ws, std::size_t k, double idle_for) const;
+    // Whether w, idle for `idle_for`, may take from the k-th queue of its
+    // order (which holds work): its delay has passed, or the backlog or the
+    // occupied rule applies. Inline: a search calls it per queue holding work.
+    bool searchable(const Core& ws, std::size_t k, double idle_for) const {
+        const double d = ws.delays[k];
+        if (d <= idle_for) return true;
+        const std::uint32_t q = ws.search[k];
+        return queues_[q].size() > ws.backlog[k] || engine_.now() - occupied_since_[q] >= d;
+    }
 
     EventEngine& engine_;
     std::vector<Core> cores_;
@@ -168,8 +175,11 @@ private:
     std::vector<std::uint64_t> nonempty_bits_;   // the queues holding tasks, one bit per queue
     std::size_t nonempty_count_ = 0;             // how many
     std::vector<std::vector<std::uint32_t>> workers_at_;   // by node position: its workers
-    std::vector<std::size_t> busy_at_;                     // by node position: its workers running a task
-    std::vector<double> last_begin_at_;                    // by node position: when a task last started there
+    std::vector<std::size_t> free_at_;                     // by node position: its workers not running a task
+    // Per queue: for a node's queue while every worker of the node runs a
+    // task, when the youngest of those tasks started (the occupied rule);
+    // +infinity otherwise, and always for a worker's queue.
+    std::vector<double> occupied_since_;
     // What a worker's search order says of one queue, in one place: an
     // enqueue that ranks the idle workers reads one entry per worker, from
     // the queue's row.
