@@ -89,14 +89,12 @@ void WorkerModel::build_search_orders(tasks::Policy& policy, double round_s) {
         std::sort(ws.wake_delays.begin(), ws.wake_delays.end());
         ws.wake_delays.erase(std::unique(ws.wake_delays.begin(), ws.wake_delays.end()), ws.wake_delays.end());
         for (std::uint32_t k = 0; k < ws.search.size(); ++k) {
-            if (ws.delays[k] == 0) ws.at_once.push_back(ws.search[k]);
             takers_[ws.search[k]].push_back(Taker{w, k, ws.delays[k]});
             rank_[std::size_t{ws.search[k]} * cores_.size() + w] =
                 Rank{k, static_cast<std::uint32_t>(std::min<std::size_t>(ws.backlog[k], no_index)), ws.delays[k]};
             position_[std::size_t{w} * queues_.size() + ws.search[k]] = k;
         }
     }
-    idle_at_once_.assign(queues_.size(), 0);
     first_delay_.assign(queues_.size(), std::numeric_limits<double>::infinity());
     least_backlog_.assign(queues_.size(), no_index);
     for (std::uint32_t q = 0; q < queues_.size(); ++q)
@@ -111,6 +109,16 @@ void WorkerModel::build_search_orders(tasks::Policy& policy, double round_s) {
             if (a.position != b.position) return a.position < b.position;
             return a.worker < b.worker;
         });
+    // Each queue's takers without delay lead its list: one bit each.
+    idle_at_once_first_.assign(queues_.size() + 1, 0);
+    for (std::uint32_t q = 0; q < queues_.size(); ++q) {
+        std::uint32_t n = 0;
+        while (n < takers_[q].size() && takers_[q][n].delay <= 0) ++n;
+        const std::uint32_t first = idle_at_once_first_[q];
+        idle_at_once_first_[q + 1] = first + (n + 63) / 64;
+        for (std::uint32_t j = 0; j < n; ++j) cores_[takers_[q][j].worker].at_once_bits.push_back(first * 64 + j);
+    }
+    idle_at_once_.assign(idle_at_once_first_.back(), 0);
 }
 
 // Worker w takes a task from queue q: the owner of a worker queue takes
@@ -135,10 +143,10 @@ Take WorkerModel::enqueue(std::uint32_t q, std::uint32_t i) {
     const double now = engine_.now();
     // The takers without delay come first in the queue's order: the first
     // idle one of them wins outright.
-    if (idle_at_once_[q] > 0)
-        for (const Taker& tk : takers_[q]) {
-            if (tk.delay > 0) break;
-            if (idle_[tk.worker].idle) return take(tk.worker, q);
+    for (std::uint32_t word = idle_at_once_first_[q]; word < idle_at_once_first_[q + 1]; ++word)
+        if (const std::uint64_t bits = idle_at_once_[word]; bits != 0) {
+            const std::size_t j = (word - idle_at_once_first_[q]) * 64 + static_cast<unsigned>(std::countr_zero(bits));
+            return take(takers_[q][j].worker, q);
         }
     const double occupied_for = now - occupied_since_[q];   // -inf unless every worker of q's node runs a task
     // No idle worker may take it when none has been idle for the queue's
@@ -230,7 +238,7 @@ void WorkerModel::begin(std::uint32_t w, std::uint32_t i) {
     Core& ws = cores_[w];
     if (idle_[w].idle) {
         idle_[w].idle = false;
-        for (std::uint32_t q : ws.at_once) --idle_at_once_[q];
+        for (std::uint32_t b : ws.at_once_bits) idle_at_once_[b >> 6] &= ~(std::uint64_t{1} << (b & 63));
         const std::uint32_t at = idle_index_[w];
         idle_index_[idle_list_.back()] = at;
         idle_list_[at] = idle_list_.back();
@@ -255,7 +263,7 @@ void WorkerModel::end(std::uint32_t w) {
 void WorkerModel::go_idle(std::uint32_t w) {
     Core& ws = cores_[w];
     idle_[w] = Idle{engine_.now(), true};
-    for (std::uint32_t q : ws.at_once) ++idle_at_once_[q];
+    for (std::uint32_t b : ws.at_once_bits) idle_at_once_[b >> 6] |= std::uint64_t{1} << (b & 63);
     idle_fifo_.emplace_back(w, ws.idle_epoch + 1);
     ++ws.idle_epoch;
     idle_index_[w] = static_cast<std::uint32_t>(idle_list_.size());

@@ -132,7 +132,7 @@ private:
         std::vector<double> delays;         // parallel to search
         std::vector<std::size_t> backlog;   // parallel to search: searched at once above this many tasks
         std::vector<double> wake_delays;    // the distinct positive delays, ascending
-        std::vector<std::uint32_t> at_once; // the queues it searches without delay
+        std::vector<std::uint32_t> at_once_bits;   // its bit in idle_at_once_ for each queue it searches without delay
         std::uint32_t wakes = 0;            // wake events of this idle period so far
         Ring pinned;                        // pinned tasks waiting for this worker
     };
@@ -169,7 +169,11 @@ private:
     std::deque<std::pair<std::uint32_t, std::uint64_t>> idle_fifo_;
     // Per queue, what lets an enqueue that no idle worker may take return
     // at once (most enqueues, when every worker near the queue is busy):
-    std::vector<std::uint32_t> idle_at_once_;   // idle workers that search it without delay
+    //   the idle workers that search it without delay, one bit per such
+    //   taker in the order of takers_[q] (the first set bit wins), in the
+    //   words [idle_at_once_first_[q], idle_at_once_first_[q + 1]);
+    std::vector<std::uint64_t> idle_at_once_;
+    std::vector<std::uint32_t> idle_at_once_first_;
     std::vector<double> first_delay_;           // the smallest positive delay of its takers (inf: none)
     std::vector<std::uint32_t> least_backlog_;  // the smallest Rank::backlog of those with a positive delay
     std::vector<std::uint64_t> nonempty_bits_;   // the queues holding tasks, one bit per queue
