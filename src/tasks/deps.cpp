@@ -251,9 +251,17 @@ void DepTracker::prepare(std::span<const Dep> deps, DepList& out) const {
     }
 }
 
-Region& DepTracker::region_for(const TrackedDep& d) {
+// The hint, when it still holds the region (inline: add() asks once per
+// dependency, and the hint is usually right), else the table's record or a
+// new one.
+[[gnu::always_inline]] inline Region& DepTracker::region_for(const TrackedDep& d) {
     Region* r = d.reg;
-    if (r == nullptr ? !d.unknown : !r->live || r->start != d.region) r = table_.find(d.region);
+    if (r != nullptr && r->live && r->start == d.region) return *r;
+    return region_lookup(d);
+}
+
+Region& DepTracker::region_lookup(const TrackedDep& d) {
+    Region* r = d.reg == nullptr && d.unknown ? nullptr : table_.find(d.region);
     if (r == nullptr) {
         r = new_region();
         r->start = d.region;

@@ -530,6 +530,7 @@ private:
     }
     bool idle(const Region& r) const;
     Region& region_for(const TrackedDep& d);
+    Region& region_lookup(const TrackedDep& d);   // region_for() past its hint
     Region* new_region();
     std::uint32_t new_slot(DepNode& node);
     std::uint32_t new_block();
