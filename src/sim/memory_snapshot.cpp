@@ -29,7 +29,7 @@ private:
     static constexpr std::uint64_t weight_unit = std::uint64_t{1} << 20;
     struct Running {
         std::span<const MemoryAccess> accesses;
-        std::vector<std::uint64_t> weight;   // each access's share of the task's bytes, in weight_unit
+        std::vector<std::uint64_t> weight;   // each access's share of the task's bytes, in weight_unit (a prefix)
         TaskCost cost;
     };
     // One (reader, home) pair's figures, read once per dependency: the
@@ -98,11 +98,11 @@ void SnapshotMemory::task_start(std::uint32_t w, std::span<const MemoryAccess> a
     run.cost = cost;
     std::uint64_t bytes = 0;
     for (const MemoryAccess& a : accesses) bytes += a.bytes;
-    run.weight.clear();
-    for (const MemoryAccess& a : accesses)
-        run.weight.push_back(bytes > 0 ? static_cast<std::uint64_t>(static_cast<double>(a.bytes) /
-                                                                    static_cast<double>(bytes) * weight_unit)
-                                       : 0);
+    if (run.weight.size() < accesses.size()) run.weight.resize(accesses.size());   // grows only
+    for (std::size_t k = 0; k < accesses.size(); ++k)
+        run.weight[k] = bytes > 0 ? static_cast<std::uint64_t>(static_cast<double>(accesses[k].bytes) /
+                                                               static_cast<double>(bytes) * weight_unit)
+                                  : 0;
     count_users<true>(w);
     starting_.push_back(w);
     pending_ = true;

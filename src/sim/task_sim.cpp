@@ -205,12 +205,13 @@ void Simulator::submit_ready_tasks() {
 
 // The policy's view of t's dependencies, with each region's current home.
 std::span<const tasks::DepInfo> Simulator::dep_infos(const GraphTask& t) {
-    infos_.clear();
-    for (const GraphDep& d : g_.deps_of(t)) {
-        const GraphRegion& reg = g_.regions()[d.region];
-        infos_.push_back(tasks::DepInfo{reg.start, reg.bytes, d.access, pages_[reg.page].home});
+    const auto deps = g_.deps_of(t);
+    if (infos_.size() < deps.size()) infos_.resize(deps.size());   // grows only: no clearing per task
+    for (std::size_t k = 0; k < deps.size(); ++k) {
+        const GraphRegion& reg = g_.regions()[deps[k].region];
+        infos_[k] = tasks::DepInfo{reg.start, reg.bytes, deps[k].access, pages_[reg.page].home};
     }
-    return infos_;
+    return std::span<const tasks::DepInfo>(infos_.data(), deps.size());
 }
 
 void Simulator::submit(std::uint32_t i) {
@@ -269,7 +270,7 @@ void Simulator::dispatch(std::uint32_t i, Destination where) {
             launch(workers_.enqueue(where.index, i));
             return;
         case Destination::Kind::node:
-            launch(workers_.enqueue(workers_.queue_id(QueueRef{QueueRef::Kind::node, where.index}, policy_.name()), i));
+            launch(workers_.enqueue(workers_.queue_id(QueueRef{QueueRef::Kind::node, where.index}, policy_), i));
             return;
     }
 }

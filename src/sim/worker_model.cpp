@@ -53,15 +53,10 @@ std::vector<unsigned> WorkerModel::node_of_each() const {
     return out;
 }
 
-std::uint32_t WorkerModel::queue_id(const tasks::QueueRef& q, std::string_view policy_name) const {
-    if (q.kind == tasks::QueueRef::Kind::worker) {
-        if (q.index >= cores_.size())
-            throw Error("policy", fmt::format("{} listed worker queue {} of {}", policy_name, q.index, cores_.size()));
-        return q.index;
-    }
-    if (q.index >= pos_of_os_.size() || pos_of_os_[q.index] == no_index)
-        throw Error("policy", fmt::format("{} listed the queue of node {}, not a node of the machine", policy_name, q.index));
-    return node_queue(pos_of_os_[q.index]);
+void WorkerModel::bad_queue(const tasks::QueueRef& q, std::string_view policy_name) const {
+    if (q.kind == tasks::QueueRef::Kind::worker)
+        throw Error("policy", fmt::format("{} listed worker queue {} of {}", policy_name, q.index, cores_.size()));
+    throw Error("policy", fmt::format("{} listed the queue of node {}, not a node of the machine", policy_name, q.index));
 }
 
 // Each worker's search order: steal_order(w, 0), then queues that a later
@@ -75,7 +70,7 @@ void WorkerModel::build_search_orders(tasks::Policy& policy, double round_s) {
     for (std::uint32_t w = 0; w < cores_.size(); ++w) {
         Core& ws = cores_[w];
         for (const tasks::QueueListing& l : tasks::queue_listings(policy, w)) {   // each queue once
-            const std::uint32_t id = queue_id(l.queue, policy.name());
+            const std::uint32_t id = queue_id(l.queue, policy);
             ws.search.push_back(id);
             ws.delays.push_back(static_cast<double>(l.first_round) * round_s);
             // Backlog rule (tasks::queue_listings): a later ring's queue

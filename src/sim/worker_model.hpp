@@ -82,9 +82,14 @@ public:
     std::size_t slot_of_pos(std::size_t pos) const { return node_slot_of_pos_[pos]; }
     std::vector<unsigned> node_of_each() const;
 
-    // The queue a policy names (Error("policy", ...) naming `policy_name`
-    // for one that does not exist).
-    std::uint32_t queue_id(const tasks::QueueRef& q, std::string_view policy_name) const;
+    // The queue a policy names (Error("policy", ...) naming the policy for
+    // one that does not exist). Inline: every task placed on a node asks.
+    std::uint32_t queue_id(const tasks::QueueRef& q, const tasks::Policy& policy) const {
+        if (q.kind == tasks::QueueRef::Kind::worker ? q.index < cores_.size()
+                                                    : q.index < pos_of_os_.size() && pos_of_os_[q.index] != no_index)
+            return q.kind == tasks::QueueRef::Kind::worker ? q.index : node_queue(pos_of_os_[q.index]);
+        bad_queue(q, policy.name());
+    }
     std::uint32_t node_queue(std::size_t pos) const { return size() + static_cast<std::uint32_t>(pos); }
     // Whether queue q is w's own or its node's: taking from any other is a steal.
     bool owns(std::uint32_t w, std::uint32_t q) const { return q == w || q == node_queue(cores_[w].pos); }
@@ -137,6 +142,7 @@ private:
         Ring pinned;                        // pinned tasks waiting for this worker
     };
     Take take(std::uint32_t w, std::uint32_t q);
+    [[noreturn]] void bad_queue(const tasks::QueueRef& q, std::string_view policy_name) const;
     double oldest_idle_since();
     // Whether w, idle for `idle_for`, may take from the k-th queue of its
     // order (which holds work): its delay has passed, or the backlog or the
