@@ -167,21 +167,24 @@ Destination dep_place(const Topology& topo, const TaskView& task) {
     const NamedNodes named(topo, task.deps);
     if (!named.overflow) {
         // The most bytes (the virtual socket's count too), and the named
-        // nodes holding that many.
+        // nodes holding that many, in slot order (insertion: at most `kept`
+        // of them), in one pass: a larger count starts the ties again.
         std::uint64_t best = named.unhomed;
-        for (std::size_t i = 0; i < named.n; ++i) best = std::max(best, named.bytes[i]);
+        std::size_t real_ties = 0;
+        int tie_slots[NamedNodes::kept];
+        for (std::size_t i = 0; i < named.n; ++i) {
+            if (named.bytes[i] < best) continue;
+            if (named.bytes[i] > best) {
+                best = named.bytes[i];
+                real_ties = 0;
+            }
+            std::size_t at = real_ties++;
+            for (; at > 0 && tie_slots[at - 1] > named.slots[i]; --at) tie_slots[at] = tie_slots[at - 1];
+            tie_slots[at] = named.slots[i];
+        }
         // With best > 0 the nodes no dependency names (0 bytes) are not
         // candidates, so the named ones are all there is to count.
         if (best > 0) {
-            // The ties in slot order (insertion: at most `kept` of them).
-            std::size_t real_ties = 0;
-            int tie_slots[NamedNodes::kept] = {};
-            for (std::size_t i = 0; i < named.n; ++i) {
-                if (named.bytes[i] != best) continue;
-                std::size_t at = real_ties++;
-                for (; at > 0 && tie_slots[at - 1] > named.slots[i]; --at) tie_slots[at] = tie_slots[at - 1];
-                tie_slots[at] = named.slots[i];
-            }
             const bool virtual_tie = named.unhomed == best;
             if (real_ties == 1 && !virtual_tie)
                 return Destination::to_node(topo.nodes[static_cast<std::size_t>(tie_slots[0])]);
