@@ -99,7 +99,7 @@ private:
     WorkerModel workers_;
     std::unique_ptr<MemoryModel> memory_;
     std::unique_ptr<Balancer> balancer_;   // null: no balancing
-    std::vector<std::vector<MemoryAccess>> accesses_;   // per worker: its running task's, for the memory model
+    std::vector<std::vector<MemoryAccess>> accesses_;   // per worker: its running task's (a prefix), for the memory model
 
     std::vector<PageHome> pages_;   // per page group
     tasks::detail::DepTracker tracker_{tasks::detail::Completions::serial};
@@ -285,18 +285,20 @@ void Simulator::start(std::uint32_t w, std::uint32_t i, bool across) {
     // The runtime's cross-node rule on the homes at the task's start, and
     // where each dependency's bytes are (a region not yet touched is
     // first-touched here).
-    std::vector<MemoryAccess>& accesses = accesses_[w];
-    accesses.clear();
+    const auto deps = g_.deps_of(t);
+    std::vector<MemoryAccess>& room = accesses_[w];
+    if (room.size() < deps.size()) room.resize(deps.size());   // grows only: the task's are a prefix
+    const std::span<MemoryAccess> accesses(room.data(), deps.size());
     std::uint64_t bytes = 0, cross = 0;
-    for (const GraphDep& d : g_.deps_of(t)) {
+    for (std::size_t k = 0; k < deps.size(); ++k) {
+        const GraphDep& d = deps[k];
         const GraphRegion& reg = g_.regions()[d.region];
         const PageHome& ph = pages_[reg.page];
         bytes += reg.bytes;
         const bool first_touch = ph.home == tasks::unallocated && d.access != AccessMode::in;
         if (!first_touch && ph.home != static_cast<int>(node)) cross += reg.bytes;
-        accesses.push_back(MemoryAccess{reg.start, reg.bytes,
-                                        ph.home == tasks::unallocated ? static_cast<std::uint32_t>(pos) : ph.home_pos,
-                                        d.access});
+        accesses[k] = MemoryAccess{reg.start, reg.bytes,
+                                   ph.home == tasks::unallocated ? static_cast<std::uint32_t>(pos) : ph.home_pos, d.access};
     }
     r_.run.dep_bytes += bytes;
     r_.run.cross_node_bytes += cross;
@@ -311,7 +313,6 @@ void Simulator::start(std::uint32_t w, std::uint32_t i, bool across) {
     // page's new home.
     double extra = 0;
     if (balancer_) {
-        const auto deps = g_.deps_of(t);
         for (std::size_t k = 0; k < deps.size(); ++k) {
             const PageHome& ph = pages_[g_.regions()[deps[k].region].page];
             accesses[k].home = ph.home == tasks::unallocated ? static_cast<std::uint32_t>(pos) : ph.home_pos;
