@@ -55,11 +55,23 @@ public:
         }
         events_.push(Event{t, seq_++, kind, a, b});
     }
+    // The next sequence number, for an event that waits outside the engine
+    // and is published with set_first_wake() when it comes first of its kind.
+    std::uint64_t take_seq() { return seq_++; }
+    // The worker model's earliest first wake-up of an idle period (at most
+    // one published at a time; WorkerModel keeps the others in time order,
+    // so that the many idle periods that end before their first wake-up
+    // cost neither a push nor a removal here).
+    void set_first_wake(const Event& e) {
+        first_wake_ = e;
+        has_first_wake_ = true;
+    }
+    void clear_first_wake() { has_first_wake_ = false; }
     // Drops worker w's pending wake event, if any.
     void cancel_wake(std::uint32_t w) {
         if (w < wake_at_.size() && wake_at_[w] != npos) wake_remove(wake_at_[w]);
     }
-    bool empty() const { return events_.empty() && wakes_.empty() && !has_submit_; }
+    bool empty() const { return events_.empty() && wakes_.empty() && !has_submit_ && !has_first_wake_; }
     // The time of the next event; infinity when there is none.
     double next_time() const {
         const Event* e = next();
@@ -73,6 +85,8 @@ public:
         const Event e = *next_event;
         if (next_event == &submit_)
             has_submit_ = false;
+        else if (next_event == &first_wake_)
+            has_first_wake_ = false;
         else if (next_event == &events_.top())
             events_.pop();
         else
@@ -90,10 +104,11 @@ private:
     struct Later {
         bool operator()(const Event& x, const Event& y) const { return x.t != y.t ? x.t > y.t : x.seq > y.seq; }
     };
-    // The earliest of the submit event, the main heap's top and the wake
-    // heap's top; null when there is none.
+    // The earliest of the submit event, the published first wake-up, the
+    // main heap's top and the wake heap's top; null when there is none.
     const Event* next() const {
         const Event* best = has_submit_ ? &submit_ : nullptr;
+        if (has_first_wake_ && (best == nullptr || Later{}(*best, first_wake_))) best = &first_wake_;
         if (!events_.empty() && (best == nullptr || Later{}(*best, events_.top()))) best = &events_.top();
         if (!wakes_.empty() && (best == nullptr || Later{}(*best, wakes_.front()))) best = &wakes_.front();
         return best;
@@ -145,6 +160,8 @@ private:
     std::vector<std::uint32_t> wake_at_;  // per worker: its wake's position in wakes_, or npos
     Event submit_{};
     bool has_submit_ = false;
+    Event first_wake_{};
+    bool has_first_wake_ = false;
     std::uint64_t seq_ = 0;
     double now_ = 0;
 };

@@ -506,14 +506,7 @@ SimReport Simulator::run() {
                 submit(next_submit_++);
                 submit_ready_tasks();
                 break;
-            case EventKind::wake:
-                if (workers_.idle(e.a) && workers_.idle_epoch(e.a) == e.b) {
-                    if (const Take take = workers_.next_task(e.a))
-                        launch(take);
-                    else
-                        workers_.next_wake(e.a);
-                }
-                break;
+            case EventKind::wake: launch(workers_.wake(e)); break;
             case EventKind::scan:
                 balancer_->scan();
                 if (completed_ < g_.size()) engine_.push(e.t + balancer_->period_s(), EventKind::scan);

@@ -11,14 +11,6 @@
 
 namespace numaware::sim {
 
-void Ring::grow() {
-    std::vector<std::uint32_t> bigger(buf_.empty() ? 16 : buf_.size() * 2);
-    for (std::uint64_t i = head_; i != tail_; ++i) bigger[i - head_] = buf_[i & (buf_.size() - 1)];
-    tail_ -= head_;
-    head_ = 0;
-    buf_.swap(bigger);
-}
-
 void WorkerModel::build(const Machine& machine, const TeamLayout& layout) {
     const std::size_t n_nodes = machine.node_count();
     cores_.resize(layout.size());
@@ -83,6 +75,13 @@ void WorkerModel::build_search_orders(tasks::Policy& policy, double round_s) {
             if (d > 0) ws.wake_delays.push_back(d);
         std::sort(ws.wake_delays.begin(), ws.wake_delays.end());
         ws.wake_delays.erase(std::unique(ws.wake_delays.begin(), ws.wake_delays.end()), ws.wake_delays.end());
+        if (!ws.wake_delays.empty()) {
+            const double d0 = ws.wake_delays.front();
+            std::uint32_t lane = 0;
+            while (lane < first_wakes_.size() && first_wakes_[lane].delay != d0) ++lane;
+            if (lane == first_wakes_.size()) first_wakes_.push_back(WakeLane{d0, {}});
+            ws.first_lane = lane;
+        }
         for (std::uint32_t k = 0; k < ws.search.size(); ++k) {
             takers_[ws.search[k]].push_back(Taker{w, k, ws.delays[k]});
             rank_[std::size_t{ws.search[k]} * cores_.size() + w] =
@@ -119,7 +118,7 @@ void WorkerModel::build_search_orders(tasks::Policy& policy, double round_s) {
 // Worker w takes a task from queue q: the owner of a worker queue takes
 // the newest, everyone else the oldest.
 Take WorkerModel::take(std::uint32_t w, std::uint32_t q) {
-    Ring& dq = queues_[q];
+    Ring<std::uint32_t>& dq = queues_[q];
     const std::uint32_t i = q == w ? dq.pop_back() : dq.pop_front();
     if (dq.empty()) {
         nonempty_bits_[q >> 6] &= ~(std::uint64_t{1} << (q & 63));
@@ -239,7 +238,9 @@ void WorkerModel::begin(std::uint32_t w, std::uint32_t i) {
         idle_list_[at] = idle_list_.back();
         idle_list_.pop_back();
     }
-    engine_.cancel_wake(w);   // its idle period is over: the wake would do nothing
+    // Its idle period is over: a pending wake would do nothing.
+    engine_.cancel_wake(w);
+    if (published_lane_ != no_index && first_wakes_[published_lane_].ring.front().worker == w) publish_first_wake();
     ws.task = i;
     ws.started = engine_.now();
     // The last of a node's workers to start a task: its queue is occupied
@@ -269,8 +270,60 @@ void WorkerModel::go_idle(std::uint32_t w) {
 
 void WorkerModel::next_wake(std::uint32_t w) {
     Core& ws = cores_[w];
-    if (ws.wakes < ws.wake_delays.size())
-        engine_.push(idle_[w].since + ws.wake_delays[ws.wakes++], EventKind::wake, w, ws.idle_epoch);
+    if (ws.wakes >= ws.wake_delays.size()) return;
+    const double t = idle_[w].since + ws.wake_delays[ws.wakes++];
+    if (ws.wakes > 1) {
+        engine_.push(t, EventKind::wake, w, ws.idle_epoch);
+        return;
+    }
+    Ring<FirstWake>& ring = first_wakes_[ws.first_lane].ring;
+    const FirstWake f{t, engine_.take_seq(), w, ws.idle_epoch};
+    ring.push_back(f);
+    // Behind others in its lane it is not the earliest; alone, it is when
+    // it comes before the published one (ties: the earlier sequence number).
+    if (ring.size() > 1) return;
+    if (published_lane_ == no_index) {
+        publish_first_wake();
+        return;
+    }
+    const FirstWake& p = first_wakes_[published_lane_].ring.front();
+    if (f.t < p.t) publish_first_wake();
+}
+
+// Drops the dead fronts (their idle period has ended) and hands the
+// earliest live front to the engine.
+void WorkerModel::publish_first_wake() {
+    published_lane_ = no_index;
+    const FirstWake* best = nullptr;
+    for (std::uint32_t l = 0; l < first_wakes_.size(); ++l) {
+        Ring<FirstWake>& ring = first_wakes_[l].ring;
+        while (!ring.empty() && !(idle_[ring.front().worker].idle && cores_[ring.front().worker].idle_epoch == ring.front().epoch))
+            ring.pop_front();
+        if (ring.empty()) continue;
+        const FirstWake& f = ring.front();
+        if (best == nullptr || f.t < best->t || (f.t == best->t && f.seq < best->seq)) {
+            best = &f;
+            published_lane_ = l;
+        }
+    }
+    if (best == nullptr) {
+        engine_.clear_first_wake();
+        return;
+    }
+    published_seq_ = best->seq;
+    engine_.set_first_wake(Event{best->t, best->seq, EventKind::wake, best->worker, best->epoch});
+}
+
+Take WorkerModel::wake(const Event& e) {
+    // The published first wake-up came: it leaves its lane.
+    if (published_lane_ != no_index && e.seq == published_seq_) {
+        first_wakes_[published_lane_].ring.pop_front();
+        publish_first_wake();
+    }
+    if (!idle_[e.a].idle || cores_[e.a].idle_epoch != e.b) return {};
+    if (const Take t = next_task(e.a)) return t;
+    next_wake(e.a);
+    return {};
 }
 
 std::vector<double> WorkerModel::busy() const {

@@ -28,28 +28,11 @@
 #include "numaware/task_policy.hpp"
 #include "numaware/team.hpp"
 #include "sim/event_engine.hpp"
+#include "sim/ring.hpp"
 
 namespace numaware::sim {
 
 inline constexpr std::uint32_t no_index = 0xffffffffu;
-
-// A double-ended queue of task indices in one growable power-of-two ring.
-class Ring {
-public:
-    bool empty() const { return head_ == tail_; }
-    std::size_t size() const { return static_cast<std::size_t>(tail_ - head_); }
-    void push_back(std::uint32_t v) {
-        if (tail_ - head_ == buf_.size()) grow();
-        buf_[tail_++ & (buf_.size() - 1)] = v;
-    }
-    std::uint32_t pop_back() { return buf_[--tail_ & (buf_.size() - 1)]; }
-    std::uint32_t pop_front() { return buf_[head_++ & (buf_.size() - 1)]; }
-
-private:
-    void grow();
-    std::vector<std::uint32_t> buf_;
-    std::uint64_t head_ = 0, tail_ = 0;
-};
 
 // A worker's choice: the task it takes and the queue it took it from
 // (no_index: its pinned list). task == no_index: nothing to take.
@@ -112,10 +95,12 @@ public:
     void begin(std::uint32_t w, std::uint32_t i);
     void end(std::uint32_t w);
     void go_idle(std::uint32_t w);
-    // w's wake event of this idle period found nothing: the next one (a
-    // worker has one wake event pending at a time, not one per delay, so
-    // the event queue stays as short as the number of workers).
-    void next_wake(std::uint32_t w);
+    // A wake event came (`e.a` the worker, `e.b` its idle epoch): what the
+    // worker takes, if it is still in that idle period; when it takes
+    // nothing, its next wake event is scheduled (a worker has one pending at
+    // a time, not one per delay, so the event queues stay as short as the
+    // number of workers).
+    Take wake(const Event& e);
     // Time each worker spent running tasks.
     std::vector<double> busy() const;
 
@@ -139,9 +124,12 @@ private:
         std::vector<double> wake_delays;    // the distinct positive delays, ascending
         std::vector<std::uint32_t> at_once_bits;   // its bit in idle_at_once_ for each queue it searches without delay
         std::uint32_t wakes = 0;            // wake events of this idle period so far
-        Ring pinned;                        // pinned tasks waiting for this worker
+        std::uint32_t first_lane = 0;       // first_wakes_ lane of its first wake (wake_delays[0])
+        Ring<std::uint32_t> pinned;         // pinned tasks waiting for this worker
     };
     Take take(std::uint32_t w, std::uint32_t q);
+    void next_wake(std::uint32_t w);
+    void publish_first_wake();
     [[noreturn]] void bad_queue(const tasks::QueueRef& q, std::string_view policy_name) const;
     double oldest_idle_since();
     // Whether w, idle for `idle_for`, may take from the k-th queue of its
@@ -166,9 +154,28 @@ private:
     std::vector<unsigned> worker_nodes_;              // ascending OS index
     std::vector<std::size_t> node_slot_of_pos_;       // node position -> slot in worker_nodes_
     std::vector<std::uint32_t> pos_of_os_;            // node OS index -> node position, or no_index
-    std::vector<Ring> queues_;                        // size() worker queues, then one per node position
+    std::vector<Ring<std::uint32_t>> queues_;         // size() worker queues, then one per node position
     std::vector<std::vector<Taker>> takers_;          // per queue
     std::vector<std::uint32_t> idle_list_, idle_index_;       // idle workers (unordered), and where each is in it
+    // The first wake-up of each idle period, in one lane per first delay:
+    // a worker goes idle at the current time, so each lane is in time
+    // order and a new one goes at its back. Most idle periods end before
+    // their first wake-up; such an entry is dropped when it reaches the
+    // front. Only the earliest live front is published to the engine; later
+    // wake-ups of a period go to the engine's wake heap.
+    struct FirstWake {
+        double t;
+        std::uint64_t seq;     // the engine's, taken when the worker went idle
+        std::uint32_t worker;
+        std::uint64_t epoch;   // the idle period's
+    };
+    struct WakeLane {
+        double delay;
+        Ring<FirstWake> ring;
+    };
+    std::vector<WakeLane> first_wakes_;
+    std::uint32_t published_lane_ = no_index;   // the lane whose front the engine holds, or no_index
+    std::uint64_t published_seq_ = 0;
     // Idle workers in the order they went idle, as (worker, idle epoch);
     // entries of workers that have started a task since are dropped when
     // met at the front, or all at once when they outnumber the idle.

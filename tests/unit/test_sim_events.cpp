@@ -1,7 +1,7 @@
 // The task simulator's event queue: events come out by time, ties in the
-// order they were pushed, whichever of its three places they wait in (the
-// submit slot, the main heap, the wake heap); a worker's new wake replaces
-// its pending one, and cancel_wake() removes it.
+// order they were pushed, whichever of its places they wait in (the submit
+// slot, the published first wake-up, the main heap, the wake heap); a
+// worker's new wake replaces its pending one, and cancel_wake() removes it.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -49,6 +49,33 @@ TEST(SimEvents, ANewWakeReplacesTheWorkersPendingOneAndCancelRemovesIt) {
     EXPECT_EQ(x.t, 4.0);
     EXPECT_TRUE(e.empty());
     EXPECT_EQ(e.next_time(), std::numeric_limits<double>::infinity());
+}
+
+// The worker model keeps first wake-ups outside the engine and publishes
+// the earliest with a sequence number taken when the worker went idle: it
+// comes out by that number among events at the same time, and a cleared
+// one never comes out.
+TEST(SimEvents, APublishedFirstWakeKeepsTheOrderOfItsSequenceNumber) {
+    EventEngine e;
+    const std::uint64_t early = e.take_seq();   // taken before the finish below was pushed
+    e.push(2.0, EventKind::finish, 4);
+    e.set_first_wake(Event{2.0, early, EventKind::wake, 5, 1});
+    EXPECT_FALSE(e.empty());
+    EXPECT_EQ(e.next_time(), 2.0);
+    Event x = e.pop();
+    EXPECT_EQ(x.kind, EventKind::wake);
+    EXPECT_EQ(x.a, 5u);
+    EXPECT_EQ(x.seq, early);
+    EXPECT_EQ(e.pop().kind, EventKind::finish);
+    EXPECT_TRUE(e.empty());
+
+    e.set_first_wake(Event{1.0, e.take_seq(), EventKind::wake, 6, 2});
+    e.clear_first_wake();
+    e.push(3.0, EventKind::finish, 7);
+    x = e.pop();
+    EXPECT_EQ(x.kind, EventKind::finish);
+    EXPECT_EQ(x.a, 7u);
+    EXPECT_TRUE(e.empty());
 }
 
 // Against a reference: every live event, popped as the minimum by
