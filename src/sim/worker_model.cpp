@@ -63,16 +63,16 @@ void WorkerModel::build_search_orders(tasks::Policy& policy, double round_s) {
         Core& ws = cores_[w];
         for (const tasks::QueueListing& l : tasks::queue_listings(policy, w)) {   // each queue once
             const std::uint32_t id = queue_id(l.queue, policy);
-            ws.search.push_back(id);
-            ws.delays.push_back(static_cast<double>(l.first_round) * round_s);
             // Backlog rule (tasks::queue_listings): a later ring's queue
             // holding more than its workers start in first_round rounds.
-            ws.backlog.push_back(l.first_round == 0 || l.queue.kind != tasks::QueueRef::Kind::node
-                                     ? std::numeric_limits<std::size_t>::max()
-                                     : tasks::backlog_limit(workers_at_[id - size()].size(), l.first_round));
+            const std::size_t backlog = l.first_round == 0 || l.queue.kind != tasks::QueueRef::Kind::node
+                                            ? std::numeric_limits<std::size_t>::max()
+                                            : tasks::backlog_limit(workers_at_[id - size()].size(), l.first_round);
+            ws.search.push_back(Listed{id, static_cast<std::uint32_t>(std::min<std::size_t>(backlog, no_index)),
+                                       static_cast<double>(l.first_round) * round_s});
         }
-        for (double d : ws.delays)
-            if (d > 0) ws.wake_delays.push_back(d);
+        for (const Listed& l : ws.search)
+            if (l.delay > 0) ws.wake_delays.push_back(l.delay);
         std::sort(ws.wake_delays.begin(), ws.wake_delays.end());
         ws.wake_delays.erase(std::unique(ws.wake_delays.begin(), ws.wake_delays.end()), ws.wake_delays.end());
         if (!ws.wake_delays.empty()) {
@@ -83,10 +83,10 @@ void WorkerModel::build_search_orders(tasks::Policy& policy, double round_s) {
             ws.first_lane = lane;
         }
         for (std::uint32_t k = 0; k < ws.search.size(); ++k) {
-            takers_[ws.search[k]].push_back(Taker{w, k, ws.delays[k]});
-            rank_[std::size_t{ws.search[k]} * cores_.size() + w] =
-                Rank{k, static_cast<std::uint32_t>(std::min<std::size_t>(ws.backlog[k], no_index)), ws.delays[k]};
-            position_[std::size_t{w} * queues_.size() + ws.search[k]] = k;
+            const Listed& l = ws.search[k];
+            takers_[l.queue].push_back(Taker{w, k, l.delay});
+            rank_[std::size_t{l.queue} * cores_.size() + w] = Rank{k, l.backlog, l.delay};
+            position_[std::size_t{w} * queues_.size() + l.queue] = k;
         }
     }
     first_delay_.assign(queues_.size(), std::numeric_limits<double>::infinity());
@@ -173,7 +173,7 @@ Take WorkerModel::enqueue(std::uint32_t q, std::uint32_t i) {
     }
     for (const Taker& tk : takers_[q]) {
         const Idle& is = idle_[tk.worker];
-        if (!is.idle || (is.since + tk.delay > now && queues_[q].size() <= cores_[tk.worker].backlog[tk.position] &&
+        if (!is.idle || (is.since + tk.delay > now && queues_[q].size() <= cores_[tk.worker].search[tk.position].backlog &&
                          occupied_for < tk.delay))
             continue;
         return take(tk.worker, q);
@@ -186,7 +186,8 @@ Take WorkerModel::next_task(std::uint32_t w) {
     if (!ws.pinned.empty()) return Take{w, ws.pinned.pop_front(), no_index};
     // The first queue of its order holding work, without delay: nothing
     // can come before it (usually the worker's own queue).
-    if (!ws.search.empty() && ws.delays[0] == 0 && !queues_[ws.search[0]].empty()) return take(w, ws.search[0]);
+    if (!ws.search.empty() && ws.search[0].delay == 0 && !queues_[ws.search[0].queue].empty())
+        return take(w, ws.search[0].queue);
     const double idle_for = idle_[w].idle ? engine_.now() - idle_[w].since : 0;
     // Two ways to the first queue in this worker's order that holds work
     // and that it may search: through the n queues holding work (their
@@ -204,10 +205,10 @@ Take WorkerModel::next_task(std::uint32_t w) {
                 if (k != no_index && k < best_k && searchable(ws, k, idle_for)) best_k = k;
             }
         if (best_k == no_index) return {};
-        return take(w, ws.search[best_k]);
+        return take(w, ws.search[best_k].queue);
     }
     for (std::size_t k = 0; k < ws.search.size(); ++k) {
-        const std::uint32_t q = ws.search[k];
+        const std::uint32_t q = ws.search[k].queue;
         if ((nonempty_bits_[q >> 6] >> (q & 63) & 1u) == 0 || !searchable(ws, k, idle_for)) continue;
         return take(w, q);
     }

@@ -111,6 +111,13 @@ private:
         std::uint32_t position;   // where the queue is in the worker's search order
         double delay;             // idle time before the worker searches it
     };
+    // One queue of a worker's search order, in one place (a search reads
+    // the three together).
+    struct Listed {
+        std::uint32_t queue;
+        std::uint32_t backlog;    // searched at once above this many tasks (saturated at 2^32 - 1: never)
+        double delay;             // idle time before the worker searches it
+    };
     struct Core {
         unsigned node = 0;        // OS index
         std::size_t pos = 0;      // node position in the machine
@@ -118,9 +125,7 @@ private:
         std::uint32_t task = no_index;      // running
         double started = 0;
         double busy = 0;
-        std::vector<std::uint32_t> search;  // queue ids, in search order
-        std::vector<double> delays;         // parallel to search
-        std::vector<std::size_t> backlog;   // parallel to search: searched at once above this many tasks
+        std::vector<Listed> search;         // its queues, in search order
         std::vector<double> wake_delays;    // the distinct positive delays, ascending
         std::vector<std::uint32_t> at_once_bits;   // its bit in idle_at_once_ for each queue it searches without delay
         std::uint32_t wakes = 0;            // wake events of this idle period so far
@@ -136,10 +141,9 @@ private:
     // order (which holds work): its delay has passed, or the backlog or the
     // occupied rule applies. Inline: a search calls it per queue holding work.
     bool searchable(const Core& ws, std::size_t k, double idle_for) const {
-        const double d = ws.delays[k];
-        if (d <= idle_for) return true;
-        const std::uint32_t q = ws.search[k];
-        return queues_[q].size() > ws.backlog[k] || engine_.now() - occupied_since_[q] >= d;
+        const Listed& l = ws.search[k];
+        if (l.delay <= idle_for) return true;
+        return queues_[l.queue].size() > l.backlog || engine_.now() - occupied_since_[l.queue] >= l.delay;
     }
 
     EventEngine& engine_;
@@ -202,8 +206,8 @@ private:
     // the queue's row.
     struct Rank {
         std::uint32_t k = no_index;       // index in the worker's search order, or no_index
-        std::uint32_t backlog = 0;        // Core::backlog[k], saturated at 2^32 - 1
-        double delay = 0;                 // Core::delays[k]
+        std::uint32_t backlog = 0;        // Listed::backlog
+        double delay = 0;                 // Listed::delay
     };
     std::vector<Rank> rank_;                          // [queue * workers + worker]
     // Rank::k again, by worker: a search over the queues holding work reads
