@@ -25,8 +25,9 @@
 //
 // Reproducibility: every call makes its own SCOTCH_Context with one thread
 // (SCOTCH_contextThreadSpawn(ctx, 1)), a private random state
-// (SCOTCH_contextRandomClone) seeded from the problem's seed, and the
-// deterministic option set, and binds the graph to it. Scotch's
+// (SCOTCH_contextRandomClone) seeded from the problem's seed and reset, and
+// the deterministic option set, and binds both graphs to it (the target's
+// too: SCOTCH_archBuild2 decomposes it). Scotch's
 // process-global random state is never used or reset, so concurrent calls
 // from different runtimes neither race nor perturb each other.
 //
@@ -385,14 +386,21 @@ std::vector<unsigned> partition_graph(const PartitionProblem& p) {
     if (SCOTCH_contextThreadSpawn(&context.c, 1, nullptr) != 0) fail("contextThreadSpawn");
     if (SCOTCH_contextRandomClone(&context.c) != 0) fail("contextRandomClone");
     SCOTCH_contextRandomSeed(&context.c, static_cast<SCOTCH_Num>(p.seed & 0x3fffffffU));
+    SCOTCH_contextRandomReset(&context.c);   // the clone's state, restarted from that seed
     if (SCOTCH_contextOptionSetNum(&context.c, SCOTCH_OPTIONNUMDETERMINISTIC, 1) != 0) fail("contextOptionSetNum");
 
+    // The target architecture is built from the target graph bound to the
+    // same context: unbound, Scotch decomposes it with its default context,
+    // on as many threads as the machine has, and the decomposition (so the
+    // mapping) varied from call to call (about one RIP-MW window in 150).
     GraphHolder target_graph;
     build(target_graph, target);
+    GraphHolder target_bound;
+    if (SCOTCH_contextBindGraph(&context.c, &target_graph.g, &target_bound.g) != 0) fail("contextBindGraph");
     ArchHolder arch;
     std::vector<SCOTCH_Num> terminals(k);
     std::iota(terminals.begin(), terminals.end(), SCOTCH_Num{0});
-    if (SCOTCH_archBuild2(&arch.a, &target_graph.g, static_cast<SCOTCH_Num>(k), terminals.data()) != 0)
+    if (SCOTCH_archBuild2(&arch.a, &target_bound.g, static_cast<SCOTCH_Num>(k), terminals.data()) != 0)
         fail("archBuild2");
 
     GraphHolder source;
