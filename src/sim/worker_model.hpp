@@ -58,7 +58,6 @@ public:
     unsigned node(std::uint32_t w) const { return cores_[w].node; }     // OS index
     std::size_t pos(std::uint32_t w) const { return cores_[w].pos; }    // node position in the machine
     bool idle(std::uint32_t w) const { return idle_[w].idle; }
-    std::uint64_t idle_epoch(std::uint32_t w) const { return cores_[w].idle_epoch; }
     std::uint32_t task(std::uint32_t w) const { return cores_[w].task; }
     // Nodes with workers, ascending OS index, and a node position's slot in it.
     const std::vector<unsigned>& nodes() const { return worker_nodes_; }
