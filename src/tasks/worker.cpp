@@ -480,6 +480,11 @@ void Worker::wait_hosted(bool (*done)(void*), void* arg, bool may_sleep) {
         h.clock.start = Ticks::now();
         since = Ticks::now();
     }
+    // The thread may leave its seat empty for as long as it likes (an
+    // OpenMP thread past its barrier): no completion of a task it ran stays
+    // deferred, or a wait elsewhere for quiescence would wait for its return.
+    flush_deferred();
+    flush_releases();
     help_end(h);
 }
 

@@ -300,6 +300,79 @@ TEST(HostedRuntimeWindows, AWaiterCutsAWindowItsSubmitterLeftUnfilled) {
     waiter.join();
 }
 
+// DEP whose place() can be made to wait, holding the scheduler lock (the
+// executor calls place() under it), until the test lets it go or for at
+// most `longest`.
+class GatedDep final : public Policy {
+public:
+    struct Gate {
+        std::atomic<bool> armed{false};
+        std::atomic<bool> inside{false};
+        std::atomic<bool> open{false};
+        std::chrono::milliseconds longest{200};
+    };
+    explicit GatedDep(Gate& gate) : gate_(gate), dep_(make_policy("dep")) {}
+    std::string_view name() const override { return "gated-dep"; }
+    void attach(const PolicyContext& ctx) override { dep_->attach(ctx); }
+    void on_submit(const TaskView& t) override { dep_->on_submit(t); }
+    bool uses_submissions() const override { return dep_->uses_submissions(); }
+    Destination place(const TaskView& t) override {
+        if (gate_.armed.exchange(false)) {
+            gate_.inside.store(true);
+            const auto until = std::chrono::steady_clock::now() + gate_.longest;
+            while (!gate_.open.load() && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+        }
+        return dep_->place(t);
+    }
+    void steal_order(unsigned worker, std::uint64_t round, std::vector<QueueRef>& order) const override {
+        dep_->steal_order(worker, round, order);
+    }
+
+private:
+    Gate& gate_;
+    std::unique_ptr<Policy> dep_;
+};
+
+// A thread that leaves run_until() may leave its seat empty for as long as
+// it likes (an OpenMP thread past its barrier), so it leaves no completion
+// behind: a task it ran while another thread held the scheduler lock is
+// completed before run_until() returns. (A deferred one stayed unfinished
+// until the thread came back, and a wait elsewhere for quiescence spun on:
+// the ASan build hung in AWaiterCutsAWindowItsSubmitterLeftUnfilled.)
+// Here run_until() waits for the lock, which the gate gives back after
+// 200 ms; a waiter that left at once would open it.
+TEST(HostedRuntime, LeavingRunUntilCompletesTheTasksItRan) {
+    GatedDep::Gate gate;
+    Runtime rt{two_nodes(), two_ranks(), std::make_unique<GatedDep>(gate)};
+    double x = 0, y = 0;
+    std::atomic<int> ran{0};
+    std::pair<std::atomic<int>*, int> one{&ran, 1};
+    std::atomic<bool> left{false}, checked{false};
+    rt.host(0);
+    rt.spawn([&ran] { ran.fetch_add(1); }, {out(&x, sizeof x)});   // A: ready, queued
+    std::thread waiter([&] {
+        rt.host(1);
+        while (!gate.inside.load()) std::this_thread::yield();   // B's spawn holds the lock
+        rt.run_until(counter_reached, &one, Runtime::Sleep::never);   // runs A; its completion finds the lock held
+        left.store(true);
+        gate.open.store(true);
+        while (!checked.load()) std::this_thread::yield();
+        rt.run_until(all_done, &rt, Runtime::Sleep::never);
+        rt.unhost();
+    });
+    gate.armed.store(true);
+    rt.spawn([&ran] { ran.fetch_add(1); }, {out(&y, sizeof y)});   // B: waits in place() meanwhile
+    while (!left.load()) std::this_thread::yield();
+    // Nobody runs tasks now: A is finished, B is not.
+    EXPECT_EQ(ran.load(), 1);
+    EXPECT_EQ(rt.unfinished(), 1u) << "the task the waiter ran is still unfinished after it left run_until";
+    checked.store(true);
+    rt.run_until(all_done, &rt, Runtime::Sleep::never);
+    rt.unhost();
+    waiter.join();
+    EXPECT_EQ(ran.load(), 2);
+}
+
 TEST(HostedRuntimeBadInput, IsRejectedNamingTheLimit) {
     Machine machine = two_nodes();
     expect_error([&] { Runtime rt(machine, TeamLayout{}, make_policy("dfifo")); }, "layout", "no ranks");
