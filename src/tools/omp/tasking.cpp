@@ -288,8 +288,9 @@ void prepare_report() {
     std::atexit(write_report);
 }
 
-OmpTask& current_task() {
-    ThreadState& st = thread_state();
+OmpTask& current_task() { return current_task(thread_state()); }
+
+OmpTask& current_task(ThreadState& st) {
     if (st.current != nullptr) return *st.current;
     // The implicit task of this thread in this region.
     OmpTask* t = new_task_record(0, 1);
@@ -312,6 +313,7 @@ void take_seat(tasks::Runtime& rt, unsigned num) {
 
 tasks::Runtime& team_runtime(Team& team) {
     tasks::Runtime* rt = team.runtime.load(std::memory_order_acquire);
+    if (rt != nullptr && t_seat == rt) return *rt;   // made, and this thread has its seat: every task but the first
     if (rt == nullptr) {
         std::lock_guard g(team.runtime_mutex);
         rt = team.runtime.load(std::memory_order_relaxed);
@@ -373,42 +375,35 @@ namespace {
 constexpr unsigned throttle_check_every = 16;
 
 bool over_throttle(ThreadState& st, const tasks::Runtime& rt) {
-    const unsigned per_thread = settings().task_throttle;
-    if (per_thread == 0) return false;
-    if (st.throttle_rt == &rt && st.throttle_countdown != 0) {
+    if (st.throttle_rt == &rt && st.throttle_countdown != 0) {   // set only when the throttle is on
         --st.throttle_countdown;
         return st.throttled;
     }
+    const unsigned per_thread = settings().task_throttle;
+    if (per_thread == 0) return false;
     st.throttle_rt = &rt;
     st.throttle_countdown = throttle_check_every - 1;
     st.throttled = rt.unfinished() > std::uint64_t{per_thread} * rt.workers();
     return st.throttled;
 }
 
-}  // namespace
-
-void create_task(const TaskArgs& a, void (*adjust)(void*, void*), void* ctx) {
-    ThreadState& st = thread_state();
-    OmpTask& parent = current_task();
-    // A detached task is deferred even in a team of one: its thread goes on
-    // and fulfils the event later (included and if(0) tasks wait for it).
-    tasks::Runtime* rt = parent.final                            ? nullptr
-                         : a.detach != nullptr && !a.undeferred ? &team_runtime(*st.team)
-                                                                : runtime_of(*st.team);
-    DependList deps;
-    if (a.depend != nullptr && rt != nullptr) read_depend(a.depend, child_scope(parent, *rt), deps);
+// A task's creation once its runtime (null: none, it runs at once) and its
+// dependences (null: none named) are known.
+void create_task_with(ThreadState& st, OmpTask& parent, tasks::Runtime* rt, const TaskArgs& a,
+                      void (*adjust)(void*, void*), void* ctx, const DependList* deps) {
+    const bool all_memory = deps != nullptr && deps->all_memory();
 
     const bool throttled = rt != nullptr && !a.undeferred && a.depend == nullptr && a.detach == nullptr &&
                            over_throttle(st, *rt);
     if (throttled && g_reported != nullptr) g_run_at_once.fetch_add(1, std::memory_order_relaxed);
-    if (rt == nullptr || a.undeferred || throttled || deps.all_memory()) {
+    if (rt == nullptr || a.undeferred || throttled || all_memory) {
         // Undeferred (or throttled): after its predecessors, at once, on this thread.
         if (rt != nullptr) {
-            if (deps.all_memory()) {
+            if (all_memory) {
                 OmpTask* p = &parent;
                 rt->run_until(no_children, p);
-            } else if (!deps.empty()) {
-                wait_for_predecessors(*rt, deps);
+            } else if (deps != nullptr && !deps->empty()) {
+                wait_for_predecessors(*rt, *deps);
             }
         }
         OmpTask t;
@@ -472,10 +467,33 @@ void create_task(const TaskArgs& a, void (*adjust)(void*, void*), void* ctx) {
         __atomic_store_n(static_cast<void**>(a.detach), static_cast<void*>(t->event), __ATOMIC_RELEASE);
     }
     try {
-        rt->spawn([t] { run_deferred(t); }, deps.span());
+        rt->spawn([t] { run_deferred(t); }, deps != nullptr ? deps->span() : std::span<const tasks::Dep>{});
     } catch (const Error& e) {
         fatal(fmt::format("explicit tasks: {}", e.what()));
     }
+}
+
+// A task with a depend clause: its list is read here, out of the way of
+// the many tasks that name none (the list's inline storage is 256 bytes).
+[[gnu::noinline]] void create_task_depending(ThreadState& st, OmpTask& parent, tasks::Runtime& rt,
+                                             const TaskArgs& a, void (*adjust)(void*, void*), void* ctx) {
+    DependList deps;
+    read_depend(a.depend, child_scope(parent, rt), deps);
+    create_task_with(st, parent, &rt, a, adjust, ctx, &deps);
+}
+
+}  // namespace
+
+void create_task(const TaskArgs& a, void (*adjust)(void*, void*), void* ctx) {
+    ThreadState& st = thread_state();
+    OmpTask& parent = current_task(st);
+    // A detached task is deferred even in a team of one: its thread goes on
+    // and fulfils the event later (included and if(0) tasks wait for it).
+    tasks::Runtime* rt = parent.final                            ? nullptr
+                         : a.detach != nullptr && !a.undeferred ? &team_runtime(*st.team)
+                                                                : runtime_of(*st.team);
+    if (a.depend != nullptr && rt != nullptr) create_task_depending(st, parent, *rt, a, adjust, ctx);
+    else create_task_with(st, parent, rt, a, adjust, ctx, nullptr);
 }
 
 void fulfill_event(void* event) {

@@ -63,6 +63,7 @@ struct OmpTask {
 // The calling thread's current task: an explicit task's record, or its
 // implicit task's (made at first use in each region).
 OmpTask& current_task();
+OmpTask& current_task(ThreadState& st);   // the same, for a caller that has thread_state()
 
 // The team's runtime, made at the first explicit task of a team of this
 // size; the calling thread takes its seat.
