@@ -210,7 +210,9 @@ public:
     // none ready it sleeps until a task is pushed or wake() is called, so
     // whoever makes done() true calls wake() after; with Sleep::never it
     // pauses and yields instead (for a condition that no one wakes for,
-    // such as quiescent()).
+    // such as quiescent()). It returns with every task it ran completed
+    // (successors released, counted in quiescent()), so the seat may stay
+    // empty for as long as the thread likes.
     enum class Sleep { allowed, never };
     void run_until(bool (*done)(void*), void* arg, Sleep sleep = Sleep::allowed);
     // Wakes the threads asleep in run_until(): call it after making their
