@@ -313,7 +313,6 @@ void take_seat(tasks::Runtime& rt, unsigned num) {
 
 tasks::Runtime& team_runtime(Team& team) {
     tasks::Runtime* rt = team.runtime.load(std::memory_order_acquire);
-    if (rt != nullptr && t_seat == rt) return *rt;   // made, and this thread has its seat: every task but the first
     if (rt == nullptr) {
         std::lock_guard g(team.runtime_mutex);
         rt = team.runtime.load(std::memory_order_relaxed);
@@ -342,7 +341,9 @@ tasks::Runtime& team_runtime(Team& team) {
             team.runtime.store(rt, std::memory_order_release);
         }
     }
-    take_seat(*rt, thread_state().num);
+    // Every task but a thread's first finds its seat taken already (and
+    // needs no thread_state()).
+    if (t_seat != rt) take_seat(*rt, thread_state().num);
     return *rt;
 }
 
