@@ -148,12 +148,13 @@ private:
 // A 4-way set-associative TLB of page numbers, LRU.
 class Tlb {
 public:
-    explicit Tlb(unsigned entries = 64) : sets_(entries / 4), slots_(entries) {}
+    explicit Tlb(unsigned entries = 64)
+        : sets_(entries / 4), mask_((sets_ & (sets_ - 1)) == 0 ? sets_ - 1 : 0), slots_(entries) {}
     bool contains(std::uint64_t page) const {
-        const Slot* s = &slots_[(page % sets_) * 4];
-        unsigned m = 0;
-        for (unsigned w = 0; w < 4; ++w) m |= static_cast<unsigned>(s[w].tag == page + 1);
-        return m != 0;
+        const Slot* s = &slots_[first_of(page)];
+        const std::uint64_t key = page + 1;
+        return (static_cast<unsigned>(s[0].tag == key) | static_cast<unsigned>(s[1].tag == key) |
+                static_cast<unsigned>(s[2].tag == key) | static_cast<unsigned>(s[3].tag == key)) != 0;
     }
     void access(std::uint64_t page) {
         ++clock_;
@@ -162,10 +163,11 @@ public:
             slots_[last_].used = clock_;
             return;
         }
-        const std::size_t first = (page % sets_) * 4;
+        const std::size_t first = first_of(page);
         Slot* s = &slots_[first];
-        unsigned m = 0;
-        for (unsigned w = 0; w < 4; ++w) m |= static_cast<unsigned>(s[w].tag == page + 1) << w;
+        const std::uint64_t key = page + 1;
+        const unsigned m = static_cast<unsigned>(s[0].tag == key) | static_cast<unsigned>(s[1].tag == key) << 1 |
+                           static_cast<unsigned>(s[2].tag == key) << 2 | static_cast<unsigned>(s[3].tag == key) << 3;
         if (m != 0) {
             last_ = first + static_cast<unsigned>(std::countr_zero(m));
             slots_[last_].used = clock_;
@@ -182,7 +184,13 @@ private:
         std::uint64_t tag = 0;
         std::uint64_t used = 0;
     };
+    // The first slot of the page's set: a mask when the set count is a
+    // power of two (every preset's), a division otherwise.
+    std::size_t first_of(std::uint64_t page) const {
+        return static_cast<std::size_t>((mask_ != 0 || sets_ == 1 ? (page & mask_) : page % sets_) * 4);
+    }
     std::uint64_t sets_;
+    std::uint64_t mask_;
     std::vector<Slot> slots_;
     std::uint64_t clock_ = 0;
     std::size_t last_ = ~std::size_t{0};   // the slot of the last access (none yet)
