@@ -90,8 +90,10 @@ namespace detail {
 std::int64_t StrideTable::observe(std::uint64_t pc, std::uint64_t line) {
     Entry* set = &table_[(pc * 0x9E3779B97F4A7C15ull >> 60) * ways];
     ++clock_;
-    unsigned match = 0;   // every way compared: no early exit to mispredict
-    for (unsigned w = 0; w < ways; ++w) match |= static_cast<unsigned>((set[w].used != 0) & (set[w].pc == pc)) << w;
+    // Every way compared, written out: no early exit to mispredict.
+    static_assert(ways == 4);
+    const auto hit = [&](unsigned w) { return static_cast<unsigned>((set[w].used != 0) & (set[w].pc == pc)) << w; };
+    const unsigned match = hit(0) | hit(1) | hit(2) | hit(3);
     if (match == 0) {
         Entry* victim = set;
         for (unsigned w = 1; w < ways; ++w)
