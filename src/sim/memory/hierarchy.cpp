@@ -130,7 +130,8 @@ struct Core {
     detail::Tlb tlb;
     std::vector<std::unique_ptr<detail::Prefetcher>> l1_prefetchers, l2_prefetchers;
     Inflight mshr, l1_queue, l2_queue;
-    std::vector<RobEntry> rob;   // ring
+    std::vector<RobEntry> rob;   // ring of a power of two entries
+    std::size_t rob_mask = 0;    // rob.size() - 1
     std::size_t rob_head = 0, rob_size = 0;
     double now = 0;
     double last_done = 0;
@@ -226,6 +227,7 @@ struct MemorySim::Impl {
                 std::size_t ring = 1;
                 while (ring < p.rob_window) ring *= 2;
                 c.rob.resize(ring);   // every access is an instruction: at most rob_window in the window
+                c.rob_mask = ring - 1;
                 core_of_cpu[cpu] = cores.size();
                 cores.push_back(std::move(c));
             }
@@ -514,7 +516,7 @@ struct MemorySim::Impl {
             const RobEntry& e = c.rob[c.rob_head];
             if (e.instr + p.rob_window > c.instr) break;
             t = std::max(t, e.done);
-            c.rob_head = (c.rob_head + 1) & (c.rob.size() - 1);
+            c.rob_head = (c.rob_head + 1) & c.rob_mask;
             --c.rob_size;
         }
         double done = demand(c, a, t);
@@ -527,7 +529,7 @@ struct MemorySim::Impl {
             done = std::max(done, demand(c, part, t));
         }
         const double retire = a.write ? t + l1_ns : done;
-        c.rob[(c.rob_head + c.rob_size) & (c.rob.size() - 1)] = RobEntry{c.instr, retire};
+        c.rob[(c.rob_head + c.rob_size) & c.rob_mask] = RobEntry{c.instr, retire};
         ++c.rob_size;
         c.now = t;
         c.last_done = done;
@@ -588,7 +590,7 @@ struct MemorySim::Impl {
         for (std::size_t i : active) {
             Core& c = cores[i];
             for (std::size_t k = 0; k < c.rob_size; ++k)
-                c.end = std::max(c.end, c.rob[(c.rob_head + k) & (c.rob.size() - 1)].done);
+                c.end = std::max(c.end, c.rob[(c.rob_head + k) & c.rob_mask].done);
             end = std::max(end, c.end);
             r.instructions += c.instr;
             c.instr = 0;
