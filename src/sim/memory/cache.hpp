@@ -120,6 +120,9 @@ private:
     // Way w becomes age 0; the ways younger than it age by one.
     void make_recent(std::uint64_t& lru, unsigned w) const {
         const std::uint64_t age = (lru >> (4 * w)) & 15u;
+        // Already the most recent (a line used again before its set saw
+        // another, the usual hit): nothing moves.
+        if (age == 0) return;
         std::uint64_t even = lru & nibbles, odd = (lru >> 4) & nibbles;
         // Bit 7 of a byte of (b | 0x80) - age is set when b >= age (no
         // borrow crosses bytes: b | 0x80 >= 128 > age).
