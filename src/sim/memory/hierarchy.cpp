@@ -354,46 +354,55 @@ struct MemorySim::Impl {
             ++r.l1.served;
             r.l1.served_latency_ns += done - t;
         } else {
-            ++r.l1.demand_misses;
-            if (c.mshr.full_at(t)) {
-                t = std::max(t, c.mshr.earliest());
-                c.mshr.pop();
-            }
-            const double issued = t;
-            ++r.l2.demand_accesses;
-            bool l2_hit = false, l2_prefetch_hit = false;
-            if (const LineRef y = c.l2.find(line)) {
-                l2_hit = true;
-                c.l2.touch(y);
-                l2_prefetch_hit = used(y, t + l2_ns);
-                done = std::max(t + l2_ns, y.ready());
-                ++r.l2.served;
-                r.l2.served_latency_ns += done - issued;
-            } else {
-                ++r.l2.demand_misses;
-                ++r.l3.demand_accesses;
-                Socket& so = sockets[c.socket];
-                if (const LineRef z = so.l3.find(line)) {
-                    so.l3.touch(z);
-                    used(z, t + l3_ns);
-                    done = std::max(t + l3_ns, z.ready());
-                    ++r.l3.served;
-                    r.l3.served_latency_ns += done - issued;
-                } else {
-                    ++r.l3.demand_misses;
-                    ++r.dram.demand_accesses;
-                    done = dram_read(c.socket, static_cast<unsigned>(home), t + l3_ns);
-                    ++r.dram.served;
-                    r.dram.served_latency_ns += done - issued;
-                    fill_l3(c.socket, line, done, 0, t);
-                }
-                fill_l2(c, line, done, 0, t);
-            }
-            fill_l1(c, line, done, dirty, t);
-            c.mshr.push(done);
-            for (auto& pf : c.l2_prefetchers) prefetch(c, *pf, detail::Trigger{a.pc, line, l2_hit, l2_prefetch_hit, t}, line);
+            done = l1_miss(c, a, t, line, home, dirty);
         }
         for (auto& pf : c.l1_prefetchers) prefetch(c, *pf, detail::Trigger{a.pc, line, l1_hit, l1_prefetch_hit, t}, line);
+        return done;
+    }
+
+    // The rest of a demand access that missed the L1 (out of line: most
+    // accesses hit, and their path stays short).
+    [[gnu::noinline]] double l1_miss(Core& c, const Access& a, double& t, std::uint64_t line, int home,
+                                     std::uint8_t dirty) {
+        double done;
+        ++r.l1.demand_misses;
+        if (c.mshr.full_at(t)) {
+            t = std::max(t, c.mshr.earliest());
+            c.mshr.pop();
+        }
+        const double issued = t;
+        ++r.l2.demand_accesses;
+        bool l2_hit = false, l2_prefetch_hit = false;
+        if (const LineRef y = c.l2.find(line)) {
+            l2_hit = true;
+            c.l2.touch(y);
+            l2_prefetch_hit = used(y, t + l2_ns);
+            done = std::max(t + l2_ns, y.ready());
+            ++r.l2.served;
+            r.l2.served_latency_ns += done - issued;
+        } else {
+            ++r.l2.demand_misses;
+            ++r.l3.demand_accesses;
+            Socket& so = sockets[c.socket];
+            if (const LineRef z = so.l3.find(line)) {
+                so.l3.touch(z);
+                used(z, t + l3_ns);
+                done = std::max(t + l3_ns, z.ready());
+                ++r.l3.served;
+                r.l3.served_latency_ns += done - issued;
+            } else {
+                ++r.l3.demand_misses;
+                ++r.dram.demand_accesses;
+                done = dram_read(c.socket, static_cast<unsigned>(home), t + l3_ns);
+                ++r.dram.served;
+                r.dram.served_latency_ns += done - issued;
+                fill_l3(c.socket, line, done, 0, t);
+            }
+            fill_l2(c, line, done, 0, t);
+        }
+        fill_l1(c, line, done, dirty, t);
+        c.mshr.push(done);
+        for (auto& pf : c.l2_prefetchers) prefetch(c, *pf, detail::Trigger{a.pc, line, l2_hit, l2_prefetch_hit, t}, line);
         return done;
     }
 
