@@ -8,6 +8,7 @@
  * "placement" (in the emulated NUMA guests) that the partition trait puts
  * pages where it says, asking the kernel (move_pages) for every page. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <omp.h>
 #include <sched.h>
 #include <stdint.h>
@@ -52,7 +53,13 @@ static int pinned(void) {
     return !(during - before >= 256 && after == before);
 }
 
-/* The node of each page of [p, p + bytes): -1 for a page not present. */
+/* The node of each page of [p, p + bytes), or the kernel's negative status
+ * (-ENOENT: not present); every entry -1000 - errno when the query itself
+ * failed. A page the caller has written can read as not present for a
+ * moment (the kernel migrating or collapsing it holds no page table entry
+ * for it then), so such a page is touched again and asked again, up to
+ * five times, 10 ms apart: a page still absent, or on another node, stays
+ * what it is. */
 static void page_nodes(void* p, size_t bytes, int* nodes, int* count) {
     const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
     const uintptr_t first = (uintptr_t)p / page * page;
@@ -60,8 +67,24 @@ static void page_nodes(void* p, size_t bytes, int* nodes, int* count) {
     void* pages[4096];
     for (int i = 0; i < n && i < 4096; ++i) pages[i] = (void*)(first + (uintptr_t)i * page);
     *count = n < 4096 ? n : 4096;
-    if (syscall(SYS_move_pages, 0, (unsigned long)*count, pages, NULL, nodes, 0) != 0)
-        for (int i = 0; i < *count; ++i) nodes[i] = -2;
+    for (int attempt = 0;; ++attempt) {
+        if (syscall(SYS_move_pages, 0, (unsigned long)*count, pages, NULL, nodes, 0) != 0) {
+            const int e = errno;
+            for (int i = 0; i < *count; ++i) nodes[i] = -1000 - e;
+            return;
+        }
+        int absent = 0;
+        for (int i = 0; i < *count; ++i)
+            if (nodes[i] == -ENOENT) {
+                /* Inside [p, p + bytes): the first and last pages may hold
+                 * other data, so touch a byte of the block itself. */
+                volatile char* b = (volatile char*)(i == 0 ? (uintptr_t)p : (uintptr_t)pages[i]);
+                *b = *b;
+                ++absent;
+            }
+        if (absent == 0 || attempt == 4) return;
+        usleep(10000);
+    }
 }
 
 static int my_node(void) {
