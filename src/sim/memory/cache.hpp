@@ -154,10 +154,7 @@ public:
     explicit Tlb(unsigned entries = 64)
         : sets_(entries / 4), mask_((sets_ & (sets_ - 1)) == 0 ? sets_ - 1 : 0), slots_(entries) {}
     bool contains(std::uint64_t page) const {
-        const Slot* s = &slots_[first_of(page)];
-        const std::uint64_t key = page + 1;
-        return (static_cast<unsigned>(s[0].tag == key) | static_cast<unsigned>(s[1].tag == key) |
-                static_cast<unsigned>(s[2].tag == key) | static_cast<unsigned>(s[3].tag == key)) != 0;
+        return matching(first_of(page), page) != 0;
     }
     void access(std::uint64_t page) {
         ++clock_;
@@ -168,9 +165,7 @@ public:
         }
         const std::size_t first = first_of(page);
         Slot* s = &slots_[first];
-        const std::uint64_t key = page + 1;
-        const unsigned m = static_cast<unsigned>(s[0].tag == key) | static_cast<unsigned>(s[1].tag == key) << 1 |
-                           static_cast<unsigned>(s[2].tag == key) << 2 | static_cast<unsigned>(s[3].tag == key) << 3;
+        const unsigned m = matching(first, page);
         if (m != 0) {
             last_ = first + static_cast<unsigned>(std::countr_zero(m));
             slots_[last_].used = clock_;
@@ -191,6 +186,14 @@ private:
     // power of two (every preset's), a division otherwise.
     std::size_t first_of(std::uint64_t page) const {
         return static_cast<std::size_t>((mask_ != 0 || sets_ == 1 ? (page & mask_) : page % sets_) * 4);
+    }
+    // The ways of the set at `first` that hold `page`, one bit each (the
+    // four compared written out).
+    unsigned matching(std::size_t first, std::uint64_t page) const {
+        const Slot* s = &slots_[first];
+        const std::uint64_t key = page + 1;
+        return static_cast<unsigned>(s[0].tag == key) | static_cast<unsigned>(s[1].tag == key) << 1 |
+               static_cast<unsigned>(s[2].tag == key) << 2 | static_cast<unsigned>(s[3].tag == key) << 3;
     }
     std::uint64_t sets_;
     std::uint64_t mask_;
