@@ -300,6 +300,69 @@ TEST(HostedRuntimeWindows, AWaiterCutsAWindowItsSubmitterLeftUnfilled) {
     waiter.join();
 }
 
+// RIP-DEP whose first submission takes `first` (on_submit() runs under the
+// scheduler lock, as the tracker's and the page homes' first chunks do: in
+// the emulated 8-node guest that took 60-112 ms).
+class SlowFirstSubmission final : public Policy {
+public:
+    explicit SlowFirstSubmission(std::chrono::milliseconds first) : first_(first), rip_(policy("rip-dep")) {}
+    std::string_view name() const override { return "slow-first-rip-dep"; }
+    void attach(const PolicyContext& ctx) override { rip_->attach(ctx); }
+    void on_submit(const TaskView& t) override {
+        if (!slowed_) {
+            slowed_ = true;
+            std::this_thread::sleep_for(first_);
+        }
+        rip_->on_submit(t);
+    }
+    bool uses_submissions() const override { return rip_->uses_submissions(); }
+    Destination place(const TaskView& t) override { return rip_->place(t); }
+    void steal_order(unsigned worker, std::uint64_t round, std::vector<QueueRef>& order) const override {
+        rip_->steal_order(worker, round, order);
+    }
+    std::unique_ptr<PartitionJob> take_job() override { return rip_->take_job(); }
+    void finish_job(std::unique_ptr<PartitionJob> job, std::vector<Released>& released) override {
+        rip_->finish_job(std::move(job), released);
+    }
+    bool flush(std::vector<Released>& released) override { return rip_->flush(released); }
+
+private:
+    std::chrono::milliseconds first_;
+    bool slowed_ = false;   // under the scheduler lock
+    std::unique_ptr<Policy> rip_;
+};
+
+// The stall that lets a waiter cut a window counts from the end of the last
+// submission: one slower than held_stall is the producer at work, not
+// stopped. Counted from its start, the waiter that the first held task
+// wakes found the stall already over and cut window 0 after that one task
+// (the omp locality check on 8 emulated nodes: RIP-DEP's cross-node
+// dependences 279-322 in the runs cut so, 96 in the others).
+TEST(HostedRuntimeWindows, ASlowSubmissionIsNotAStall) {
+    PartitionSizes seen;
+    RuntimeOptions o;
+    o.observer = &seen;
+    o.held_stall = std::chrono::milliseconds(200);
+    Runtime rt{two_nodes(), two_ranks(), std::make_unique<SlowFirstSubmission>(std::chrono::milliseconds(400)), o};
+    std::vector<double> blocks(16);
+    std::atomic<int> ran{0};
+    std::pair<std::atomic<int>*, int> all{&ran, 32};
+    std::thread waiter([&] {
+        rt.host(1);
+        rt.run_until(counter_reached, &all);   // asleep until the first held task wakes it
+        rt.unhost();
+    });
+    rt.host(0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    spawn_two_sweeps(rt, blocks, ran);
+    rt.run_until(counter_reached, &all, Runtime::Sleep::never);
+    rt.unhost();
+    waiter.join();
+    const std::vector<std::size_t> sizes = seen.get();
+    ASSERT_FALSE(sizes.empty());
+    EXPECT_EQ(sizes.front(), 16u) << "window 0 was cut after a slow submission, as if its producer had stopped";
+}
+
 // DEP whose place() can be made to wait, holding the scheduler lock (the
 // executor calls place() under it), until the test lets it go or for at
 // most `longest`.
