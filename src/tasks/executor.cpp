@@ -238,7 +238,7 @@ TaskId Executor::submit(TaskFn&& fn, std::span<const Dep> deps, int hint, Runtim
         // a waiter that asked may_cut() during it waits for this lock and
         // then sees the new stamp (flush_held()). The first submission of a
         // runtime maps and faults in the tracker's and the homes' first
-        // chunks: 0.6 ms on this host, 60-112 ms in the emulated guest,
+        // chunks: 0.6 ms on the 2-core host, 18-140 ms in the emulated guest,
         // whose window was then cut after its first task.
         if (team == nullptr && policy_uses_submissions) {
             submitted_at.store(Ticks::now(), std::memory_order_relaxed);

@@ -302,7 +302,7 @@ TEST(HostedRuntimeWindows, AWaiterCutsAWindowItsSubmitterLeftUnfilled) {
 
 // RIP-DEP whose first submission takes `first` (on_submit() runs under the
 // scheduler lock, as the tracker's and the page homes' first chunks do: in
-// the emulated 8-node guest that took 60-112 ms).
+// the emulated 8-node guest that took 18-140 ms).
 class SlowFirstSubmission final : public Policy {
 public:
     explicit SlowFirstSubmission(std::chrono::milliseconds first) : first_(first), rip_(policy("rip-dep")) {}
