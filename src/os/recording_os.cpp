@@ -212,6 +212,14 @@ void RecordingOs::set_absent_errno(int error) {
     absent_errno_ = error;
 }
 
+void RecordingOs::hint_balancing(const void* addr, std::size_t len) {
+    std::lock_guard lock(mutex_);
+    const auto start = reinterpret_cast<std::uintptr_t>(addr) / page_size_ * page_size_;
+    const auto end = reinterpret_cast<std::uintptr_t>(addr) + len;
+    for (auto it = page_node_.lower_bound(start); it != page_node_.end() && it->first < end; ++it)
+        hinted_.insert(it->first);
+}
+
 void RecordingOs::clear_failures() {
     std::lock_guard lock(mutex_);
     failures_.clear();

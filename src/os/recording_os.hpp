@@ -19,6 +19,8 @@
 //   fake.fail_page(p, EACCES);  // a page shared with another process: mbind skips it
 //                               // silently (returns 0), move_pages status -EACCES
 //   fake.set_absent_errno(EFAULT);  // queries of untouched pages give -EFAULT, as on 6.1
+//   fake.hint_balancing(p, 4096);   // a present page made PROT_NONE by NUMA balancing:
+//                                   // queries read it absent until a fault (touch, populate)
 //   fake.set_numa_balancing(std::nullopt);   // file absent: read/write give ENOENT
 //   fake.set_balancing_write_error(EPERM);
 //   fake.set_weighted_interleave_available(false);  // mbind(weighted_interleave) gives EINVAL
@@ -96,6 +98,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -221,6 +224,12 @@ public:
     // Status a move_pages query gives an untouched page: ENOENT (default,
     // recent kernels) or EFAULT (Debian's 6.1).
     void set_absent_errno(int error);
+    // Automatic NUMA balancing made the present pages of the range
+    // PROT_NONE for a hinting fault: move_pages queries read them absent
+    // (as 6.1's follow_page() does) until a touch or an
+    // MADV_POPULATE_READ/WRITE of them takes the fault, which keeps the
+    // page where it is here.
+    void hint_balancing(const void* addr, std::size_t len);
     void clear_failures();
 
     // numa_balancing sysctl value; nullopt = the file does not exist.
@@ -285,6 +294,7 @@ private:
     std::map<std::uintptr_t, SimPolicy> page_policy_;  // page address -> range policy
     std::map<std::uintptr_t, int> advice_;             // page address -> MADV_(NO)HUGEPAGE
     std::map<std::uintptr_t, int> failing_pages_;      // page address -> errno
+    std::set<std::uintptr_t> hinted_;                  // present pages that read absent (hint_balancing)
     std::map<pid_t, ThreadState> threads_;
     std::vector<Failure> failures_;
     std::optional<int> balancing_ = 0;

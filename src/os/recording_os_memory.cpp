@@ -126,6 +126,7 @@ void RecordingOs::touch_locked(const void* addr, std::size_t len, int cpu) {
         auto it = page_policy_.find(page);
         return it != page_policy_.end() ? it->second : ts.policy;
     };
+    hinted_.erase(hinted_.lower_bound(start), hinted_.lower_bound(end));   // the fault resolves a hint
     for (std::uintptr_t p = start; p < end;) {
         if (page_node_.count(p) != 0) {
             p += page_size_;
@@ -255,7 +256,7 @@ int RecordingOs::move_pages(pid_t pid, std::size_t count, void* const* pages, co
         const std::uintptr_t page = call.pages[i] / page_size_ * page_size_;
         auto it = page_node_.find(page);
         if (nodes == nullptr) {
-            status[i] = it == page_node_.end() ? -absent_errno_ : it->second;
+            status[i] = it == page_node_.end() || hinted_.count(page) != 0 ? -absent_errno_ : it->second;
             continue;
         }
         // The kernel validates each target as it reaches it and aborts the
@@ -286,13 +287,17 @@ int RecordingOs::madvise(void* addr, std::size_t len, int advice) {
         const std::uintptr_t end = call.addr + (len + page_size_ - 1) / page_size_ * page_size_;
         for (std::uintptr_t p = call.addr; p < end; p += page_size_) {
             if (advice == MADV_HUGEPAGE || advice == MADV_NOHUGEPAGE) advice_[p] = advice;
-            if (advice == MADV_DONTNEED) page_node_.erase(p);   // the next touch faults afresh
+            if (advice == MADV_DONTNEED) {   // the next touch faults afresh
+                page_node_.erase(p);
+                hinted_.erase(p);
+            }
         }
         // A write fault of every page, by this thread on its CPU, as the
         // kernel's populate does. MADV_POPULATE_READ (22) of anonymous
-        // memory maps the zero page and places nothing, so it changes no
-        // state here.
+        // memory maps the zero page and places nothing; of a present page
+        // whose entry balancing hinted, it takes the hinting fault.
         if (advice == madv_populate_write) touch_locked(addr, len, -1);
+        if (advice == madv_populate_read) hinted_.erase(hinted_.lower_bound(call.addr), hinted_.lower_bound(end));
     }
     return record(std::move(call), err);
 }
@@ -327,6 +332,7 @@ void RecordingOs::release(const void* addr, std::size_t len) {
     page_node_.erase(page_node_.lower_bound(start), page_node_.lower_bound(end));
     page_policy_.erase(page_policy_.lower_bound(start), page_policy_.lower_bound(end));
     advice_.erase(advice_.lower_bound(start), advice_.lower_bound(end));
+    hinted_.erase(hinted_.lower_bound(start), hinted_.lower_bound(end));
 }
 
 int RecordingOs::node_of_page(const void* addr) const {

@@ -104,9 +104,23 @@ __attribute__((noinline)) int settle(os::Os& os, const Pages& p, int* status) no
     return 0;
 }
 
+// The one attempt of PagesExpected::written.
+__attribute__((noinline)) int settle_once(os::Os& os, const Pages& p, int* status) noexcept {
+    bool any = false;
+    for (std::size_t i = 0; i < p.count && !any; ++i) any = in_transit(status[i]);
+    if (!any) return 0;
+    fault_in_transit(os, p, status);
+    return requery_in_transit(os, p, status);
+}
+
 int locate(os::Os& os, const Pages& p, int* status, PagesExpected expected) noexcept {
     if (int err = query(os, p, status)) return err;
-    return expected == PagesExpected::present ? settle(os, p, status) : 0;
+    switch (expected) {
+    case PagesExpected::maybe_absent: return 0;
+    case PagesExpected::present: return settle(os, p, status);
+    case PagesExpected::written: return settle_once(os, p, status);
+    }
+    return 0;
 }
 
 }  // namespace

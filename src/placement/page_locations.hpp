@@ -39,6 +39,16 @@ enum class PagesExpected {
     // 64 ms apart (about 0.1 s in all: migrating a huge page under
     // emulation takes tens of ms).
     present,
+    // A task that named them as written has finished: they are most likely
+    // present, but the task may have declared more than it touched, so an
+    // absent page may be an answer too. Pages that read absent, busy or
+    // "again" get one MADV_POPULATE_READ (which resolves a balancing hint,
+    // and waits out a migration in the fault) and are asked once more,
+    // without sleeping: the caller holds a lock that other threads wait for.
+    // (In the emulated 8-node guest, regions that finished writers had just
+    // written read absent often enough that DEP placed whole chains of
+    // NStream's readers at random, BENCHMARKS.md.)
+    written,
 };
 
 // status[i] = the node of the page holding pages[i], or a negative errno

@@ -64,7 +64,7 @@ void RegionHomes::resolve(HomeEntry& e) {
         return;
     }
     if (set_from_placement(e)) return;
-    if (kernel_homes_) set_from_kernel(e);
+    if (kernel_homes_) set_from_kernel(e, PagesExpected::maybe_absent);
 }
 
 // The node holding most of a spread's placed bytes (ties to the lower
@@ -108,27 +108,27 @@ bool RegionHomes::set_from_placement(HomeEntry& e) {
     return true;
 }
 
-void RegionHomes::set_from_kernel(HomeEntry& e) {
+void RegionHomes::set_from_kernel(HomeEntry& e, PagesExpected expected) {
     PageSpread spread;
-    const int home = query_kernel(e.start, e.bytes, spread);
+    const int home = query_kernel(e.start, e.bytes, spread, expected);
     set_home(e, home, std::move(spread));
 }
 
-int RegionHomes::query_kernel(std::uint64_t start, std::uint64_t bytes, PageSpread& spread) {
+int RegionHomes::query_kernel(std::uint64_t start, std::uint64_t bytes, PageSpread& spread, PagesExpected expected) {
     spread = PageSpread{};
     const std::uint64_t page = os_.page_size();
     if (page == 0 || bytes == 0) return unallocated;
-    if (sample_pages_ != 0) return query_sampled(start, bytes);
+    if (sample_pages_ != 0) return query_sampled(start, bytes, expected);
     const std::uint64_t first = start / page;
     const std::uint64_t last = (start + bytes - 1) / page;
     if (first == last && first == memo_page_) return memo_node_;
     const std::uint64_t pages = last - first + 1;
-    if (pages > (std::uint64_t{1} << 32)) return query_sampled(start, bytes);   // 16 TiB: no table that large
+    if (pages > (std::uint64_t{1} << 32)) return query_sampled(start, bytes, expected);   // 16 TiB: no table that large
     status_.assign(static_cast<std::size_t>(pages), 0);
     // Untouched memory is an answer here (DEP's virtual socket), not a page
-    // in transit: no settling.
+    // in transit: no settling, but for one more question after a writer.
     if (locate_range(os_, reinterpret_cast<const void*>(static_cast<std::uintptr_t>(first * page)),
-                     static_cast<std::size_t>(pages), status_.data(), PagesExpected::maybe_absent) != 0)
+                     static_cast<std::size_t>(pages), status_.data(), expected) != 0)
         return unallocated;
     // Bytes of [start, start + bytes) on each page, by the page's node.
     std::vector<NodeBytes>& parts = spread.parts;
@@ -154,7 +154,7 @@ int RegionHomes::query_kernel(std::uint64_t start, std::uint64_t bytes, PageSpre
     return best;
 }
 
-int RegionHomes::query_sampled(std::uint64_t start, std::uint64_t bytes) {
+int RegionHomes::query_sampled(std::uint64_t start, std::uint64_t bytes, PagesExpected expected) {
     const std::uint64_t page = os_.page_size();
     const std::uint64_t first = start / page;
     const std::uint64_t last = (start + bytes - 1) / page;
@@ -168,7 +168,7 @@ int RegionHomes::query_sampled(std::uint64_t start, std::uint64_t bytes) {
         const std::uint64_t p = n == 1 ? first : first + (pages - 1) * i / (n - 1);
         addrs[i] = reinterpret_cast<void*>(static_cast<std::uintptr_t>(p * page));
     }
-    if (locate_pages(os_, addrs.data(), n, status_.data(), PagesExpected::maybe_absent) != 0) return unallocated;
+    if (locate_pages(os_, addrs.data(), n, status_.data(), expected) != 0) return unallocated;
     std::array<unsigned, max_node_slots> votes{};
     int best = unallocated;
     for (std::size_t i = 0; i < n; ++i) {
@@ -266,7 +266,7 @@ void RegionHomes::first_written(HomeEntry& e, unsigned runner_node) {
             e.home.compare_exchange_strong(none, static_cast<int>(runner_node), std::memory_order_relaxed);
         return;
     }
-    if (!written_settled(e)) set_from_kernel(e);   // else placed already, every page
+    if (!written_settled(e)) set_from_kernel(e, PagesExpected::written);   // else placed already, every page
 }
 
 }  // namespace numaware::tasks::detail

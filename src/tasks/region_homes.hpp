@@ -19,8 +19,9 @@
 //      the majority wins, without a PageSpread (the documented approximate
 //      mode of RuntimeOptions::home_sample_pages).
 // Otherwise the region is `unallocated`. After a task that writes an
-// unallocated region completes, first_written() asks the kernel again or,
-// with kernel homes off, gives the region the writer's node.
+// unallocated region completes, first_written() asks the kernel again (its
+// pages are expected written: PagesExpected::written) or, with kernel homes
+// off, gives the region the writer's node.
 //
 // Not thread-safe except HomeEntry::home and HomeEntry::spread, which
 // workers may read at any time, and first_written() without kernel homes,
@@ -39,6 +40,7 @@
 
 #include "numaware/task_policy.hpp"
 #include "os/os.hpp"
+#include "placement/page_locations.hpp"
 #include "tasks/deps.hpp"
 
 namespace numaware::tasks::detail {
@@ -115,7 +117,8 @@ public:
     // Kernel query of [start, start+bytes): the home (node or unallocated),
     // and in `spread` the bytes per node when they are not all in one place
     // (left empty otherwise, and always in sampling mode).
-    int query_kernel(std::uint64_t start, std::uint64_t bytes, PageSpread& spread);
+    int query_kernel(std::uint64_t start, std::uint64_t bytes, PageSpread& spread,
+                     PagesExpected expected = PagesExpected::maybe_absent);
 
     bool kernel_homes() const { return kernel_homes_; }
     std::size_t size() const { return table_.size(); }
@@ -123,10 +126,10 @@ public:
 private:
     // Sets e.home and e.spread from the heap or the kernel.
     void resolve(HomeEntry& e);
-    void set_from_kernel(HomeEntry& e);
+    void set_from_kernel(HomeEntry& e, PagesExpected expected);
     bool set_from_placement(HomeEntry& e);
     void set_home(HomeEntry& e, int home, PageSpread&& spread);
-    int query_sampled(std::uint64_t start, std::uint64_t bytes);
+    int query_sampled(std::uint64_t start, std::uint64_t bytes, PagesExpected expected);
     HomeEntry* new_entry();
 
     os::Os& os_;

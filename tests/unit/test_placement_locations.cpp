@@ -59,6 +59,32 @@ TEST(PlacementLocations, PresentPagesNeedNoSettling) {
     EXPECT_TRUE(fake.calls(os::CallKind::madvise).empty());
 }
 
+// After a writer: a page balancing hinted reads absent until a read fault,
+// and is found on the second question; a page the writer never touched
+// stays absent, with no third question and no wait.
+TEST(PlacementLocations, WrittenAsksOnceMoreAfterAReadFault) {
+    os::RecordingOs fake(2, 1);
+    fake.touch(at(0), kPage, 1);
+    fake.hint_balancing(at(0), kPage);   // page 0 present on node 1, PROT_NONE; page 1 never touched
+    std::vector<int> status(3, 99);
+    fake.touch(at(2), kPage, 0);
+    ASSERT_EQ(locate_range(fake, at(0), 3, status.data(), PagesExpected::written), 0);
+    EXPECT_EQ(status, (std::vector<int>{1, -ENOENT, 0}));
+    const auto advice = fake.calls(os::CallKind::madvise);
+    ASSERT_EQ(advice.size(), 1u) << "one MADV_POPULATE_READ of the run of pages that read absent";
+    EXPECT_EQ(advice[0].advice, os::madv_populate_read);
+    EXPECT_EQ(advice[0].addr, kBase);
+    EXPECT_EQ(advice[0].len, 2 * kPage);
+    const auto queries = fake.calls(os::CallKind::move_pages);
+    ASSERT_EQ(queries.size(), 2u) << "the query and one more";
+    EXPECT_EQ(queries.back().pages, (std::vector<std::uintptr_t>{kBase, kBase + kPage}));
+
+    // The same hinted page asked with maybe_absent reads absent: no fault is taken.
+    fake.hint_balancing(at(0), kPage);
+    ASSERT_EQ(locate_range(fake, at(0), 1, status.data(), PagesExpected::maybe_absent), 0);
+    EXPECT_EQ(status[0], -ENOENT);
+}
+
 TEST(PlacementLocations, RangesAreAskedInStackBatches) {
     os::RecordingOs fake(2, 1);
     fake.touch(at(0), 1000 * kPage, 0);

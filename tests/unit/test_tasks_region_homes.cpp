@@ -4,6 +4,7 @@
 
 #include <sys/mman.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
@@ -80,6 +81,28 @@ TEST(RegionHomes, AWriterPlacesTheAbsentPagesAndTheSpreadFollows) {
     EXPECT_EQ(e.home.load(), 0);
     EXPECT_EQ(cross_node_bytes(e, 4 * page, AccessMode::in, 0), page);
     EXPECT_EQ(cross_node_bytes(e, 4 * page, AccessMode::in, 1), 3 * page);
+}
+
+// A region its finished writer left reading absent is asked again after a
+// read fault: automatic NUMA balancing's PROT_NONE hint made Debian 6.1's
+// move_pages report present pages absent, and a region read only after
+// its writer then kept no home for good (DEP placed its readers at random).
+// A region the writer never touched stays unallocated.
+TEST(RegionHomes, AWrittenRegionThatReadsAbsentIsAskedAgainAfterAFault) {
+    os::RecordingOs os(2, 1);
+    os.set_absent_errno(EFAULT);
+    Buffer b(2);
+    RegionHomes homes(os, true);
+    HomeEntry& e = homes.lookup(b.at(0), page);          // submitted before its writer ran
+    HomeEntry& untouched = homes.lookup(b.at(page), 8);   // named as written, never written
+    EXPECT_EQ(e.home.load(), unallocated);
+    os.touch(b.p, page, 1);          // the writer, on node 1
+    os.hint_balancing(b.p, page);    // and balancing's scan, before the writer's completion asks
+    homes.first_written(e, 1);
+    EXPECT_EQ(e.home.load(), 1);
+    homes.first_written(untouched, 1);
+    EXPECT_EQ(untouched.home.load(), unallocated);
+    EXPECT_FALSE(homes.written_settled(untouched));
 }
 
 // Entries of regions that no unfinished task names are dropped and reused
