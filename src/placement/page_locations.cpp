@@ -88,10 +88,12 @@ int requery_in_transit(os::Os& os, const Pages& p, int* status) noexcept {
     return ask();
 }
 
-// The settling rule of PagesExpected::present. Out of line: its batches
-// stay off the stack of the plain query the heap makes inside malloc.
-__attribute__((noinline)) int settle(os::Os& os, const Pages& p, int* status) noexcept {
-    for (int attempt = 0; attempt < kSettleAttempts; ++attempt) {
+// The settling rule: `attempts` of kSettleAttempts for PagesExpected::present,
+// the first one (the read fault, no sleep) for PagesExpected::written. Out
+// of line: its batches stay off the stack of the plain query the heap makes
+// inside malloc.
+__attribute__((noinline)) int settle(os::Os& os, const Pages& p, int* status, int attempts) noexcept {
+    for (int attempt = 0; attempt < attempts; ++attempt) {
         bool any = false;
         for (std::size_t i = 0; i < p.count && !any; ++i) any = in_transit(status[i]);
         if (!any) return 0;
@@ -104,21 +106,12 @@ __attribute__((noinline)) int settle(os::Os& os, const Pages& p, int* status) no
     return 0;
 }
 
-// The one attempt of PagesExpected::written.
-__attribute__((noinline)) int settle_once(os::Os& os, const Pages& p, int* status) noexcept {
-    bool any = false;
-    for (std::size_t i = 0; i < p.count && !any; ++i) any = in_transit(status[i]);
-    if (!any) return 0;
-    fault_in_transit(os, p, status);
-    return requery_in_transit(os, p, status);
-}
-
 int locate(os::Os& os, const Pages& p, int* status, PagesExpected expected) noexcept {
     if (int err = query(os, p, status)) return err;
     switch (expected) {
     case PagesExpected::maybe_absent: return 0;
-    case PagesExpected::present: return settle(os, p, status);
-    case PagesExpected::written: return settle_once(os, p, status);
+    case PagesExpected::present: return settle(os, p, status, kSettleAttempts);
+    case PagesExpected::written: return settle(os, p, status, 1);
     }
     return 0;
 }

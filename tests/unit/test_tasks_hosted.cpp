@@ -243,32 +243,38 @@ void spawn_two_sweeps(Runtime& rt, std::vector<double>& blocks, std::atomic<int>
         }
 }
 
+// Window 0's size when a seated waiter (asleep in run_until() or searching
+// all along) waits while the test's thread spawns two sweeps into `rt`.
+std::size_t first_window(Runtime& rt, PartitionSizes& seen, Runtime::Sleep waiter_sleeps) {
+    std::vector<double> blocks(16);
+    std::atomic<int> ran{0};
+    std::atomic<bool> seated{false};
+    std::pair<std::atomic<int>*, int> all{&ran, 32};
+    std::thread waiter([&] {
+        rt.host(1);
+        seated.store(true);
+        rt.run_until(counter_reached, &all, waiter_sleeps);
+        rt.unhost();
+    });
+    rt.host(0);
+    while (!seated.load()) std::this_thread::yield();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));   // searching, or asleep
+    spawn_two_sweeps(rt, blocks, ran);
+    rt.run_until(counter_reached, &all, Runtime::Sleep::never);
+    rt.unhost();
+    waiter.join();
+    const std::vector<std::size_t> sizes = seen.get();
+    return sizes.empty() ? 0 : sizes.front();
+}
+
 TEST(HostedRuntimeWindows, AWaiterLeavesTheWindowAnotherThreadIsFillingToBeFilled) {
     PartitionSizes seen;
     RuntimeOptions o;
     o.observer = &seen;
     o.held_stall = std::chrono::seconds(60);   // only the submitter may cut
     Runtime rt{two_nodes(), two_ranks(), policy("rip-dep"), o};
-    std::vector<double> blocks(16);
-    std::atomic<int> ran{0};
-    std::atomic<bool> searching{false};
-    std::pair<std::atomic<int>*, int> all{&ran, 32};
-    std::thread waiter([&] {
-        rt.host(1);
-        searching.store(true);
-        rt.run_until(counter_reached, &all, Runtime::Sleep::never);   // searches all along
-        rt.unhost();
-    });
-    rt.host(0);
-    while (!searching.load()) std::this_thread::yield();
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    spawn_two_sweeps(rt, blocks, ran);
-    rt.run_until(counter_reached, &all, Runtime::Sleep::never);
-    rt.unhost();
-    waiter.join();
-    const std::vector<std::size_t> sizes = seen.get();
-    ASSERT_FALSE(sizes.empty());
-    EXPECT_EQ(sizes.front(), 16u) << "window 0 was cut while its submitter was still filling it";
+    EXPECT_EQ(first_window(rt, seen, Runtime::Sleep::never), 16u)
+        << "window 0 was cut while its submitter was still filling it";
 }
 
 // A submitter that stops before its window is full and does not wait (it
@@ -344,23 +350,8 @@ TEST(HostedRuntimeWindows, ASlowSubmissionIsNotAStall) {
     o.observer = &seen;
     o.held_stall = std::chrono::milliseconds(200);
     Runtime rt{two_nodes(), two_ranks(), std::make_unique<SlowFirstSubmission>(std::chrono::milliseconds(400)), o};
-    std::vector<double> blocks(16);
-    std::atomic<int> ran{0};
-    std::pair<std::atomic<int>*, int> all{&ran, 32};
-    std::thread waiter([&] {
-        rt.host(1);
-        rt.run_until(counter_reached, &all);   // asleep until the first held task wakes it
-        rt.unhost();
-    });
-    rt.host(0);
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    spawn_two_sweeps(rt, blocks, ran);
-    rt.run_until(counter_reached, &all, Runtime::Sleep::never);
-    rt.unhost();
-    waiter.join();
-    const std::vector<std::size_t> sizes = seen.get();
-    ASSERT_FALSE(sizes.empty());
-    EXPECT_EQ(sizes.front(), 16u) << "window 0 was cut after a slow submission, as if its producer had stopped";
+    EXPECT_EQ(first_window(rt, seen, Runtime::Sleep::allowed), 16u)
+        << "window 0 was cut after a slow submission, as if its producer had stopped";
 }
 
 // DEP whose place() can be made to wait, holding the scheduler lock (the
