@@ -353,6 +353,74 @@ TEST(SimMemoryCache, LruEvictsTheLeastRecentlyUsed) {
     EXPECT_FALSE(c.find(2));
 }
 
+TEST(SimMemoryCache, AnErasedLineLeavesAnEmptyWayThatIsFilledNext) {
+    mem::detail::Cache c(4 * 64, 4, 64);   // one set, 4 ways
+    for (std::uint64_t line : {0, 1, 2, 3}) EXPECT_EQ(c.insert(line, 0, 0).tag, 0u);
+    c.touch(c.find(0));   // line 1 is now the least recently used
+    c.erase(c.find(2));
+    EXPECT_FALSE(c.find(2));
+    EXPECT_EQ(c.insert(4, 0, 0).tag, 0u);   // into line 2's way: nothing evicted
+    for (std::uint64_t line : {0, 1, 3, 4}) EXPECT_TRUE(c.find(line)) << line;
+    EXPECT_EQ(c.insert(5, 0, 0).line(), 1u);   // then the LRU order goes on as before
+}
+
+// ---- coherence -------------------------------------------------------------------
+
+namespace {
+// Each phase of `steps` on thesis-4s (4 sockets x 4 cores, pages bound to
+// node 0): one core reading or writing the same 16 lines; the counters of
+// each phase.
+struct Step {
+    unsigned core;
+    bool write;
+};
+std::vector<mem::MemoryReport> phases(std::initializer_list<Step> steps) {
+    mem::MemorySim sim(mem::preset("thesis-4s"), mem::parse_prefetch("none"), mem::parse_page_mapping("bind:0"));
+    std::vector<mem::MemoryReport> out;
+    for (const Step& s : steps) {
+        sim.run(one(s.core, std::make_unique<Sequential>(std::uint64_t{1} << 30, 16, s.write)));
+        out.push_back(sim.phase_report());
+    }
+    return out;
+}
+}  // namespace
+
+// A reader on another socket keeps its copies while nobody writes, and
+// loses all three (its L1, its L2, its socket's L3) to each line written:
+// it reads them again from DRAM.
+TEST(SimMemoryCoherence, AStoreInvalidatesTheCopiesOfAnotherSocket) {
+    const auto r = phases({{4, false}, {4, false}, {0, true}, {4, false}});
+    EXPECT_EQ(r[0].dram.demand_accesses, 16u);   // core 4 (socket 1): cold
+    EXPECT_EQ(r[1].l1.demand_misses, 0u);        // again: every line in its L1
+    EXPECT_EQ(r[1].invalidations, 0u);
+    EXPECT_EQ(r[2].invalidations, 3u * 16);      // core 0 writes: core 4's L1 and L2, socket 1's L3
+    EXPECT_EQ(r[3].l1.demand_misses, 16u);
+    EXPECT_EQ(r[3].l3.demand_misses, 16u);
+    EXPECT_EQ(r[3].dram.demand_accesses, 16u);
+    EXPECT_EQ(r[3].invalidations, 0u);
+}
+
+// Within a socket the L3 keeps the line: a neighbour core's read after a
+// write misses its private caches only.
+TEST(SimMemoryCoherence, WithinASocketTheL3ServesTheWrittenLine) {
+    const auto r = phases({{1, false}, {0, true}, {1, false}});
+    EXPECT_EQ(r[1].invalidations, 2u * 16);   // core 1's L1 and L2; socket 0's L3 stays
+    EXPECT_EQ(r[2].l2.demand_misses, 16u);
+    EXPECT_EQ(r[2].l3.demand_misses, 0u);
+    EXPECT_EQ(r[2].dram.demand_accesses, 0u);
+}
+
+// A core that writes its own lines again invalidates nothing, and a line
+// read by another core after a write must be invalidated again at the next
+// write (the writer lost its exclusive copy).
+TEST(SimMemoryCoherence, OnlyLinesOthersReadAreInvalidatedAgain) {
+    const auto r = phases({{0, true}, {0, true}, {8, false}, {0, true}, {0, true}});
+    EXPECT_EQ(r[0].invalidations, 0u);
+    EXPECT_EQ(r[1].invalidations, 0u);
+    EXPECT_EQ(r[3].invalidations, 3u * 16);   // core 8 (socket 2) read them
+    EXPECT_EQ(r[4].invalidations, 0u);
+}
+
 // ---- analytic cases ------------------------------------------------------------
 
 // A chase over half a level's capacity is answered by that level, at its

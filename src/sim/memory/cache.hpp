@@ -3,7 +3,8 @@
 //
 // A cache holds line addresses and, per line, the simulated time its data
 // arrives (a line in flight is present with a later `ready`), whether a
-// prefetch brought it and nobody has used it yet, and whether it is dirty.
+// prefetch brought it and nobody has used it yet, whether it is dirty, and
+// (in an L1) whether its core may write it without telling the others.
 // The arrival times are doubles kept in the set's block of 64-bit words.
 // Sets are indexed by line address modulo the set count (a mask when that
 // is a power of two).
@@ -19,6 +20,9 @@ namespace numaware::sim::memory::detail {
 
 inline constexpr std::uint8_t line_prefetched = 1;
 inline constexpr std::uint8_t line_dirty = 2;
+// The core holds the only valid copy of the line among the private caches
+// (MESI's E or M): a store to it needs no invalidation (hierarchy.cpp).
+inline constexpr std::uint8_t line_exclusive = 4;
 
 // A line as evicted.
 struct CacheLine {
@@ -79,6 +83,20 @@ public:
         return match == 0 ? LineRef{} : ref(set, static_cast<unsigned>(std::countr_zero(match)));
     }
     void touch(const LineRef& l) { make_recent(*l.lru_, l.way_); }
+    // Removes a present line (a coherence invalidation): its way becomes
+    // empty and the next to be filled in its set.
+    void erase(const LineRef& l) {
+        std::uint64_t* set = l.lru_;
+        set[tags_at_ + l.way_] = 0;
+        l.flags() = 0;
+        std::uint64_t& lru = set[0];
+        const std::uint64_t age = (lru >> (4 * l.way_)) & 15u;
+        for (unsigned w = 0; w < ways_; ++w) {
+            const std::uint64_t a = (lru >> (4 * w)) & 15u;
+            if (a > age) lru -= std::uint64_t{1} << (4 * w);
+        }
+        lru = (lru & ~(std::uint64_t{15} << (4 * l.way_))) | std::uint64_t{ways_ - 1} << (4 * l.way_);
+    }
     // Puts `line` in (it must be absent) and returns what it evicted (tag 0:
     // nothing).
     CacheLine insert(std::uint64_t line, double ready, std::uint8_t flags) {

@@ -20,7 +20,13 @@
 //  * Fills go into every level on the way (no inclusion enforced; an L3
 //    eviction does not invalidate private copies). Dirty evictions go one
 //    level down; a dirty L3 eviction is a writeback that takes the home's
-//    controller (and link) time. No coherence traffic is modelled.
+//    controller (and link) time.
+//  * Coherence, write-invalidate: a store to a line that other caches may
+//    hold removes their copies (a directory of possible holders per line),
+//    so their next read misses. The store itself is not delayed (the store
+//    buffer hides the invalidation); data modified in another cache is read
+//    as any other miss is: from the socket's L3 if it holds a copy, else
+//    from the home's DRAM.
 //  * Cores advance in global time order, a few accesses at a time (the one
 //    furthest behind goes next), so shared queues see requests close to
 //    the order they would have on the machine.
@@ -118,12 +124,85 @@ private:
     unsigned shift_ = 64;
 };
 
+// Where copies of a line may be, for write-invalidate coherence: the cores
+// whose L2 it was filled into and the sockets whose L3 it was filled into
+// (core i is bit i % 64, socket i bit i % 32: past those, a bit stands for
+// every index congruent to it, and an invalidation looks in each), and the
+// core that may write it without telling the others (`owner`, -1 for
+// none). Copies evicted silently keep their bits; an invalidation then
+// finds nothing. The entries of a page's lines are one block, so a
+// stream's lines share host cache lines; pages are found by open
+// addressing (linear probing, at most half full), the last one kept.
+class Directory {
+public:
+    struct Entry {
+        std::uint64_t cores = 0;
+        std::uint32_t sockets = 0;
+        std::int32_t owner = -1;
+    };
+    explicit Directory(unsigned lines_per_page_shift = 6) : shift_lines_(lines_per_page_shift) {}
+    Entry& at(std::uint64_t line) {
+        const std::uint64_t page = line >> shift_lines_;
+        if (page != last_page_) {
+            last_page_ = page;
+            last_block_ = block_of(page);
+        }
+        return entries_[last_block_ + (line & ((std::size_t{1} << shift_lines_) - 1))];
+    }
+    static std::uint64_t core_bit(std::size_t index) { return std::uint64_t{1} << (index & 63u); }
+    static std::uint32_t socket_bit(std::size_t index) { return std::uint32_t{1} << (index & 31u); }
+
+private:
+    std::size_t block_of(std::uint64_t page) {
+        if ((count_ + 1) * 2 > keys_.size()) grow();
+        std::size_t i = slot(page);
+        while (keys_[i] != 0 && keys_[i] != page + 1) i = (i + 1) & (keys_.size() - 1);
+        if (keys_[i] == 0) {
+            keys_[i] = page + 1;
+            blocks_[i] = entries_.size();
+            entries_.resize(entries_.size() + (std::size_t{1} << shift_lines_));
+            ++count_;
+        }
+        return blocks_[i];
+    }
+    std::size_t slot(std::uint64_t page) const {
+        return static_cast<std::size_t>((page * 0x9E3779B97F4A7C15ull) >> shift_);
+    }
+    void grow() {
+        std::vector<std::uint64_t> k;
+        std::vector<std::size_t> b;
+        k.swap(keys_);
+        b.swap(blocks_);
+        const std::size_t cap = k.empty() ? 1024 : k.size() * 2;
+        keys_.assign(cap, 0);
+        blocks_.assign(cap, 0);
+        shift_ = 64;
+        for (std::size_t c = cap; c > 1; c /= 2) --shift_;
+        for (std::size_t j = 0; j < k.size(); ++j) {
+            if (k[j] == 0) continue;
+            std::size_t i = slot(k[j] - 1);
+            while (keys_[i] != 0) i = (i + 1) & (cap - 1);
+            keys_[i] = k[j];
+            blocks_[i] = b[j];
+        }
+    }
+    unsigned shift_lines_;
+    std::vector<std::uint64_t> keys_;    // page + 1; 0: empty
+    std::vector<std::size_t> blocks_;    // the page's first entry
+    std::vector<Entry> entries_;
+    std::size_t count_ = 0;
+    unsigned shift_ = 64;
+    std::uint64_t last_page_ = ~std::uint64_t{0};
+    std::size_t last_block_ = 0;
+};
+
 struct RobEntry {
     std::uint64_t instr;
     double done;
 };
 
 struct Core {
+    std::uint32_t index = 0;   // in MemorySim::Impl::cores
     unsigned cpu = 0;
     unsigned socket = 0;   // node position
     Cache l1, l2;
@@ -161,6 +240,7 @@ struct MemorySim::Impl {
     std::vector<Socket> sockets;
     std::unordered_map<unsigned, std::size_t> core_of_cpu;
     PageHomes homes;
+    Directory directory;
     std::vector<double> mem_free;               // per node: when its controller is next free
     std::vector<std::vector<double>> link_free; // [reader][home]
     std::vector<double> mem_ns_per_line;
@@ -192,6 +272,7 @@ struct MemorySim::Impl {
         l3_ns = p.l3.latency_cycles * cyc;
         while ((1u << line_shift) < p.line_bytes) ++line_shift;
         while ((1u << page_shift) < p.page_bytes) ++page_shift;
+        directory = Directory(page_shift - line_shift);
         lat = p.timed.latency_ns;
         mem_free.assign(n, 0.0);
         link_free.assign(n, std::vector<double>(n, 0.0));
@@ -228,6 +309,7 @@ struct MemorySim::Impl {
                 while (ring < p.rob_window) ring *= 2;
                 c.rob.resize(ring);   // every access is an instruction: at most rob_window in the window
                 c.rob_mask = ring - 1;
+                c.index = static_cast<std::uint32_t>(cores.size());
                 core_of_cpu[cpu] = cores.size();
                 cores.push_back(std::move(c));
             }
@@ -299,11 +381,18 @@ struct MemorySim::Impl {
         if (old.tag != 0 && (old.flags & line_prefetched) != 0) ++r.prefetch_counts.unused_evicted;
     }
     void fill_l3(unsigned socket, std::uint64_t line, double ready, std::uint8_t flags, double t) {
+        Directory::Entry& e = directory.at(line);
+        e.sockets |= Directory::socket_bit(socket);
+        // A copy on another socket: the owner's next store must find it.
+        if (e.owner >= 0 && cores[static_cast<std::size_t>(e.owner)].socket != socket) release(e, line);
         const CacheLine old = sockets[socket].l3.insert(line, ready, flags);
         evicted(old);
         if (old.tag != 0 && (old.flags & line_dirty) != 0) writeback(socket, old.line(), t);
     }
     void fill_l2(Core& c, std::uint64_t line, double ready, std::uint8_t flags, double t) {
+        Directory::Entry& e = directory.at(line);
+        e.cores |= Directory::core_bit(c.index);
+        if (e.owner >= 0 && static_cast<std::uint32_t>(e.owner) != c.index) release(e, line);
         const CacheLine old = c.l2.insert(line, ready, flags);
         r.l2.fill_bytes += p.line_bytes;
         evicted(old);
@@ -321,6 +410,49 @@ struct MemorySim::Impl {
             if (const LineRef x = c.l2.find(old.line())) x.flags() |= line_dirty;
             else fill_l2(c, old.line(), t, line_dirty, t);
         }
+    }
+
+    // ---- coherence (write-invalidate) --------------------------------------
+    // Another cache takes a copy of e's line: its owner's next store must
+    // invalidate it.
+    void release(Directory::Entry& e, std::uint64_t line) {
+        if (const LineRef x = cores[static_cast<std::size_t>(e.owner)].l1.find(line))
+            x.flags() &= static_cast<std::uint8_t>(~detail::line_exclusive);
+        e.owner = -1;
+    }
+    // c writes `line` (present in its L1): every other core's L1 and L2 copy
+    // and every other socket's L3 copy goes, and c owns the line until
+    // another cache takes a copy. Its own socket's L3 copy stays: a core of
+    // that socket reading it later finds it there (an on-die transfer,
+    // taken at the L3's latency).
+    [[gnu::noinline]] void own(Core& c, std::uint64_t line) {
+        Directory::Entry& e = directory.at(line);
+        const std::uint64_t mine = Directory::core_bit(c.index);
+        for (std::uint64_t m = e.cores; m != 0; m &= m - 1)
+            for (std::size_t k = static_cast<std::size_t>(std::countr_zero(m)); k < cores.size(); k += 64)
+                if (k != c.index) {
+                    Core& o = cores[k];
+                    if (const LineRef x = o.l1.find(line)) {
+                        o.l1.erase(x);
+                        ++r.invalidations;
+                    }
+                    if (const LineRef y = o.l2.find(line)) {
+                        o.l2.erase(y);
+                        ++r.invalidations;
+                    }
+                }
+        const std::uint32_t my_socket = Directory::socket_bit(c.socket);
+        for (std::uint32_t m = e.sockets; m != 0; m &= m - 1)
+            for (std::size_t s = static_cast<std::size_t>(std::countr_zero(m)); s < sockets.size(); s += 32)
+                if (s != c.socket)
+                    if (const LineRef z = sockets[s].l3.find(line)) {
+                        sockets[s].l3.erase(z);
+                        ++r.invalidations;
+                    }
+        e.cores = mine;
+        e.sockets &= my_socket;
+        e.owner = static_cast<std::int32_t>(c.index);
+        if (const LineRef x = c.l1.find(line)) x.flags() |= detail::line_exclusive;
     }
 
     // A used prefetched line: useful, and late if it was still in flight.
@@ -343,10 +475,11 @@ struct MemorySim::Impl {
         const int home = home_for_demand(page, c);
         const std::uint8_t dirty = a.write ? line_dirty : 0;
         double done;
-        bool l1_hit = false, l1_prefetch_hit = false;
+        bool l1_hit = false, l1_prefetch_hit = false, exclusive = false;
         ++r.l1.demand_accesses;
         if (const LineRef x = c.l1.find(line)) {
             l1_hit = true;
+            exclusive = (x.flags() & detail::line_exclusive) != 0;
             c.l1.touch(x);
             l1_prefetch_hit = used(x, t + l1_ns);
             x.flags() |= dirty;
@@ -356,6 +489,11 @@ struct MemorySim::Impl {
         } else {
             done = l1_miss(c, a, t, line, home, dirty);
         }
+        // A store to a line that others may hold (the L1 copy is not
+        // exclusive) invalidates their copies first. The store buffer hides
+        // the invalidation's round trip from the core; the readers pay, with
+        // a miss.
+        if (a.write && !exclusive) own(c, line);
         for (auto& pf : c.l1_prefetchers) prefetch(c, *pf, detail::Trigger{a.pc, line, l1_hit, l1_prefetch_hit, t}, line);
         return done;
     }
@@ -634,6 +772,7 @@ MemoryReport minus(const MemoryReport& a, const MemoryReport& b) {
     d.dram_local_bytes = a.dram_local_bytes - b.dram_local_bytes;
     d.dram_remote_bytes = a.dram_remote_bytes - b.dram_remote_bytes;
     d.writeback_bytes = a.writeback_bytes - b.writeback_bytes;
+    d.invalidations = a.invalidations - b.invalidations;
     const PrefetchCounters &x = a.prefetch_counts, &y = b.prefetch_counts;
     d.prefetch_counts = {x.issued_l1 - y.issued_l1,           x.issued_l2 - y.issued_l2,
                          x.issued_l3 - y.issued_l3,           x.useful - y.useful,

@@ -104,6 +104,7 @@ nlohmann::json counters_json(const mem::MemoryReport& r, double s) {
               {"dram_local", r.dram_local_bytes},
               {"dram_remote", r.dram_remote_bytes},
               {"writeback", r.writeback_bytes}}},
+            {"invalidations", r.invalidations},
             {"energy_j",
              {{"total", r.energy_j()},
               {"caches", r.energy_cache_j},
