@@ -40,7 +40,7 @@ namespace numaware::sim::memory {
 // stream), so that stored results (the advisor's store, keyed by
 // `numaware --version`, which ends in "+memsim.<revision>") are never
 // mixed across models.
-inline constexpr const char* model_revision = "20261202";
+inline constexpr const char* model_revision = "20261202.2";
 
 
 // =====================================================================
@@ -202,6 +202,7 @@ struct MemoryReport {
     std::uint64_t dram_remote_bytes = 0;
     std::uint64_t writeback_bytes = 0;
     std::uint64_t invalidations = 0;     // copies removed from other cores' or sockets' caches by stores (coherence)
+    double barrier_s = 0;                // from the last thread's end to the team leaving the phase's barrier
     PrefetchCounters prefetch_counts;
     // The energy estimate (HierarchyPreset's energies): dynamic by level,
     // DRAM, and static power over the simulated time.

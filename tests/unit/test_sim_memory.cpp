@@ -421,6 +421,33 @@ TEST(SimMemoryCoherence, OnlyLinesOthersReadAreInvalidatedAgain) {
     EXPECT_EQ(r[4].invalidations, 0u);
 }
 
+// The barrier that ends a phase of several threads (libgomp's: one counter
+// line taken by each arrival in turn, then the release read by every
+// waiter). Two cores whose lines are already in their L1s end together; on
+// one socket each of the three transfers takes an L3 latency (30 cycles at
+// 2 GHz: 15 ns), across sockets 0 and 1 the two that cross take the DRAM
+// latency between them (160 ns).
+TEST(SimMemoryBarrier, ArrivalsTakeTheCounterLineInTurnThenTheReleaseIsRead) {
+    const auto barrier_s = [](unsigned a, unsigned b) {
+        mem::MemorySim sim(mem::preset("thesis-4s"), mem::parse_prefetch("none"), mem::parse_page_mapping("first-touch"));
+        const std::uint64_t base_a = std::uint64_t{1} << 30, base_b = std::uint64_t{2} << 30;
+        sim.run(one(a, std::make_unique<Sequential>(base_a, 1, false)), false);   // warm: one core at a time
+        sim.run(one(b, std::make_unique<Sequential>(base_b, 1, false)), false);
+        std::vector<mem::ThreadStream> v;
+        v.push_back({a, std::make_unique<Sequential>(base_a, 1, false)});
+        v.push_back({b, std::make_unique<Sequential>(base_b, 1, false)});
+        sim.run(std::move(v));
+        EXPECT_EQ(sim.phase_report().l1.demand_misses, 0u);
+        return sim.phase_report().barrier_s;
+    };
+    EXPECT_NEAR(barrier_s(0, 1), 3 * 15e-9, 1e-15);
+    EXPECT_NEAR(barrier_s(0, 4), 15e-9 + 2 * 160e-9, 1e-15);
+    // One thread has no barrier.
+    mem::MemorySim sim(mem::preset("thesis-4s"), mem::parse_prefetch("none"), {});
+    sim.run(one(0, std::make_unique<Sequential>(0, 4, false)));
+    EXPECT_EQ(sim.phase_report().barrier_s, 0.0);
+}
+
 // ---- analytic cases ------------------------------------------------------------
 
 // A chase over half a level's capacity is answered by that level, at its

@@ -27,6 +27,9 @@
 //    buffer hides the invalidation); data modified in another cache is read
 //    as any other miss is: from the socket's L3 if it holds a copy, else
 //    from the home's DRAM.
+//  * A phase run by more than one core ends with the team's barrier
+//    (libgomp's: a shared counter taken line by line, then a release that
+//    every waiter reads; barrier() below).
 //  * Cores advance in global time order, a few accesses at a time (the one
 //    furthest behind goes next), so shared queues see requests close to
 //    the order they would have on the machine.
@@ -250,6 +253,7 @@ struct MemorySim::Impl {
     double l1_ns = 0, l2_ns = 0, l3_ns = 0;
     unsigned line_shift = 6, page_shift = 12;
     double clock = 0;              // the end of the last phase
+    int barrier_line_socket = -1;  // where the barrier's counter line was left (none yet)
     MemoryReport r;
     MemoryReport phase;           // the last run's counters alone
     std::uint64_t replayed = 0;   // every access, counted phases or not
@@ -685,6 +689,34 @@ struct MemorySim::Impl {
         ++replayed;
     }
 
+    // The team's barrier at the end of a phase, as libgomp's (its Linux
+    // barrier, config/linux/bar.c): each thread, as it arrives, updates one
+    // shared counter atomically, and the last one to arrive bumps the
+    // generation word that the others spin on. An atomic update needs the
+    // counter's line exclusive, so the arrivals take it one after another,
+    // each from the thread before: within a socket through the L3 (its
+    // latency), across sockets at the (taker, holder) DRAM latency, which is
+    // what the coherence rule charges for a line modified elsewhere. Then
+    // the waiters read the generation line from the last one, in parallel.
+    // Returns when the last thread leaves; the line stays where the last
+    // arrival took it, for the next phase's barrier.
+    double barrier(const std::vector<std::size_t>& team) {
+        std::vector<std::size_t> order(team);
+        std::stable_sort(order.begin(), order.end(),
+                         [&](std::size_t a, std::size_t b) { return cores[a].end < cores[b].end; });
+        const auto transfer = [&](unsigned from, unsigned to) { return from == to ? l3_ns : lat[to][from]; };
+        unsigned holder = barrier_line_socket >= 0 ? static_cast<unsigned>(barrier_line_socket) : cores[order.front()].socket;
+        double t = 0;
+        for (const std::size_t i : order) {
+            t = std::max(t, cores[i].end) + transfer(holder, cores[i].socket);
+            holder = cores[i].socket;
+        }
+        double leave = t;
+        for (const std::size_t i : order) leave = std::max(leave, t + transfer(holder, cores[i].socket));
+        barrier_line_socket = static_cast<int>(holder);
+        return leave;
+    }
+
     bool refill(Core& c) {
         c.len = c.stream->next(std::span<Access>(c.buf));
         c.pos = 0;
@@ -733,16 +765,18 @@ struct MemorySim::Impl {
             }
             if (c.active) turns.emplace(c.now, i);
         }
-        double end = start;
+        double last = start;
         for (std::size_t i : active) {
             Core& c = cores[i];
             for (std::size_t k = 0; k < c.rob_size; ++k)
                 c.end = std::max(c.end, c.rob[(c.rob_head + k) & c.rob_mask].done);
-            end = std::max(end, c.end);
+            last = std::max(last, c.end);
             r.instructions += c.instr;
             c.instr = 0;
             c.stream = nullptr;
         }
+        const double end = active.size() > 1 ? barrier(active) : last;
+        r.barrier_s += (end - last) * 1e-9;
         clock = end;
         r.simulated_s += (end - start) * 1e-9;
         return (end - start) * 1e-9;
@@ -773,6 +807,7 @@ MemoryReport minus(const MemoryReport& a, const MemoryReport& b) {
     d.dram_remote_bytes = a.dram_remote_bytes - b.dram_remote_bytes;
     d.writeback_bytes = a.writeback_bytes - b.writeback_bytes;
     d.invalidations = a.invalidations - b.invalidations;
+    d.barrier_s = a.barrier_s - b.barrier_s;
     const PrefetchCounters &x = a.prefetch_counts, &y = b.prefetch_counts;
     d.prefetch_counts = {x.issued_l1 - y.issued_l1,           x.issued_l2 - y.issued_l2,
                          x.issued_l3 - y.issued_l3,           x.useful - y.useful,

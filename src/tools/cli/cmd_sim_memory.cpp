@@ -105,6 +105,7 @@ nlohmann::json counters_json(const mem::MemoryReport& r, double s) {
               {"dram_remote", r.dram_remote_bytes},
               {"writeback", r.writeback_bytes}}},
             {"invalidations", r.invalidations},
+            {"barrier_s", r.barrier_s},
             {"energy_j",
              {{"total", r.energy_j()},
               {"caches", r.energy_cache_j},
