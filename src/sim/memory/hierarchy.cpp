@@ -45,12 +45,15 @@
 #include "numaware/error.hpp"
 #include "numaware/memory_sim.hpp"
 #include "sim/memory/cache.hpp"
+#include "sim/memory/directory.hpp"
+#include "sim/memory/page_table.hpp"
 #include "sim/memory/prefetchers.hpp"
 
 namespace numaware::sim::memory {
 
 using detail::Cache;
 using detail::CacheLine;
+using detail::Directory;
 using detail::LineRef;
 using detail::line_dirty;
 using detail::line_prefetched;
@@ -83,121 +86,8 @@ private:
     std::priority_queue<double, std::vector<double>, std::greater<>> q_;
 };
 
-// Page number -> node position, open addressing (linear probing, at most
-// half full).
-class PageHomes {
-public:
-    int find(std::uint64_t page) const {
-        if (keys_.empty()) return -1;
-        for (std::size_t i = slot(page);; i = (i + 1) & (keys_.size() - 1)) {
-            if (keys_[i] == 0) return -1;
-            if (keys_[i] == page + 1) return nodes_[i];
-        }
-    }
-    void set(std::uint64_t page, int node) {
-        if ((count_ + 1) * 2 > keys_.size()) grow();
-        std::size_t i = slot(page);
-        while (keys_[i] != 0 && keys_[i] != page + 1) i = (i + 1) & (keys_.size() - 1);
-        if (keys_[i] == 0) ++count_;
-        keys_[i] = page + 1;
-        nodes_[i] = node;
-    }
-
-private:
-    std::size_t slot(std::uint64_t page) const {
-        return static_cast<std::size_t>((page * 0x9E3779B97F4A7C15ull) >> shift_);
-    }
-    void grow() {
-        std::vector<std::uint64_t> k;
-        std::vector<int> n;
-        k.swap(keys_);
-        n.swap(nodes_);
-        const std::size_t cap = k.empty() ? 1024 : k.size() * 2;
-        keys_.assign(cap, 0);
-        nodes_.assign(cap, -1);
-        shift_ = 64;
-        for (std::size_t c = cap; c > 1; c /= 2) --shift_;
-        count_ = 0;
-        for (std::size_t i = 0; i < k.size(); ++i)
-            if (k[i] != 0) set(k[i] - 1, n[i]);
-    }
-    std::vector<std::uint64_t> keys_;
-    std::vector<int> nodes_;
-    std::size_t count_ = 0;
-    unsigned shift_ = 64;
-};
-
-// Where copies of a line may be, for write-invalidate coherence: the cores
-// whose L2 it was filled into and the sockets whose L3 it was filled into
-// (core i is bit i % 64, socket i bit i % 32: past those, a bit stands for
-// every index congruent to it, and an invalidation looks in each), and the
-// core that may write it without telling the others (`owner`, -1 for
-// none). Copies evicted silently keep their bits; an invalidation then
-// finds nothing. The entries of a page's lines are one block, so a
-// stream's lines share host cache lines; pages are found by open
-// addressing (linear probing, at most half full), the last one kept.
-class Directory {
-public:
-    struct Entry {
-        std::uint64_t cores = 0;
-        std::uint32_t sockets = 0;
-        std::int32_t owner = -1;
-    };
-    explicit Directory(unsigned lines_per_page_shift = 6) : shift_lines_(lines_per_page_shift) {}
-    Entry& at(std::uint64_t line) {
-        const std::uint64_t page = line >> shift_lines_;
-        if (page != last_page_) {
-            last_page_ = page;
-            last_block_ = block_of(page);
-        }
-        return entries_[last_block_ + (line & ((std::size_t{1} << shift_lines_) - 1))];
-    }
-    static std::uint64_t core_bit(std::size_t index) { return std::uint64_t{1} << (index & 63u); }
-    static std::uint32_t socket_bit(std::size_t index) { return std::uint32_t{1} << (index & 31u); }
-
-private:
-    std::size_t block_of(std::uint64_t page) {
-        if ((count_ + 1) * 2 > keys_.size()) grow();
-        std::size_t i = slot(page);
-        while (keys_[i] != 0 && keys_[i] != page + 1) i = (i + 1) & (keys_.size() - 1);
-        if (keys_[i] == 0) {
-            keys_[i] = page + 1;
-            blocks_[i] = entries_.size();
-            entries_.resize(entries_.size() + (std::size_t{1} << shift_lines_));
-            ++count_;
-        }
-        return blocks_[i];
-    }
-    std::size_t slot(std::uint64_t page) const {
-        return static_cast<std::size_t>((page * 0x9E3779B97F4A7C15ull) >> shift_);
-    }
-    void grow() {
-        std::vector<std::uint64_t> k;
-        std::vector<std::size_t> b;
-        k.swap(keys_);
-        b.swap(blocks_);
-        const std::size_t cap = k.empty() ? 1024 : k.size() * 2;
-        keys_.assign(cap, 0);
-        blocks_.assign(cap, 0);
-        shift_ = 64;
-        for (std::size_t c = cap; c > 1; c /= 2) --shift_;
-        for (std::size_t j = 0; j < k.size(); ++j) {
-            if (k[j] == 0) continue;
-            std::size_t i = slot(k[j] - 1);
-            while (keys_[i] != 0) i = (i + 1) & (cap - 1);
-            keys_[i] = k[j];
-            blocks_[i] = b[j];
-        }
-    }
-    unsigned shift_lines_;
-    std::vector<std::uint64_t> keys_;    // page + 1; 0: empty
-    std::vector<std::size_t> blocks_;    // the page's first entry
-    std::vector<Entry> entries_;
-    std::size_t count_ = 0;
-    unsigned shift_ = 64;
-    std::uint64_t last_page_ = ~std::uint64_t{0};
-    std::size_t last_block_ = 0;
-};
+// Page number -> node position (-1: never touched).
+using PageHomes = detail::PageTable<int>;
 
 struct RobEntry {
     std::uint64_t instr;
@@ -242,7 +132,7 @@ struct MemorySim::Impl {
     std::vector<Core> cores;
     std::vector<Socket> sockets;
     std::unordered_map<unsigned, std::size_t> core_of_cpu;
-    PageHomes homes;
+    PageHomes homes{-1};
     Directory directory;
     std::vector<double> mem_free;               // per node: when its controller is next free
     std::vector<std::vector<double>> link_free; // [reader][home]
