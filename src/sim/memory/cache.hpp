@@ -82,6 +82,12 @@ public:
         for (unsigned w = 0; w < ways_; ++w) match |= static_cast<unsigned>(t[w] == key) << w;
         return match == 0 ? LineRef{} : ref(set, static_cast<unsigned>(std::countr_zero(match)));
     }
+    // Asks the host for the host lines of `line`'s set that a lookup reads,
+    // so that a lookup that comes later does not wait for them.
+    void prefetch(std::uint64_t line) const {
+        const std::uint64_t* set = set_of(line);
+        for (std::uint64_t k = 0; k < ready_at_; k += 8) __builtin_prefetch(set + k);
+    }
     void touch(const LineRef& l) { make_recent(*l.lru_, l.way_); }
     // Removes a present line (a coherence invalidation): its way becomes
     // empty and the next to be filled in its set.

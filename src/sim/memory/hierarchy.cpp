@@ -398,6 +398,11 @@ struct MemorySim::Impl {
                                      std::uint8_t dirty) {
         double done;
         ++r.l1.demand_misses;
+        // What an L2 miss reads next, asked of the host now, beside the L2
+        // lookup: the socket's L3 set and the line's directory entry (which
+        // exists: the line was filled into an L2 before, or will be now).
+        sockets[c.socket].l3.prefetch(line);
+        __builtin_prefetch(&directory.at(line));
         if (c.mshr.full_at(t)) {
             t = std::max(t, c.mshr.earliest());
             c.mshr.pop();
@@ -639,6 +644,7 @@ struct MemorySim::Impl {
         // while it stays less than one L3 hit latency ahead of the next one:
         // shared queues see requests out of machine order by at most that.
         constexpr int batch = 64;
+        constexpr std::size_t l1_lookahead = 4;
         const double quantum = l3_ns;
         using Turn = std::pair<double, std::size_t>;
         std::priority_queue<Turn, std::vector<Turn>, std::greater<>> turns;
@@ -650,6 +656,9 @@ struct MemorySim::Impl {
             Core& c = cores[i];
             const double second = turns.empty() ? std::numeric_limits<double>::infinity() : turns.top().first + quantum;
             for (int k = 0; k < batch && c.active && c.now <= second; ++k) {
+                // The L1 set of an access a few ahead, asked of the host now:
+                // 16 cores' L1s do not fit the host's L1.
+                if (c.pos + l1_lookahead < c.len) c.l1.prefetch(c.buf[c.pos + l1_lookahead].addr >> line_shift);
                 step(c, c.buf[c.pos]);
                 if (++c.pos == c.len) c.active = refill(c);
             }
