@@ -61,6 +61,10 @@ void run(const VmOptions& o, bool cpus_given) {
     request.keep = o.keep;
 
     const vm::VmResult r = vm::run_in_vm(request);
+    if (!r.boot_retry.empty())
+        write_all(stderr, fmt::format("numaware vm: the guest kernel panicked before the command started ({}); booted "
+                                      "again (first console: {}/console-boot1.log)\n",
+                                      r.boot_retry, r.results_dir));
 
     if (o.verbose) {
         write_all(stderr, fmt::format("numaware vm: {}\n--- guest console ---\n{}--- end of console ---\n",
@@ -85,6 +89,7 @@ void run(const VmOptions& o, bool cpus_given) {
         j["kernel"] = r.kernel_release;
         j["machine"] = nlohmann::json::parse(r.guest.to_json());
         if (!r.results_dir.empty()) j["results_dir"] = r.results_dir;
+        if (!r.boot_retry.empty()) j["boot_retry"] = r.boot_retry;
         // Guest output is arbitrary bytes; invalid UTF-8 becomes U+FFFD.
         write_all(stdout, j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     } else {

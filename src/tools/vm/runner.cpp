@@ -51,6 +51,17 @@ void set_failure(VmResult& result, const std::string& field, const std::string& 
 
 }  // namespace
 
+std::string panic_before_command(const std::string& console, bool command_started) {
+    if (command_started) return {};
+    const auto at = console.find("Kernel panic");
+    // init exiting is init's failure, not the kernel's: booting again would repeat it.
+    if (at == std::string::npos || console.find("Attempted to kill init", at) != std::string::npos) return {};
+    const auto newline = console.rfind('\n', at);
+    const std::size_t begin = newline == std::string::npos ? 0 : newline + 1;
+    const auto end = console.find('\n', at);
+    return trim(console.substr(begin, end == std::string::npos ? std::string::npos : end - begin));
+}
+
 std::string tail_lines(const std::string& text, std::size_t lines) {
     std::size_t end = text.size();
     while (end > 0 && text[end - 1] == '\n') --end;
@@ -183,8 +194,18 @@ VmResult run_in_vm(const VmRequest& request) {
     paths.kernel_args = request.kernel_args;
     result.qemu_argv = qemu_command(layout, paths);
 
-    const ProcessResult run =
+    ProcessResult run =
         run_process(result.qemu_argv, workdir + "/qemu.log", workdir + "/qemu.log", request.timeout_seconds);
+    if (!run.timed_out) {
+        std::error_code ec;
+        const std::string panic = panic_before_command(read_optional(paths.serial_log), fs::exists(out + "/started", ec));
+        if (!panic.empty() && !fs::exists(out + "/init-error", ec)) {
+            // Nothing of the command ran: boot again, once, keeping the first console.
+            fs::rename(paths.serial_log, workdir + "/console-boot1.log", ec);
+            result.boot_retry = panic;
+            run = run_process(result.qemu_argv, workdir + "/qemu.log", workdir + "/qemu.log", request.timeout_seconds);
+        }
+    }
     result.total_seconds = run.seconds;
     result.serial_log = read_optional(paths.serial_log);
     const std::string qemu_log = trim(read_optional(workdir + "/qemu.log"));
@@ -216,7 +237,7 @@ VmResult run_in_vm(const VmRequest& request) {
     }
     result.boot_seconds = std::max(0.0, result.total_seconds - result.run_seconds);
 
-    if (!request.keep) {
+    if (!request.keep && result.boot_retry.empty()) {
         std::error_code ec;
         fs::remove_all(workdir, ec);
         result.results_dir.clear();

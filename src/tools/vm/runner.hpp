@@ -49,6 +49,11 @@ struct VmResult {
     // before that, and the run's directory is kept.
     std::string failure_field;
     std::string failure;
+    // Set when the first boot's kernel panicked before the command started
+    // and the guest was booted again (once): the panic's console line. The
+    // first boot's console is kept as console-boot1.log in the results
+    // directory, which is then kept.
+    std::string boot_retry;
 };
 
 // Host environment variables passed into the guest without being asked:
@@ -68,8 +73,18 @@ std::vector<std::pair<std::string, std::string>> guest_environment(const std::ve
 // which the guest replaces with its own tmpfs, and no share covers it.
 bool hidden_in_guest(const std::string& path, const std::vector<std::string>& shares);
 
+// The console line of a guest kernel panic that came before the command
+// started ("Kernel panic - not syncing: ..."), or "" when there was none,
+// the command had started, or the panic is init's exit ("Attempted to kill
+// init": a failure of the guest's init that a new boot would repeat). Such a boot ran nothing of the request, so
+// run_in_vm() boots again, once: the panics seen were the guest kernel's
+// own, at boot, on a loaded host (BENCHMARKS.md). Pure.
+std::string panic_before_command(const std::string& console, bool command_started);
+
 // Runs the request. Throws Error when the guest cannot be started; a guest
-// that starts but never reports a status returns with `failure` set.
+// that starts but never reports a status returns with `failure` set. A
+// boot whose kernel panics before the command starts is retried once
+// (VmResult::boot_retry).
 VmResult run_in_vm(const VmRequest& request);
 
 // The last `lines` lines of `text`.
