@@ -460,13 +460,14 @@ TEST(VmRunner, AKernelPanicBeforeTheCommandIsNamedForABootAgain) {
         "[    1.90] RIP: 0010:hrtimer_start_range_ns+0x2a/0x3c0\n"
         "[    1.93] Kernel panic - not syncing: Fatal exception in interrupt\n"
         "[    1.93] Kernel Offset: disabled\n";
-    EXPECT_EQ(vm::panic_before_command(console, false), "[    1.93] Kernel panic - not syncing: Fatal exception in interrupt");
+    EXPECT_EQ(vm::panic_before_command(console, false, false), "[    1.93] Kernel panic - not syncing: Fatal exception in interrupt");
     // Once the command started, its side effects may have happened: no second boot.
-    EXPECT_EQ(vm::panic_before_command(console, true), "");
-    EXPECT_EQ(vm::panic_before_command("[    1.00] Run /init as init process\n", false), "");
-    // init's own exit repeats on every boot.
-    EXPECT_EQ(vm::panic_before_command("Kernel panic - not syncing: Attempted to kill init! exitcode=0x00000100", false), "");
-    EXPECT_EQ(vm::panic_before_command("Kernel panic - not syncing: VFS: Unable to mount root fs", false),
+    EXPECT_EQ(vm::panic_before_command(console, true, false), "");
+    EXPECT_EQ(vm::panic_before_command("[    1.00] Run /init as init process\n", false, false), "");
+    // An init that reported an error, or exited, fails the same way on every boot.
+    EXPECT_EQ(vm::panic_before_command(console, false, true), "");
+    EXPECT_EQ(vm::panic_before_command("Kernel panic - not syncing: Attempted to kill init! exitcode=0x00000100", false, false), "");
+    EXPECT_EQ(vm::panic_before_command("Kernel panic - not syncing: VFS: Unable to mount root fs", false, false),
               "Kernel panic - not syncing: VFS: Unable to mount root fs");
 }
 

@@ -51,8 +51,8 @@ void set_failure(VmResult& result, const std::string& field, const std::string& 
 
 }  // namespace
 
-std::string panic_before_command(const std::string& console, bool command_started) {
-    if (command_started) return {};
+std::string panic_before_command(const std::string& console, bool command_started, bool init_failed) {
+    if (command_started || init_failed) return {};
     const auto at = console.find("Kernel panic");
     // init exiting is init's failure, not the kernel's: booting again would repeat it.
     if (at == std::string::npos || console.find("Attempted to kill init", at) != std::string::npos) return {};
@@ -198,8 +198,9 @@ VmResult run_in_vm(const VmRequest& request) {
         run_process(result.qemu_argv, workdir + "/qemu.log", workdir + "/qemu.log", request.timeout_seconds);
     if (!run.timed_out) {
         std::error_code ec;
-        const std::string panic = panic_before_command(read_optional(paths.serial_log), fs::exists(out + "/started", ec));
-        if (!panic.empty() && !fs::exists(out + "/init-error", ec)) {
+        const std::string panic = panic_before_command(read_optional(paths.serial_log), fs::exists(out + "/started", ec),
+                                                       fs::exists(out + "/init-error", ec));
+        if (!panic.empty()) {
             // Nothing of the command ran: boot again, once, keeping the first console.
             fs::rename(paths.serial_log, workdir + "/console-boot1.log", ec);
             result.boot_retry = panic;

@@ -75,11 +75,12 @@ bool hidden_in_guest(const std::string& path, const std::vector<std::string>& sh
 
 // The console line of a guest kernel panic that came before the command
 // started ("Kernel panic - not syncing: ..."), or "" when there was none,
-// the command had started, or the panic is init's exit ("Attempted to kill
-// init": a failure of the guest's init that a new boot would repeat). Such a boot ran nothing of the request, so
-// run_in_vm() boots again, once: the panics seen were the guest kernel's
-// own, at boot, on a loaded host (BENCHMARKS.md). Pure.
-std::string panic_before_command(const std::string& console, bool command_started);
+// when the command had started, when the guest's init reported an error,
+// or when the panic is init's exit ("Attempted to kill init"): those a new
+// boot would repeat. Such a boot ran nothing of the request, so
+// run_in_vm() boots again, once: the panic CI met was the guest kernel's
+// own, at boot, on a loaded host (BENCHMARKS.md, 2026-12-02). Pure.
+std::string panic_before_command(const std::string& console, bool command_started, bool init_failed);
 
 // Runs the request. Throws Error when the guest cannot be started; a guest
 // that starts but never reports a status returns with `failure` set. A
