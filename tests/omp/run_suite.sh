@@ -290,7 +290,7 @@ refused() {   # PROGRAM SYMBOL WHAT
 }
 for prog in "$@"; do
     case $(basename "$prog") in
-        unsupported) refused "$prog" GOMP_target_ext "offloading to devices" ;;
+        unsupported) refused "$prog" GOMP_offload_register_ver "device images from an offloading compiler" ;;
     esac
 done
 

@@ -658,7 +658,7 @@ unsigned team_size_for(unsigned requested) {
     const ThreadState& st = thread_state();
     // Nested regions run on one thread (omp_get_supported_active_levels is
     // 1; docs/OPENMP.md), and OMP_MAX_ACTIVE_LEVELS=0 serialises them all.
-    if (st.active_level >= std::min(max_active_levels(), 1u)) return 1;
+    if (st.active_level >= std::min(max_active_levels(), 1u) || st.serial_regions) return 1;
     unsigned n = requested ? requested : nthreads_var();
     if (const unsigned limit = thread_limit()) n = std::min(n, limit);
     return std::max(n, 1u);

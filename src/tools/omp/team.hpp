@@ -129,6 +129,9 @@ struct ThreadState {
     // ICV its thread_limit clause sets (0: OMP_THREAD_LIMIT's).
     unsigned league_size = 1, league_num = 0;
     unsigned thread_limit = 0;
+    // A target region met inside an active parallel region (target.cpp):
+    // its parallel regions, and those nested in them, get one thread.
+    bool serial_regions = false;
     OmpTask* current = nullptr;   // the task whose body runs (tasking.hpp); null: the implicit task, not made yet
     OmpTask* implicit = nullptr;  // this region's implicit task's record, once made
     // The task throttle (tasking.cpp): the runtime last checked, tasks to
