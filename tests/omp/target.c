@@ -110,6 +110,36 @@ int main(void) {
     }
     printf("nowait: y %.1f\n", y);
 
+    /* nowait regions as deferred tasks: each keeps the firstprivate values
+     * of its creation and its own address list, whatever the creator does
+     * after it. */
+    double blocks[8] = {0};
+    double* bp = blocks;
+    int captured = 0;
+#pragma omp parallel
+#pragma omp single
+    {
+        int v = 1;
+#pragma omp target nowait firstprivate(v) map(from : captured) depend(out : captured)
+        captured = v;
+        v = 2;
+        for (int k = 0; k < 8; ++k) {
+            const double weight = 1.5 * k;
+#pragma omp target nowait firstprivate(k, weight) map(tofrom : bp[k : 1]) depend(inout : bp[k])
+            bp[k] += weight + k;
+        }
+#pragma omp target nowait map(tofrom : bp[0 : 8]) depend(inout : bp[0], bp[7])
+        {
+            bp[0] += 100;
+            bp[7] += 100;
+        }
+#pragma omp taskwait
+        (void)v;
+    }
+    printf("nowait tasks: captured %d, blocks", captured);
+    for (int k = 0; k < 8; ++k) printf(" %.1f", blocks[k]);
+    printf("\n");
+
     /* A target region inside a parallel region, from every thread. */
     long from_threads = 0;
 #pragma omp parallel reduction(+ : from_threads)

@@ -10,9 +10,11 @@
 //     ICVs the host's initial ones (omp_set_num_threads before it does not
 //     reach it, as under libgomp). Firstprivate variables are copied first,
 //     so the region writes its copy, never the original;
-//   * `nowait` is allowed to run the target task at once: it does, after
-//     the sibling tasks that its `depend` clauses name have finished
-//     (as taskwait depend);
+//   * `nowait` makes the region a deferred task of the encountering team,
+//     ordered by its `depend` clauses like any sibling task, carrying its
+//     own copies of the address list and of the firstprivate variables (the
+//     construct's arrays are gone when it runs); outside a parallel region
+//     it runs at once, as libgomp runs it;
 //   * a target region met inside an active parallel region (libgomp would
 //     fork a new team for its parallel regions) runs its parallel regions
 //     on one thread: the shim's task runtime has one seat per thread;
@@ -36,6 +38,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <string>
 
 #include "tools/omp/tasking.hpp"
@@ -48,6 +51,7 @@ namespace {
 // the high byte of a 16-bit kind the log2 of the variable's alignment.
 constexpr unsigned map_kind_mask = 0xff;
 constexpr unsigned map_firstprivate = 12;   // GOMP_MAP_FIRSTPRIVATE: copied, not mapped
+constexpr unsigned target_flag_nowait = 1u << 0;
 // The target construct's launch arguments: a null-terminated list of
 // identifiers, each with its value inline (bits 16 and up) or in the next
 // element.
@@ -70,6 +74,17 @@ unsigned thread_limit_arg(void** args) {
     return 0;
 }
 
+std::size_t round_up(std::size_t n, std::size_t align) { return (n + align - 1) / align * align; }
+
+// A firstprivate variable's alignment, from its map kind's high byte.
+std::size_t firstprivate_alignment(unsigned short kind) {
+    const unsigned log2 = kind >> 8;
+    if (log2 >= 24)
+        fatal("GOMP_target_ext: a firstprivate variable asks for an alignment of 2^" + std::to_string(log2) +
+              " bytes; at most 2^23 is supported");
+    return std::size_t{1} << log2;
+}
+
 // The copies of a target region's firstprivate variables, for as long as
 // the region runs; hostaddrs[i] is pointed at variable i's copy.
 class FirstprivateCopies {
@@ -78,7 +93,7 @@ public:
         std::size_t total = 0, max_align = 1;
         for (std::size_t i = 0; i < count; ++i) {
             if ((kinds[i] & map_kind_mask) != map_firstprivate) continue;
-            const std::size_t align = alignment(kinds[i]);
+            const std::size_t align = firstprivate_alignment(kinds[i]);
             total = round_up(total, align) + sizes[i];
             max_align = std::max(max_align, align);
         }
@@ -88,7 +103,7 @@ public:
         std::size_t at = 0;
         for (std::size_t i = 0; i < count; ++i) {
             if ((kinds[i] & map_kind_mask) != map_firstprivate) continue;
-            at = round_up(at, alignment(kinds[i]));
+            at = round_up(at, firstprivate_alignment(kinds[i]));
             if (sizes[i] > 0) std::memcpy(base + at, hostaddrs[i], sizes[i]);
             hostaddrs[i] = base + at;
             at += sizes[i];
@@ -96,13 +111,6 @@ public:
     }
 
 private:
-    static std::size_t alignment(unsigned short kind) {
-        const unsigned log2 = kind >> 8;
-        if (log2 >= 24) fatal("GOMP_target_ext: a firstprivate variable asks for an alignment of 2^" + std::to_string(log2) + " bytes; at most 2^23 is supported");
-        return std::size_t{1} << log2;
-    }
-    static std::size_t round_up(std::size_t n, std::size_t align) { return (n + align - 1) / align * align; }
-
     std::unique_ptr<std::byte[]> block_;
 };
 
@@ -122,6 +130,72 @@ void run_region(void (*fn)(void*), void* data, unsigned limit) {
     leave_region(st);
     st = std::move(outer);
 }
+
+// A `target nowait` region as an explicit task's argument block, one
+// allocation: the header, the address list, and the firstprivate
+// variables' copies, at offsets from the block's start (so the block can be
+// copied to the task's own storage, as create_task does, and still be
+// resolved there).
+struct TargetTask {
+    void (*fn)(void*);
+    std::size_t mapnum;
+    unsigned limit;
+    // then: void* addrs[mapnum]; std::size_t copy_at[mapnum] (0: not a
+    // copy); the copies
+};
+
+class TargetTaskBlock {
+public:
+    TargetTaskBlock(void (*fn)(void*), std::size_t mapnum, void** hostaddrs, const std::size_t* sizes,
+                    const unsigned short* kinds, unsigned limit) {
+        const std::size_t addrs_at = round_up(sizeof(TargetTask), alignof(void*));
+        const std::size_t offsets_at = addrs_at + mapnum * sizeof(void*);
+        std::size_t end = offsets_at + mapnum * sizeof(std::size_t);
+        align_ = alignof(std::max_align_t);
+        for (std::size_t i = 0; i < mapnum; ++i) {
+            if ((kinds[i] & map_kind_mask) != map_firstprivate) continue;
+            const std::size_t align = firstprivate_alignment(kinds[i]);
+            end = round_up(end, align) + sizes[i];
+            align_ = std::max(align_, align);
+        }
+        size_ = end;
+        storage_ = std::make_unique<std::byte[]>(size_ + align_);
+        block_ = storage_.get() + (align_ - reinterpret_cast<std::uintptr_t>(storage_.get()) % align_) % align_;
+        new (block_) TargetTask{fn, mapnum, limit};
+        auto* addrs = reinterpret_cast<void**>(block_ + addrs_at);
+        auto* offsets = reinterpret_cast<std::size_t*>(block_ + offsets_at);
+        std::size_t at = offsets_at + mapnum * sizeof(std::size_t);
+        for (std::size_t i = 0; i < mapnum; ++i) {
+            addrs[i] = hostaddrs[i];
+            offsets[i] = 0;
+            if ((kinds[i] & map_kind_mask) != map_firstprivate) continue;
+            at = round_up(at, firstprivate_alignment(kinds[i]));
+            if (sizes[i] > 0) std::memcpy(block_ + at, hostaddrs[i], sizes[i]);
+            offsets[i] = at;
+            at += sizes[i];
+        }
+    }
+    void* data() const { return block_; }
+    long size() const { return static_cast<long>(size_); }
+    long align() const { return static_cast<long>(align_); }
+
+    // The task's body: the block, wherever it was copied to.
+    static void run(void* arg) {
+        auto* block = static_cast<std::byte*>(arg);
+        const auto* head = static_cast<const TargetTask*>(arg);
+        const std::size_t addrs_at = round_up(sizeof(TargetTask), alignof(void*));
+        auto* addrs = reinterpret_cast<void**>(block + addrs_at);
+        const auto* offsets = reinterpret_cast<const std::size_t*>(block + addrs_at + head->mapnum * sizeof(void*));
+        for (std::size_t i = 0; i < head->mapnum; ++i)
+            if (offsets[i] != 0) addrs[i] = block + offsets[i];
+        run_region(head->fn, addrs, head->limit);
+    }
+
+private:
+    std::unique_ptr<std::byte[]> storage_;
+    std::byte* block_ = nullptr;
+    std::size_t size_ = 0, align_ = 1;
+};
 
 // The host device's numbers: the initial device (omp_get_initial_device(),
 // which equals omp_get_num_devices()), and omp_initial_device (-1, OpenMP 5.2).
@@ -148,7 +222,14 @@ void GOMP_target(int /*device*/, void (*fn)(void*), const void* /*unused*/, std:
 }
 
 void GOMP_target_ext(int /*device*/, void (*fn)(void*), std::size_t mapnum, void** hostaddrs, std::size_t* sizes,
-                     unsigned short* kinds, unsigned /*flags*/, void** depend, void** args) {
+                     unsigned short* kinds, unsigned flags, void** depend, void** args) {
+    if (flags & target_flag_nowait) {
+        const TargetTaskBlock block(fn, mapnum, hostaddrs, sizes, kinds, thread_limit_arg(args));
+        create_task(TaskArgs{.fn = &TargetTaskBlock::run, .data = block.data(), .cpyfn = nullptr,
+                             .arg_size = block.size(), .arg_align = block.align(), .undeferred = false,
+                             .final = false, .depend = depend});
+        return;
+    }
     if (depend != nullptr) wait_depend(depend);
     FirstprivateCopies copies(mapnum, hostaddrs, sizes, kinds);
     run_region(fn, hostaddrs, thread_limit_arg(args));
