@@ -68,7 +68,34 @@ static int capture_matches(void) {
     return tiny[2] == '\0' && strlen(tiny) == 2;
 }
 
-int main(void) {
+/* `affinity masks`: each thread of a region, in order, with its place and
+ * the CPUs of its mask; the suite runs it under binding variables that
+ * name CPUs (GOMP_CPU_AFFINITY), where both runtimes must bind alike. */
+static int print_masks(void) {
+    char line[64][160];
+    int threads = 1;
+#pragma omp parallel
+    {
+        const int t = omp_get_thread_num();
+        if (t < 64) {
+            cpu_set_t mask;
+            CPU_ZERO(&mask);
+            sched_getaffinity(0, sizeof mask, &mask);
+            int n = snprintf(line[t], sizeof line[t], "thread %d: place %d of %d, CPUs", t, omp_get_place_num(),
+                             omp_get_num_places());
+            for (int c = 0; c < CPU_SETSIZE && n < (int)sizeof line[t] - 8; ++c)
+                if (CPU_ISSET(c, &mask)) n += snprintf(line[t] + n, sizeof line[t] - (size_t)n, " %d", c);
+        }
+#pragma omp single
+        threads = omp_get_num_threads();
+    }
+    for (int t = 0; t < threads && t < 64; ++t) puts(line[t]);
+    printf("proc bind: %d\n", (int)omp_get_proc_bind());
+    return 0;
+}
+
+int main(int argc, char** argv) {
+    if (argc > 1 && strcmp(argv[1], "masks") == 0) return print_masks();
     printf("places consistent: %d\n", places_consistent());
     printf("initial thread's place holds its mask: %d\n", my_place_holds_my_mask());
     int mask_ok = 1, capture_ok = 1;

@@ -236,6 +236,20 @@ for prog in "$@"; do
     say "ok: OMP_DISPLAY_AFFINITY=true: $lines"
 done
 
+# libgomp's own binding variable, GOMP_CPU_AFFINITY (a CPU list: thread i
+# on the i-th CPU), alone and beside OMP_PROC_BIND and OMP_PLACES, binds the
+# threads as under libgomp. CPUs 0 and 1: the machine has at least two.
+for prog in "$@"; do
+    [[ $(basename "$prog") == affinity ]] || continue
+    for vars in "GOMP_CPU_AFFINITY=1,0" "GOMP_CPU_AFFINITY=1" "GOMP_CPU_AFFINITY=0-1:1 OMP_NUM_THREADS=3" \
+                "GOMP_CPU_AFFINITY=1,0 OMP_PROC_BIND=spread" "GOMP_CPU_AFFINITY=1,0 OMP_PLACES=threads"; do
+        want=$(env OMP_NUM_THREADS=2 $vars "$prog" masks 2>&1)
+        got=$(env OMP_NUM_THREADS=2 $vars LD_PRELOAD=$preload "$prog" masks 2>&1)
+        [[ $got == "$want" ]] || { bad "affinity masks with $vars: output differs"; diff <(echo "$want") <(echo "$got") | head; }
+    done
+    say "ok: GOMP_CPU_AFFINITY binds as under libgomp"
+done
+
 # A pinned allocator's blocks are locked in memory while they live (the
 # shim only: GCC 12's libgomp refuses pinned allocators).
 # Sanitizers turn mlock into a no-op, so under one (OMP_SUITE_PRELOAD_FIRST)

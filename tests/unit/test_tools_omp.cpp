@@ -97,6 +97,31 @@ TEST(OmpSettings, StackSizeDefaultsToKilobytes) {
         EXPECT_FALSE(omp::parse_stack_size(bad, s)) << bad;
 }
 
+TEST(OmpSettings, GompCpuAffinityIsOnePlacePerCpuInTheOrderGiven) {
+    omp::Places p;
+    ASSERT_TRUE(omp::parse_cpu_affinity("0 3 1-2 4-15:2", p));
+    EXPECT_EQ(p.kind, omp::PlaceKind::explicit_list);
+    const std::vector<std::vector<unsigned>> want{{0}, {3}, {1}, {2}, {4}, {6}, {8}, {10}, {12}, {14}};
+    EXPECT_EQ(p.sets, want);
+    ASSERT_TRUE(omp::parse_cpu_affinity(" 1,0 ", p));
+    EXPECT_EQ(p.sets, (std::vector<std::vector<unsigned>>{{1}, {0}}));
+    for (const char* bad : {"", " , ", "x", "3-1", "1-4:0", "1:2", "-2", "0-99999999999", "0-4294967295"})
+        EXPECT_FALSE(omp::parse_cpu_affinity(bad, p)) << bad;
+    // Read as libgomp reads it: not over OMP_PLACES, not with OMP_PROC_BIND=false.
+    omp::Settings s = read({{"GOMP_CPU_AFFINITY", "1 0"}});
+    EXPECT_TRUE(s.places_set);
+    EXPECT_EQ(s.places.sets, (std::vector<std::vector<unsigned>>{{1}, {0}}));
+    EXPECT_EQ(read({{"GOMP_CPU_AFFINITY", "1 0"}, {"OMP_PLACES", "threads"}}).places.kind, omp::PlaceKind::threads);
+    EXPECT_FALSE(read({{"GOMP_CPU_AFFINITY", "1 0"}, {"OMP_PROC_BIND", "false"}}).places_set);
+    std::vector<std::string> warnings;
+    EXPECT_FALSE(read({{"GOMP_CPU_AFFINITY", "bogus"}}, &warnings).places_set);
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_NE(warnings[0].find("GOMP_CPU_AFFINITY: 'bogus'"), std::string::npos);
+    // GOMP_STACKSIZE, in kilobytes, when OMP_STACKSIZE gives none.
+    EXPECT_EQ(read({{"GOMP_STACKSIZE", "256"}}).stack_bytes, 256u * 1024);
+    EXPECT_EQ(read({{"GOMP_STACKSIZE", "256"}, {"OMP_STACKSIZE", "1M"}}).stack_bytes, std::size_t{1} << 20);
+}
+
 TEST(OmpSettings, ScheduleKindsModifiersAndChunks) {
     omp::Schedule s;
     ASSERT_TRUE(omp::parse_schedule("guided,4", s));

@@ -210,6 +210,44 @@ bool parse_stack_size(std::string_view text, std::size_t& out) {
     return true;
 }
 
+bool parse_cpu_affinity(std::string_view text, Places& out) {
+    Places p;
+    p.kind = PlaceKind::explicit_list;
+    std::size_t at = 0;
+    const auto separator = [](char c) { return c == ' ' || c == ',' || c == '\t' || c == '\n'; };
+    while (at < text.size()) {
+        if (separator(text[at])) {
+            ++at;
+            continue;
+        }
+        std::size_t end = at;
+        while (end < text.size() && !separator(text[end])) ++end;
+        const std::string_view item = text.substr(at, end - at);
+        at = end;
+        // "M", "M-N" or "M-N:S".
+        const std::size_t dash = item.find('-');
+        const std::size_t colon = item.find(':');
+        unsigned first = 0, last = 0, stride = 1;
+        if (dash == std::string_view::npos) {
+            if (colon != std::string_view::npos || !whole_number(item, first)) return false;
+            last = first;
+        } else {
+            if (!whole_number(item.substr(0, dash), first)) return false;
+            const std::string_view rest = item.substr(dash + 1, colon == std::string_view::npos ? std::string_view::npos : colon - dash - 1);
+            if (!whole_number(rest, last) || last < first) return false;
+            if (colon != std::string_view::npos && (colon < dash || !whole_number(item.substr(colon + 1), stride) || stride == 0))
+                return false;
+        }
+        for (unsigned long cpu = first; cpu <= last; cpu += stride) {
+            if (p.sets.size() >= max_place_cpus) return false;
+            p.sets.push_back({static_cast<unsigned>(cpu)});
+        }
+    }
+    if (p.sets.empty()) return false;
+    out = std::move(p);
+    return true;
+}
+
 bool parse_schedule(std::string_view text, Schedule& out) {
     std::string_view t = trim(text);
     Schedule s;
@@ -254,8 +292,20 @@ Settings read_settings(const GetEnv& getenv, const Warn& warn) {
         if (parse_places(v, s.places)) s.places_set = true;
         else invalid("OMP_PLACES", v, "threads, cores, sockets, numa_domains or a list of {CPU,...} places");
     }
-    if (const char* v = getenv("OMP_STACKSIZE"))
-        if (!parse_stack_size(v, s.stack_bytes)) invalid("OMP_STACKSIZE", v, "a positive size with B, K, M or G");
+    // libgomp's own variables, read as libgomp reads them: GOMP_CPU_AFFINITY
+    // gives the places when OMP_PLACES gives none and OMP_PROC_BIND is not
+    // false; GOMP_STACKSIZE the stack size when OMP_STACKSIZE gives none.
+    if (const char* v = getenv("GOMP_CPU_AFFINITY"); v != nullptr && !s.places_set && !(s.bind_set && s.bind == Bind::false_)) {
+        if (parse_cpu_affinity(v, s.places)) s.places_set = true;
+        else invalid("GOMP_CPU_AFFINITY", v, "CPUs N, ranges M-N and strided ranges M-N:S, separated by spaces or commas");
+    }
+    bool stack_set = false;
+    if (const char* v = getenv("OMP_STACKSIZE")) {
+        if (parse_stack_size(v, s.stack_bytes)) stack_set = true;
+        else invalid("OMP_STACKSIZE", v, "a positive size with B, K, M or G");
+    }
+    if (const char* v = getenv("GOMP_STACKSIZE"); v != nullptr && !stack_set)
+        if (!parse_stack_size(v, s.stack_bytes)) invalid("GOMP_STACKSIZE", v, "a positive size with B, K, M or G");
     if (const char* v = getenv("OMP_SCHEDULE"))
         if (!parse_schedule(v, s.schedule))
             invalid("OMP_SCHEDULE", v, "[monotonic:|nonmonotonic:]static|dynamic|guided|auto[,CHUNK]");

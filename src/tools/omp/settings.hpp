@@ -78,6 +78,10 @@ bool parse_num_threads(std::string_view text, unsigned& first, std::vector<unsig
 bool parse_proc_bind(std::string_view text, Bind& out);
 bool parse_places(std::string_view text, Places& out);
 bool parse_stack_size(std::string_view text, std::size_t& out);
+// GOMP_CPU_AFFINITY, libgomp's own: CPUs "N", ranges "M-N" and strided
+// ranges "M-N:S", separated by spaces or commas; each CPU one place, in
+// the order given (thread i binds to the i-th, cyclically).
+bool parse_cpu_affinity(std::string_view text, Places& out);
 bool parse_schedule(std::string_view text, Schedule& out);
 
 }  // namespace numaware::omp
