@@ -242,12 +242,13 @@ done
 for prog in "$@"; do
     [[ $(basename "$prog") == affinity ]] || continue
     for vars in "GOMP_CPU_AFFINITY=1,0" "GOMP_CPU_AFFINITY=1" "GOMP_CPU_AFFINITY=0-1:1 OMP_NUM_THREADS=3" \
-                "GOMP_CPU_AFFINITY=1,0 OMP_PROC_BIND=spread" "GOMP_CPU_AFFINITY=1,0 OMP_PLACES=threads"; do
+                "GOMP_CPU_AFFINITY=1,0 OMP_PROC_BIND=spread" "GOMP_CPU_AFFINITY=1,0 OMP_PLACES=threads" \
+                "GOMP_CPU_AFFINITY=1,0 OMP_PROC_BIND=false" "OMP_PROC_BIND=false OMP_PLACES=threads"; do
         want=$(env OMP_NUM_THREADS=2 $vars "$prog" masks 2>&1)
         got=$(env OMP_NUM_THREADS=2 $vars LD_PRELOAD=$preload "$prog" masks 2>&1)
         [[ $got == "$want" ]] || { bad "affinity masks with $vars: output differs"; diff <(echo "$want") <(echo "$got") | head; }
     done
-    say "ok: GOMP_CPU_AFFINITY binds as under libgomp"
+    say "ok: GOMP_CPU_AFFINITY binds as under libgomp; OMP_PROC_BIND=false leaves no places"
 done
 
 # A pinned allocator's blocks are locked in memory while they live (the

@@ -91,8 +91,12 @@ std::string places_text(const PlaceList& list) {
 
 }  // namespace
 
+// Unbound threads (OMP_PROC_BIND=false) have no place list, as under
+// libgomp: no places, every thread's place -1.
 const PlaceList& team_places() {
-    static const PlaceList list = place_list(team_machine(), initial_cpus(), settings().places);
+    static const PlaceList list = settings().bind == Bind::false_
+                                      ? PlaceList{}
+                                      : place_list(team_machine(), initial_cpus(), settings().places);
     return list;
 }
 
