@@ -460,15 +460,27 @@ TEST(VmRunner, AKernelPanicBeforeTheCommandIsNamedForABootAgain) {
         "[    1.90] RIP: 0010:hrtimer_start_range_ns+0x2a/0x3c0\n"
         "[    1.93] Kernel panic - not syncing: Fatal exception in interrupt\n"
         "[    1.93] Kernel Offset: disabled\n";
-    EXPECT_EQ(vm::panic_before_command(console, false, false), "[    1.93] Kernel panic - not syncing: Fatal exception in interrupt");
+    EXPECT_EQ(vm::boot_failure_before_command(console, 0, false, false), "[    1.93] Kernel panic - not syncing: Fatal exception in interrupt");
     // Once the command started, its side effects may have happened: no second boot.
-    EXPECT_EQ(vm::panic_before_command(console, true, false), "");
-    EXPECT_EQ(vm::panic_before_command("[    1.00] Run /init as init process\n", false, false), "");
+    EXPECT_EQ(vm::boot_failure_before_command(console, 0, true, false), "");
+    EXPECT_EQ(vm::boot_failure_before_command("[    1.00] Run /init as init process\n", 0, false, false), "");
     // An init that reported an error, or exited, fails the same way on every boot.
-    EXPECT_EQ(vm::panic_before_command(console, false, true), "");
-    EXPECT_EQ(vm::panic_before_command("Kernel panic - not syncing: Attempted to kill init! exitcode=0x00000100", false, false), "");
-    EXPECT_EQ(vm::panic_before_command("Kernel panic - not syncing: VFS: Unable to mount root fs", false, false),
+    EXPECT_EQ(vm::boot_failure_before_command(console, 0, false, true), "");
+    EXPECT_EQ(vm::boot_failure_before_command("Kernel panic - not syncing: Attempted to kill init! exitcode=0x00000100", 0, false, false), "");
+    EXPECT_EQ(vm::boot_failure_before_command("Kernel panic - not syncing: VFS: Unable to mount root fs", 0, false, false),
               "Kernel panic - not syncing: VFS: Unable to mount root fs");
+}
+
+// QEMU itself died of SIGSEGV before the guest printed anything (CI,
+// 2026-12-02, the 8-node stencil check): a boot again; not once the command
+// started, not for a plain non-zero exit.
+TEST(VmRunner, QemuKilledBySignalBeforeTheCommandIsNamedForABootAgain) {
+    EXPECT_EQ(vm::boot_failure_before_command("", 139, false, false),
+              "QEMU was killed by signal 11 before the command started");
+    EXPECT_EQ(vm::boot_failure_before_command("", 139, true, false), "");
+    EXPECT_EQ(vm::boot_failure_before_command("", 139, false, true), "");
+    EXPECT_EQ(vm::boot_failure_before_command("", 1, false, false), "");
+    EXPECT_EQ(vm::boot_failure_before_command("", 0, false, false), "");
 }
 
 TEST(VmRunner, PathsUnderTmpAreHiddenUnlessShared) {

@@ -62,8 +62,8 @@ void run(const VmOptions& o, bool cpus_given) {
 
     const vm::VmResult r = vm::run_in_vm(request);
     if (!r.boot_retry.empty())
-        write_all(stderr, fmt::format("numaware vm: the guest kernel panicked before the command started ({}); booted "
-                                      "again (first console: {}/console-boot1.log)\n",
+        write_all(stderr, fmt::format("numaware vm: the boot failed before the command started ({}); booted again "
+                                      "(first console: {}/console-boot1.log)\n",
                                       r.boot_retry, r.results_dir));
 
     if (o.verbose) {

@@ -51,11 +51,16 @@ void set_failure(VmResult& result, const std::string& field, const std::string& 
 
 }  // namespace
 
-std::string panic_before_command(const std::string& console, bool command_started, bool init_failed) {
+std::string boot_failure_before_command(const std::string& console, int qemu_status, bool command_started,
+                                        bool init_failed) {
     if (command_started || init_failed) return {};
     const auto at = console.find("Kernel panic");
     // init exiting is init's failure, not the kernel's: booting again would repeat it.
-    if (at == std::string::npos || console.find("Attempted to kill init", at) != std::string::npos) return {};
+    if (at != std::string::npos && console.find("Attempted to kill init", at) != std::string::npos) return {};
+    if (at == std::string::npos) {
+        if (qemu_status > 128) return fmt::format("QEMU was killed by signal {} before the command started", qemu_status - 128);
+        return {};
+    }
     const auto newline = console.rfind('\n', at);
     const std::size_t begin = newline == std::string::npos ? 0 : newline + 1;
     const auto end = console.find('\n', at);
@@ -198,12 +203,12 @@ VmResult run_in_vm(const VmRequest& request) {
         run_process(result.qemu_argv, workdir + "/qemu.log", workdir + "/qemu.log", request.timeout_seconds);
     if (!run.timed_out) {
         std::error_code ec;
-        const std::string panic = panic_before_command(read_optional(paths.serial_log), fs::exists(out + "/started", ec),
-                                                       fs::exists(out + "/init-error", ec));
-        if (!panic.empty()) {
+        const std::string failure = boot_failure_before_command(
+            read_optional(paths.serial_log), run.status, fs::exists(out + "/started", ec), fs::exists(out + "/init-error", ec));
+        if (!failure.empty()) {
             // Nothing of the command ran: boot again, once, keeping the first console.
             fs::rename(paths.serial_log, workdir + "/console-boot1.log", ec);
-            result.boot_retry = panic;
+            result.boot_retry = failure;
             run = run_process(result.qemu_argv, workdir + "/qemu.log", workdir + "/qemu.log", request.timeout_seconds);
         }
     }

@@ -73,19 +73,23 @@ std::vector<std::pair<std::string, std::string>> guest_environment(const std::ve
 // which the guest replaces with its own tmpfs, and no share covers it.
 bool hidden_in_guest(const std::string& path, const std::vector<std::string>& shares);
 
-// The console line of a guest kernel panic that came before the command
-// started ("Kernel panic - not syncing: ..."), or "" when there was none,
-// when the command had started, when the guest's init reported an error,
-// or when the panic is init's exit ("Attempted to kill init"): those a new
-// boot would repeat. Such a boot ran nothing of the request, so
-// run_in_vm() boots again, once: the panic CI met was the guest kernel's
-// own, at boot, on a loaded host (BENCHMARKS.md, 2026-12-02). Pure.
-std::string panic_before_command(const std::string& console, bool command_started, bool init_failed);
+// Why a boot failed before the command started, or "" when it did not, or
+// when a new boot would fail the same way. A failure is the console line of
+// a guest kernel panic ("Kernel panic - not syncing: ..."), or, without
+// one, QEMU killed by a signal (`qemu_status` > 128: 128 + the signal, as
+// ProcessResult gives it). "" when the command had started, when the
+// guest's init reported an error, or when the panic is init's exit
+// ("Attempted to kill init"). Such a boot ran nothing of the request, so
+// run_in_vm() boots again, once: CI met a guest kernel panic at boot on a
+// loaded host, and QEMU dying of SIGSEGV before the guest printed anything
+// (BENCHMARKS.md, 2026-12-02). Pure.
+std::string boot_failure_before_command(const std::string& console, int qemu_status, bool command_started,
+                                        bool init_failed);
 
 // Runs the request. Throws Error when the guest cannot be started; a guest
 // that starts but never reports a status returns with `failure` set. A
-// boot whose kernel panics before the command starts is retried once
-// (VmResult::boot_retry).
+// boot that fails before the command starts (a kernel panic, QEMU killed by
+// a signal) is retried once (VmResult::boot_retry).
 VmResult run_in_vm(const VmRequest& request);
 
 // The last `lines` lines of `text`.
