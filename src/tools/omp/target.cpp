@@ -74,7 +74,7 @@ unsigned thread_limit_arg(void** args) {
     return 0;
 }
 
-std::size_t round_up(std::size_t n, std::size_t align) { return (n + align - 1) / align * align; }
+constexpr std::size_t round_up(std::size_t n, std::size_t align) { return (n + align - 1) / align * align; }
 
 // A firstprivate variable's alignment, from its map kind's high byte.
 std::size_t firstprivate_alignment(unsigned short kind) {
@@ -84,35 +84,6 @@ std::size_t firstprivate_alignment(unsigned short kind) {
               " bytes; at most 2^23 is supported");
     return std::size_t{1} << log2;
 }
-
-// The copies of a target region's firstprivate variables, for as long as
-// the region runs; hostaddrs[i] is pointed at variable i's copy.
-class FirstprivateCopies {
-public:
-    FirstprivateCopies(std::size_t count, void** hostaddrs, const std::size_t* sizes, const unsigned short* kinds) {
-        std::size_t total = 0, max_align = 1;
-        for (std::size_t i = 0; i < count; ++i) {
-            if ((kinds[i] & map_kind_mask) != map_firstprivate) continue;
-            const std::size_t align = firstprivate_alignment(kinds[i]);
-            total = round_up(total, align) + sizes[i];
-            max_align = std::max(max_align, align);
-        }
-        if (max_align == 1 && total == 0) return;
-        block_ = std::make_unique<std::byte[]>(total + max_align);
-        std::byte* base = block_.get() + (max_align - reinterpret_cast<std::uintptr_t>(block_.get()) % max_align) % max_align;
-        std::size_t at = 0;
-        for (std::size_t i = 0; i < count; ++i) {
-            if ((kinds[i] & map_kind_mask) != map_firstprivate) continue;
-            at = round_up(at, firstprivate_alignment(kinds[i]));
-            if (sizes[i] > 0) std::memcpy(base + at, hostaddrs[i], sizes[i]);
-            hostaddrs[i] = base + at;
-            at += sizes[i];
-        }
-    }
-
-private:
-    std::unique_ptr<std::byte[]> block_;
-};
 
 // fn(data) as the initial thread of a new contention group, on this thread;
 // the encountering thread's state comes back afterwards.
@@ -131,24 +102,23 @@ void run_region(void (*fn)(void*), void* data, unsigned limit) {
     st = std::move(outer);
 }
 
-// A `target nowait` region as an explicit task's argument block, one
-// allocation: the header, the address list, and the firstprivate
-// variables' copies, at offsets from the block's start (so the block can be
-// copied to the task's own storage, as create_task does, and still be
-// resolved there).
+// A target region's launch as one block: the header, the address list,
+// and the firstprivate variables' copies, at offsets from the block's start.
+// A `nowait` region's task carries it (create_task copies the block to the
+// task's own storage, where the offsets still resolve); a region that runs
+// at once runs it in place.
 struct TargetTask {
     void (*fn)(void*);
     std::size_t mapnum;
     unsigned limit;
-    // then: void* addrs[mapnum]; std::size_t copy_at[mapnum] (0: not a
+    // then: void* addrs[mapnum]; std::size_t offsets[mapnum] (0: not a
     // copy); the copies
 };
 
-class TargetTaskBlock {
+class TargetRegion {
 public:
-    TargetTaskBlock(void (*fn)(void*), std::size_t mapnum, void** hostaddrs, const std::size_t* sizes,
-                    const unsigned short* kinds, unsigned limit) {
-        const std::size_t addrs_at = round_up(sizeof(TargetTask), alignof(void*));
+    TargetRegion(void (*fn)(void*), std::size_t mapnum, void* const* hostaddrs, const std::size_t* sizes,
+                 const unsigned short* kinds, unsigned limit) {
         const std::size_t offsets_at = addrs_at + mapnum * sizeof(void*);
         std::size_t end = offsets_at + mapnum * sizeof(std::size_t);
         align_ = alignof(std::max_align_t);
@@ -179,11 +149,11 @@ public:
     long size() const { return static_cast<long>(size_); }
     long align() const { return static_cast<long>(align_); }
 
-    // The task's body: the block, wherever it was copied to.
+    // Runs the region of the block at `arg`, wherever it was copied to
+    // (a task's body).
     static void run(void* arg) {
         auto* block = static_cast<std::byte*>(arg);
         const auto* head = static_cast<const TargetTask*>(arg);
-        const std::size_t addrs_at = round_up(sizeof(TargetTask), alignof(void*));
         auto* addrs = reinterpret_cast<void**>(block + addrs_at);
         const auto* offsets = reinterpret_cast<const std::size_t*>(block + addrs_at + head->mapnum * sizeof(void*));
         for (std::size_t i = 0; i < head->mapnum; ++i)
@@ -192,6 +162,7 @@ public:
     }
 
 private:
+    static constexpr std::size_t addrs_at = round_up(sizeof(TargetTask), alignof(void*));
     std::unique_ptr<std::byte[]> storage_;
     std::byte* block_ = nullptr;
     std::size_t size_ = 0, align_ = 1;
@@ -223,16 +194,15 @@ void GOMP_target(int /*device*/, void (*fn)(void*), const void* /*unused*/, std:
 
 void GOMP_target_ext(int /*device*/, void (*fn)(void*), std::size_t mapnum, void** hostaddrs, std::size_t* sizes,
                      unsigned short* kinds, unsigned flags, void** depend, void** args) {
+    const TargetRegion region(fn, mapnum, hostaddrs, sizes, kinds, thread_limit_arg(args));
     if (flags & target_flag_nowait) {
-        const TargetTaskBlock block(fn, mapnum, hostaddrs, sizes, kinds, thread_limit_arg(args));
-        create_task(TaskArgs{.fn = &TargetTaskBlock::run, .data = block.data(), .cpyfn = nullptr,
-                             .arg_size = block.size(), .arg_align = block.align(), .undeferred = false,
+        create_task(TaskArgs{.fn = &TargetRegion::run, .data = region.data(), .cpyfn = nullptr,
+                             .arg_size = region.size(), .arg_align = region.align(), .undeferred = false,
                              .final = false, .depend = depend});
         return;
     }
     if (depend != nullptr) wait_depend(depend);
-    FirstprivateCopies copies(mapnum, hostaddrs, sizes, kinds);
-    run_region(fn, hostaddrs, thread_limit_arg(args));
+    TargetRegion::run(region.data());
 }
 
 // ---- teams inside a target region
