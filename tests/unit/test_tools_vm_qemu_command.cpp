@@ -360,6 +360,23 @@ TEST(VmKernelCache, FindsByNewestSeriesExactOrPathAndNamesTheFetchScript) {
     fs::remove_all(root);
 }
 
+TEST(VmKernelCache, BootsTheDecompressedPvhImageWhenTheEntryHasOneUnlessVmlinuzIsNamed) {
+    namespace fs = std::filesystem;
+    const fs::path root = fs::temp_directory_path() / ("nw-kpvh-" + std::to_string(::getpid()));
+    fs::remove_all(root);
+    const fs::path dir = root / "kernels" / "6.1.0-56-amd64";
+    fs::create_directories(dir / "lib" / "modules" / "6.1.0-56-amd64");
+    std::ofstream(dir / "vmlinuz") << "image";
+    EXPECT_EQ(vm::find_kernel("6.1", root.string()).boot_image(), (dir / "vmlinuz").string());
+    std::ofstream(dir / "vmlinux") << "elf";
+    EXPECT_EQ(vm::find_kernel("6.1", root.string()).boot_image(), (dir / "vmlinux").string());
+    EXPECT_EQ(vm::find_kernel(dir.string(), root.string()).boot_image(), (dir / "vmlinux").string());
+    EXPECT_EQ(vm::find_kernel((dir / "vmlinuz").string(), root.string()).boot_image(), (dir / "vmlinuz").string());
+    EXPECT_EQ(vm::find_kernel((dir / "vmlinux").string(), root.string()).boot_image(), (dir / "vmlinux").string());
+    EXPECT_EQ(vm::find_kernel("6.1", root.string()).image, (dir / "vmlinuz").string());
+    fs::remove_all(root);
+}
+
 TEST(VmInitramfs, ModulesLoadDependenciesFirstAndSkipBuiltins) {
     // The 6.1 shape: virtio is modular.
     const std::map<std::string, std::vector<std::string>> deps{

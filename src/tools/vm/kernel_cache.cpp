@@ -36,6 +36,8 @@ bool load_entry(const fs::path& dir, GuestKernel& out) {
     if (releases.size() != 1) return false;
     out.release = releases.front();
     out.image = image.string();
+    const fs::path pvh = dir / "vmlinux";
+    out.pvh_image = is_file(pvh) ? pvh.string() : std::string();
     out.modules_dir = (modules / releases.front()).string();
     return true;
 }
@@ -109,11 +111,14 @@ GuestKernel find_kernel(const std::string& request, const std::string& root) {
     // A path: used as given, nothing else is consulted.
     if (request.find('/') != std::string::npos) {
         fs::path p(request);
-        if (is_file(p)) p = p.parent_path();
+        const bool file = is_file(p);
+        if (file) p = p.parent_path();
         GuestKernel k;
         if (!load_entry(p, k))
             throw Error("--kernel", fmt::format("{} is not a kernel directory (expected vmlinuz and "
                                                 "lib/modules/<release>/ inside it)", request));
+        // A named image is the one booted.
+        if (file) k.pvh_image = fs::path(request).filename() == "vmlinux" ? request : std::string();
         return k;
     }
     const std::vector<GuestKernel> kernels = cached_kernels(root);

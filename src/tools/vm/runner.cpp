@@ -191,7 +191,7 @@ VmResult run_in_vm(const VmRequest& request) {
 
     QemuPaths paths;
     paths.qemu = qemu;
-    paths.kernel = kernel.image;
+    paths.kernel = kernel.boot_image();
     paths.initramfs = initramfs;
     paths.serial_log = workdir + "/console.log";
     paths.results_dir = out;
