@@ -19,7 +19,7 @@ struct GuestKernel {
     // .../vmlinux when the entry has one: the kernel as an ELF image with a
     // PVH entry point, which the fetch script keeps only then. QEMU boots it
     // directly, skipping the bzImage's decompressor, which runs emulated
-    // under TCG (about 14 s a boot; BENCHMARKS.md). Empty: boot `image`.
+    // under TCG (7-21 s a boot; BENCHMARKS.md). Empty: boot `image`.
     std::string pvh_image;
     const std::string& boot_image() const { return pvh_image.empty() ? image : pvh_image; }
     std::string modules_dir;  // .../lib/modules/<release>
