@@ -278,7 +278,7 @@ struct Region {
         std::uint32_t slot;
         std::uint32_t gen;   // the slot's generation when it read: finished once the slot's moved on
     };
-    std::vector<Reader> readers;   // readers since the last write, finished ones until compacted (capacity kept)
+    SmallVec<Reader, 2> readers;   // readers since the last write, finished ones until compacted (capacity kept)
     void* cache = nullptr;         // the caller's per-region data (e.g. a home entry)
     bool live = false;             // in the tracker (records are pooled and reused)
     Region* next_free = nullptr;
