@@ -89,17 +89,14 @@ if [ "${1:-}" = "--guest" ]; then
                 --mapping contiguous --homes kernel --json "$@" || echo "@@ exit=$? variant=$variant app=$app"
         done
     }
+    sizes_but_nstream=$(echo "$sizes" | tr ';' '\n' | grep -v '^nstream=' | tr '\n' ';')
     for rep in $(seq "$compared_repeats"); do
-        if [ "$rep" -le "$nstream_repeats" ]; then
-            run compared "$sizes"
-        else
-            run compared "$(echo "$sizes" | tr ';' '\n' | grep -v '^nstream=' | tr '\n' ';')"
-        fi
+        if [ "$rep" -le "$nstream_repeats" ]; then run compared "$sizes"; else run compared "$sizes_but_nstream"; fi
     done
     if [ "$reported" = 1 ]; then
         run aligned "$aligned"
         # NStream has no halos: its whole-block run would repeat the compared one.
-        run whole-blocks "$(echo "$sizes" | tr ';' '\n' | grep -v '^nstream=' | tr '\n' ';')" --halos whole-blocks
+        run whole-blocks "$sizes_but_nstream" --halos whole-blocks
         run steal-delay-1 "$sizes" --steal-delay-tasks 1
     fi
     echo "@@ variant=all-apps app=all"
