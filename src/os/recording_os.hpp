@@ -20,7 +20,8 @@
 //                               // silently (returns 0), move_pages status -EACCES
 //   fake.set_absent_errno(EFAULT);  // queries of untouched pages give -EFAULT, as on 6.1
 //   fake.hint_balancing(p, 4096);   // a present page made PROT_NONE by NUMA balancing:
-//                                   // queries read it absent until a fault (touch, populate)
+//                                   // queries read it absent until a fault (touch, populate),
+//                                   // which under the default policy moves it to the CPU's node
 //   fake.set_numa_balancing(std::nullopt);   // file absent: read/write give ENOENT
 //   fake.set_balancing_write_error(EPERM);
 //   fake.set_weighted_interleave_available(false);  // mbind(weighted_interleave) gives EINVAL
@@ -227,8 +228,10 @@ public:
     // Automatic NUMA balancing made the present pages of the range
     // PROT_NONE for a hinting fault: move_pages queries read them absent
     // (as 6.1's follow_page() does) until a touch or an
-    // MADV_POPULATE_READ/WRITE of them takes the fault, which keeps the
-    // page where it is here.
+    // MADV_POPULATE_READ/WRITE of them takes the fault. Under the default
+    // policy (no range policy, no thread policy) that fault moves the page
+    // to the faulting CPU's node first, as the kernel's migrate-on-fault
+    // does; under any other policy the page stays where it is.
     void hint_balancing(const void* addr, std::size_t len);
     void clear_failures();
 
@@ -273,6 +276,9 @@ private:
     const ThreadState* find_thread(pid_t tid) const;
     int normalise_nodes(PolicyMode mode, const NodeSet& in, NodeSet& out) const;
     int node_of_cpu(unsigned cpu) const;
+    // The CPU a fault by the calling thread happens on (`cpu` if >= 0).
+    unsigned fault_cpu_locked(int cpu);
+    void resolve_hints_locked(std::uintptr_t start, std::uintptr_t end, unsigned fault_cpu);
     unsigned nearest_in(const NodeSet& set, unsigned from) const;
     // Node a fresh (or migrating) page at interleave index `index` (page
     // or huge page number) gets, for a fault by `cpu`, under `policy`.

@@ -113,20 +113,38 @@ bool RecordingOs::huge_eligible(std::uintptr_t huge_start, const void* touch_add
     return thp_always_ && huge_start >= t0 && huge_start + huge_page_size_ <= t0 + touch_len;
 }
 
+unsigned RecordingOs::fault_cpu_locked(int cpu) {
+    if (cpu >= 0) return static_cast<unsigned>(cpu);
+    const ThreadState& ts = thread(0);
+    return ts.cpu.value_or(ts.affinity ? ts.affinity->front() : all_cpus_.front());
+}
+
+// The fault resolves the hint. Under migrate-on-fault, which only the
+// default policy has (neither the page's range nor the thread has a policy
+// of its own), the kernel first moves the page to the faulting CPU's node
+// (mpol_misplaced with MPOL_F_MORON), whether balancing is still on or not.
+void RecordingOs::resolve_hints_locked(std::uintptr_t start, std::uintptr_t end, unsigned fault_cpu) {
+    const ThreadState& ts = thread(0);
+    for (auto it = hinted_.lower_bound(start); it != hinted_.end() && *it < end; it = hinted_.erase(it)) {
+        auto range = page_policy_.find(*it);
+        const bool own = range != page_policy_.end() && range->second.mode != PolicyMode::default_;
+        const SimPolicy& policy = own ? range->second : ts.policy;
+        if (policy.mode != PolicyMode::default_) continue;
+        auto page = page_node_.find(*it);
+        if (page != page_node_.end()) page->second = static_cast<int>(place(policy, 0, fault_cpu));
+    }
+}
+
 void RecordingOs::touch_locked(const void* addr, std::size_t len, int cpu) {
     ThreadState& ts = thread(0);
-    unsigned fault_cpu;
-    if (cpu >= 0)
-        fault_cpu = static_cast<unsigned>(cpu);
-    else
-        fault_cpu = ts.cpu.value_or(ts.affinity ? ts.affinity->front() : all_cpus_.front());
+    const unsigned fault_cpu = fault_cpu_locked(cpu);
     const auto start = reinterpret_cast<std::uintptr_t>(addr) / page_size_ * page_size_;
     const auto end = reinterpret_cast<std::uintptr_t>(addr) + len;
     auto effective = [&](std::uintptr_t page) {
         auto it = page_policy_.find(page);
         return it != page_policy_.end() ? it->second : ts.policy;
     };
-    hinted_.erase(hinted_.lower_bound(start), hinted_.lower_bound(end));   // the fault resolves a hint
+    resolve_hints_locked(start, end, fault_cpu);
     for (std::uintptr_t p = start; p < end;) {
         if (page_node_.count(p) != 0) {
             p += page_size_;
@@ -297,7 +315,7 @@ int RecordingOs::madvise(void* addr, std::size_t len, int advice) {
         // memory maps the zero page and places nothing; of a present page
         // whose entry balancing hinted, it takes the hinting fault.
         if (advice == madv_populate_write) touch_locked(addr, len, -1);
-        if (advice == madv_populate_read) hinted_.erase(hinted_.lower_bound(call.addr), hinted_.lower_bound(end));
+        if (advice == madv_populate_read) resolve_hints_locked(call.addr, end, fault_cpu_locked(-1));
     }
     return record(std::move(call), err);
 }

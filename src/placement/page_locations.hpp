@@ -32,7 +32,8 @@ enum class PagesExpected {
     //  - a page whose entry balancing made PROT_NONE for a hinting fault
     //    reads as absent, and cannot be moved, on kernels whose
     //    follow_page() refuses such entries (ENOENT on Debian's 6.1). A read
-    //    fault resolves the hint.
+    //    fault resolves the hint; it is taken under a thread policy that
+    //    does not migrate on fault, so the page stays where it is.
     // So such pages get MADV_POPULATE_READ (which takes that fault through
     // the kernel, never a signal; of a truly absent anonymous page it maps
     // only the zero page) and are asked again up to six more times, 2 to

@@ -85,6 +85,44 @@ TEST(PlacementLocations, WrittenAsksOnceMoreAfterAReadFault) {
     EXPECT_EQ(status[0], -ENOENT);
 }
 
+// The read fault that resolves a balancing hint would move the page to the
+// asking thread's node under the default policy (the fake does as the
+// kernel does: see the control below). The query takes it under a thread
+// policy of "local", which has no migrate-on-fault, and puts the default back.
+TEST(PlacementLocations, HintedPagesStayWhereTheyAreWhenAskedFromAnotherNode) {
+    os::RecordingOs fake(2, 1);
+    fake.touch(at(0), 8 * kPage, 0);       // pages 0-7 on node 0, written from CPU 0
+    fake.hint_balancing(at(0), 8 * kPage);
+    fake.set_current_cpu(1);               // asked from node 1
+    std::vector<int> status(4, 99);
+    ASSERT_EQ(locate_range(fake, at(0), 4, status.data(), PagesExpected::present), 0);
+    EXPECT_EQ(status, (std::vector<int>{0, 0, 0, 0}));
+    for (std::size_t p = 0; p < 4; ++p) EXPECT_EQ(fake.node_of_page(at(p)), 0) << "page " << p;
+    const auto policies = fake.calls(os::CallKind::set_mempolicy);
+    ASSERT_EQ(policies.size(), 2u);
+    EXPECT_EQ(policies[0].mode, os::PolicyMode::local);
+    EXPECT_EQ(policies[1].mode, os::PolicyMode::default_);
+    EXPECT_EQ(fake.thread_policy().mode, os::PolicyMode::default_);
+
+    // Control: the same fault without the query's care moves the pages.
+    ASSERT_EQ(fake.madvise(at(4), 4 * kPage, os::madv_populate_read), 0);
+    for (std::size_t p = 4; p < 8; ++p) EXPECT_EQ(fake.node_of_page(at(p)), 1) << "page " << p;
+}
+
+// A thread with a policy of its own has no migrate-on-fault: it is left as it is.
+TEST(PlacementLocations, AThreadsOwnPolicyIsLeftAlone) {
+    os::RecordingOs fake(2, 1);
+    fake.touch(at(0), 2 * kPage, 0);
+    fake.hint_balancing(at(0), 2 * kPage);
+    fake.set_current_cpu(1);
+    ASSERT_EQ(fake.set_mempolicy(os::PolicyMode::bind, NodeSet{0, 1}), 0);
+    std::vector<int> status(2, 99);
+    ASSERT_EQ(locate_range(fake, at(0), 2, status.data(), PagesExpected::written), 0);
+    EXPECT_EQ(status, (std::vector<int>{0, 0}));
+    EXPECT_EQ(fake.calls(os::CallKind::set_mempolicy).size(), 1u) << "only the test's own";
+    EXPECT_EQ(fake.thread_policy().mode, os::PolicyMode::bind);
+}
+
 TEST(PlacementLocations, RangesAreAskedInStackBatches) {
     os::RecordingOs fake(2, 1);
     fake.touch(at(0), 1000 * kPage, 0);

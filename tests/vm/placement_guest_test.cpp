@@ -9,8 +9,14 @@
 //   NUMAWARE_EXPECT_WEIGHTED  1: a kernel without MPOL_WEIGHTED_INTERLEAVE fails
 //                             the kernel-weighted test instead of skipping it
 #include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -24,6 +30,7 @@
 #include "numaware/machine.hpp"
 #include "numaware/placement.hpp"
 #include "os/os.hpp"
+#include "placement/page_locations.hpp"
 
 namespace numaware {
 namespace {
@@ -308,6 +315,108 @@ TEST_F(GuestPlacement, ProcessInterleavePolicyPlacesByAddress) {
     });
     t.join();
     EXPECT_EQ(failure, "");
+}
+
+// ---- asking where pages are moves none of them
+
+long vmstat(const char* key) {
+    std::ifstream in("/proc/vmstat");
+    std::string name;
+    long value = 0;
+    while (in >> name >> value)
+        if (name == key) return value;
+    return -1;
+}
+
+// The scenario of GuestPageLocations below, in a child process; its exit
+// status says what happened (0: no page moved).
+int hinted_pages_asked_from(unsigned writer_cpu, int writer_node, unsigned asker_cpu) {
+    os::Os& os = os::linux_os();
+    constexpr std::size_t kPages = 256;
+    const std::size_t page = os.page_size();
+    if (os.set_affinity(0, {writer_cpu}) != 0) return 10;
+    Mapping map(kPages * page);
+    auto* base = static_cast<char*>(map.addr());
+    (void)os.madvise(base, map.bytes(), MADV_NOHUGEPAGE);
+    for (std::size_t i = 0; i < kPages; ++i) base[i * page] = 1;
+    // Balancing's scan leaves a single-threaded process's local pages alone.
+    std::atomic<bool> stop{false};
+    std::thread idle([&] {
+        while (!stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    });
+    const long marked_before = vmstat("numa_pte_updates");
+    int rc = 0;
+    if (os.write_numa_balancing(1) != 0) rc = 11;
+    // Spin (the scan runs after a second of CPU time) without touching the
+    // pages until the scan has marked them.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (rc == 0 && vmstat("numa_pte_updates") - marked_before < static_cast<long>(kPages))
+        if (std::chrono::steady_clock::now() > deadline) rc = 12;
+    const long marked = vmstat("numa_pte_updates") - marked_before;
+    (void)os.write_numa_balancing(0);
+    stop.store(true);
+    idle.join();
+    if (rc != 0) {
+        std::fprintf(stderr, "balancing's scan marked %ld page entries in 60 s, %zu needed\n", marked, kPages);
+        return rc;
+    }
+    const long moved_before = vmstat("numa_pages_migrated");
+    if (os.set_affinity(0, {asker_cpu}) != 0) return 13;
+    std::vector<int> status(kPages, -1);
+    if (locate_range(os, base, kPages, status.data(), PagesExpected::present) != 0) return 14;
+    const long moved = vmstat("numa_pages_migrated") - moved_before;
+    std::vector<void*> pages(kPages);
+    for (std::size_t i = 0; i < kPages; ++i) pages[i] = base + i * page;
+    std::vector<int> after(kPages, -1);
+    if (os.move_pages(0, kPages, pages.data(), nullptr, after.data(), 0) != 0) return 15;
+    std::size_t read_home = 0, still_home = 0;
+    for (std::size_t i = 0; i < kPages; ++i) {
+        read_home += status[i] == writer_node;
+        still_home += after[i] == writer_node;
+    }
+    os::PolicyQuery q;
+    const bool policy_back = os.get_mempolicy(nullptr, q) == 0 && q.mode == os::PolicyMode::default_;
+    std::fprintf(stderr,
+                 "%ld page entries marked; asked from CPU %u: %zu of %zu pages read node %d, %zu still there "
+                 "after, %ld pages migrated meanwhile; thread policy default again: %s\n",
+                 marked, asker_cpu, read_home, kPages, writer_node, still_home, moved, policy_back ? "yes" : "no");
+    if (!policy_back) return 16;
+    return read_home == kPages && still_home == kPages ? 0 : 1;
+}
+
+// Automatic NUMA balancing makes present pages PROT_NONE for its hinting
+// faults. Debian's 6.1 reads such a page as absent, and the read fault that
+// settles it (PagesExpected::present) resolves the hint; under the default
+// policy that fault moves the page to the asking thread's node, even with
+// balancing switched off. The stencil skeleton asks about whole grids from
+// its calling thread, and so once found every page of a grid on that
+// thread's node. Here, in a fresh process with two threads: pages written
+// from a CPU of one node, balancing on until its scan has marked them, then
+// asked about from a CPU of another node: every page must read, and stay,
+// on the writer's node.
+TEST(GuestPageLocations, AskingFromAnotherNodeMovesNoHintedPage) {
+    const Machine machine = Machine::from_live();
+    std::vector<std::pair<unsigned, int>> cpu_of_node;   // (a CPU, its node) per node with memory and CPUs
+    for (const Node& n : machine.nodes)
+        if (n.memory_bytes > 0 && !n.cpus.empty()) cpu_of_node.emplace_back(n.cpus.front(), static_cast<int>(n.os_index));
+    ASSERT_GE(cpu_of_node.size(), 2u) << "needs two nodes with both CPUs and memory";
+    os::Os& os = os::linux_os();
+    int knob = -1;
+    ASSERT_EQ(os.read_numa_balancing(knob), 0) << "this guest kernel has no automatic NUMA balancing";
+    std::fflush(nullptr);
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0) << std::strerror(errno);
+    if (child == 0)
+        ::_exit(hinted_pages_asked_from(cpu_of_node[0].first, cpu_of_node[0].second, cpu_of_node[1].first));
+    int wstatus = 0;
+    ASSERT_EQ(::waitpid(child, &wstatus, 0), child);
+    EXPECT_EQ(os.write_numa_balancing(knob), 0);
+    ASSERT_TRUE(WIFEXITED(wstatus)) << "the child died by signal " << WTERMSIG(wstatus);
+    const int code = WEXITSTATUS(wstatus);
+    EXPECT_NE(code, 12) << "balancing's scan never marked the pages: nothing was tested (see stderr)";
+    EXPECT_NE(code, 1) << "the query moved pages, or read them elsewhere (see stderr)";
+    EXPECT_NE(code, 16) << "the query left the thread with a policy other than the default";
+    EXPECT_EQ(code, 0) << "exit status " << code << " (10-15: a call of the scenario failed)";
 }
 
 }  // namespace
