@@ -150,6 +150,21 @@ int locate(os::Os& os, const Pages& p, int* status, PagesExpected expected) noex
 
 }  // namespace
 
+int resolve_balancing_hints(os::Os& os, void* start, std::size_t bytes) noexcept {
+    if (bytes == 0) return 0;
+    const HintsResolvedInPlace in_place(os);
+    // The populate takes the hinting faults on kernels whose page walk
+    // honours them (Debian's 6.1). Later ones (6.12: FOLL_HONOR_NUMA_FAULT)
+    // walk past a hinted entry, and only a real access takes the fault: one
+    // read of each page. The populate's success says the range is mapped and
+    // readable, so the reads cannot fault on anything else.
+    if (const int err = os.madvise(start, bytes, os::madv_populate_read)) return err;
+    const std::size_t page = os.page_size();
+    const auto* p = static_cast<const volatile char*>(start);
+    for (std::size_t off = 0; off < bytes; off += page) (void)p[off];
+    return 0;
+}
+
 int locate_pages(os::Os& os, void* const* pages, std::size_t count, int* status,
                  PagesExpected expected) noexcept {
     Pages p;

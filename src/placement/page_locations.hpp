@@ -65,4 +65,17 @@ int locate_pages(os::Os& os, void* const* pages, std::size_t count, int* status,
 int locate_range(os::Os& os, const void* start, std::size_t count, int* status,
                  PagesExpected expected) noexcept;
 
+// Resolves every automatic-NUMA-balancing hint already set on the present
+// pages of [start, start + bytes) (page-aligned `start`), each page where it
+// is: the range populated for reading (MADV_POPULATE_READ) and each page
+// read once, under a thread policy that does not migrate on fault (the
+// populate takes the hinting faults on Debian's 6.1; on 6.12 it walks past
+// them and the reads take them). The range must be mapped and readable in
+// this process, whatever `os` is; if the populate fails, nothing is read.
+// For a caller that has switched balancing off and wants no page to move:
+// switching off stops new hints, not the faults on those already set, and
+// under the default policy such a fault moves the page to the faulting
+// thread's node. Returns 0 or madvise's errno (EINVAL before Linux 5.14).
+int resolve_balancing_hints(os::Os& os, void* start, std::size_t bytes) noexcept;
+
 }  // namespace numaware

@@ -187,6 +187,7 @@ Report Butterfly::run(const Fn& f) {
     std::vector<std::size_t> updated(threads, 0);
 
     detail::BalancingScope balancing(m.options.balancing_off, m.os);
+    for (const PlacedArray& a : m.buf) balancing.hold_still(a);
     const detail::Timing timing = detail::run_phases(
         m.team, k,
         [&](TeamContext& ctx, std::size_t phase) {

@@ -295,6 +295,13 @@ BalancingScope::BalancingScope(bool want_off, os::Os& os) : os_(&os) {
 
 BalancingScope::~BalancingScope() { (void)finish(); }
 
+void BalancingScope::hold_still(const PlacedArray& array) {
+    if (!report_.switched_off || done_ || array.data() == nullptr) return;
+    // A failure (no MADV_POPULATE_READ before Linux 5.14) leaves the hints
+    // as they were: the page query after the sweeps still reports the truth.
+    (void)resolve_balancing_hints(*os_, array.data(), array.bytes());
+}
+
 BalancingReport BalancingScope::finish() {
     if (done_) return report_;
     done_ = true;

@@ -85,6 +85,12 @@ public:
     ~BalancingScope();
     BalancingScope(const BalancingScope&) = delete;
     BalancingScope& operator=(const BalancingScope&) = delete;
+    // Resolves the balancing hints already set on the array's pages, each
+    // page where it is (placement/page_locations.hpp): switching balancing
+    // off stops new hints, not the faults on old ones, which would move a
+    // page to the node of the first rank that reads it (a neighbour's halo
+    // read, say). Nothing to do unless this scope switched balancing off.
+    void hold_still(const PlacedArray& array);
     // Restores now and returns the final report (restored set).
     BalancingReport finish();
     const BalancingReport& report() const { return report_; }

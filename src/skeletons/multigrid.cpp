@@ -314,6 +314,8 @@ Report Multigrid::vcycles(std::size_t cycles) {
     using clock = std::chrono::steady_clock;
 
     detail::BalancingScope balancing(m.options.balancing_off, m.os);
+    for (const auto& lv : m.levels)
+        for (const PlacedArray* a : {&lv->u[0], &lv->u[1], &lv->f, &lv->r}) balancing.hold_still(*a);
     const detail::Timing timing = detail::run_phases(
         m.team, cycles,
         [&](TeamContext& ctx, std::size_t cycle) {

@@ -407,6 +407,7 @@ Report Skeleton::run(Kind kind, std::size_t sweeps, const void* update, detail::
     }
 
     detail::BalancingScope scope(o.balancing_off, *I.os);
+    for (const detail::PlacedArray& a : I.arrays) scope.hold_still(a);
     detail::Timing timing;
     try {
         timing = detail::run_phases(team, sweeps, body, on_phase);

@@ -179,6 +179,41 @@ TEST(StencilEngine, UnverifiedPlacementSaysSoAndMergeAdds) {
     EXPECT_EQ(m.pages, 24u);
 }
 
+// Hints that balancing set before it was switched off would still move a
+// page on its next fault (to the faulting thread's node, under the default
+// policy): hold_still resolves them where the pages are.
+TEST(StencilEngine, BalancingScopeHoldsHintedPagesStill) {
+    os::RecordingOs fake(two_nodes());
+    fake.set_numa_balancing(1);
+    const std::size_t page = fake.page_size();
+    PlacedArray a(4 * page);
+    fake.touch(a.data(), a.bytes(), 0);   // on node 0
+    fake.hint_balancing(a.data(), a.bytes());
+    fake.set_current_cpu(1);              // the scope's thread is on node 1
+    {
+        BalancingScope off(false, fake);
+        off.hold_still(a);
+        EXPECT_TRUE(fake.calls(os::CallKind::madvise).empty()) << "balancing left on: nothing to hold";
+    }
+    {
+        BalancingScope s(true, fake);
+        s.hold_still(a);
+        const auto advice = fake.calls(os::CallKind::madvise);
+        ASSERT_EQ(advice.size(), 1u);
+        EXPECT_EQ(advice[0].advice, os::madv_populate_read);
+        EXPECT_EQ(advice[0].len, a.bytes());
+        EXPECT_EQ(fake.thread_policy().mode, os::PolicyMode::default_) << "the thread's policy is put back";
+    }
+    // A rank on node 1 now reads every page: none moves.
+    fake.touch(a.data(), a.bytes(), 1);
+    EXPECT_EQ(fake.pages_per_node(a.data(), a.bytes()), (std::map<unsigned, std::size_t>{{0, 4}}));
+
+    // Control: without hold_still, that read moves the hinted pages.
+    fake.hint_balancing(a.data(), a.bytes());
+    fake.touch(a.data(), a.bytes(), 1);
+    EXPECT_EQ(fake.pages_per_node(a.data(), a.bytes()), (std::map<unsigned, std::size_t>{{1, 4}}));
+}
+
 TEST(StencilEngine, BalancingScopeSwitchesOffAndRestores) {
     os::RecordingOs fake(two_nodes());
     fake.set_numa_balancing(3);

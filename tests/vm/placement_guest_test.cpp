@@ -328,9 +328,15 @@ long vmstat(const char* key) {
     return -1;
 }
 
-// The scenario of GuestPageLocations below, in a child process; its exit
+// What the thread on the other node does with the hinted pages.
+enum class Visit {
+    query,             // locate_range(PagesExpected::present)
+    hold_then_read,    // resolve_balancing_hints, then a read of every page
+};
+
+// The scenarios of GuestPageLocations below, in a child process; its exit
 // status says what happened (0: no page moved).
-int hinted_pages_asked_from(unsigned writer_cpu, int writer_node, unsigned asker_cpu) {
+int hinted_pages_visited_from(unsigned writer_cpu, int writer_node, unsigned asker_cpu, Visit visit) {
     os::Os& os = os::linux_os();
     constexpr std::size_t kPages = 256;
     const std::size_t page = os.page_size();
@@ -362,8 +368,15 @@ int hinted_pages_asked_from(unsigned writer_cpu, int writer_node, unsigned asker
     }
     const long moved_before = vmstat("numa_pages_migrated");
     if (os.set_affinity(0, {asker_cpu}) != 0) return 13;
-    std::vector<int> status(kPages, -1);
-    if (locate_range(os, base, kPages, status.data(), PagesExpected::present) != 0) return 14;
+    std::vector<int> status(kPages, writer_node);
+    if (visit == Visit::query) {
+        if (locate_range(os, base, kPages, status.data(), PagesExpected::present) != 0) return 14;
+    } else {
+        if (resolve_balancing_hints(os, base, map.bytes()) != 0) return 17;
+        long sum = 0;
+        for (std::size_t i = 0; i < kPages; ++i) sum += static_cast<volatile char*>(base)[i * page];
+        if (sum != static_cast<long>(kPages)) return 18;
+    }
     const long moved = vmstat("numa_pages_migrated") - moved_before;
     std::vector<void*> pages(kPages);
     for (std::size_t i = 0; i < kPages; ++i) pages[i] = base + i * page;
@@ -377,9 +390,9 @@ int hinted_pages_asked_from(unsigned writer_cpu, int writer_node, unsigned asker
     os::PolicyQuery q;
     const bool policy_back = os.get_mempolicy(nullptr, q) == 0 && q.mode == os::PolicyMode::default_;
     std::fprintf(stderr,
-                 "%ld page entries marked; asked from CPU %u: %zu of %zu pages read node %d, %zu still there "
+                 "%ld page entries marked; %s from CPU %u: %zu of %zu pages read node %d, %zu still there "
                  "after, %ld pages migrated meanwhile; thread policy default again: %s\n",
-                 marked, asker_cpu, read_home, kPages, writer_node, still_home, moved, policy_back ? "yes" : "no");
+                 marked, visit == Visit::query ? "asked" : "held still, then read", asker_cpu, read_home, kPages, writer_node, still_home, moved, policy_back ? "yes" : "no");
     if (!policy_back) return 16;
     return read_home == kPages && still_home == kPages ? 0 : 1;
 }
@@ -393,8 +406,10 @@ int hinted_pages_asked_from(unsigned writer_cpu, int writer_node, unsigned asker
 // thread's node. Here, in a fresh process with two threads: pages written
 // from a CPU of one node, balancing on until its scan has marked them, then
 // asked about from a CPU of another node: every page must read, and stay,
-// on the writer's node.
-TEST(GuestPageLocations, AskingFromAnotherNodeMovesNoHintedPage) {
+// on the writer's node. And the same pages held still
+// (resolve_balancing_hints, as the stencil skeleton does after switching
+// balancing off), then read from the other node: none may move.
+void visit_hinted_pages(Visit visit) {
     const Machine machine = Machine::from_live();
     std::vector<std::pair<unsigned, int>> cpu_of_node;   // (a CPU, its node) per node with memory and CPUs
     for (const Node& n : machine.nodes)
@@ -407,17 +422,22 @@ TEST(GuestPageLocations, AskingFromAnotherNodeMovesNoHintedPage) {
     const pid_t child = ::fork();
     ASSERT_GE(child, 0) << std::strerror(errno);
     if (child == 0)
-        ::_exit(hinted_pages_asked_from(cpu_of_node[0].first, cpu_of_node[0].second, cpu_of_node[1].first));
+        ::_exit(hinted_pages_visited_from(cpu_of_node[0].first, cpu_of_node[0].second, cpu_of_node[1].first,
+                                          visit));
     int wstatus = 0;
     ASSERT_EQ(::waitpid(child, &wstatus, 0), child);
     EXPECT_EQ(os.write_numa_balancing(knob), 0);
     ASSERT_TRUE(WIFEXITED(wstatus)) << "the child died by signal " << WTERMSIG(wstatus);
     const int code = WEXITSTATUS(wstatus);
     EXPECT_NE(code, 12) << "balancing's scan never marked the pages: nothing was tested (see stderr)";
-    EXPECT_NE(code, 1) << "the query moved pages, or read them elsewhere (see stderr)";
-    EXPECT_NE(code, 16) << "the query left the thread with a policy other than the default";
-    EXPECT_EQ(code, 0) << "exit status " << code << " (10-15: a call of the scenario failed)";
+    EXPECT_NE(code, 1) << "pages moved, or read elsewhere (see stderr)";
+    EXPECT_NE(code, 16) << "the thread was left with a policy other than the default";
+    EXPECT_EQ(code, 0) << "exit status " << code << " (10-18: a call of the scenario failed)";
 }
+
+TEST(GuestPageLocations, AskingFromAnotherNodeMovesNoHintedPage) { visit_hinted_pages(Visit::query); }
+
+TEST(GuestPageLocations, HintsHeldStillSurviveReadsFromAnotherNode) { visit_hinted_pages(Visit::hold_then_read); }
 
 }  // namespace
 }  // namespace numaware
