@@ -141,6 +141,8 @@ public:
         return sys::madvise(addr, len, advice);
     }
 
+    int mincore(void* addr, std::size_t len, unsigned char* vec) override { return sys::mincore(addr, len, vec); }
+
     int set_affinity(pid_t tid, const std::vector<unsigned>& cpus) override {
         unsigned max_cpu = 0;
         for (unsigned c : cpus) max_cpu = c > max_cpu ? c : max_cpu;

@@ -85,6 +85,11 @@ public:
     virtual int move_pages(pid_t pid, std::size_t count, void* const* pages, const int* nodes,
                            int* status, unsigned flags) = 0;
     virtual int madvise(void* addr, std::size_t len, int advice) = 0;
+    // mincore(2): bit 0 of vec[i] is set when page i of [addr, addr + len)
+    // (page-aligned addr) is resident. A page whose entry automatic NUMA
+    // balancing made PROT_NONE for a hinting fault is resident; a
+    // never-touched anonymous page is not. Changes nothing.
+    virtual int mincore(void* addr, std::size_t len, unsigned char* vec) = 0;
 
     // Affinity for thread `tid` (0 = calling thread). CPU OS indices.
     virtual int set_affinity(pid_t tid, const std::vector<unsigned>& cpus) = 0;

@@ -22,6 +22,7 @@ std::string to_string(CallKind kind) {
     case CallKind::get_mempolicy: return "get_mempolicy";
     case CallKind::move_pages: return "move_pages";
     case CallKind::madvise: return "madvise";
+    case CallKind::mincore: return "mincore";
     case CallKind::set_affinity: return "set_affinity";
     case CallKind::get_affinity: return "get_affinity";
     case CallKind::current_cpu: return "current_cpu";
@@ -90,6 +91,7 @@ std::string Call::to_string() const {
         break;
     }
     case CallKind::madvise: args = hex(addr) + ", " + std::to_string(len) + ", " + std::to_string(advice); break;
+    case CallKind::mincore: args = hex(addr) + ", " + std::to_string(len); break;
     case CallKind::set_affinity: args = std::to_string(pid) + ", " + cpus_string(cpus); break;
     case CallKind::get_affinity: args = std::to_string(pid); break;
     case CallKind::write_numa_balancing: args = std::to_string(value); break;

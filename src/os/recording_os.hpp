@@ -114,6 +114,7 @@ enum class CallKind {
     get_mempolicy,
     move_pages,
     madvise,
+    mincore,
     set_affinity,
     get_affinity,
     current_cpu,
@@ -130,8 +131,8 @@ std::string to_string(CallKind kind);
 // One recorded Os call. Only the fields that the call takes are set.
 struct Call {
     CallKind kind{};
-    std::uintptr_t addr = 0;              // mbind, get_mempolicy, madvise, physical_frame
-    std::size_t len = 0;                  // mbind, madvise
+    std::uintptr_t addr = 0;              // mbind, get_mempolicy, madvise, mincore, physical_frame
+    std::size_t len = 0;                  // mbind, madvise, mincore
     PolicyMode mode = PolicyMode::default_;   // mbind, set_mempolicy
     NodeSet nodes;                        // mbind, set_mempolicy
     unsigned flags = 0;                   // mbind, move_pages
@@ -175,6 +176,7 @@ public:
     int move_pages(pid_t pid, std::size_t count, void* const* pages, const int* nodes, int* status,
                    unsigned flags) override;
     int madvise(void* addr, std::size_t len, int advice) override;
+    int mincore(void* addr, std::size_t len, unsigned char* vec) override;
     int set_affinity(pid_t tid, const std::vector<unsigned>& cpus) override;
     int get_affinity(pid_t tid, std::vector<unsigned>& cpus) override;
     int current_cpu() override;

@@ -320,6 +320,23 @@ int RecordingOs::madvise(void* addr, std::size_t len, int advice) {
     return record(std::move(call), err);
 }
 
+// Resident: every present page, hinted ones included (their entries are
+// PROT_NONE, not empty).
+int RecordingOs::mincore(void* addr, std::size_t len, unsigned char* vec) {
+    std::lock_guard lock(mutex_);
+    Call call;
+    call.kind = CallKind::mincore;
+    call.addr = reinterpret_cast<std::uintptr_t>(addr);
+    call.len = len;
+    int err = check_injected(CallKind::mincore);
+    if (err == 0 && call.addr % page_size_ != 0) err = EINVAL;
+    if (err == 0) {
+        const std::size_t pages = (len + page_size_ - 1) / page_size_;
+        for (std::size_t i = 0; i < pages; ++i) vec[i] = page_node_.count(call.addr + i * page_size_) != 0 ? 1 : 0;
+    }
+    return record(std::move(call), err);
+}
+
 int RecordingOs::physical_frame(const void* addr, std::uint64_t& pfn) {
     std::lock_guard lock(mutex_);
     Call call;

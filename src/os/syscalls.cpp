@@ -45,6 +45,8 @@ int unmap(void* addr, std::size_t bytes) noexcept { return result_of(::munmap(ad
 
 int madvise(void* addr, std::size_t bytes, int advice) noexcept { return result_of(::madvise(addr, bytes, advice)); }
 
+int mincore(void* addr, std::size_t bytes, unsigned char* vec) noexcept { return result_of(::mincore(addr, bytes, vec)); }
+
 int mbind(void* addr, std::size_t bytes, int mode, const unsigned long* mask, unsigned long maxnode,
           unsigned flags) noexcept {
     return result_of(::syscall(SYS_mbind, addr, bytes, static_cast<unsigned long>(mode), mask, maxnode, flags));

@@ -27,6 +27,7 @@ int map_anonymous(std::size_t bytes, void*& out, int extra_flags = 0) noexcept;
 int map_anonymous_aligned(std::size_t bytes, std::size_t alignment, void*& out) noexcept;
 int unmap(void* addr, std::size_t bytes) noexcept;
 int madvise(void* addr, std::size_t bytes, int advice) noexcept;
+int mincore(void* addr, std::size_t bytes, unsigned char* vec) noexcept;
 
 // ---- NUMA memory policy (raw syscalls: libnuma would print and retry) ------
 int mbind(void* addr, std::size_t bytes, int mode, const unsigned long* mask, unsigned long maxnode,

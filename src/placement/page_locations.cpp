@@ -37,6 +37,11 @@ bool in_transit(int status) noexcept {
     return os::is_absent_status(status) || status == -EBUSY || status == -EAGAIN;
 }
 
+// A status only settle_resident gives, for a moment: the page read absent
+// but is resident (mincore).
+constexpr int kResidentAbsent = -(1 << 20);
+bool resident_absent(int status) noexcept { return status == kResidentAbsent; }
+
 int query(os::Os& os, const Pages& p, int* status) noexcept {
     for (std::size_t i = 0; i < p.count; ++i) status[i] = -ENOENT;
     if (p.list != nullptr) return os.move_pages(0, p.count, p.list, nullptr, status, 0);
@@ -79,25 +84,28 @@ private:
     bool replaced_ = false;
 };
 
-// A read fault on every page in transit, one madvise per run of adjacent
-// pages, without moving any (HintsResolvedInPlace); a failure only means
-// the page stays as it reads.
-void fault_in_transit(os::Os& os, const Pages& p, const int* status) noexcept {
+// A read fault on every page whose status is wanted (in transit, or
+// resident while it reads absent), one madvise per run of adjacent pages,
+// without moving any (HintsResolvedInPlace); a failure only means the page
+// stays as it reads.
+template <class Wanted>
+void fault_where(os::Os& os, const Pages& p, const int* status, Wanted wanted) noexcept {
     const HintsResolvedInPlace in_place(os);
     for (std::size_t i = 0; i < p.count;) {
-        if (!in_transit(status[i])) {
+        if (!wanted(status[i])) {
             ++i;
             continue;
         }
         std::size_t end = i + 1;
-        while (end < p.count && in_transit(status[end]) && p.page_of(end) == p.page_of(end - 1) + p.page) ++end;
+        while (end < p.count && wanted(status[end]) && p.page_of(end) == p.page_of(end - 1) + p.page) ++end;
         (void)os.madvise(reinterpret_cast<void*>(p.page_of(i)), (end - i) * p.page, os::madv_populate_read);
         i = end;
     }
 }
 
-// Asks again about every page in transit, in batches.
-int requery_in_transit(os::Os& os, const Pages& p, int* status) noexcept {
+// Asks again about every page whose status is wanted, in batches.
+template <class Wanted>
+int requery_where(os::Os& os, const Pages& p, int* status, Wanted wanted) noexcept {
     std::size_t index[kBatch];
     void* addrs[kBatch];
     int fresh[kBatch];
@@ -111,7 +119,7 @@ int requery_in_transit(os::Os& os, const Pages& p, int* status) noexcept {
         return 0;
     };
     for (std::size_t i = 0; i < p.count; ++i) {
-        if (!in_transit(status[i])) continue;
+        if (!wanted(status[i])) continue;
         index[n] = i;
         addrs[n] = p.at(i);
         if (++n == kBatch)
@@ -130,18 +138,49 @@ __attribute__((noinline)) int settle(os::Os& os, const Pages& p, int* status, in
         for (std::size_t i = 0; i < p.count && !any; ++i) any = in_transit(status[i]);
         if (!any) return 0;
         if (attempt == 0)
-            fault_in_transit(os, p, status);
+            fault_where(os, p, status, in_transit);
         else
             std::this_thread::sleep_for(std::chrono::milliseconds(1 << attempt));
-        if (int err = requery_in_transit(os, p, status)) return err;
+        if (int err = requery_where(os, p, status, in_transit)) return err;
     }
     return 0;
+}
+
+// PagesExpected::maybe_absent: of the pages that read absent, those that
+// are resident all the same (mincore) carry a balancing hint or are being
+// migrated. They get the read fault and one more question; a page that is
+// truly absent is left alone (no zero page mapped, nothing faulted). Out of
+// line, as settle.
+__attribute__((noinline)) int settle_resident(os::Os& os, const Pages& p, int* status) noexcept {
+    unsigned char resident[kBatch];
+    bool any = false;
+    for (std::size_t i = 0; i < p.count;) {
+        if (!os::is_absent_status(status[i])) {
+            ++i;
+            continue;
+        }
+        std::size_t end = i + 1;
+        while (end < p.count && end - i < kBatch && os::is_absent_status(status[end]) &&
+               p.page_of(end) == p.page_of(end - 1) + p.page)
+            ++end;
+        // A hole in the mapping (ENOMEM) leaves the run as it reads.
+        if (os.mincore(reinterpret_cast<void*>(p.page_of(i)), (end - i) * p.page, resident) == 0)
+            for (std::size_t k = i; k < end; ++k)
+                if ((resident[k - i] & 1U) != 0) {
+                    status[k] = kResidentAbsent;
+                    any = true;
+                }
+        i = end;
+    }
+    if (!any) return 0;
+    fault_where(os, p, status, resident_absent);
+    return requery_where(os, p, status, resident_absent);
 }
 
 int locate(os::Os& os, const Pages& p, int* status, PagesExpected expected) noexcept {
     if (int err = query(os, p, status)) return err;
     switch (expected) {
-    case PagesExpected::maybe_absent: return 0;
+    case PagesExpected::maybe_absent: return settle_resident(os, p, status);
     case PagesExpected::present: return settle(os, p, status, kSettleAttempts);
     case PagesExpected::written: return settle(os, p, status, 1);
     }

@@ -20,8 +20,11 @@ namespace numaware {
 // What the caller knows of the pages it asks about.
 enum class PagesExpected {
     // They may never have been touched: an absent page is an answer
-    // (-ENOENT, or -EFAULT on older kernels such as Debian's 6.1). One
-    // query; nothing is done to the pages.
+    // (-ENOENT, or -EFAULT on older kernels such as Debian's 6.1). But a
+    // page that reads absent and is resident all the same (mincore) is not
+    // absent: balancing hinted it (see `present`). Such pages, and only
+    // they, get the read fault (taken so that the page stays where it is)
+    // and one more question; nothing is done to a truly absent page.
     maybe_absent,
     // The caller populated them, or is about to move them, so a page that
     // reads absent, busy or "again" is in transit and is settled. Automatic

@@ -79,10 +79,41 @@ TEST(PlacementLocations, WrittenAsksOnceMoreAfterAReadFault) {
     ASSERT_EQ(queries.size(), 2u) << "the query and one more";
     EXPECT_EQ(queries.back().pages, (std::vector<std::uintptr_t>{kBase, kBase + kPage}));
 
-    // The same hinted page asked with maybe_absent reads absent: no fault is taken.
+}
+
+// maybe_absent: a page that reads absent but is resident (mincore) was
+// hinted by balancing, and is settled; a page never touched stays absent,
+// with no fault taken on it.
+TEST(PlacementLocations, MaybeAbsentSettlesOnlyPagesThatAreResident) {
+    os::RecordingOs fake(2, 1);
+    fake.set_absent_errno(EFAULT);   // as Debian's 6.1 reads untouched pages
+    fake.touch(at(0), kPage, 1);
+    fake.hint_balancing(at(0), kPage);   // page 0 present on node 1, PROT_NONE; page 1 never touched
+    fake.touch(at(2), kPage, 0);
+    fake.set_current_cpu(0);             // asked from node 0
+    std::vector<int> status(3, 99);
+    ASSERT_EQ(locate_range(fake, at(0), 3, status.data(), PagesExpected::maybe_absent), 0);
+    EXPECT_EQ(status, (std::vector<int>{1, -EFAULT, 0}));
+    EXPECT_EQ(fake.node_of_page(at(0)), 1) << "the hint is resolved where the page is";
+    const auto residency = fake.calls(os::CallKind::mincore);
+    ASSERT_EQ(residency.size(), 1u) << "one mincore per run of pages that read absent";
+    EXPECT_EQ(residency[0].addr, kBase);
+    EXPECT_EQ(residency[0].len, 2 * kPage);
+    const auto advice = fake.calls(os::CallKind::madvise);
+    ASSERT_EQ(advice.size(), 1u) << "a read fault of the resident page alone";
+    EXPECT_EQ(advice[0].advice, os::madv_populate_read);
+    EXPECT_EQ(advice[0].addr, kBase);
+    EXPECT_EQ(advice[0].len, kPage);
+    const auto queries = fake.calls(os::CallKind::move_pages);
+    ASSERT_EQ(queries.size(), 2u);
+    EXPECT_EQ(queries.back().pages, (std::vector<std::uintptr_t>{kBase}));
+
+    // A failed mincore leaves the pages as they read.
     fake.hint_balancing(at(0), kPage);
-    ASSERT_EQ(locate_range(fake, at(0), 1, status.data(), PagesExpected::maybe_absent), 0);
-    EXPECT_EQ(status[0], -ENOENT);
+    fake.fail_call(os::CallKind::mincore, ENOMEM);
+    ASSERT_EQ(locate_range(fake, at(0), 2, status.data(), PagesExpected::maybe_absent), 0);
+    EXPECT_EQ(status[0], -EFAULT);
+    EXPECT_EQ(status[1], -EFAULT);
 }
 
 // The read fault that resolves a balancing hint would move the page to the
