@@ -278,6 +278,7 @@ private:
     const ThreadState* find_thread(pid_t tid) const;
     int normalise_nodes(PolicyMode mode, const NodeSet& in, NodeSet& out) const;
     int node_of_cpu(unsigned cpu) const;
+    const SimPolicy& effective_policy_locked(std::uintptr_t page);
     // The CPU a fault by the calling thread happens on (`cpu` if >= 0).
     unsigned fault_cpu_locked(int cpu);
     void resolve_hints_locked(std::uintptr_t start, std::uintptr_t end, unsigned fault_cpu);

@@ -113,6 +113,13 @@ bool RecordingOs::huge_eligible(std::uintptr_t huge_start, const void* touch_add
     return thp_always_ && huge_start >= t0 && huge_start + huge_page_size_ <= t0 + touch_len;
 }
 
+// The range's policy (never a default one: mbind(default) erases it), else
+// the calling thread's.
+const SimPolicy& RecordingOs::effective_policy_locked(std::uintptr_t page) {
+    auto it = page_policy_.find(page);
+    return it != page_policy_.end() ? it->second : thread(0).policy;
+}
+
 unsigned RecordingOs::fault_cpu_locked(int cpu) {
     if (cpu >= 0) return static_cast<unsigned>(cpu);
     const ThreadState& ts = thread(0);
@@ -124,11 +131,8 @@ unsigned RecordingOs::fault_cpu_locked(int cpu) {
 // of its own), the kernel first moves the page to the faulting CPU's node
 // (mpol_misplaced with MPOL_F_MORON), whether balancing is still on or not.
 void RecordingOs::resolve_hints_locked(std::uintptr_t start, std::uintptr_t end, unsigned fault_cpu) {
-    const ThreadState& ts = thread(0);
     for (auto it = hinted_.lower_bound(start); it != hinted_.end() && *it < end; it = hinted_.erase(it)) {
-        auto range = page_policy_.find(*it);
-        const bool own = range != page_policy_.end() && range->second.mode != PolicyMode::default_;
-        const SimPolicy& policy = own ? range->second : ts.policy;
+        const SimPolicy& policy = effective_policy_locked(*it);
         if (policy.mode != PolicyMode::default_) continue;
         auto page = page_node_.find(*it);
         if (page != page_node_.end()) page->second = static_cast<int>(place(policy, 0, fault_cpu));
@@ -136,14 +140,9 @@ void RecordingOs::resolve_hints_locked(std::uintptr_t start, std::uintptr_t end,
 }
 
 void RecordingOs::touch_locked(const void* addr, std::size_t len, int cpu) {
-    ThreadState& ts = thread(0);
     const unsigned fault_cpu = fault_cpu_locked(cpu);
     const auto start = reinterpret_cast<std::uintptr_t>(addr) / page_size_ * page_size_;
     const auto end = reinterpret_cast<std::uintptr_t>(addr) + len;
-    auto effective = [&](std::uintptr_t page) {
-        auto it = page_policy_.find(page);
-        return it != page_policy_.end() ? it->second : ts.policy;
-    };
     resolve_hints_locked(start, end, fault_cpu);
     for (std::uintptr_t p = start; p < end;) {
         if (page_node_.count(p) != 0) {
@@ -153,14 +152,14 @@ void RecordingOs::touch_locked(const void* addr, std::size_t len, int cpu) {
         if (huge_page_size_ != 0) {
             const std::uintptr_t h = p / huge_page_size_ * huge_page_size_;
             if (h == p && huge_eligible(h, addr, len)) {
-                const unsigned node = place(effective(h), h / huge_page_size_, fault_cpu);
+                const unsigned node = place(effective_policy_locked(h), h / huge_page_size_, fault_cpu);
                 for (std::uintptr_t q = h; q < h + huge_page_size_; q += page_size_)
                     page_node_[q] = static_cast<int>(node);
                 p = h + huge_page_size_;
                 continue;
             }
         }
-        page_node_[p] = static_cast<int>(place(effective(p), p / page_size_, fault_cpu));
+        page_node_[p] = static_cast<int>(place(effective_policy_locked(p), p / page_size_, fault_cpu));
         p += page_size_;
     }
 }

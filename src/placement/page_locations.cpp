@@ -63,9 +63,10 @@ int query(os::Os& os, const Pages& p, int* status) noexcept {
 // migrate-on-fault flag, so the hint is resolved in place. For the length
 // of the faults, the calling thread's default policy is replaced by local;
 // a policy of its own (bind, interleave, ...) is left alone: it has no such
-// flag unless its owner asked for one (MPOL_F_NUMA_BALANCING). Measured in the emulated 2-node guest (Debian 6.1; two threads,
-// 1,024 pages on node 0, asked from node 1): without this, 1,019 hinted
-// pages moved to node 1; with it, none moved.
+// flag unless its owner asked for one (MPOL_F_NUMA_BALANCING). Measured in
+// the emulated 2-node guest (Debian 6.1; two threads, 1,024 pages on node 0,
+// asked from node 1): without this, 1,019 hinted pages moved to node 1; with
+// it, none moved.
 class HintsResolvedInPlace {
 public:
     explicit HintsResolvedInPlace(os::Os& os) noexcept : os_(os) {
