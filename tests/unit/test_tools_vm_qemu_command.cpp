@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -20,6 +21,7 @@
 #include "tools/vm/guest_init.hpp"
 #include "tools/vm/initramfs.hpp"
 #include "tools/vm/kernel_cache.hpp"
+#include "tools/vm/process.hpp"
 #include "tools/vm/qemu_command.hpp"
 #include "tools/vm/runner.hpp"
 
@@ -563,4 +565,29 @@ TEST(VmLayout, ARestrictedDescriptionIsRefused) {
     const Machine m = Machine::from_synthetic("nodes=2 cpus-per-node=2 allowed-cpus=0-1");
     expect_error([&] { (void)vm::guest_layout(m, {}); }, "machine",
                  "is the part of a machine that the allowed-cpus=/allowed-mems= sets allow; emulate the whole machine");
+}
+
+// A 4-node 6.1 guest in CI stayed silent until the 300 s timeout, where such
+// boots take 7-11 s: past the boot limit without the command is a hung boot.
+TEST(VmRunner, ABootWithoutTheCommandPastTheLimitHasHung) {
+    EXPECT_TRUE(vm::boot_stalled(120.0, 120.0, false));
+    EXPECT_TRUE(vm::boot_stalled(300.0, 120.0, false));
+    EXPECT_FALSE(vm::boot_stalled(119.9, 120.0, false));
+    EXPECT_FALSE(vm::boot_stalled(300.0, 120.0, true));
+}
+
+TEST(VmProcess, GivingUpKillsTheChildAndSaysSoNotATimeout) {
+    double asked_at = 0;
+    const vm::ProcessResult r = vm::run_process({"sleep", "30"}, "", "", 60.0, {}, [&](double elapsed) {
+        asked_at = elapsed;
+        return elapsed >= 0.2;
+    });
+    EXPECT_TRUE(r.given_up);
+    EXPECT_FALSE(r.timed_out);
+    EXPECT_EQ(r.status, 128 + SIGTERM);
+    EXPECT_GE(asked_at, 0.2);
+    EXPECT_LT(r.seconds, 10.0);
+    const vm::ProcessResult done = vm::run_process({"true"}, "", "", 60.0, {}, [](double) { return false; });
+    EXPECT_FALSE(done.given_up);
+    EXPECT_EQ(done.status, 0);
 }

@@ -27,6 +27,7 @@ struct VmOptions {
     std::string mem_per_node;
     unsigned cpus_per_node = 0;
     double timeout = 600;
+    double boot_timeout = 120;
     std::vector<std::string> shares;
     std::vector<std::string> env;
     std::vector<std::string> command;
@@ -58,6 +59,7 @@ void run(const VmOptions& o, bool cpus_given) {
     request.shares = o.shares;
     request.env = o.env;
     request.timeout_seconds = o.timeout;
+    request.boot_timeout_seconds = o.boot_timeout;
     request.keep = o.keep;
 
     const vm::VmResult r = vm::run_in_vm(request);
@@ -120,6 +122,9 @@ void add_vm_command(CLI::App& app) {
     auto* cpus = cmd->add_option("--cpus-per-node", options->cpus_per_node,
                                  "Give every node that has CPUs this many vCPUs");
     cmd->add_option("--timeout", options->timeout, "Kill the guest after this many seconds")
+        ->capture_default_str();
+    cmd->add_option("--boot-timeout", options->boot_timeout,
+                    "Boot again, once, when the command has not started after this many seconds")
         ->capture_default_str();
     cmd->add_option("--share", options->shares,
                     "Export a host directory writable at the same path in the guest (repeatable)")

@@ -38,14 +38,18 @@ int decode_status(int wstatus) {
     return 255;
 }
 
+enum class Waited { exited, deadline, given_up };
+
 // Polls rather than blocking in waitpid so the timeout needs no signals or
 // threads; 20 ms is far below QEMU's boot time.
-bool wait_until(pid_t pid, int& wstatus, Clock::time_point deadline, bool has_deadline) {
+Waited wait_until(pid_t pid, int& wstatus, Clock::time_point deadline, bool has_deadline,
+                  const std::function<bool(double)>& give_up = {}, Clock::time_point start = {}) {
     for (;;) {
         const pid_t r = waitpid(pid, &wstatus, WNOHANG);
-        if (r == pid) return true;
+        if (r == pid) return Waited::exited;
         if (r < 0 && errno != EINTR) throw Error("waitpid", std::strerror(errno), errno);
-        if (has_deadline && Clock::now() >= deadline) return false;
+        if (has_deadline && Clock::now() >= deadline) return Waited::deadline;
+        if (give_up && give_up(seconds_since(start))) return Waited::given_up;
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
 }
@@ -54,7 +58,7 @@ bool wait_until(pid_t pid, int& wstatus, Clock::time_point deadline, bool has_de
 
 ProcessResult run_process(const std::vector<std::string>& argv, const std::string& stdout_path,
                           const std::string& stderr_path, std::optional<double> timeout_seconds,
-                          const std::vector<std::string>& env) {
+                          const std::vector<std::string>& env, const std::function<bool(double)>& give_up) {
     if (argv.empty()) throw Error("command", "is empty");
     // Resolve before fork: the child may only make async-signal-safe calls.
     const std::string program = find_in_path(argv[0]);
@@ -97,10 +101,12 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
     const bool limited = timeout_seconds.has_value();
     const auto deadline = start + std::chrono::duration_cast<Clock::duration>(
                                       std::chrono::duration<double>(timeout_seconds.value_or(0)));
-    if (!wait_until(pid, wstatus, deadline, limited)) {
-        result.timed_out = true;
+    const Waited waited = wait_until(pid, wstatus, deadline, limited, give_up, start);
+    if (waited != Waited::exited) {
+        result.timed_out = waited == Waited::deadline;
+        result.given_up = waited == Waited::given_up;
         kill(pid, SIGTERM);
-        if (!wait_until(pid, wstatus, Clock::now() + std::chrono::seconds(3), true)) {
+        if (wait_until(pid, wstatus, Clock::now() + std::chrono::seconds(3), true) != Waited::exited) {
             kill(pid, SIGKILL);
             wait_until(pid, wstatus, Clock::now(), false);
         }

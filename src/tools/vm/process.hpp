@@ -2,6 +2,7 @@
 // python3 for the CLI), temporary directories and small file helpers.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@ namespace numaware::vm {
 struct ProcessResult {
     int status = 0;          // exit code, or 128 + signal number
     bool timed_out = false;  // killed because the timeout passed
+    bool given_up = false;   // killed because `give_up` said so
     double seconds = 0;      // wall time
 };
 
@@ -20,10 +22,13 @@ struct ProcessResult {
 // "NAME=VALUE" assignments added to (or replacing in) this process's
 // environment for the child. Throws Error naming argv[0] when it cannot be
 // started. The child is killed if this process dies, so no QEMU outlives
-// the numaware that started it.
+// the numaware that started it. `give_up`, when given, is asked with the
+// seconds since the start on every poll (every 20 ms); when it says true,
+// the child is killed as on a timeout and `given_up` is set instead.
 ProcessResult run_process(const std::vector<std::string>& argv, const std::string& stdout_path,
                           const std::string& stderr_path, std::optional<double> timeout_seconds = {},
-                          const std::vector<std::string>& env = {});
+                          const std::vector<std::string>& env = {},
+                          const std::function<bool(double)>& give_up = {});
 
 // This process's environment with the "NAME=VALUE" assignments in front,
 // each replacing any variable of its name: what a child is given.

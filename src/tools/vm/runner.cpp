@@ -67,6 +67,10 @@ std::string boot_failure_before_command(const std::string& console, int qemu_sta
     return trim(console.substr(begin, end == std::string::npos ? std::string::npos : end - begin));
 }
 
+bool boot_stalled(double elapsed_seconds, double limit_seconds, bool command_started) {
+    return !command_started && elapsed_seconds >= limit_seconds;
+}
+
 std::string tail_lines(const std::string& text, std::size_t lines) {
     std::size_t end = text.size();
     while (end > 0 && text[end - 1] == '\n') --end;
@@ -134,7 +138,13 @@ std::vector<std::pair<std::string, std::string>> guest_environment(const std::ve
 
 VmResult run_in_vm(const VmRequest& request) {
     if (request.command.empty()) throw Error("command", "is missing: numaware vm --machine SPEC -- COMMAND...");
-    if (!(request.timeout_seconds > 0)) throw Error("--timeout", "must be a positive number of seconds");
+    // A week bounds both: beyond it the deadline arithmetic is no longer exact.
+    constexpr double most_seconds = 7 * 24 * 3600.0;
+    for (const auto& [field, value] : {std::pair{"--timeout", request.timeout_seconds},
+                                       std::pair{"--boot-timeout", request.boot_timeout_seconds}})
+        if (!(value > 0 && value <= most_seconds))
+            throw Error(field, fmt::format("must be a number of seconds above 0 and at most {:.0f} (a week), not {}",
+                                           most_seconds, value));
 
     // Decide everything that can be wrong with the request before touching files.
     const GuestLayout layout = guest_layout(request.machine, request.overrides);
@@ -199,17 +209,30 @@ VmResult run_in_vm(const VmRequest& request) {
     paths.kernel_args = request.kernel_args;
     result.qemu_argv = qemu_command(layout, paths);
 
-    ProcessResult run =
-        run_process(result.qemu_argv, workdir + "/qemu.log", workdir + "/qemu.log", request.timeout_seconds);
+    // The stat runs only once the limit has passed, not on every poll.
+    const auto hung = [&](double elapsed) {
+        std::error_code ec;
+        return elapsed >= request.boot_timeout_seconds &&
+               boot_stalled(elapsed, request.boot_timeout_seconds, fs::exists(out + "/started", ec));
+    };
+    const auto boot = [&] {
+        return run_process(result.qemu_argv, workdir + "/qemu.log", workdir + "/qemu.log", request.timeout_seconds,
+                           {}, hung);
+    };
+    ProcessResult run = boot();
     if (!run.timed_out) {
         std::error_code ec;
-        const std::string failure = boot_failure_before_command(
-            read_optional(paths.serial_log), run.status, fs::exists(out + "/started", ec), fs::exists(out + "/init-error", ec));
+        const std::string failure =
+            run.given_up ? fmt::format("the command had not started after {} s", request.boot_timeout_seconds)
+                         : boot_failure_before_command(read_optional(paths.serial_log), run.status,
+                                                       fs::exists(out + "/started", ec),
+                                                       fs::exists(out + "/init-error", ec));
         if (!failure.empty()) {
             // Nothing of the command ran: boot again, once, keeping the first console.
             fs::rename(paths.serial_log, workdir + "/console-boot1.log", ec);
+            fs::rename(workdir + "/qemu.log", workdir + "/qemu-boot1.log", ec);
             result.boot_retry = failure;
-            run = run_process(result.qemu_argv, workdir + "/qemu.log", workdir + "/qemu.log", request.timeout_seconds);
+            run = boot();
         }
     }
     result.total_seconds = run.seconds;
@@ -220,6 +243,13 @@ VmResult run_in_vm(const VmRequest& request) {
     result.stdout_text = read_optional(out + "/stdout");
     result.stderr_text = read_optional(out + "/stderr");
     const std::string status = trim(read_optional(out + "/status"));
+    if (run.given_up) {
+        set_failure(result, "--boot-timeout",
+                    fmt::format("the guest had not started the command after {} s, in two boots, so QEMU was killed",
+                                request.boot_timeout_seconds),
+                    console);
+        return result;
+    }
     if (run.timed_out) {
         set_failure(result, "--timeout",
                     fmt::format("the guest did not finish within {} s, so QEMU was killed", request.timeout_seconds),

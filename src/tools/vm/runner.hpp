@@ -28,6 +28,9 @@ struct VmRequest {
     // Extra environment: "NAME=VALUE", or "NAME" to pass the host's value.
     std::vector<std::string> env;
     double timeout_seconds = 600;
+    // A boot that has not started the command after this long is taken
+    // for hung and booted again, once (see boot_stalled()).
+    double boot_timeout_seconds = 120;
     bool keep = false;                   // keep the results directory
 };
 
@@ -49,8 +52,9 @@ struct VmResult {
     // before that, and the run's directory is kept.
     std::string failure_field;
     std::string failure;
-    // Set when the first boot's kernel panicked before the command started
-    // and the guest was booted again (once): the panic's console line. The
+    // Set when the first boot failed before the command started (a kernel
+    // panic, QEMU killed by a signal, a boot that hung) and the guest was
+    // booted again (once): the panic's console line or what happened. The
     // first boot's console is kept as console-boot1.log in the results
     // directory, which is then kept.
     std::string boot_retry;
@@ -86,10 +90,18 @@ bool hidden_in_guest(const std::string& path, const std::vector<std::string>& sh
 std::string boot_failure_before_command(const std::string& console, int qemu_status, bool command_started,
                                         bool init_failed);
 
+// True when a boot `elapsed_seconds` old has not started the command and
+// `limit_seconds` have passed: the boot hung. A 4-node Debian 6.1 guest in
+// CI once stayed silent (no console line, no command) until the 300 s
+// timeout killed it, where such boots take 7-11 s (BENCHMARKS.md,
+// 2026-12-03). run_in_vm() then kills QEMU and boots again, once. Pure.
+bool boot_stalled(double elapsed_seconds, double limit_seconds, bool command_started);
+
 // Runs the request. Throws Error when the guest cannot be started; a guest
 // that starts but never reports a status returns with `failure` set. A
 // boot that fails before the command starts (a kernel panic, QEMU killed by
-// a signal) is retried once (VmResult::boot_retry).
+// a signal, no command started within VmRequest::boot_timeout_seconds) is
+// retried once (VmResult::boot_retry).
 VmResult run_in_vm(const VmRequest& request);
 
 // The last `lines` lines of `text`.
