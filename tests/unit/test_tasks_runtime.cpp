@@ -203,6 +203,37 @@ TEST_P(TasksRuntime, ParentsWaitForManyChildrenRunOnBothWorkers) {
     EXPECT_EQ(rt.report().tasks, 804u + 1u + 10u + 300u);
 }
 
+// A worker that runs children of a task keeps their releases of the parent
+// batched while it only spins and nobody waits inside the runtime; it flushes
+// them before it pauses or sleeps. So quiescent() turns true with no wait
+// under way, soon after the last task, and a wait that starts later ends.
+// (RIP's policies hold a window's tasks until it fills or a wait comes,
+// HeldTasksAreFlushedByWaits: their last tasks do not run without a wait.)
+TEST(TasksRuntimeQuiescence, ArrivesWithoutAnyWait) {
+    const Machine machine = two_nodes();
+    Team team{machine, TeamMapping{.threads = 2, .kind = MappingKind::scatter}};
+    for (const char* policy : {"dfifo", "lq", "dep", "sa"}) {
+        SCOPED_TRACE(policy);
+        Runtime rt{team, policy};
+        std::atomic<int> leaves{0};
+        std::atomic<bool> parent_done{false};
+        rt.spawn([&] {
+            for (int i = 0; i < 300; ++i) rt.spawn([&] { leaves.fetch_add(1); });
+            parent_done.store(true);
+        });
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+        while ((leaves.load() != 300 || !parent_done.load()) && std::chrono::steady_clock::now() < deadline)
+            std::this_thread::sleep_for(std::chrono::microseconds(100));
+        ASSERT_EQ(leaves.load(), 300);
+        bool quiet = false;
+        while (!(quiet = rt.quiescent()) && std::chrono::steady_clock::now() < deadline)
+            std::this_thread::sleep_for(std::chrono::microseconds(100));
+        EXPECT_TRUE(quiet) << "the runtime was still not quiescent 20 s after its tasks ran";
+        rt.taskwait();
+        EXPECT_EQ(rt.report().tasks, 301u);
+    }
+}
+
 TEST_P(TasksRuntime, ExceptionOfAChildOfAnUnwaitingParentReachesTheOutsideWait) {
     // The parent never waits, so its children's exception is forwarded when
     // the parent is disposed of, after its last child; the outside wait
