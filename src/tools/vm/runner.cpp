@@ -209,11 +209,14 @@ VmResult run_in_vm(const VmRequest& request) {
     paths.kernel_args = request.kernel_args;
     result.qemu_argv = qemu_command(layout, paths);
 
-    // The stat runs only once the limit has passed, not on every poll.
+    // The results directory is looked at only once the limit has passed,
+    // and no more once the command has started.
+    bool started = false;
     const auto hung = [&](double elapsed) {
+        if (started || elapsed < request.boot_timeout_seconds) return false;
         std::error_code ec;
-        return elapsed >= request.boot_timeout_seconds &&
-               boot_stalled(elapsed, request.boot_timeout_seconds, fs::exists(out + "/started", ec));
+        started = fs::exists(out + "/started", ec);
+        return boot_stalled(elapsed, request.boot_timeout_seconds, started);
     };
     const auto boot = [&] {
         return run_process(result.qemu_argv, workdir + "/qemu.log", workdir + "/qemu.log", request.timeout_seconds,
