@@ -159,10 +159,6 @@ struct Executor {
     std::atomic<int> submitted_by{-1};
     std::uint64_t stall_ticks = 0;   // options.held_stall in Ticks, set by start()
     std::atomic<int> waiters{0};
-    // The waiters that wait inside the runtime (Worker::help_begin: a
-    // taskwait, a group wait, run_until): they may wait for a parent's
-    // references, which idle workers then release at once (Worker::main).
-    std::atomic<int> helpers{0};
     std::atomic<bool> stopping{false};
     RunMetrics metrics;
     // Sleeping workers, in all and per node (position in ctx.nodes): a

@@ -24,12 +24,7 @@
 
 namespace numaware::tasks::detail {
 
-// Aligned to a cache line: tasks lie side by side in the pool's chunks, and
-// a task that one worker runs and recycles must not share a line with the
-// spawner's task, whose depth and reference count the spawner reads and
-// writes at every spawn (packed, the spawner's line was taken away by the
-// other worker about once a task in the wavefront).
-struct alignas(64) Task : DepNode {
+struct Task : DepNode {
     TaskFn fn;
     Task* parent = nullptr;                 // the spawning task, holds a reference of it
     Runtime::Group::State* group = nullptr;

@@ -43,30 +43,19 @@ void Worker::main() {
             continue;
         }
         if (flush_deferred() || take_fulfilled()) continue;
-        // Batched releases wait while this worker only spins and no wait
-        // inside the runtime (help_begin) is under way: a spawner whose
-        // children this worker runs one at a time (a wavefront's, say)
-        // would otherwise find its counter's line taken by this worker at
-        // each spawn. They are flushed before this worker pauses or sleeps
-        // (its last spin), so quiescent() holds within one spin phase; a
-        // thread waiting outside for it is woken then.
-        const bool last_spin = spins >= spin_searches;
-        const bool flushed = rel_parent != nullptr &&
-                             (last_spin || ex_.helpers.load(std::memory_order_acquire) > 0);
-        if (flushed) flush_releases();
+        flush_releases();
         const std::uint64_t now = Ticks::now();
         if (clock.searches == 0) {
             // The last completion and this search were runtime work.
             WorkerCounters::add(counters.runtime, now - since);
             counters.last_done.store(std::max(counters.last_done.load(std::memory_order_relaxed), now),
                                      std::memory_order_relaxed);
+            // A thread waiting outside the tasks waits for quiescence (a
+            // group's last task wakes it in release()): wake it only then,
+            // not every time a worker runs dry, which on a machine with no
+            // spare CPU took the CPU from the thread that spawns.
+            if (ex_.waiters.load(std::memory_order_acquire) > 0 && ex_.quiescent()) ex_.wake_waiters();
         }
-        // A thread waiting outside the tasks waits for quiescence (a
-        // group's last task wakes it in release()): wake it only then, not
-        // every time a worker runs dry, which on a machine with no spare
-        // CPU took the CPU from the thread that spawns.
-        if ((clock.searches == 0 || flushed) && ex_.waiters.load(std::memory_order_acquire) > 0 && ex_.quiescent())
-            ex_.wake_waiters();
         clock.failed(ex_, now);
         if (ex_.stopping.load(std::memory_order_acquire)) break;
         // Asleep, it looked at nothing: its idle time starts again, so a
@@ -336,10 +325,8 @@ void Worker::finish(Task* t) {
 // the usual fan-out, then touches the parent's counter, which the spawning
 // thread increments, once per batch instead of per child. A batch is
 // flushed before the worker runs a task of another parent, when its
-// search for work fails while a wait inside the runtime is under way
-// (Executor::helpers), before it pauses or sleeps, and while it helps in
-// a wait, so a parent's wait never depends on work that is not its own
-// descendant. A group counts a
+// search for work fails, and while it helps in a wait, so a parent's wait
+// never depends on work that is not its own descendant. A group counts a
 // task until it is recycled, so a group's State is alive while any of its
 // tasks may still forward an exception to it.
 void Worker::release(Task* t, std::uint32_t n) {
@@ -381,7 +368,6 @@ void Worker::flush_releases() {
 Worker::Helping Worker::help_begin() {
     const std::uint64_t start = Ticks::now();
     ex_.waiters.fetch_add(1, std::memory_order_acq_rel);
-    ex_.helpers.fetch_add(1, std::memory_order_acq_rel);
     const Helping h{help_floor, start, since, running_since.load(std::memory_order_relaxed), IdleClock{}, 0};
     if (tls.current != nullptr) help_floor = tls.current->depth;
     running_since.store(0, std::memory_order_relaxed);   // helping: it takes work
@@ -504,7 +490,6 @@ void Worker::wait_hosted(bool (*done)(void*), void* arg, bool may_sleep) {
 
 void Worker::help_end(const Helping& h) {
     help_floor = h.saved_floor;
-    ex_.helpers.fetch_sub(1, std::memory_order_acq_rel);
     ex_.waiters.fetch_sub(1, std::memory_order_acq_rel);
     running_since.store(h.saved_running, std::memory_order_relaxed);
     since = h.saved_since;

@@ -203,10 +203,13 @@ TEST_P(TasksRuntime, ParentsWaitForManyChildrenRunOnBothWorkers) {
     EXPECT_EQ(rt.report().tasks, 804u + 1u + 10u + 300u);
 }
 
-// A worker that runs children of a task keeps their releases of the parent
-// batched while it only spins and nobody waits inside the runtime; it flushes
-// them before it pauses or sleeps. So quiescent() turns true with no wait
-// under way, soon after the last task, and a wait that starts later ends.
+// A worker that runs children of a task batches their releases of the
+// parent; the batch must not outlive the work. quiescent() turns true with no
+// wait under way, soon after the last task, and a wait that starts later
+// ends. (A version that kept the batch while the worker only spun and no
+// wait inside the runtime was under way left an outside taskwait after
+// nested spawns waiting for the worker's whole spin phase: 32 to 220-400 us;
+// BENCHMARKS.md, 2026-12-03.)
 // (RIP's policies hold a window's tasks until it fills or a wait comes,
 // HeldTasksAreFlushedByWaits: their last tasks do not run without a wait.)
 TEST(TasksRuntimeQuiescence, ArrivesWithoutAnyWait) {
