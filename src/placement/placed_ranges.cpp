@@ -27,11 +27,7 @@ struct Placed {
 
 struct Registry {
     std::shared_mutex mutex;
-    std::map<std::uintptr_t, Placed> ranges;   // by start, disjoint
-    // ranges.size(), readable without the lock: a process that placed
-    // nothing pays one relaxed load per lookup (the task runtime looks up
-    // every new region under its scheduler lock).
-    std::atomic<std::size_t> count{0};
+    std::map<std::uintptr_t, Placed> ranges;   // by start, disjoint; its size is remembered_ranges
 };
 
 Registry& registry() {
@@ -92,24 +88,24 @@ void remember_placement(std::uintptr_t start, std::size_t page_size, std::span<c
     std::unique_lock lock(reg.mutex);
     erase_locked(reg, start, p.end);
     reg.ranges.emplace(start, std::move(p));
-    reg.count.store(reg.ranges.size(), std::memory_order_relaxed);
+    remembered_ranges.store(reg.ranges.size(), std::memory_order_relaxed);
 }
 
 void forget_placement(std::uintptr_t start, std::size_t bytes) {
     if (bytes == 0) return;
     const std::uintptr_t end = bytes > UINTPTR_MAX - start ? UINTPTR_MAX : start + bytes;
     Registry& reg = registry();
-    if (reg.count.load(std::memory_order_relaxed) == 0) return;
+    if (!anything_placed()) return;
     std::unique_lock lock(reg.mutex);
     erase_locked(reg, start, end);
-    reg.count.store(reg.ranges.size(), std::memory_order_relaxed);
+    remembered_ranges.store(reg.ranges.size(), std::memory_order_relaxed);
 }
 
 std::optional<std::vector<std::pair<unsigned, std::size_t>>> placed_bytes(std::uintptr_t start, std::size_t bytes) {
     if (bytes == 0 || bytes > UINTPTR_MAX - start) return std::nullopt;
     const std::uintptr_t end = start + bytes;
     Registry& reg = registry();
-    if (reg.count.load(std::memory_order_relaxed) == 0) return std::nullopt;
+    if (!anything_placed()) return std::nullopt;
     std::shared_lock lock(reg.mutex);
     auto it = reg.ranges.upper_bound(start);
     if (it == reg.ranges.begin()) return std::nullopt;

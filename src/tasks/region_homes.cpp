@@ -9,6 +9,7 @@
 #include "heap/engine.hpp"
 #include "numaware/placement.hpp"
 #include "placement/page_locations.hpp"
+#include "placement/placed_ranges.hpp"
 
 namespace numaware::tasks::detail {
 
@@ -96,6 +97,7 @@ void RegionHomes::set_home(HomeEntry& e, int home, PageSpread&& spread) {
 // A region inside ranges that placement remembers: its bytes per node from
 // there, page by page, as the kernel reported them when they were placed.
 bool RegionHomes::set_from_placement(HomeEntry& e) {
+    if (!placement_detail::anything_placed()) return false;   // inline: most processes place nothing
     if (&os_ != &os::linux_os()) return false;   // a fake's addresses are not what placement remembers
     const auto placed = placed_bytes(reinterpret_cast<const void*>(static_cast<std::uintptr_t>(e.start)), e.bytes);
     if (!placed) return false;

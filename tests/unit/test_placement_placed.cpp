@@ -60,6 +60,22 @@ TEST(PlacementPlaced, ALaterPlacementReplacesThePagesItCoversAndRangesThatTouchC
     EXPECT_FALSE(placement_detail::placed_bytes(base + 5 * page, page));
 }
 
+// The count that lets a lookup return at once (anything_placed) follows the
+// ranges: a placement cut in two by a forget counts twice, and forgetting
+// everything brings it back to what it was.
+TEST(PlacementPlaced, TheRangeCountFollowsTheRegistry) {
+    const Forget f{base, 64 * page};
+    const std::size_t before = placement_detail::remembered_ranges.load();
+    placement_detail::remember_placement(base, page, std::vector<int>(8, 0));
+    EXPECT_TRUE(placement_detail::anything_placed());
+    EXPECT_EQ(placement_detail::remembered_ranges.load(), before + 1);
+    placement_detail::forget_placement(base + 3 * page, page);   // a hole: two ranges
+    EXPECT_EQ(placement_detail::remembered_ranges.load(), before + 2);
+    placement_detail::forget_placement(base, 64 * page);
+    EXPECT_EQ(placement_detail::remembered_ranges.load(), before);
+    EXPECT_EQ(placement_detail::anything_placed(), before != 0);
+}
+
 // On the live system: apply() with a binding policy remembers every page
 // where the kernel put it; first touch (balancing may move such pages) and
 // a fake OS remember nothing.
