@@ -94,8 +94,8 @@ void remember_placement(std::uintptr_t start, std::size_t page_size, std::span<c
 void forget_placement(std::uintptr_t start, std::size_t bytes) {
     if (bytes == 0) return;
     const std::uintptr_t end = bytes > UINTPTR_MAX - start ? UINTPTR_MAX : start + bytes;
-    Registry& reg = registry();
     if (!anything_placed()) return;
+    Registry& reg = registry();
     std::unique_lock lock(reg.mutex);
     erase_locked(reg, start, end);
     remembered_ranges.store(reg.ranges.size(), std::memory_order_relaxed);
@@ -104,8 +104,8 @@ void forget_placement(std::uintptr_t start, std::size_t bytes) {
 std::optional<std::vector<std::pair<unsigned, std::size_t>>> placed_bytes(std::uintptr_t start, std::size_t bytes) {
     if (bytes == 0 || bytes > UINTPTR_MAX - start) return std::nullopt;
     const std::uintptr_t end = start + bytes;
-    Registry& reg = registry();
     if (!anything_placed()) return std::nullopt;
+    Registry& reg = registry();
     std::shared_lock lock(reg.mutex);
     auto it = reg.ranges.upper_bound(start);
     if (it == reg.ranges.begin()) return std::nullopt;
