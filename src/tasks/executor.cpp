@@ -192,9 +192,10 @@ TaskId Executor::submit(TaskFn&& fn, std::span<const Dep> deps, int hint, Runtim
         t->group = group;
         t->parent = parent;
         t->depth = parent != nullptr ? parent->depth + 1 : 1;
-        t->refs.store(1, std::memory_order_relaxed);
+        t->refs.store(body_refs, std::memory_order_relaxed);
+        t->children = 0;
         t->detach_pending.store(0, std::memory_order_relaxed);
-        if (parent != nullptr) parent->refs.fetch_add(1, std::memory_order_relaxed);
+        if (parent != nullptr) ++parent->children;   // the parent's body runs on this thread
         if (group != nullptr) group->count.fetch_add(1, std::memory_order_relaxed);
         spawned.store(id + 1, std::memory_order_release);
         metrics.note_spawn();
@@ -202,22 +203,27 @@ TaskId Executor::submit(TaskFn&& fn, std::span<const Dep> deps, int hint, Runtim
         if (!t->deps.empty()) {
             tracker.add(*t);
             preds = tracker.preds();
-            t->infos.resize(t->deps.size());
             t->homes.resize(t->deps.size());
             for (std::size_t k = 0; k < t->deps.size(); ++k) {
                 const TrackedDep& d = t->deps[k];
                 if (d.reg->cache == nullptr) d.reg->cache = &region_homes.lookup(d.address(), d.bytes);
-                HomeEntry* e = static_cast<HomeEntry*>(d.reg->cache);
-                t->homes[k] = e;
-                t->infos[k] = DepInfo{d.region, d.bytes, d.access, e->home.load(std::memory_order_relaxed)};
+                t->homes[k] = static_cast<HomeEntry*>(d.reg->cache);
             }
         }
-        if (policy_uses_submissions) policy->on_submit(TaskView{id, std::span<const DepInfo>(t->infos), preds, hint});
+        // The policy's view, with the homes as they are now, only where
+        // someone looks: a worker on another CPU writes a home when the
+        // region's first writer finishes, and reading it waits for that CPU.
+        std::span<const DepInfo> infos;
+        if (policy_uses_submissions || options.record_graph) {
+            submit_infos.resize(t->deps.size());
+            infos = dep_infos(*t, submit_infos.data());
+        }
+        if (policy_uses_submissions) policy->on_submit(TaskView{id, infos, preds, hint});
         if (options.record_graph) {
             RecordedTask rec;
             rec.id = id;
             rec.hint = hint;
-            for (const DepInfo& d : t->infos) rec.deps.push_back(RecordedDep{d.region, d.bytes, d.access});
+            for (const DepInfo& d : infos) rec.deps.push_back(RecordedDep{d.region, d.bytes, d.access});
             rec.preds.assign(preds.begin(), preds.end());
             graph.tasks.push_back(std::move(rec));
         }
@@ -330,7 +336,9 @@ void Executor::wait_all() {
 void Executor::taskwait() {
     if (tls.rt == this && tls.current != nullptr) {
         Task* cur = tls.current;
-        tls.worker->help_until([&] { return cur->refs.load(std::memory_order_acquire) == 1; });
+        // Every child finished: only the body's share is left.
+        const std::uint64_t body_only = body_refs - cur->children;
+        tls.worker->help_until([&] { return cur->refs.load(std::memory_order_acquire) == body_only; });
         if (std::exception_ptr e = take_error(cur->error)) std::rethrow_exception(e);
         return;
     }

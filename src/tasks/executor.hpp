@@ -146,6 +146,7 @@ struct Executor {
     std::vector<ReadyNode> ready_scratch;   // locked completions
     std::vector<void*> forgotten_scratch;   // region homes of regions the tracker forgot
     std::vector<Released> released_scratch;
+    std::vector<DepInfo> submit_infos;   // submit()'s view of the new task's dependencies
     TaskGraph graph;
 
     // ---- shared atomics ----------------------------------------------------
@@ -228,11 +229,26 @@ struct Executor {
     std::uint64_t ticks_per_round() const;
 
     // ---- placement (scheduler lock held) ---------------------------------------
+    // The policy's view of t's dependencies, with each region's home as it
+    // is now, written to out[0, deps): built where it is used, not kept in
+    // the task (a worker on another CPU reads every line of a task).
+    static std::span<const DepInfo> dep_infos(const Task& t, DepInfo* out) {
+        for (std::size_t k = 0; k < t.deps.size(); ++k) {
+            const TrackedDep& d = t.deps[k];
+            out[k] = DepInfo{d.region, d.bytes, d.access, t.homes[k]->home.load(std::memory_order_relaxed)};
+        }
+        return std::span<const DepInfo>(out, t.deps.size());
+    }
     Destination place(Task* t) {
-        for (std::size_t k = 0; k < t->deps.size(); ++k)
-            t->infos[k].home = t->homes[k]->home.load(std::memory_order_relaxed);
-        const TaskView view{t->id, std::span<const DepInfo>(t->infos), {}, t->hint};
-        return policy->place(view);
+        constexpr std::size_t on_stack = 8;
+        DepInfo few[on_stack];
+        std::vector<DepInfo> many;
+        DepInfo* out = few;
+        if (t->deps.size() > on_stack) {
+            many.resize(t->deps.size());
+            out = many.data();
+        }
+        return policy->place(TaskView{t->id, dep_infos(*t, out), {}, t->hint});
     }
     // The queue a placement names, or nullptr after holding the task (which
     // needs the scheduler lock; pushing to the queue does not, so callers

@@ -28,20 +28,34 @@ struct Task : DepNode {
     TaskFn fn;
     Task* parent = nullptr;                 // the spawning task, holds a reference of it
     Runtime::Group::State* group = nullptr;
-    std::atomic<std::uint32_t> refs{0};     // 1 for the body + 1 per unrecycled child
     // Runtime::detach(): 2 (the body and fulfill() each take one off; the
     // last completes the task), 0 for a task that was not detached.
     std::atomic<std::uint32_t> detach_pending{0};
     int hint = -1;
     std::uint32_t depth = 1;                // in the task tree: 1 spawned outside tasks, parent's + 1 inside
-    SmallVec<DepInfo, 3> infos;             // parallel to deps
+    // Children the body has spawned so far: written by the body's thread
+    // alone, with no atomic operation, and read after the body by its
+    // completion (see refs).
+    std::uint64_t children = 0;
     SmallVec<HomeEntry*, 3> homes;          // parallel to deps
     std::exception_ptr error;               // from children, guarded by the executor's error mutex
     std::uint64_t body_ticks = 0;           // for the recorded graph
     Task* next_free = nullptr;
     Task* next_batch = nullptr;             // pool: the next chain of free tasks
     std::size_t batch_count = 0;            // pool: tasks in the chain this one heads
+    // References: body_refs for the body, less one per finished child.
+    // Spawning a child writes only `children`, on the body's own thread;
+    // the body's release gives back body_refs - children, so the count
+    // reaches zero when the body and every child are done. A locked
+    // increment here per spawn waited, on every spawn of a fan-out, for
+    // the line that finishing children write on other workers. The count
+    // has a line of its own: sharing one with the fields above measured
+    // slower (BENCHMARKS.md).
+    alignas(64) std::atomic<std::uint64_t> refs{0};
 };
+
+// The body's share of Task::refs: more than any task can have children.
+inline constexpr std::uint64_t body_refs = std::uint64_t{1} << 62;
 
 // A worker's cache of free tasks, touched only by that worker.
 struct PoolCache {
@@ -83,7 +97,6 @@ public:
     void recycle(PoolCache* cache, Task* t) {
         t->fn.reset();
         t->clear_deps();
-        t->infos.clear();
         t->homes.clear();
         t->error = nullptr;
         t->parent = nullptr;

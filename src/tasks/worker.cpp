@@ -315,24 +315,25 @@ void Worker::announce_ready() {
 // The task is done for everyone: references, then the completion count
 // that waiters compare with the spawn count.
 void Worker::finish(Task* t) {
-    release(t);   // may recycle t
+    release(t, body_refs - t->children);   // the body's share; may recycle t
     completed.store(completed.load(std::memory_order_relaxed) + 1, std::memory_order_release);
 }
 
 // Drops `n` references of `t`; a task whose count reaches zero is
 // recycled and drops its reference of its parent. That drop is batched
 // (defer_release): a worker running many children of one task in a row,
-// the usual fan-out, then touches the parent's counter, which the spawning
-// thread increments, once per batch instead of per child. A batch is
+// the usual fan-out, then touches the parent's counter once per batch
+// instead of per child. A batch is
 // flushed before the worker runs a task of another parent, when its
 // search for work fails, and while it helps in a wait, so a parent's wait
 // never depends on work that is not its own descendant. A group counts a
 // task until it is recycled, so a group's State is alive while any of its
 // tasks may still forward an exception to it.
-void Worker::release(Task* t, std::uint32_t n) {
-    // A lone reference needs no read-modify-write: after the body
-    // nobody adds references, and others drop only their own.
-    if (!(n == 1 && t->refs.load(std::memory_order_acquire) == 1) &&
+void Worker::release(Task* t, std::uint64_t n) {
+    // The last references need no read-modify-write: once the body has
+    // given back its share nobody adds references, and others drop only
+    // their own; before that, the count stays above any children's share.
+    if (t->refs.load(std::memory_order_acquire) != n &&
         t->refs.fetch_sub(n, std::memory_order_acq_rel) != n)
         return;
     Task* parent = t->parent;

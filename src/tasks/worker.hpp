@@ -148,7 +148,7 @@ private:
     void settle_locked();
     void announce_ready();
     void finish(Task* t);
-    void release(Task* t, std::uint32_t n = 1);
+    void release(Task* t, std::uint64_t n);
     void defer_release(Task* parent);
     void flush_releases();
 

@@ -203,6 +203,39 @@ TEST_P(TasksRuntime, ParentsWaitForManyChildrenRunOnBothWorkers) {
     EXPECT_EQ(rt.report().tasks, 804u + 1u + 10u + 300u);
 }
 
+// A parent counts its children without an atomic operation per spawn
+// (Task::children); finishing children count down a separate number. Every
+// child may finish before the body ends, or before the next spawn: the
+// parent must stay alive and its waits must count exactly the children
+// spawned so far.
+TEST_P(TasksRuntime, ChildrenThatFinishBeforeTheNextSpawnKeepTheParentAndItsWaitsRight) {
+    Runtime rt{team, GetParam(), small_windows()};
+    std::atomic<int> done{0};
+    std::vector<int> after_wait;
+    rt.spawn([&] {
+        for (int round = 1; round <= 40; ++round) {
+            const int before = done.load();
+            for (int i = 0; i < round % 5; ++i) rt.spawn([&] { done.fetch_add(1); });
+            // Every child of this round finishes while the body still runs;
+            // nothing is waited for yet (a spin, not a wait: the other worker
+            // takes the children). RIP's policies hold them until the wait
+            // below, so the spin gives up after a while.
+            const auto t0 = std::chrono::steady_clock::now();
+            while (done.load() < before + round % 5 &&
+                   std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(50))
+                std::this_thread::yield();
+            rt.spawn([&] { done.fetch_add(1); });
+            rt.taskwait();
+            after_wait.push_back(done.load() - before);
+        }
+    });
+    rt.taskwait();
+    ASSERT_EQ(after_wait.size(), 40u);
+    for (std::size_t r = 0; r < 40; ++r) EXPECT_EQ(after_wait[r], static_cast<int>((r + 1) % 5) + 1) << "round " << r + 1;
+    rt.barrier();
+    EXPECT_EQ(rt.report().tasks, 1u + static_cast<std::uint64_t>(done.load()));
+}
+
 // A worker that runs children of a task batches their releases of the
 // parent; the batch must not outlive the work. quiescent() turns true with no
 // wait under way, soon after the last task, and a wait that starts later
