@@ -73,9 +73,9 @@ void Worker::main() {
 // worker may not take it yet, it pauses a round at a time (pause_ticks()).
 bool Worker::idle(unsigned& spins, IdleClock& clock) {
     if (ex_.waiters.load(std::memory_order_acquire) > 0) ex_.maybe_flush();
-    if (spins < spin_searches) {
+    if (spins < idle_searches) {
         ++spins;
-        for (int i = 0; i < 16; ++i) cpu_relax();
+        for (unsigned i = 0; i < idle_search_pauses; ++i) cpu_relax();
         return false;
     }
     if (const std::uint64_t pause = pause_ticks(clock)) {

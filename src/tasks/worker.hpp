@@ -37,8 +37,15 @@ namespace numaware::tasks::detail {
 struct Executor;
 
 // Failed searches a worker spins through (16 pauses each) before it
-// sleeps or pauses (Worker::idle(), Worker::wait_hosted()).
+// sleeps or pauses, while it waits (Worker::wait_hosted()).
 inline constexpr unsigned spin_searches = 255;
+// The same for an idle worker (Worker::idle()): fewer searches, farther
+// apart, for about the same time spun. Each search reads the queues'
+// lines, and the next push to such a line then waits for this CPU to
+// give it back: a worker that searched after every 16 pauses took 13% of
+// the 2-thread wavefront's time from the thread that spawns (BENCHMARKS.md).
+inline constexpr unsigned idle_searches = 64;
+inline constexpr unsigned idle_search_pauses = 64;
 
 // How long a worker has looked for work, in the rounds of
 // Policy::steal_order().
