@@ -1020,7 +1020,15 @@ TEST(TaskPolicies, QueueListingsGiveTheFirstRoundOfEveryQueue) {
     auto sa = f.attach("sa", o);   // never across nodes
     for (const QueueListing& x : queue_listings(*sa, 3)) EXPECT_EQ(x.first_round, 0u);
     auto dfifo = f.attach("dfifo", o);   // every worker at once
-    for (const QueueListing& x : queue_listings(*dfifo, 3)) EXPECT_EQ(x.first_round, 0u);
+    const std::vector<QueueListing> all = queue_listings(*dfifo, 3);
+    for (const QueueListing& x : all) EXPECT_EQ(x.first_round, 0u);
+    // Each queue once, in the search's order: the worker's own first.
+    std::vector<QueueRef> round0;
+    dfifo->steal_order(3, 0, round0);
+    ASSERT_EQ(all.size(), round0.size());
+    for (std::size_t k = 0; k < all.size(); ++k) EXPECT_EQ(all[k].queue, round0[k]);
+    for (std::size_t k = 0; k < all.size(); ++k)
+        for (std::size_t j = k + 1; j < all.size(); ++j) EXPECT_FALSE(all[k].queue == all[j].queue);
 }
 
 }  // namespace
