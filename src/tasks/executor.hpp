@@ -37,10 +37,12 @@
 //    submitted for RuntimeOptions::held_stall (may_cut()), so a window is
 //    cut when its producer waits or stops, not whenever one of its peers
 //    runs dry. The first task held wakes the sleepers to watch for that.
-//  * Completion: a task holds one reference for its body and one per live
-//    child; when the count drops to zero the task goes back to the pool and
-//    releases its parent. So taskwait() inside a task waits for the whole
-//    subtree. Quiescence for barrier() is "tasks completed == tasks
+//  * Completion: a task's count holds a share for its body, and each
+//    finished child takes one off; the body's release gives back its share
+//    less the children it spawned (counted without an atomic operation on
+//    the body's thread, Task::children). When the count drops to zero the
+//    task goes back to the pool and releases its parent. So taskwait()
+//    inside a task waits for the whole subtree. Quiescence for barrier() is "tasks completed == tasks
 //    spawned", with per-worker completion counters (no shared counter on
 //    the hot path).
 //  * Exceptions: the first one thrown by a task goes to its group, else to
