@@ -42,9 +42,9 @@
 //    less the children it spawned (counted without an atomic operation on
 //    the body's thread, Task::children). When the count drops to zero the
 //    task goes back to the pool and releases its parent. So taskwait()
-//    inside a task waits for the whole subtree. Quiescence for barrier() is "tasks completed == tasks
-//    spawned", with per-worker completion counters (no shared counter on
-//    the hot path).
+//    inside a task waits for the whole subtree. Quiescence for barrier()
+//    is "tasks completed == tasks spawned", with per-worker completion
+//    counters (no shared counter on the hot path).
 //  * Exceptions: the first one thrown by a task goes to its group, else to
 //    its parent task (rethrown by the parent's taskwait, or passed on to
 //    the parent's own destination if the parent never waits), else to the
@@ -242,15 +242,9 @@ struct Executor {
         return std::span<const DepInfo>(out, t.deps.size());
     }
     Destination place(Task* t) {
-        constexpr std::size_t on_stack = 8;
-        DepInfo few[on_stack];
-        std::vector<DepInfo> many;
-        DepInfo* out = few;
-        if (t->deps.size() > on_stack) {
-            many.resize(t->deps.size());
-            out = many.data();
-        }
-        return policy->place(TaskView{t->id, dep_infos(*t, out), {}, t->hint});
+        SmallVec<DepInfo, 8> view;   // on the stack up to 8 dependencies
+        view.resize(t->deps.size());
+        return policy->place(TaskView{t->id, dep_infos(*t, view.data()), {}, t->hint});
     }
     // The queue a placement names, or nullptr after holding the task (which
     // needs the scheduler lock; pushing to the queue does not, so callers

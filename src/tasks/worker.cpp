@@ -323,9 +323,9 @@ void Worker::finish(Task* t) {
 // recycled and drops its reference of its parent. That drop is batched
 // (defer_release): a worker running many children of one task in a row,
 // the usual fan-out, then touches the parent's counter once per batch
-// instead of per child. A batch is
-// flushed before the worker runs a task of another parent, when its
-// search for work fails, and while it helps in a wait, so a parent's wait
+// instead of per child. A batch is flushed before the worker runs a task
+// of another parent, when its search for work fails, and while it helps
+// in a wait, so a parent's wait
 // never depends on work that is not its own descendant. A group counts a
 // task until it is recycled, so a group's State is alive while any of its
 // tasks may still forward an exception to it.
