@@ -1,6 +1,8 @@
 // tasks/region_homes.cpp — region homes (see region_homes.hpp).
 #include "tasks/region_homes.hpp"
 
+#include <time.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -17,6 +19,13 @@ namespace {
 constexpr std::size_t max_samples = 16;
 constexpr unsigned max_node_slots = 256;
 constexpr std::size_t chunk_entries = 4096;
+
+// A clock of a few milliseconds' resolution that costs no system call.
+std::int64_t coarse_now_ns() {
+    timespec ts{};
+    ::clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
 }  // namespace
 
 HomeEntry* RegionHomes::new_entry() {
@@ -123,7 +132,12 @@ int RegionHomes::query_kernel(std::uint64_t start, std::uint64_t bytes, PageSpre
     if (sample_pages_ != 0) return query_sampled(start, bytes, expected);
     const std::uint64_t first = start / page;
     const std::uint64_t last = (start + bytes - 1) / page;
-    if (first == last && first == memo_page_) return memo_node_;
+    std::int64_t now_ns = 0;
+    if (first == last && page_memo_ns_ > 0) {
+        now_ns = coarse_now_ns();
+        const PageMemo& m = memo_[first % memo_slots];
+        if (m.page == first && now_ns - m.asked_ns < page_memo_ns_) return m.node;
+    }
     const std::uint64_t pages = last - first + 1;
     if (pages > (std::uint64_t{1} << 32)) return query_sampled(start, bytes, expected);   // 16 TiB: no table that large
     status_.assign(static_cast<std::size_t>(pages), 0);
@@ -149,10 +163,7 @@ int RegionHomes::query_kernel(std::uint64_t start, std::uint64_t bytes, PageSpre
     // One part: every byte is at `best` (or none is placed), no spread needed.
     if (parts.size() == 1) parts.clear();
     // Only a present page is remembered: an absent one may be touched next.
-    if (pages == 1 && best != unallocated) {
-        memo_page_ = first;
-        memo_node_ = best;
-    }
+    if (pages == 1 && best != unallocated && page_memo_ns_ > 0) memo_[first % memo_slots] = PageMemo{first, best, now_ns};
     return best;
 }
 

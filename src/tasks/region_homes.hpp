@@ -31,6 +31,7 @@
 // region (with kernel homes; without, entries stay for the table's life).
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -80,9 +81,17 @@ std::uint64_t cross_node_bytes(const HomeEntry& e, std::uint64_t dep_bytes, Acce
 class RegionHomes {
 public:
     // sample_pages: 0 asks the kernel about every page; k > 0 about at most
-    // k pages per region (majority, no PageSpread).
-    RegionHomes(os::Os& os, bool kernel_homes, std::size_t sample_pages = 0)
-        : os_(os), kernel_homes_(kernel_homes), sample_pages_(sample_pages) {}
+    // k pages per region (majority, no PageSpread). page_memo_ns: how long
+    // the kernel's answer for one page serves the other regions inside
+    // that page (0: every region is asked for; see memo_).
+    RegionHomes(os::Os& os, bool kernel_homes, std::size_t sample_pages = 0,
+                std::int64_t page_memo_ns = default_page_memo_ns)
+        : os_(os), kernel_homes_(kernel_homes), sample_pages_(sample_pages), page_memo_ns_(page_memo_ns) {}
+
+    // 10 ms: a hundredth of the kernel's shortest default NUMA-balancing
+    // scan period (numa_balancing_scan_period_min_ms, 1000 ms), the
+    // automatic migration that could move such a page meanwhile.
+    static constexpr std::int64_t default_page_memo_ns = 10'000'000;
 
     // The entry of the region starting at `start`, resolved on first use;
     // one more user of it (regions of several dependency scopes may start
@@ -140,10 +149,21 @@ private:
     std::vector<std::unique_ptr<HomeEntry[]>> chunks_;
     std::size_t chunk_used_ = 0;
     std::vector<HomeEntry*> free_entries_;   // forgotten, for reuse
-    // The last kernel query that found a page, for regions inside one page:
-    // small regions packed in a page share one move_pages call.
-    std::uint64_t memo_page_ = ~std::uint64_t{0};
-    int memo_node_ = unallocated;
+    // Recent kernel answers for regions inside one page, direct-mapped by
+    // page number: small regions packed in a few pages (an OpenMP program's
+    // `depend` on array elements) share one move_pages call per page and
+    // page_memo_ns_, instead of one per region. Only a present page is
+    // remembered (an absent one may be touched next). One entry per page
+    // was not enough: a wavefront's new cells alternate between two rows'
+    // pages, and asked the kernel 1.26 times a task.
+    struct PageMemo {
+        std::uint64_t page = ~std::uint64_t{0};
+        int node = unallocated;
+        std::int64_t asked_ns = 0;   // CLOCK_MONOTONIC_COARSE
+    };
+    static constexpr std::size_t memo_slots = 64;
+    std::array<PageMemo, memo_slots> memo_{};
+    std::int64_t page_memo_ns_;
     struct Range {
         std::uint64_t end;
         unsigned node;

@@ -138,6 +138,41 @@ TEST(RegionHomes, ForgottenEntriesAreReusedOnlyWhenTheKernelCanBeAskedAgain) {
     EXPECT_EQ(learned.lookup(b.at(0), page).home.load(), 2);
 }
 
+// Small regions in two pages, named alternately (a wavefront's cells of two
+// rows): each page is asked for once while its answer is fresh, and every
+// time with the memo off.
+TEST(RegionHomes, SmallRegionsShareTheirPagesAnswer) {
+    os::RecordingOs os(4, 1);
+    Buffer b(2);
+    os.touch(b.p, page, 1);          // page 0 on node 1
+    os.touch(b.p + page, page, 3);   // page 1 on node 3
+    const auto queries = [&] { return os.calls(os::CallKind::move_pages).size(); };
+
+    // An hour: nothing in this test outlives it.
+    RegionHomes shared(os, true, 0, std::int64_t{3600} * 1'000'000'000);
+    const std::size_t before = queries();
+    for (std::size_t k = 0; k < 64; ++k) {
+        EXPECT_EQ(shared.lookup(b.at(8 * k), 8).home.load(), 1);
+        EXPECT_EQ(shared.lookup(b.at(page + 8 * k), 8).home.load(), 3);
+    }
+    EXPECT_EQ(queries() - before, 2u);
+
+    RegionHomes each(os, true, 0, 0);
+    const std::size_t before_each = queries();
+    for (std::size_t k = 0; k < 64; ++k) {
+        EXPECT_EQ(each.lookup(b.at(8 * k), 8).home.load(), 1);
+        EXPECT_EQ(each.lookup(b.at(page + 8 * k), 8).home.load(), 3);
+    }
+    EXPECT_EQ(queries() - before_each, 128u);
+
+    // An absent page is never remembered: it may be touched next.
+    Buffer c(1);
+    RegionHomes absent(os, true, 0, std::int64_t{3600} * 1'000'000'000);
+    EXPECT_EQ(absent.lookup(c.at(0), 8).home.load(), unallocated);
+    os.touch(c.p, page, 2);
+    EXPECT_EQ(absent.lookup(c.at(8), 8).home.load(), 2);
+}
+
 TEST(RegionHomes, SamplingIsAnExplicitOption) {
     os::RecordingOs os(2, 1);
     Buffer b(64);
