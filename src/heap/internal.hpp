@@ -102,7 +102,7 @@ struct Span {
     // Large blocks and cached extents, guarded by the arena's large lock.
     char* region = nullptr;                 // the region (one mapping) the extent lies in
     char* region_end = nullptr;
-    std::uint64_t freed_ns = 0;             // cached: when it was freed (CLOCK_MONOTONIC_COARSE)
+    std::uint64_t freed_ns = 0;             // cached: when it was freed (coarse_now_ns())
     Span* older = nullptr;                  // cached: the age list of its state
     Span* newer = nullptr;
     // Small spans, guarded by the central list's lock.

@@ -57,12 +57,12 @@
 // Clean memory is known to be zero: large_allocate says so, and calloc
 // does not clear it again.
 #include <sys/mman.h>
-#include <time.h>
 
 #include <cerrno>
 
 #include "heap/internal.hpp"
 #include "os/os.hpp"
+#include "util/coarse_clock.hpp"
 
 namespace numaware::heap::detail {
 
@@ -80,12 +80,6 @@ unsigned bin_of(std::size_t pages) noexcept {
     return 16 + (lg - 4) * 4 + static_cast<unsigned>((pages >> (lg - 2)) & 3);
 }
 static_assert(kLargeBins > 16 + (32 - 4) * 4 + 3, "every page count has a bin");
-
-std::uint64_t now_ns() noexcept {
-    timespec ts{};
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-    return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(ts.tv_nsec);
-}
 
 std::size_t pages_of(const Span* s) noexcept { return s->bytes / kPageBytes; }
 
@@ -458,7 +452,7 @@ void* large_allocate(Arena& a, std::size_t bytes, std::size_t alignment, bool* z
     const std::size_t need = size + (alignment - kPageBytes);
     Cache& c = a.large;
     LockGuard g(c.lock);
-    const std::uint64_t now = now_ns();
+    const std::uint64_t now = coarse_now_ns();
     trim(a, now);
     Span* s = best_fit(c, kDirty, need);
     if (s == nullptr && alignment == kPageBytes) {
@@ -504,7 +498,7 @@ void large_free(Span* s) noexcept {
     s->large = false;
     s->dirty = true;
     poison(s->start, s->bytes);
-    const std::uint64_t now = now_ns();
+    const std::uint64_t now = coarse_now_ns();
     s->freed_ns = now;
     coalesce(c, s);
     cache_insert(c, s);
@@ -519,7 +513,7 @@ bool large_resize(Span* s, std::size_t bytes) noexcept {
     LockGuard g(c.lock);
     NW_DEBUG_ASSERT(s->large && !s->cached);
     if (size == s->bytes) return true;
-    const std::uint64_t now = now_ns();
+    const std::uint64_t now = coarse_now_ns();
     if (size < s->bytes) {
         // The tail becomes a dirty extent, like a freed block.
         Span* t = split_off(s, s->start + size, s->bytes - size);

@@ -1,8 +1,6 @@
 // tasks/region_homes.cpp — region homes (see region_homes.hpp).
 #include "tasks/region_homes.hpp"
 
-#include <time.h>
-
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -12,6 +10,7 @@
 #include "numaware/placement.hpp"
 #include "placement/page_locations.hpp"
 #include "placement/placed_ranges.hpp"
+#include "util/coarse_clock.hpp"
 
 namespace numaware::tasks::detail {
 
@@ -19,13 +18,6 @@ namespace {
 constexpr std::size_t max_samples = 16;
 constexpr unsigned max_node_slots = 256;
 constexpr std::size_t chunk_entries = 4096;
-
-// A clock of a few milliseconds' resolution that costs no system call.
-std::int64_t coarse_now_ns() {
-    timespec ts{};
-    ::clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-    return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
 }  // namespace
 
 HomeEntry* RegionHomes::new_entry() {
@@ -132,7 +124,7 @@ int RegionHomes::query_kernel(std::uint64_t start, std::uint64_t bytes, PageSpre
     if (sample_pages_ != 0) return query_sampled(start, bytes, expected);
     const std::uint64_t first = start / page;
     const std::uint64_t last = (start + bytes - 1) / page;
-    std::int64_t now_ns = 0;
+    std::uint64_t now_ns = 0;
     if (first == last && page_memo_ns_ > 0) {
         now_ns = coarse_now_ns();
         const PageMemo& m = memo_[first % memo_slots];

@@ -85,13 +85,13 @@ public:
     // the kernel's answer for one page serves the other regions inside
     // that page (0: every region is asked for; see memo_).
     RegionHomes(os::Os& os, bool kernel_homes, std::size_t sample_pages = 0,
-                std::int64_t page_memo_ns = default_page_memo_ns)
+                std::uint64_t page_memo_ns = default_page_memo_ns)
         : os_(os), kernel_homes_(kernel_homes), sample_pages_(sample_pages), page_memo_ns_(page_memo_ns) {}
 
     // 10 ms: a hundredth of the kernel's shortest default NUMA-balancing
     // scan period (numa_balancing_scan_period_min_ms, 1000 ms), the
     // automatic migration that could move such a page meanwhile.
-    static constexpr std::int64_t default_page_memo_ns = 10'000'000;
+    static constexpr std::uint64_t default_page_memo_ns = 10'000'000;
 
     // The entry of the region starting at `start`, resolved on first use;
     // one more user of it (regions of several dependency scopes may start
@@ -159,11 +159,11 @@ private:
     struct PageMemo {
         std::uint64_t page = ~std::uint64_t{0};
         int node = unallocated;
-        std::int64_t asked_ns = 0;   // CLOCK_MONOTONIC_COARSE
+        std::uint64_t asked_ns = 0;   // coarse_now_ns()
     };
     static constexpr std::size_t memo_slots = 64;
     std::array<PageMemo, memo_slots> memo_{};
-    std::int64_t page_memo_ns_;
+    std::uint64_t page_memo_ns_;
     struct Range {
         std::uint64_t end;
         unsigned node;

@@ -149,7 +149,7 @@ TEST(RegionHomes, SmallRegionsShareTheirPagesAnswer) {
     const auto queries = [&] { return os.calls(os::CallKind::move_pages).size(); };
 
     // An hour: nothing in this test outlives it.
-    RegionHomes shared(os, true, 0, std::int64_t{3600} * 1'000'000'000);
+    RegionHomes shared(os, true, 0, std::uint64_t{3600} * 1'000'000'000);
     const std::size_t before = queries();
     for (std::size_t k = 0; k < 64; ++k) {
         EXPECT_EQ(shared.lookup(b.at(8 * k), 8).home.load(), 1);
@@ -167,7 +167,7 @@ TEST(RegionHomes, SmallRegionsShareTheirPagesAnswer) {
 
     // An absent page is never remembered: it may be touched next.
     Buffer c(1);
-    RegionHomes absent(os, true, 0, std::int64_t{3600} * 1'000'000'000);
+    RegionHomes absent(os, true, 0, std::uint64_t{3600} * 1'000'000'000);
     EXPECT_EQ(absent.lookup(c.at(0), 8).home.load(), unallocated);
     os.touch(c.p, page, 2);
     EXPECT_EQ(absent.lookup(c.at(8), 8).home.load(), 2);
