@@ -211,6 +211,8 @@ struct GraphTask {
     bool after_barrier = false;   // submitted only once every earlier task has finished (taskwait)
     std::uint32_t first_dep = 0;  // its dependencies: deps()[first_dep, first_dep + dep_count)
     std::uint32_t dep_count = 0;
+    std::uint32_t first_pred = 0; // its predecessors: preds()[first_pred, first_pred + pred_count)
+    std::uint32_t pred_count = 0;
 };
 
 // A task graph in creation order: what the spawning thread of the real
@@ -258,6 +260,17 @@ public:
     std::span<const GraphTask> tasks() const { return tasks_; }
     std::span<const GraphDep> deps() const { return deps_; }
     std::span<const GraphDep> deps_of(const GraphTask& t) const { return {deps_.data() + t.first_dep, t.dep_count}; }
+    // A task's predecessors: each earlier task that it waits for, once, with
+    // the bytes of the dependencies that link them, in the order in which the
+    // runtime's dependency tracker (tasks/deps.hpp) links them when none has
+    // finished yet. A read waits for the region's last writer; a write waits
+    // for every reader since that writer, or for the writer when none read
+    // it. Kept by add_task(). A task whose predecessors have partly finished
+    // waits for the unfinished ones, the same ones and in the same order as
+    // the tracker's (a reader finishes after the writer it waited for, so
+    // "every reader has finished" implies "the writer has").
+    std::span<const tasks::Edge> preds() const { return preds_; }
+    std::span<const tasks::Edge> preds_of(const GraphTask& t) const { return {preds_.data() + t.first_pred, t.pred_count}; }
     std::size_t size() const { return tasks_.size(); }
     void reserve(std::size_t tasks, std::size_t deps, std::size_t regions);
     // Totals kept by add_task(), so that a simulation of a graph too large
@@ -278,6 +291,16 @@ private:
     std::vector<GraphRegion> regions_;
     std::vector<GraphTask> tasks_;
     std::vector<GraphDep> deps_;
+    std::vector<tasks::Edge> preds_;
+    static constexpr std::uint32_t no_task = 0xffffffffu;
+    // Per region, for the next task's predecessors: its last writer and
+    // the readers since.
+    struct RegionUse {
+        std::uint32_t writer = no_task;
+        std::vector<std::uint32_t> readers;
+    };
+    std::vector<RegionUse> uses_;
+    void link_preds(std::size_t first);
     std::uint64_t next_start_ = std::uint64_t{1} << 30;
     std::uint32_t pages_ = 0;
     bool pending_barrier_ = false;

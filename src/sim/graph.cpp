@@ -56,6 +56,7 @@ tasks::TaskId Graph::add_task(double compute_s, std::span<const GraphDep> deps, 
     if (hint < -1) throw Error("hint", fmt::format("must be a node OS index or -1, got {}", hint));
     if (worker < -1) throw Error("worker", fmt::format("must be a worker index or -1, got {}", worker));
     const std::size_t first = deps_.size();
+    const std::size_t first_pred = preds_.size();
     try {
         for (std::size_t i = 0; i < deps.size(); ++i) {
             const GraphDep& d = deps[i];
@@ -72,23 +73,68 @@ tasks::TaskId Graph::add_task(double compute_s, std::span<const GraphDep> deps, 
             }
             if (!merged) deps_.push_back(d);
         }
+        if (tasks_.size() >= no_task) throw Error("tasks", "a graph holds at most 2^32 - 1 tasks");
+        link_preds(first);
     } catch (...) {
         deps_.resize(first);
+        preds_.resize(first_pred);
         throw;
     }
     GraphTask t;
+    t.first_pred = static_cast<std::uint32_t>(first_pred);
+    t.pred_count = static_cast<std::uint32_t>(preds_.size() - first_pred);
     t.compute_s = compute_s;
     t.hint = hint;
     t.worker = worker;
     t.after_barrier = pending_barrier_;
     t.first_dep = static_cast<std::uint32_t>(first);
     t.dep_count = static_cast<std::uint32_t>(deps_.size() - first);
+    const auto me = static_cast<std::uint32_t>(tasks_.size());
     tasks_.push_back(t);
+    // Committed: the regions' last writers and readers move on.
+    for (std::size_t k = first; k < deps_.size(); ++k) {
+        RegionUse& u = uses_[deps_[k].region];
+        if (deps_[k].access == tasks::AccessMode::in) {
+            u.readers.push_back(me);   // room reserved by link_preds()
+        } else {
+            u.readers.clear();
+            u.writer = me;
+        }
+    }
     pending_barrier_ = false;
     compute_s_ += compute_s;
     for (std::size_t k = first; k < deps_.size(); ++k) dep_bytes_ += regions_[deps_[k].region].bytes;
     max_worker_ = std::max(max_worker_, worker);
     return tasks_.size() - 1;
+}
+
+// The predecessors of the task whose merged dependencies start at
+// deps_[first], appended to preds_ (preds_of()). Changes nothing else but
+// reserves room in each read region's reader list, so the commit that
+// follows cannot fail.
+void Graph::link_preds(std::size_t first) {
+    if (uses_.size() < regions_.size()) uses_.resize(regions_.size());
+    const std::size_t first_pred = preds_.size();
+    const auto link = [&](std::uint32_t from, std::uint64_t bytes) {
+        for (std::size_t k = first_pred; k < preds_.size(); ++k)
+            if (preds_[k].from == from) {
+                preds_[k].bytes += bytes;
+                return;
+            }
+        preds_.push_back(tasks::Edge{from, bytes});
+    };
+    for (std::size_t k = first; k < deps_.size(); ++k) {
+        RegionUse& u = uses_[deps_[k].region];
+        const std::uint64_t bytes = regions_[deps_[k].region].bytes;
+        if (deps_[k].access == tasks::AccessMode::in) {
+            if (u.writer != no_task) link(u.writer, bytes);
+            if (u.readers.size() == u.readers.capacity()) u.readers.reserve(std::max<std::size_t>(4, 2 * u.readers.size()));
+        } else {
+            for (const std::uint32_t r : u.readers) link(r, bytes);
+            if (u.readers.empty() && u.writer != no_task) link(u.writer, bytes);
+        }
+    }
+    if (preds_.size() > 0xffffffffu) throw Error("deps", "a graph holds at most 2^32 - 1 task-to-task edges");
 }
 
 void Graph::barrier() {
@@ -108,6 +154,7 @@ void Graph::set_home(std::uint32_t region, int home) {
 void Graph::reserve(std::size_t tasks, std::size_t deps, std::size_t regions) {
     tasks_.reserve(tasks);
     deps_.reserve(deps);
+    preds_.reserve(deps);   // about one edge per dependency in the applications
     regions_.reserve(regions);
 }
 

@@ -1,8 +1,9 @@
 // src/sim/task_sim.cpp — the discrete-event task simulator: simulate().
 //
-// One simulated core per worker of a team layout (plan_team). The real
-// dependency tracker (tasks/deps.hpp) orders the tasks and the real policy
-// object places them and lists the queues an idle worker searches; the
+// One simulated core per worker of a team layout (plan_team). The graph's
+// dependency edges (Graph::preds_of(): the rule of the runtime's tracker,
+// tasks/deps.hpp, applied once as the graph was built) order the tasks, and
+// the real policy object places them and lists the queues an idle worker searches; the
 // simulator supplies time. The model (docs/SIMULATOR.md) is split by
 // object, each behind a fixed interface:
 //   * the event engine (event_engine.hpp): the clock and the event queue;
@@ -14,7 +15,8 @@
 //     run (automatic NUMA balancing), when enabled.
 // This file is what ties them: the spawning thread, which submits the graph
 // in creation order, one task every spawn_s (a task marked after_barrier
-// waits for every earlier one); the dependency tracker; the policy's
+// waits for every earlier one); each task's count of unfinished
+// predecessors, and its successors, found from the graph's edges; the policy's
 // decisions; homes (explicit, or first touch by the first task that writes
 // the region, recorded when it completes, as the executor's region homes do);
 // and partition jobs, which run for real, one at a time, on a background
@@ -37,7 +39,6 @@
 #include "sim/event_engine.hpp"
 #include "sim/memory_model.hpp"
 #include "sim/worker_model.hpp"
-#include "tasks/deps.hpp"
 
 namespace numaware::sim {
 
@@ -66,8 +67,9 @@ private:
     void check_inputs();
     double mean_task_s() const;
     void build_layout();
+    void build_successors();
 
-    // ---- the spawning thread and the dependency tracker
+    // ---- the spawning thread and the dependencies
     void submit_ready_tasks();
     void submit(std::uint32_t i);
     std::span<const tasks::DepInfo> dep_infos(const GraphTask& t);
@@ -102,25 +104,15 @@ private:
     std::vector<std::vector<MemoryAccess>> accesses_;   // per worker: its running task's (a prefix), for the memory model
 
     std::vector<PageHome> pages_;   // per page group
-    tasks::detail::DepTracker tracker_{tasks::detail::Completions::serial};
-    // Every task is registered through this one node: the tracker keeps
-    // what it needs of a task in its slot, so a million tasks in flight
-    // need no node each (tasks/deps.hpp, complete_slot()).
-    tasks::detail::DepNode adding_;
-    std::vector<std::uint32_t> slot_of_;   // per task index: its tracker slot while submitted and unfinished
-    // Per tracker slot, dense: the task it holds and where its dependency
-    // list starts, for prefetching a task about to become ready.
-    struct Pending {
-        std::uint32_t task;
-        std::uint32_t first_dep;
-    };
-    std::vector<Pending> pending_of_;
-    std::vector<std::uint32_t> almost_;
-    // Per graph region: the tracker's record of it when last named, a hint
-    // that spares add() its lookup (add() checks that it still holds the
-    // region, tasks/deps.hpp).
-    std::vector<tasks::detail::Region*> tracked_;
-    std::vector<tasks::detail::ReadyNode> ready_scratch_;
+    // Dependencies: the graph's edges (Graph::preds_of()), less those from
+    // predecessors that finished before the task was submitted, which the
+    // runtime's tracker does not link either. Successors in task order, so
+    // that a finishing task stops at the first one not yet submitted.
+    static constexpr std::uint32_t done = 0xffffffffu;
+    std::vector<std::uint32_t> waiting_;      // per task: its unfinished predecessors once submitted; `done` once finished
+    std::vector<std::uint32_t> succ_begin_;   // per task + 1: its successors are succs_[succ_begin_[i], succ_begin_[i + 1])
+    std::vector<std::uint32_t> succs_;
+    std::vector<tasks::Edge> live_preds_;     // scratch: a submitted task's unfinished predecessors, for the policy
     std::vector<tasks::DepInfo> infos_;
     std::vector<tasks::Released> released_;
 
@@ -180,6 +172,22 @@ void Simulator::build_layout() {
     }
 }
 
+// Every task's successors, from the graph's predecessor lists.
+void Simulator::build_successors() {
+    const std::size_t n = g_.size();
+    waiting_.assign(n, 0);
+    succ_begin_.assign(n + 1, 0);
+    for (const tasks::Edge& e : g_.preds()) ++succ_begin_[e.from + 1];
+    for (std::size_t i = 0; i < n; ++i) succ_begin_[i + 1] += succ_begin_[i];
+    succs_.resize(g_.preds().size());
+    // Filled in task order, each list from its start; then succ_begin_[i]
+    // holds where list i ends, which is where list i + 1 starts.
+    for (std::uint32_t i = 0; i < n; ++i)
+        for (const tasks::Edge& e : g_.preds_of(g_.tasks()[i])) succs_[succ_begin_[e.from]++] = i;
+    for (std::size_t i = n; i > 0; --i) succ_begin_[i] = succ_begin_[i - 1];
+    succ_begin_[0] = 0;
+}
+
 // -------------------------------------------------------------------------
 
 void Simulator::submit_ready_tasks() {
@@ -217,26 +225,11 @@ std::span<const tasks::DepInfo> Simulator::dep_infos(const GraphTask& t) {
 void Simulator::submit(std::uint32_t i) {
     const GraphTask& t = g_.tasks()[i];
     if (obs_) obs_->on_task_created(i, engine_.now());
-    tasks::detail::DepNode& node = adding_;
-    node.clear_deps();
-    node.id = i;
-    const auto deps = g_.deps_of(t);
-    for (const GraphDep& d : deps) {
-        const GraphRegion& reg = g_.regions()[d.region];
-        node.deps.push_back(tasks::detail::TrackedDep{reg.start, reg.bytes, tracked_[d.region], d.access});
-    }
-    bool ready = true;
-    if (!deps.empty()) {
-        tracker_.add(node);
-        for (std::size_t k = 0; k < deps.size(); ++k) tracked_[deps[k].region] = node.deps[k].reg;
-        ready = tracker_.commit(node);
-        slot_of_[i] = node.slot;
-        if (node.slot >= pending_of_.size())
-            pending_of_.resize(std::max<std::size_t>(node.slot + 1, 2 * pending_of_.size()));
-        pending_of_[node.slot] = Pending{i, t.first_dep};
-        node.slot = tasks::detail::no_slot;
-    }
-    const std::span<const tasks::Edge> preds = deps.empty() ? std::span<const tasks::Edge>() : tracker_.preds();
+    const auto preds = g_.preds_of(t);
+    std::uint32_t waiting = 0;
+    for (const tasks::Edge& e : preds) waiting += waiting_[e.from] != done ? 1u : 0u;
+    waiting_[i] = waiting;
+    const bool ready = waiting == 0;
     if (ready && obs_) obs_->on_task_ready(i, engine_.now());
     if (t.worker >= 0) {
         if (ready) dispatch(i, Destination::to_worker(static_cast<unsigned>(t.worker)));
@@ -245,7 +238,14 @@ void Simulator::submit(std::uint32_t i) {
     if (!uses_submissions_ && !ready) return;
     const auto infos = dep_infos(t);
     if (uses_submissions_) {
-        policy_.on_submit(tasks::TaskView{i, infos, preds, t.hint});
+        std::span<const tasks::Edge> live = preds;
+        if (waiting != preds.size()) {
+            live_preds_.clear();
+            for (const tasks::Edge& e : preds)
+                if (waiting_[e.from] != done) live_preds_.push_back(e);
+            live = live_preds_;
+        }
+        policy_.on_submit(tasks::TaskView{i, infos, live, t.hint});
         take_jobs();
     }
     if (ready) dispatch(i, policy_.place(tasks::TaskView{i, infos, {}, t.hint}));
@@ -276,7 +276,6 @@ void Simulator::dispatch(std::uint32_t i, Destination where) {
 }
 
 void Simulator::start(std::uint32_t w, std::uint32_t i, bool across) {
-    tracker_.prefetch_completion(slot_of_[i]);
     workers_.begin(w, i);
     const unsigned node = workers_.node(w);
     const std::size_t pos = workers_.pos(w);
@@ -337,32 +336,19 @@ void Simulator::finish(std::uint32_t w) {
             ph.home_pos = static_cast<std::uint32_t>(workers_.pos(w));
         }
     }
-    const std::uint32_t slot = slot_of_[i];
-    if (slot != tasks::detail::no_slot) {
-        slot_of_[i] = tasks::detail::no_slot;
-        tracker_.complete_slot(slot, ready_scratch_, &almost_);
-        // Tasks that the next completion of a predecessor may make ready:
-        // what will be read of them then (their graph record and
-        // dependency list), asked of memory now.
-        for (const std::uint32_t s : almost_) {
-            const Pending& p = pending_of_[s];
-            __builtin_prefetch(&g_.tasks()[p.task]);
-            __builtin_prefetch(g_.deps().data() + p.first_dep);
+    // Its submitted successors that waited for it last are ready.
+    waiting_[i] = done;
+    for (std::uint32_t k = succ_begin_[i], end = succ_begin_[i + 1]; k < end; ++k) {
+        const std::uint32_t s = succs_[k];
+        if (s >= next_submit_) break;   // not submitted yet: it will not wait for i
+        if (--waiting_[s] != 0) continue;
+        const GraphTask& st = g_.tasks()[s];
+        if (obs_) obs_->on_task_ready(s, engine_.now());
+        if (st.worker >= 0) {
+            dispatch(s, Destination::to_worker(static_cast<unsigned>(st.worker)));
+            continue;
         }
-        almost_.clear();
-        // The ready tasks' graph records, asked of memory together.
-        for (const tasks::detail::ReadyNode& n : ready_scratch_) __builtin_prefetch(&g_.tasks()[n.id]);
-        for (const tasks::detail::ReadyNode& n : ready_scratch_) {
-            const auto s = static_cast<std::uint32_t>(n.id);
-            const GraphTask& st = g_.tasks()[s];
-            if (obs_) obs_->on_task_ready(s, engine_.now());
-            if (st.worker >= 0) {
-                dispatch(s, Destination::to_worker(static_cast<unsigned>(st.worker)));
-                continue;
-            }
-            dispatch(s, policy_.place(tasks::TaskView{s, dep_infos(st), {}, st.hint}));
-        }
-        ready_scratch_.clear();
+        dispatch(s, policy_.place(tasks::TaskView{s, dep_infos(st), {}, st.hint}));
     }
     if (const Take next = workers_.next_task(w))
         launch(next);
@@ -460,8 +446,7 @@ SimReport Simulator::run() {
         if (ph.home != tasks::unallocated)
             ph.home_pos = static_cast<std::uint32_t>(m_.machine.index_of(static_cast<unsigned>(ph.home)));
     }
-    slot_of_.assign(g_.size(), tasks::detail::no_slot);
-    tracked_.assign(g_.regions().size(), nullptr);
+    build_successors();
 
     r_.machine = m_.name;
     r_.label = "simulated on " + m_.name;

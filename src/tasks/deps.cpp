@@ -174,8 +174,7 @@ namespace {
 constexpr std::size_t chunk_regions = 256;
 }  // namespace
 
-DepTracker::DepTracker(Completions completions)
-    : serial_(completions == Completions::serial), next_sweep_(forget_batch) {}
+DepTracker::DepTracker() : next_sweep_(forget_batch) {}
 
 Region* DepTracker::new_region() {
     if (free_ == nullptr) {
@@ -278,7 +277,7 @@ std::uint32_t DepTracker::new_slot(DepNode& node) {
     if (!free_slots_.empty()) {
         s = free_slots_.back();
         free_slots_.pop_back();
-    } else if (!serial_) {
+    } else {
         // The oldest slots first: a busy one goes to the back.
         for (int k = 0; k < 2 && !given_.empty() && s == no_slot; ++k) {
             const std::uint32_t f = given_.pop_front();
@@ -322,11 +321,9 @@ std::uint32_t DepTracker::new_slot(DepNode& node) {
     rec.id = node.id;
     rec.node = &node;
     adding_gen_ = rec.state.load(std::memory_order_relaxed) >> 1;
-    if (!serial_) {
-        given_.push_back(s);
-        // The next candidate's record, asked for early: a finishing thread wrote it last.
-        __builtin_prefetch(&slots_[given_.front()], 1);
-    }
+    given_.push_back(s);
+    // The next candidate's record, asked for early: a finishing thread wrote it last.
+    __builtin_prefetch(&slots_[given_.front()], 1);
     return s;
 }
 
@@ -342,18 +339,15 @@ std::uint32_t DepTracker::new_block() {
     return b;
 }
 
-// Inline: add() calls it for every predecessor a dependency names, and the
-// call cost as much as the serial tracker's check and link.
+// Inline: add() calls it for every predecessor a dependency names.
 [[gnu::always_inline]] inline bool DepTracker::add_edge(DepNode& node, std::uint32_t pred, std::uint32_t gen,
                                                         std::uint64_t bytes) {
     SlotRecord& p = slots_[pred];
     // Lock the predecessor's record, if it is still the unfinished task
     // that the region named: complete() then waits for the bit to clear.
     std::uint32_t unlocked = gen << 1;
-    if (serial_) {
-        if (p.state.load(std::memory_order_relaxed) != unlocked) return false;   // finished
-    } else if (!p.state.compare_exchange_strong(unlocked, unlocked | 1u, std::memory_order_acquire,
-                                                std::memory_order_acquire)) {
+    if (!p.state.compare_exchange_strong(unlocked, unlocked | 1u, std::memory_order_acquire,
+                                          std::memory_order_acquire)) {
         // Failing, it acquires too: the predecessor's effects happen before
         // whatever runs the new task, which no edge orders after it.
         return false;   // finished (the lock bit is only ever set here, by this thread)
@@ -386,14 +380,13 @@ std::uint32_t DepTracker::new_block() {
             }
             preds_.push_back(Edge{from, bytes});
         } catch (...) {
-            if (!serial_) p.state.store(unlocked, std::memory_order_release);
+            p.state.store(unlocked, std::memory_order_release);
             throw;
         }
         ++p.count;
-        // A serial tracker counts the node's predecessors once, at the end of add().
-        if (!serial_) pending_[node.slot].fetch_add(1, std::memory_order_relaxed);
+        pending_[node.slot].fetch_add(1, std::memory_order_relaxed);
     }
-    if (!serial_) p.state.store(unlocked, std::memory_order_release);   // serial: never locked
+    p.state.store(unlocked, std::memory_order_release);
     return true;
 }
 
@@ -431,29 +424,22 @@ void DepTracker::add(DepNode& node) {
             r.writer_gen = gen;
         }
     }
-    // One per distinct predecessor, and the one add() holds until commit().
-    if (serial_) pending_[me].store(1 + static_cast<std::uint32_t>(preds_.size()), std::memory_order_relaxed);
 }
 
 bool DepTracker::commit(DepNode& node) {
     return count_down(pending_[node.slot]) == 0;
 }
 
-void DepTracker::complete_slot(std::uint32_t me, std::vector<ReadyNode>& ready, std::vector<std::uint32_t>* almost) {
+void DepTracker::complete_slot(std::uint32_t me, std::vector<ReadyNode>& ready) {
     SlotRecord& rec = slots_[me];
     // Finished: the next generation, once add() is not linking an edge to it.
     std::uint32_t w = rec.state.load(std::memory_order_relaxed);
-    if (serial_) {
-        rec.state.store(w + 2, std::memory_order_relaxed);
-    } else {
-        for (;;) {
-            if ((w & 1u) != 0) {
-                cpu_relax();
-                w = rec.state.load(std::memory_order_relaxed);
-            } else if (rec.state.compare_exchange_weak(w, w + 2, std::memory_order_acq_rel,
-                                                       std::memory_order_relaxed)) {
-                break;
-            }
+    for (;;) {
+        if ((w & 1u) != 0) {
+            cpu_relax();
+            w = rec.state.load(std::memory_order_relaxed);
+        } else if (rec.state.compare_exchange_weak(w, w + 2, std::memory_order_acq_rel, std::memory_order_relaxed)) {
+            break;
         }
     }
     // No edge is linked to it any more: its successors are final. (Inline:
@@ -462,10 +448,8 @@ void DepTracker::complete_slot(std::uint32_t me, std::vector<ReadyNode>& ready, 
         const std::uint32_t left = count_down(pending_[s]);
         if (left == 0)
             ready.push_back(ReadyNode{slots_[s].node, slots_[s].id});
-        else if (left == 1) {
+        else if (left == 1)
             __builtin_prefetch(&slots_[s]);   // its last predecessor may finish soon: it will be read then
-            if (almost != nullptr) almost->push_back(s);
-        }
     };
     const std::uint32_t n_inline = std::min(rec.count, SlotRecord::inline_cap);
     for (std::uint32_t k = 0; k < n_inline; ++k) release(rec.items[k]);
@@ -478,7 +462,6 @@ void DepTracker::complete_slot(std::uint32_t me, std::vector<ReadyNode>& ready, 
     }
     // The last read of the record is done: add() may reuse it (and its blocks).
     pending_[me].store(released, std::memory_order_release);
-    if (serial_) free_slots_.push_back(me);
 }
 
 bool DepTracker::idle(const Region& r) const {

@@ -1,12 +1,12 @@
 // tasks/deps.hpp — the dependency tracker of the task runtime.
 //
 // Threading: add(), commit(), prepare() and everything else but complete()
-// are called one at a time (the executor holds its scheduler lock; the
-// simulator is single-threaded). complete() may run on any thread,
-// concurrently with those calls and with other complete() calls, each for
-// its own node: a finishing task needs no lock. A tracker built with
-// Completions::serial (the simulator's) is single-threaded throughout and
-// does the same steps with plain loads and stores.
+// are called one at a time (the executor holds its scheduler lock).
+// complete() may run on any thread, concurrently with those calls and with
+// other complete() calls, each for its own node: a finishing task needs no
+// lock. (The task simulator does not use the tracker: it orders a graph
+// whose regions it knows by the edges the graph keeps, Graph::preds_of(),
+// which a unit test holds equal to the tracker's.)
 //
 // A region is an address range named by a dependency, keyed by its start
 // address and its scope (Dep::scope: the scope goes in the key's bits
@@ -46,9 +46,7 @@
 // submitted becomes ready at commit(), never earlier. complete() marks the
 // record released when it has read it for the last time; add() reuses
 // released records (and their overflow blocks) itself, so finishing
-// threads share no free list. (A serial tracker, whose completions run on
-// the adding thread, keeps a plain free list instead: the record freed
-// last is reused first, while it is still in the caches.)
+// threads share no free list.
 #pragma once
 
 #include <atomic>
@@ -288,8 +286,7 @@ struct Region {
 struct TrackedDep {
     std::uint64_t region = 0;   // the key: the start address, with the scope in bits 48-63 (Dep::scope)
     std::uint64_t bytes = 0;
-    Region* reg = nullptr;      // set by add(); before, a hint that add() checks (from prepare(),
-                                // or the simulator's record per graph region)
+    Region* reg = nullptr;      // set by add(); before, a hint that add() checks (from prepare())
     AccessMode access = AccessMode::in;
     bool unknown = false;       // prepare() found no region at `region`: add() need not look again
     std::uint16_t scope = 0;    // Dep::scope
@@ -421,14 +418,9 @@ private:
     std::size_t count_ = 0;
 };
 
-// Who completes tasks: threads other than the one that adds them
-// (`concurrent`, the runtime), or the caller of add() itself (`serial`, the
-// simulator), which spares the atomic read-modify-writes and the lock bit.
-enum class Completions : std::uint8_t { concurrent, serial };
-
 class DepTracker {
 public:
-    explicit DepTracker(Completions completions = Completions::concurrent);
+    DepTracker();
     DepTracker(const DepTracker&) = delete;
     DepTracker& operator=(const DepTracker&) = delete;
 
@@ -458,31 +450,13 @@ public:
 
     // The node has finished: successors whose last predecessor it was are
     // appended to `ready` (with their ids, so a caller that needs only the
-    // id does not touch the node), and its slot is freed. Thread-safe with
-    // Completions::concurrent (see the top of this file); a node that add()
-    // never registered is ignored.
+    // id does not touch the node), and its slot is freed. Thread-safe (see
+    // the top of this file); a node that add() never registered is ignored.
     void complete(DepNode& node, std::vector<ReadyNode>& ready) {
         const std::uint32_t slot = node.slot;
         if (slot == no_slot) return;
         node.slot = no_slot;
         complete_slot(slot, ready);
-    }
-    // The same for the task that add() gave `slot` (the value node.slot had
-    // after add()), for a caller that keeps the slot instead of the node:
-    // the simulator registers every task through one DepNode that it reuses
-    // (a million tasks in flight need no node each), so the ReadyNode::node
-    // it gets back is that node and only the ids mean anything.
-    // `almost`, if given, gets the slots of the successors left with one
-    // unfinished predecessor: a hint for a caller that wants what it will
-    // read of them asked of memory early.
-    void complete_slot(std::uint32_t slot, std::vector<ReadyNode>& ready,
-                       std::vector<std::uint32_t>* almost = nullptr);
-
-    // A hint, no effect on the result: asks the caches for what complete()
-    // will read of the task in `slot` (its record), for a caller that knows
-    // the task will finish later (the simulator, at the task's start).
-    void prefetch_completion(std::uint32_t slot) const {
-        if (slot != no_slot) __builtin_prefetch(&slots_[slot]);
     }
 
     // Unfinished predecessors of an added, committed, unfinished node.
@@ -532,6 +506,8 @@ private:
     Region& region_for(const TrackedDep& d);
     Region& region_lookup(const TrackedDep& d);   // region_for() past its hint
     Region* new_region();
+    // complete() for the task that add() gave `slot`.
+    void complete_slot(std::uint32_t slot, std::vector<ReadyNode>& ready);
     std::uint32_t new_slot(DepNode& node);
     std::uint32_t new_block();
     // Links `node` after the task in (pred, gen) if that one is unfinished;
@@ -543,12 +519,6 @@ private:
     // A pending count never goes below zero, and a released record is
     // never counted down.
     std::uint32_t count_down(std::atomic<std::uint32_t>& a) const {
-        if (serial_) {
-            const std::uint32_t before = a.load(std::memory_order_relaxed);
-            NW_DEBUG_ASSERT(before != 0 && before != released);
-            a.store(before - 1, std::memory_order_relaxed);
-            return before - 1;
-        }
         const std::uint32_t before = a.fetch_sub(1, std::memory_order_acq_rel);
         NW_DEBUG_ASSERT(before != 0 && before != released);
         return before - 1;
@@ -557,7 +527,6 @@ private:
         return pending_[slot].load(std::memory_order_acquire) == released;
     }
 
-    const bool serial_;
     ChunkedArray<SlotRecord> slots_;
     // Per slot, beside the records: unfinished predecessors, +1 from add()
     // to commit(); `released` once complete() has read the slot's record
@@ -572,7 +541,7 @@ private:
     // doubled since the last time, all of it is searched.
     SlotRing given_;
     std::size_t next_scan_ = 64;
-    std::vector<std::uint32_t> free_slots_;   // found released by a search of given_ (serial: freed by complete())
+    std::vector<std::uint32_t> free_slots_;   // found released by a search of given_
     std::uint32_t free_block_ = no_slot;      // blocks of reused slots, linked by next
     EdgeList preds_;                          // the last add()'s predecessors
     std::uint32_t adding_gen_ = 0;            // the generation of the slot add() gave the last node

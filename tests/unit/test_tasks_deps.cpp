@@ -26,7 +26,6 @@ const void* at(std::uintptr_t a) { return reinterpret_cast<const void*>(a); }
 void* mut(std::uintptr_t a) { return reinterpret_cast<void*>(a); }
 
 struct Harness {
-    explicit Harness(Completions completions = Completions::concurrent) : tracker(completions) {}
     DepTracker tracker;
     std::vector<std::unique_ptr<DepNode>> nodes;
 
@@ -330,12 +329,11 @@ TEST(TasksDeps, AReadOnlyRegionKeepsAShortReaderList) {
 
 // The tracker against a model written from the rules in deps.hpp, on random
 // graphs: every task's predecessors and every completion's ready set.
-// Both ways of completing (the runtime's and the simulator's).
 TEST(TasksDeps, MatchesAReferenceModelOnRandomGraphs) {
-    for (std::uint64_t run = 0; run < 40; ++run) {
-        const std::uint64_t seed = 1 + run % 20;
+    for (std::uint64_t run = 0; run < 20; ++run) {
+        const std::uint64_t seed = 1 + run;
         std::mt19937_64 rng(seed);
-        Harness h(run < 20 ? Completions::concurrent : Completions::serial);
+        Harness h;
         struct RefRegion {
             long writer = -1;
             std::vector<TaskId> readers;
