@@ -34,9 +34,11 @@ private:
     };
     // One (reader, home) pair's figures, read once per dependency: the
     // machine's, computed once here.
+    // Capacities are kept as seconds per byte, so a share costs a
+    // multiplication (users × seconds per byte) rather than a division.
     struct Path {
-        double core_gbps = 0;              // TimedMachine::core_gbps(reader, home)
-        double link_gbps = 0;              // link_gbps[reader][home]
+        double core_s_per_byte = 0;        // 1 / TimedMachine::core_gbps(reader, home), in s/B
+        double link_s_per_byte = 0;        // 1 / link_gbps[reader][home], in s/B
         double latency_s = 0;              // latency_ns[reader][home] * 1e-9
         std::uint32_t shared_begin = 0;    // the shared links it crosses: shared_[shared_begin, shared_end)
         std::uint32_t shared_end = 0;
@@ -50,6 +52,8 @@ private:
     std::vector<std::size_t> pos_;             // per worker
     std::vector<Running> running_;             // per worker
     std::size_t n_ = 0;
+    std::vector<double> memory_s_per_byte_;    // per node position: 1 / memory_gbps, in s/B
+    std::vector<double> shared_s_per_byte_;    // per shared link: 1 / its gbps, in s/B
     std::vector<std::uint64_t> users_mem_;     // per node position
     std::vector<std::uint64_t> users_link_;    // [reader * n + home]
     std::vector<Path> paths_;                  // [reader * n + home]
@@ -75,14 +79,18 @@ void SnapshotMemory::attach(const MemorySetup& setup) {
     for (std::size_t r = 0; r < n_; ++r)
         for (std::size_t h = 0; h < n_; ++h) {
             Path& p = paths_[r * n_ + h];
-            p.core_gbps = m_->core_gbps(r, h);
-            p.link_gbps = m_->link_gbps[r][h];
+            p.core_s_per_byte = 1 / (m_->core_gbps(r, h) * 1e9);
+            p.link_s_per_byte = 1 / (m_->link_gbps[r][h] * 1e9);
             p.latency_s = m_->latency_ns[r][h] * 1e-9;
             p.shared_begin = static_cast<std::uint32_t>(shared_.size());
             shared_.insert(shared_.end(), shared_of[r * n_ + h].begin(), shared_of[r * n_ + h].end());
             p.shared_end = static_cast<std::uint32_t>(shared_.size());
         }
     users_shared_.assign(m_->shared_links.size(), 0);
+    memory_s_per_byte_.resize(n_);
+    for (std::size_t h = 0; h < n_; ++h) memory_s_per_byte_[h] = 1 / (m_->memory_gbps[h] * 1e9);
+    shared_s_per_byte_.clear();
+    for (const TimedMachine::SharedLink& l : m_->shared_links) shared_s_per_byte_.push_back(1 / (l.gbps * 1e9));
     link_bytes_.assign(n_ * n_, 0);
 }
 
@@ -99,10 +107,9 @@ void SnapshotMemory::task_start(std::uint32_t w, std::span<const MemoryAccess> a
     std::uint64_t bytes = 0;
     for (const MemoryAccess& a : accesses) bytes += a.bytes;
     if (run.weight.size() < accesses.size()) run.weight.resize(accesses.size());   // grows only
+    const double per_byte = bytes > 0 ? weight_unit / static_cast<double>(bytes) : 0;
     for (std::size_t k = 0; k < accesses.size(); ++k)
-        run.weight[k] = bytes > 0 ? static_cast<std::uint64_t>(static_cast<double>(accesses[k].bytes) /
-                                                               static_cast<double>(bytes) * weight_unit)
-                                  : 0;
+        run.weight[k] = static_cast<std::uint64_t>(static_cast<double>(accesses[k].bytes) * per_byte);
     count_users<true>(w);
     starting_.push_back(w);
     pending_ = true;
@@ -143,16 +150,17 @@ void SnapshotMemory::begin_memory(std::uint32_t w) {
     for (const MemoryAccess& a : run.accesses) {
         const std::size_t h = a.home;
         // A resource's capacity is split between its users (at least one:
-        // a task never gets more than the whole resource).
-        const auto users = [](std::uint64_t u) { return std::max(1.0, static_cast<double>(u) / weight_unit); };
+        // a task never gets more than the whole resource); the slowest
+        // share sets the time per byte.
+        const auto users = [](std::uint64_t u) { return std::max(1.0, static_cast<double>(u) * (1.0 / weight_unit)); };
         const Path& p = paths_[reader * n_ + h];
-        double bw = std::min(p.core_gbps, m_->memory_gbps[h] / users(users_mem_[h]));
+        double s_per_byte = std::max(p.core_s_per_byte, memory_s_per_byte_[h] * users(users_mem_[h]));
         if (h != reader) {
-            bw = std::min(bw, p.link_gbps / users(users_link_[reader * n_ + h]));
+            s_per_byte = std::max(s_per_byte, p.link_s_per_byte * users(users_link_[reader * n_ + h]));
             for (std::uint32_t j = p.shared_begin; j < p.shared_end; ++j)
-                bw = std::min(bw, m_->shared_links[shared_[j]].gbps / users(users_shared_[shared_[j]]));
+                s_per_byte = std::max(s_per_byte, shared_s_per_byte_[shared_[j]] * users(users_shared_[shared_[j]]));
         }
-        d_s += p.latency_s + static_cast<double>(a.bytes) / (bw * 1e9);
+        d_s += p.latency_s + static_cast<double>(a.bytes) * s_per_byte;
         link_bytes_[reader * n_ + h] += a.bytes;
     }
     engine_->push(engine_->now() + d_s, EventKind::finish, w);

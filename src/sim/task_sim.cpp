@@ -276,6 +276,10 @@ void Simulator::dispatch(std::uint32_t i, Destination where) {
 }
 
 void Simulator::start(std::uint32_t w, std::uint32_t i, bool across) {
+    // What its end will read first, asked of memory now: where its
+    // successor list starts, and the list.
+    __builtin_prefetch(&succ_begin_[i]);
+    __builtin_prefetch(&succs_[succ_begin_[i]]);
     workers_.begin(w, i);
     const unsigned node = workers_.node(w);
     const std::size_t pos = workers_.pos(w);
@@ -338,6 +342,12 @@ void Simulator::finish(std::uint32_t w) {
     }
     // Its submitted successors that waited for it last are ready.
     waiting_[i] = done;
+    // The submitted successors' counts and graph records, asked of memory
+    // together rather than one miss after another.
+    for (std::uint32_t k = succ_begin_[i], end = succ_begin_[i + 1]; k < end && succs_[k] < next_submit_; ++k) {
+        __builtin_prefetch(&waiting_[succs_[k]]);
+        __builtin_prefetch(&g_.tasks()[succs_[k]]);
+    }
     for (std::uint32_t k = succ_begin_[i], end = succ_begin_[i + 1]; k < end; ++k) {
         const std::uint32_t s = succs_[k];
         if (s >= next_submit_) break;   // not submitted yet: it will not wait for i
