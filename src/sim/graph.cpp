@@ -91,6 +91,7 @@ tasks::TaskId Graph::add_task(double compute_s, std::span<const GraphDep> deps, 
     t.dep_count = static_cast<std::uint32_t>(deps_.size() - first);
     const auto me = static_cast<std::uint32_t>(tasks_.size());
     tasks_.push_back(t);
+    last_edge_from_.push_back(0xffffffffu);   // room reserved by link_preds()
     // Committed: the regions' last writers and readers move on.
     for (std::size_t k = first; k < deps_.size(); ++k) {
         RegionUse& u = uses_[deps_[k].region];
@@ -116,11 +117,12 @@ void Graph::link_preds(std::size_t first) {
     if (uses_.size() < regions_.size()) uses_.resize(regions_.size());
     const std::size_t first_pred = preds_.size();
     const auto link = [&](std::uint32_t from, std::uint64_t bytes) {
-        for (std::size_t k = first_pred; k < preds_.size(); ++k)
-            if (preds_[k].from == from) {
-                preds_[k].bytes += bytes;
-                return;
-            }
+        const std::uint32_t at = last_edge_from_[from];
+        if (at >= first_pred && at < preds_.size() && preds_[at].from == from) {   // this task's edge from it: merge
+            preds_[at].bytes += bytes;
+            return;
+        }
+        last_edge_from_[from] = static_cast<std::uint32_t>(preds_.size());
         preds_.push_back(tasks::Edge{from, bytes});
     };
     for (std::size_t k = first; k < deps_.size(); ++k) {
@@ -134,7 +136,9 @@ void Graph::link_preds(std::size_t first) {
             if (u.readers.empty() && u.writer != no_task) link(u.writer, bytes);
         }
     }
-    if (preds_.size() > 0xffffffffu) throw Error("deps", "a graph holds at most 2^32 - 1 task-to-task edges");
+    if (preds_.size() >= 0xffffffffu) throw Error("deps", "a graph holds at most 2^32 - 2 task-to-task edges");
+    if (last_edge_from_.size() == last_edge_from_.capacity())
+        last_edge_from_.reserve(std::max<std::size_t>(64, 2 * last_edge_from_.size()));   // for the commit
 }
 
 void Graph::barrier() {
@@ -155,6 +159,7 @@ void Graph::reserve(std::size_t tasks, std::size_t deps, std::size_t regions) {
     tasks_.reserve(tasks);
     deps_.reserve(deps);
     preds_.reserve(deps);   // about one edge per dependency in the applications
+    last_edge_from_.reserve(tasks);
     regions_.reserve(regions);
 }
 

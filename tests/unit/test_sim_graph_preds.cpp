@@ -212,5 +212,21 @@ TEST(GraphPredsRule, ReadAfterWriteWriteAfterReadWriteAfterWrite) {
     EXPECT_EQ(g.preds().size(), 8u);
 }
 
+// A write after many reads waits for every reader, once each, in order;
+// a reader named twice by one task (here through two regions) is one edge.
+TEST(GraphPredsRule, AWriteAfterManyReadsWaitsForEachReaderOnce) {
+    Graph g;
+    const std::uint32_t a = g.add_region(64), b = g.add_region(32);
+    constexpr std::uint32_t readers = 100000;
+    for (std::uint32_t i = 0; i < readers; ++i) g.add_task(0, {{a, AccessMode::in}, {b, AccessMode::in}});
+    g.add_task(0, {{a, AccessMode::out}, {b, AccessMode::inout}});
+    const auto preds = g.preds_of(g.tasks().back());
+    ASSERT_EQ(preds.size(), readers);
+    for (std::uint32_t i = 0; i < readers; ++i) {
+        EXPECT_EQ(preds[i].from, i);
+        EXPECT_EQ(preds[i].bytes, 96u);
+    }
+}
+
 }  // namespace
 }  // namespace numaware::sim
