@@ -7,6 +7,8 @@
 // and a call across files would cost more than the heap operation.
 #pragma once
 
+#include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <limits>
 #include <queue>
@@ -34,6 +36,14 @@ struct Event {
 // per task of the graph): it waits beside the heap instead of in it, which
 // takes a push and a pop per task off the heap and changes no order.
 //
+// Finish events (kind finish, a = worker) wait in a winner tree over the
+// workers, one leaf each: a worker runs one task at a time, so it has at
+// most one finish pending, and a tree's update is a fixed walk from the
+// leaf to the root whose loads do not wait on each other's comparisons
+// (a binary heap's pop waits on one comparison per level before it can
+// load the next). A second finish for a worker whose leaf is taken goes
+// to the main heap with the other kinds, so no order depends on this.
+//
 // Wake events (kind wake, a = worker) wait in a heap of their own, indexed
 // by worker, with at most one per worker: a new one replaces the worker's
 // pending one, and cancel_wake() removes it when the worker starts a task.
@@ -53,6 +63,14 @@ public:
             set_wake(Event{t, seq_++, kind, a, b});
             return;
         }
+        if (kind == EventKind::finish && fits_tree(t, a)) {
+            if (a >= leaves_) grow_finishes(a);
+            if (tree_[std::size_t{leaves_} + a] == free_key) {
+                finishes_[a] = Event{t, seq_, kind, a, b};
+                finish_update(a, key_of(t, seq_++, a));
+                return;
+            }
+        }
         events_.push(Event{t, seq_++, kind, a, b});
     }
     // The next sequence number, for an event that waits outside the engine
@@ -71,7 +89,10 @@ public:
     void cancel_wake(std::uint32_t w) {
         if (w < wake_at_.size() && wake_at_[w] != npos) wake_remove(wake_at_[w]);
     }
-    bool empty() const { return events_.empty() && wakes_.empty() && !has_submit_ && !has_first_wake_; }
+    bool empty() const {
+        return events_.empty() && wakes_.empty() && !has_submit_ && !has_first_wake_ &&
+               (leaves_ == 0 || tree_[1] == free_key);
+    }
     // The time of the next event; infinity when there is none.
     double next_time() const {
         const Event* e = next();
@@ -87,7 +108,9 @@ public:
             has_submit_ = false;
         else if (next_event == &first_wake_)
             has_first_wake_ = false;
-        else if (next_event == &events_.top())
+        else if (leaves_ != 0 && next_event >= finishes_.data() && next_event < finishes_.data() + leaves_) {
+            finish_update(static_cast<std::uint32_t>(next_event - finishes_.data()), free_key);
+        } else if (next_event == &events_.top())
             events_.pop();
         else
             wake_remove(0);
@@ -111,7 +134,55 @@ private:
         if (has_first_wake_ && (best == nullptr || Later{}(*best, first_wake_))) best = &first_wake_;
         if (!events_.empty() && (best == nullptr || Later{}(*best, events_.top()))) best = &events_.top();
         if (!wakes_.empty() && (best == nullptr || Later{}(*best, wakes_.front()))) best = &wakes_.front();
+        if (leaves_ != 0 && tree_[1] != free_key) {
+            const Event* f = &finishes_[leaf_of(tree_[1])];
+            if (best == nullptr || Later{}(*best, *f)) best = f;
+        }
         return best;
+    }
+
+    // ---- the finish tree
+    // Each node holds its subtree's earliest finish as one 128-bit key that
+    // orders as (time, sequence number): the time's bits above (a double
+    // >= 0 orders as its bit pattern does), then the sequence number and
+    // the leaf below (seq << leaf_bits | leaf; sequence numbers are unique,
+    // so the leaf never decides). One unsigned comparison per level, which
+    // the compiler turns into a conditional move: a branch there would be
+    // mispredicted half the time. A free leaf holds the largest key.
+    __extension__ using Key = unsigned __int128;
+    static constexpr unsigned leaf_bits = 20;
+    static constexpr std::uint32_t max_finish_leaves = std::uint32_t{1} << leaf_bits;
+    static constexpr std::uint64_t max_finish_seq = (std::uint64_t{1} << (64 - leaf_bits)) - 1;
+    static constexpr Key free_key = ~Key{0};
+    // Whether a finish of worker `a` at time t with the next sequence
+    // number fits the tree's key (always, in practice: workers below 2^20,
+    // fewer than 2^44 events, t >= 0).
+    bool fits_tree(double t, std::uint32_t a) const { return a < max_finish_leaves && seq_ <= max_finish_seq && t >= 0; }
+    static Key key_of(double t, std::uint64_t seq, std::uint32_t leaf) {
+        return Key{std::bit_cast<std::uint64_t>(t + 0.0)} << 64 | Key{seq << leaf_bits | leaf};   // + 0.0: -0 is 0
+    }
+    static std::uint32_t leaf_of(Key k) { return static_cast<std::uint32_t>(k) & (max_finish_leaves - 1); }
+    // Leaf `leaf`'s key is now k: the winners on its path to the root again.
+    void finish_update(std::uint32_t leaf, Key k) {
+        std::size_t p = std::size_t{leaves_} + leaf;
+        tree_[p] = k;
+        for (; p > 1; p >>= 1) {
+            const Key s = tree_[p ^ 1];
+            k = s < k ? s : k;
+            tree_[p >> 1] = k;
+        }
+    }
+    // Room for leaf `leaf`: the next power of two of leaves, the pending
+    // finishes kept, every winner found again.
+    void grow_finishes(std::uint32_t leaf) {
+        std::uint32_t n = leaves_ == 0 ? 64 : leaves_;
+        while (n <= leaf) n *= 2;
+        std::vector<Key> grown(std::size_t{2} * n, free_key);
+        for (std::uint32_t l = 0; l < leaves_; ++l) grown[std::size_t{n} + l] = tree_[std::size_t{leaves_} + l];
+        for (std::size_t p = n - 1; p >= 1; --p) grown[p] = std::min(grown[2 * p], grown[2 * p + 1]);
+        tree_ = std::move(grown);
+        finishes_.resize(n);
+        leaves_ = n;
     }
 
     // ---- the wake heap: a binary min-heap with each worker's position
@@ -156,6 +227,9 @@ private:
     }
 
     std::priority_queue<Event, std::vector<Event>, Later> events_;
+    std::vector<Event> finishes_;         // per worker: its pending finish (when its leaf's key is not free_key)
+    std::vector<Key> tree_;               // [1, 2 * leaves_): the winner tree; leaves at [leaves_, 2 * leaves_)
+    std::uint32_t leaves_ = 0;
     std::vector<Event> wakes_;            // the wake heap
     std::vector<std::uint32_t> wake_at_;  // per worker: its wake's position in wakes_, or npos
     Event submit_{};

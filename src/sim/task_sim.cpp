@@ -104,6 +104,7 @@ private:
     std::vector<std::vector<MemoryAccess>> accesses_;   // per worker: its running task's (a prefix), for the memory model
 
     std::vector<PageHome> pages_;   // per page group
+    std::size_t unhomed_pages_ = 0;  // pages_ still unallocated
     // Dependencies: the graph's edges (Graph::preds_of()), less those from
     // predecessors that finished before the task was submitted, which the
     // runtime's tracker does not link either. Successors in task order, so
@@ -332,14 +333,18 @@ void Simulator::finish(std::uint32_t w) {
     ++completed_;
     memory_->task_end(w);
     if (obs_) obs_->on_task_finished(i, w, workers_.node(w), engine_.now());
-    // First touch: a region first written here now lives here.
-    for (const GraphDep& d : g_.deps_of(t)) {
-        PageHome& ph = pages_[g_.regions()[d.region].page];
-        if (d.access != AccessMode::in && ph.home == tasks::unallocated) {
-            ph.home = static_cast<int>(workers_.node(w));
-            ph.home_pos = static_cast<std::uint32_t>(workers_.pos(w));
+    // First touch: a region first written here now lives here (once every
+    // page has a home, there is nothing to look for: homes move, but none
+    // is ever unset).
+    if (unhomed_pages_ != 0)
+        for (const GraphDep& d : g_.deps_of(t)) {
+            PageHome& ph = pages_[g_.regions()[d.region].page];
+            if (d.access != AccessMode::in && ph.home == tasks::unallocated) {
+                ph.home = static_cast<int>(workers_.node(w));
+                ph.home_pos = static_cast<std::uint32_t>(workers_.pos(w));
+                --unhomed_pages_;
+            }
         }
-    }
     // Its submitted successors that waited for it last are ready.
     waiting_[i] = done;
     // The submitted successors' counts and graph records, asked of memory
@@ -456,6 +461,8 @@ SimReport Simulator::run() {
         if (ph.home != tasks::unallocated)
             ph.home_pos = static_cast<std::uint32_t>(m_.machine.index_of(static_cast<unsigned>(ph.home)));
     }
+    unhomed_pages_ = static_cast<std::size_t>(
+        std::count_if(pages_.begin(), pages_.end(), [](const PageHome& ph) { return ph.home == tasks::unallocated; }));
     build_successors();
 
     r_.machine = m_.name;
