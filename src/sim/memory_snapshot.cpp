@@ -9,6 +9,8 @@
 // is why durations are computed in step(), once the clock is about to move.
 // Cost: O(dependencies) per task.
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 
 #include "sim/memory_model.hpp"
 
@@ -40,8 +42,7 @@ private:
         double core_s_per_byte = 0;        // 1 / TimedMachine::core_gbps(reader, home), in s/B
         double link_s_per_byte = 0;        // 1 / link_gbps[reader][home], in s/B
         double latency_s = 0;              // latency_ns[reader][home] * 1e-9
-        std::uint32_t shared_begin = 0;    // the shared links it crosses: shared_[shared_begin, shared_end)
-        std::uint32_t shared_end = 0;
+        std::uint32_t shared_begin = 0;    // its shared links: shared_[shared_begin, shared_begin + shared_per_path_)
     };
     template <bool add>
     void count_users(std::uint32_t w);
@@ -57,7 +58,8 @@ private:
     std::vector<std::uint64_t> users_mem_;     // per node position
     std::vector<std::uint64_t> users_link_;    // [reader * n + home]
     std::vector<Path> paths_;                  // [reader * n + home]
-    std::vector<std::uint32_t> shared_;        // the shared links of each path, path after path
+    std::vector<std::uint32_t> shared_;        // the shared links of each path, path after path, padded with the dummy
+    std::uint32_t shared_per_path_ = 0;        // the longest path's count of shared links
     std::vector<std::uint64_t> users_shared_;
     std::vector<std::uint32_t> starting_;      // workers that started at the current time
     std::vector<std::uint64_t> link_bytes_;    // [reader * n + home]
@@ -76,21 +78,36 @@ void SnapshotMemory::attach(const MemorySetup& setup) {
         for (const auto& [r, h] : m_->shared_links[l].paths) shared_of[r * n_ + h].push_back(l);
     paths_.assign(n_ * n_, Path{});
     shared_.clear();
+    shared_per_path_ = 0;
+    for (std::size_t r = 0; r < n_; ++r)
+        for (std::size_t h = 0; h < n_; ++h)
+            if (r != h) shared_per_path_ = std::max(shared_per_path_, static_cast<std::uint32_t>(shared_of[r * n_ + h].size()));
+    const auto dummy = static_cast<std::uint32_t>(m_->shared_links.size());
     for (std::size_t r = 0; r < n_; ++r)
         for (std::size_t h = 0; h < n_; ++h) {
+            // A local access crosses no link: its link term is 0 s/B and
+            // its list of shared links empty, so that every access takes
+            // the same steps (a branch on local or remote would be
+            // mispredicted at every change; the counts it adds to
+            // users_link_[r * n + r] are never read).
             Path& p = paths_[r * n_ + h];
             p.core_s_per_byte = 1 / (m_->core_gbps(r, h) * 1e9);
-            p.link_s_per_byte = 1 / (m_->link_gbps[r][h] * 1e9);
+            p.link_s_per_byte = r == h ? 0.0 : 1 / (m_->link_gbps[r][h] * 1e9);
             p.latency_s = m_->latency_ns[r][h] * 1e-9;
             p.shared_begin = static_cast<std::uint32_t>(shared_.size());
-            shared_.insert(shared_.end(), shared_of[r * n_ + h].begin(), shared_of[r * n_ + h].end());
-            p.shared_end = static_cast<std::uint32_t>(shared_.size());
+            if (r != h) shared_.insert(shared_.end(), shared_of[r * n_ + h].begin(), shared_of[r * n_ + h].end());
+            // Every path lists as many shared links as the longest list,
+            // the rest being a dummy link of 0 s/B: the loops over them
+            // run a fixed count (a count that changes from one access to
+            // the next costs a mispredicted branch at each change).
+            shared_.resize(p.shared_begin + shared_per_path_, dummy);
         }
-    users_shared_.assign(m_->shared_links.size(), 0);
+    users_shared_.assign(m_->shared_links.size() + 1, 0);   // + the dummy
     memory_s_per_byte_.resize(n_);
     for (std::size_t h = 0; h < n_; ++h) memory_s_per_byte_[h] = 1 / (m_->memory_gbps[h] * 1e9);
     shared_s_per_byte_.clear();
     for (const TimedMachine::SharedLink& l : m_->shared_links) shared_s_per_byte_.push_back(1 / (l.gbps * 1e9));
+    shared_s_per_byte_.push_back(0.0);   // the dummy
     link_bytes_.assign(n_ * n_, 0);
 }
 
@@ -126,11 +143,9 @@ void SnapshotMemory::count_users(std::uint32_t w) {
         const std::uint64_t wk = run.weight[k];
         const auto apply = [&](std::uint64_t& u) { u = add ? u + wk : u - wk; };
         apply(users_mem_[h]);
-        if (h != reader) {
-            apply(users_link_[reader * n_ + h]);
-            const Path& p = paths_[reader * n_ + h];
-            for (std::uint32_t j = p.shared_begin; j < p.shared_end; ++j) apply(users_shared_[shared_[j]]);
-        }
+        apply(users_link_[reader * n_ + h]);
+        const Path& p = paths_[reader * n_ + h];
+        for (std::uint32_t j = p.shared_begin; j < p.shared_begin + shared_per_path_; ++j) apply(users_shared_[shared_[j]]);
     }
 }
 
@@ -152,14 +167,20 @@ void SnapshotMemory::begin_memory(std::uint32_t w) {
         // A resource's capacity is split between its users (at least one:
         // a task never gets more than the whole resource); the slowest
         // share sets the time per byte.
-        const auto users = [](std::uint64_t u) { return std::max(1.0, static_cast<double>(u) * (1.0 / weight_unit)); };
+        // max(1, x) without a branch (a comparison of doubles became one,
+        // mispredicted as users come and go): doubles >= 0 order as their
+        // bit patterns do, and an integer maximum is a conditional move.
+        // The weights' sum is far below 2^63, so the signed conversion, one
+        // instruction, is exact.
+        const auto users = [](std::uint64_t u) {
+            const double x = static_cast<double>(static_cast<std::int64_t>(u)) * (1.0 / weight_unit);
+            return std::bit_cast<double>(std::max(std::bit_cast<std::int64_t>(x), std::bit_cast<std::int64_t>(1.0)));
+        };
         const Path& p = paths_[reader * n_ + h];
         double s_per_byte = std::max(p.core_s_per_byte, memory_s_per_byte_[h] * users(users_mem_[h]));
-        if (h != reader) {
-            s_per_byte = std::max(s_per_byte, p.link_s_per_byte * users(users_link_[reader * n_ + h]));
-            for (std::uint32_t j = p.shared_begin; j < p.shared_end; ++j)
-                s_per_byte = std::max(s_per_byte, shared_s_per_byte_[shared_[j]] * users(users_shared_[shared_[j]]));
-        }
+        s_per_byte = std::max(s_per_byte, p.link_s_per_byte * users(users_link_[reader * n_ + h]));   // local: 0
+        for (std::uint32_t j = p.shared_begin; j < p.shared_begin + shared_per_path_; ++j)
+            s_per_byte = std::max(s_per_byte, shared_s_per_byte_[shared_[j]] * users(users_shared_[shared_[j]]));
         d_s += p.latency_s + static_cast<double>(a.bytes) * s_per_byte;
         link_bytes_[reader * n_ + h] += a.bytes;
     }
