@@ -6,7 +6,9 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <random>
 #include <set>
+#include <string>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -224,6 +226,54 @@ TEST(TaskPolicies, DepPicksHeaviestNode) {
     EXPECT_EQ(place(*p, 3, {{1, 100, AccessMode::in, 0}, {2, 300, AccessMode::in, 2}, {3, 250, AccessMode::out, unallocated}}),
               Destination::to_node(2));
     EXPECT_EQ(place(*p, 4, {{1, 500, AccessMode::in, 3}, {2, 300, AccessMode::in, 2}}), Destination::to_node(3));
+}
+
+// Against the definition, on random tasks: the node holding the most
+// bytes wins; among equal nodes (or with the virtual socket, which stands
+// for any node) the choice is one of them, and it depends on the task,
+// not on the order of its dependencies. Machines of 4, 16 and 70 nodes:
+// more than 8 distinct nodes named, and more nodes than one 64-bit mask.
+TEST(TaskPolicies, DepChoosesAmongTheHeaviestNodesWhateverTheirCountOrOrder) {
+    for (const unsigned nodes : {4u, 16u, 70u}) {
+        const std::string spec = "nodes=" + std::to_string(nodes) + " cpus-per-node=1 mem-per-node=64M";
+        Fixture f(spec.c_str());
+        auto p = f.attach("dep");
+        std::mt19937_64 rng(nodes);
+        int unique_wins = 0, ties = 0, many_nodes = 0;
+        for (TaskId id = 0; id < 3000; ++id) {
+            const unsigned named = 1 + static_cast<unsigned>(rng() % std::min(nodes, 16u));   // homes drawn from these
+            const std::size_t count = 1 + rng() % 16;
+            std::vector<DepInfo> deps;
+            std::vector<std::uint64_t> per_node(nodes, 0);
+            std::uint64_t unhomed = 0;
+            for (std::size_t k = 0; k < count; ++k) {
+                const std::uint64_t bytes = 64 * (1 + rng() % 4);   // few values: ties are common
+                const int home = rng() % 8 == 0 ? unallocated : static_cast<int>(rng() % named);
+                deps.push_back(DepInfo{0x1000 * (k + 1), bytes, AccessMode::in, home});
+                (home == unallocated ? unhomed : per_node[static_cast<std::size_t>(home)]) += bytes;
+            }
+            const Destination d = place(*p, id, deps);
+            ASSERT_EQ(d.kind, Destination::Kind::node);
+            ASSERT_LT(d.index, nodes);
+            const std::uint64_t best = std::max(unhomed, *std::max_element(per_node.begin(), per_node.end()));
+            std::size_t tied = 0;
+            for (std::uint64_t b : per_node) tied += b == best ? 1 : 0;
+            std::size_t distinct = 0;
+            for (std::uint64_t b : per_node) distinct += b > 0 ? 1 : 0;
+            many_nodes += distinct > 8 ? 1 : 0;
+            if (unhomed != best) {
+                EXPECT_EQ(per_node[d.index], best) << nodes << " nodes, task " << id;
+                ++(tied == 1 ? unique_wins : ties);
+            }
+            std::shuffle(deps.begin(), deps.end(), rng);
+            EXPECT_EQ(place(*p, id, deps), d) << nodes << " nodes, task " << id;
+        }
+        EXPECT_GT(unique_wins, 500) << nodes;
+        EXPECT_GT(ties, 100) << nodes;
+        if (nodes > 8) {
+            EXPECT_GT(many_nodes, 10) << nodes;
+        }
+    }
 }
 
 TEST(TaskPolicies, DepTiesAndVirtualSocketAreSeededPerTask) {

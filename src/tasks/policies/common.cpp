@@ -128,6 +128,38 @@ struct NamedNodes {
     bool overflow = false;   // more distinct nodes than kept
 
     NamedNodes(const Topology& topo, std::span<const DepInfo> deps) {
+        if (topo.nodes.size() > 64) {
+            search(topo, deps);
+            return;
+        }
+        // Up to 64 worker nodes: a mask of the slots named so far and each
+        // one's entry, so that finding a slot's entry takes no branch on
+        // the data (a search that stops at the match is mispredicted about
+        // twice a task). entry_of[s] is read only for a slot in the mask.
+        std::uint64_t seen = 0;
+        std::uint8_t entry_of[64];
+        for (const DepInfo& dep : deps) {
+            const int slot = topo.serving_slot(dep.home);
+            if (slot < 0) {
+                unhomed += dep.bytes;
+                continue;
+            }
+            const auto s = static_cast<unsigned>(slot);
+            const bool fresh = (seen >> s & 1u) == 0;
+            if (fresh && n == kept) {
+                overflow = true;
+                return;
+            }
+            const std::size_t i = fresh ? n : entry_of[s];
+            entry_of[s] = static_cast<std::uint8_t>(i);
+            slots[i] = slot;
+            bytes[i] = (fresh ? 0 : bytes[i]) + dep.bytes;
+            n += fresh ? 1 : 0;
+            seen |= std::uint64_t{1} << s;
+        }
+    }
+    // Any count of nodes: each slot looked for among those named so far.
+    void search(const Topology& topo, std::span<const DepInfo> deps) {
         for (const DepInfo& dep : deps) {
             const int slot = topo.serving_slot(dep.home);
             if (slot < 0) {
