@@ -23,7 +23,7 @@ public:
     void attach(const MemorySetup& setup) override;
     void task_start(std::uint32_t worker, std::span<const MemoryAccess> accesses, const TaskCost& cost) override;
     bool step(double t_next) override;
-    void task_end(std::uint32_t worker) override { count_users<false>(worker); }
+    void task_end(std::uint32_t worker) override;
     void final_stats(SimReport& report) const override;
 
 private:
@@ -45,7 +45,7 @@ private:
         std::uint32_t shared_begin = 0;    // its shared links: shared_[shared_begin, shared_begin + shared_per_path_)
     };
     template <bool add>
-    void count_users(std::uint32_t w);
+    void count_users(std::size_t reader, std::size_t h, std::uint64_t weight);
     void begin_memory(std::uint32_t w);
 
     const TimedMachine* m_ = nullptr;
@@ -125,28 +125,30 @@ void SnapshotMemory::task_start(std::uint32_t w, std::span<const MemoryAccess> a
     for (const MemoryAccess& a : accesses) bytes += a.bytes;
     if (run.weight.size() < accesses.size()) run.weight.resize(accesses.size());   // grows only
     const double per_byte = bytes > 0 ? weight_unit / static_cast<double>(bytes) : 0;
-    for (std::size_t k = 0; k < accesses.size(); ++k)
+    const std::size_t reader = pos_[w];
+    for (std::size_t k = 0; k < accesses.size(); ++k) {
         run.weight[k] = static_cast<std::uint64_t>(static_cast<double>(accesses[k].bytes) * per_byte);
-    count_users<true>(w);
+        count_users<true>(reader, accesses[k].home, run.weight[k]);
+    }
     starting_.push_back(w);
     pending_ = true;
 }
 
-// Adds (or removes) w's running task to the users of every resource its
-// dependencies go through, weighted by their bytes.
+// Adds (or removes) one access of a running task, weighted by its share of
+// the task's bytes, to the users of every resource it goes through.
 template <bool add>
-void SnapshotMemory::count_users(std::uint32_t w) {
+void SnapshotMemory::count_users(std::size_t reader, std::size_t h, std::uint64_t weight) {
+    const auto apply = [weight](std::uint64_t& u) { u = add ? u + weight : u - weight; };
+    apply(users_mem_[h]);
+    apply(users_link_[reader * n_ + h]);
+    const Path& p = paths_[reader * n_ + h];
+    for (std::uint32_t j = p.shared_begin; j < p.shared_begin + shared_per_path_; ++j) apply(users_shared_[shared_[j]]);
+}
+
+void SnapshotMemory::task_end(std::uint32_t w) {
     const Running& run = running_[w];
     const std::size_t reader = pos_[w];
-    for (std::size_t k = 0; k < run.accesses.size(); ++k) {
-        const std::size_t h = run.accesses[k].home;
-        const std::uint64_t wk = run.weight[k];
-        const auto apply = [&](std::uint64_t& u) { u = add ? u + wk : u - wk; };
-        apply(users_mem_[h]);
-        apply(users_link_[reader * n_ + h]);
-        const Path& p = paths_[reader * n_ + h];
-        for (std::uint32_t j = p.shared_begin; j < p.shared_begin + shared_per_path_; ++j) apply(users_shared_[shared_[j]]);
-    }
+    for (std::size_t k = 0; k < run.accesses.size(); ++k) count_users<false>(reader, run.accesses[k].home, run.weight[k]);
 }
 
 bool SnapshotMemory::step(double t_next) {

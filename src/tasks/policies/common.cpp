@@ -122,7 +122,7 @@ namespace {
 struct NamedNodes {
     static constexpr std::size_t kept = 8;
     int slots[kept];
-    std::uint64_t bytes[kept];
+    std::uint64_t bytes[kept] = {};   // zero past n: a new entry's count starts there
     std::size_t n = 0;
     std::uint64_t unhomed = 0;
     bool overflow = false;   // more distinct nodes than kept
@@ -135,9 +135,10 @@ struct NamedNodes {
         // Up to 64 worker nodes: a mask of the slots named so far and each
         // one's entry, so that finding a slot's entry takes no branch on
         // the data (a search that stops at the match is mispredicted about
-        // twice a task). entry_of[s] is read only for a slot in the mask.
+        // twice a task). entry_of[s] means something only for a slot in the
+        // mask; it is zeroed so that it can be read for any slot.
         std::uint64_t seen = 0;
-        std::uint8_t entry_of[64];
+        std::uint8_t entry_of[64] = {};
         for (const DepInfo& dep : deps) {
             const int slot = topo.serving_slot(dep.home);
             if (slot < 0) {
@@ -146,15 +147,18 @@ struct NamedNodes {
             }
             const auto s = static_cast<unsigned>(slot);
             const bool fresh = (seen >> s & 1u) == 0;
-            if (fresh && n == kept) {
+            if (n == kept && fresh) {   // n == kept first: almost never, so predicted
                 overflow = true;
                 return;
             }
-            const std::size_t i = fresh ? n : entry_of[s];
+            // i = fresh ? n : entry_of[s], by masks: written as a
+            // conditional, it became a branch.
+            const std::size_t all_if_fresh = std::size_t{0} - static_cast<std::size_t>(fresh);
+            const std::size_t i = (n & all_if_fresh) | (std::size_t{entry_of[s]} & ~all_if_fresh);
             entry_of[s] = static_cast<std::uint8_t>(i);
             slots[i] = slot;
-            bytes[i] = (fresh ? 0 : bytes[i]) + dep.bytes;
-            n += fresh ? 1 : 0;
+            bytes[i] += dep.bytes;
+            n += static_cast<std::size_t>(fresh);
             seen |= std::uint64_t{1} << s;
         }
     }
