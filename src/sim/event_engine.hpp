@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <queue>
 #include <vector>
@@ -108,7 +109,7 @@ public:
             has_submit_ = false;
         else if (next_event == &first_wake_)
             has_first_wake_ = false;
-        else if (leaves_ != 0 && next_event >= finishes_.data() && next_event < finishes_.data() + leaves_) {
+        else if (is_finish(next_event)) {
             finish_update(static_cast<std::uint32_t>(next_event - finishes_.data()), free_key);
         } else if (next_event == &events_.top())
             events_.pop();
@@ -162,6 +163,12 @@ private:
         return Key{std::bit_cast<std::uint64_t>(t + 0.0)} << 64 | Key{seq << leaf_bits | leaf};   // + 0.0: -0 is 0
     }
     static std::uint32_t leaf_of(Key k) { return static_cast<std::uint32_t>(k) & (max_finish_leaves - 1); }
+    // Whether e is one of finishes_ (std::less: pointers into different
+    // arrays have no order of their own).
+    bool is_finish(const Event* e) const {
+        return leaves_ != 0 && !std::less<const Event*>{}(e, finishes_.data()) &&
+               std::less<const Event*>{}(e, finishes_.data() + leaves_);
+    }
     // Leaf `leaf`'s key is now k: the winners on its path to the root again.
     void finish_update(std::uint32_t leaf, Key k) {
         std::size_t p = std::size_t{leaves_} + leaf;

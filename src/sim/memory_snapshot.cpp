@@ -76,30 +76,27 @@ void SnapshotMemory::attach(const MemorySetup& setup) {
     std::vector<std::vector<std::uint32_t>> shared_of(n_ * n_);
     for (std::uint32_t l = 0; l < m_->shared_links.size(); ++l)
         for (const auto& [r, h] : m_->shared_links[l].paths) shared_of[r * n_ + h].push_back(l);
+    // Every access takes the same steps, local or remote (a branch on
+    // local or remote would be mispredicted at every change): a local
+    // access crosses no link, so its link term is 0 s/B (the counts it adds
+    // to users_link_[r * n + r] are never read) and it lists no shared
+    // link; and every path lists as many shared links as the longest list,
+    // the rest being a dummy link of 0 s/B, so the loops over them run a
+    // fixed count.
+    for (std::size_t r = 0; r < n_; ++r) shared_of[r * n_ + r].clear();
+    shared_per_path_ = 0;
+    for (const auto& list : shared_of) shared_per_path_ = std::max(shared_per_path_, static_cast<std::uint32_t>(list.size()));
+    const auto dummy = static_cast<std::uint32_t>(m_->shared_links.size());
     paths_.assign(n_ * n_, Path{});
     shared_.clear();
-    shared_per_path_ = 0;
-    for (std::size_t r = 0; r < n_; ++r)
-        for (std::size_t h = 0; h < n_; ++h)
-            if (r != h) shared_per_path_ = std::max(shared_per_path_, static_cast<std::uint32_t>(shared_of[r * n_ + h].size()));
-    const auto dummy = static_cast<std::uint32_t>(m_->shared_links.size());
     for (std::size_t r = 0; r < n_; ++r)
         for (std::size_t h = 0; h < n_; ++h) {
-            // A local access crosses no link: its link term is 0 s/B and
-            // its list of shared links empty, so that every access takes
-            // the same steps (a branch on local or remote would be
-            // mispredicted at every change; the counts it adds to
-            // users_link_[r * n + r] are never read).
             Path& p = paths_[r * n_ + h];
             p.core_s_per_byte = 1 / (m_->core_gbps(r, h) * 1e9);
             p.link_s_per_byte = r == h ? 0.0 : 1 / (m_->link_gbps[r][h] * 1e9);
             p.latency_s = m_->latency_ns[r][h] * 1e-9;
             p.shared_begin = static_cast<std::uint32_t>(shared_.size());
-            if (r != h) shared_.insert(shared_.end(), shared_of[r * n_ + h].begin(), shared_of[r * n_ + h].end());
-            // Every path lists as many shared links as the longest list,
-            // the rest being a dummy link of 0 s/B: the loops over them
-            // run a fixed count (a count that changes from one access to
-            // the next costs a mispredicted branch at each change).
+            shared_.insert(shared_.end(), shared_of[r * n_ + h].begin(), shared_of[r * n_ + h].end());
             shared_.resize(p.shared_begin + shared_per_path_, dummy);
         }
     users_shared_.assign(m_->shared_links.size() + 1, 0);   // + the dummy

@@ -128,15 +128,13 @@ struct NamedNodes {
     bool overflow = false;   // more distinct nodes than kept
 
     NamedNodes(const Topology& topo, std::span<const DepInfo> deps) {
-        if (topo.nodes.size() > 64) {
-            search(topo, deps);
-            return;
-        }
-        // Up to 64 worker nodes: a mask of the slots named so far and each
-        // one's entry, so that finding a slot's entry takes no branch on
-        // the data (a search that stops at the match is mispredicted about
-        // twice a task). entry_of[s] means something only for a slot in the
-        // mask; it is zeroed so that it can be read for any slot.
+        // A slot below 64 (every slot, on machines of up to 64 worker
+        // nodes, so the test is predicted) is found through a mask of the
+        // slots named so far and each one's entry, with no branch on the
+        // data (a search that stops at the match is mispredicted about twice
+        // a task); a higher slot is searched for among the entries.
+        // entry_of[s] means something only for a slot in the mask; it is
+        // zeroed so that it can be read for any slot.
         std::uint64_t seen = 0;
         std::uint8_t entry_of[64] = {};
         for (const DepInfo& dep : deps) {
@@ -146,41 +144,29 @@ struct NamedNodes {
                 continue;
             }
             const auto s = static_cast<unsigned>(slot);
-            const bool fresh = (seen >> s & 1u) == 0;
+            std::size_t i = 0;
+            bool fresh = false;
+            if (s < 64) {
+                fresh = (seen >> s & 1u) == 0;
+                // i = fresh ? n : entry_of[s], by masks: written as a
+                // conditional, it became a branch.
+                const std::size_t all_if_fresh = std::size_t{0} - static_cast<std::size_t>(fresh);
+                i = (n & all_if_fresh) | (std::size_t{entry_of[s]} & ~all_if_fresh);
+            } else {
+                while (i < n && slots[i] != slot) ++i;
+                fresh = i == n;
+            }
             if (n == kept && fresh) {   // n == kept first: almost never, so predicted
                 overflow = true;
                 return;
             }
-            // i = fresh ? n : entry_of[s], by masks: written as a
-            // conditional, it became a branch.
-            const std::size_t all_if_fresh = std::size_t{0} - static_cast<std::size_t>(fresh);
-            const std::size_t i = (n & all_if_fresh) | (std::size_t{entry_of[s]} & ~all_if_fresh);
-            entry_of[s] = static_cast<std::uint8_t>(i);
             slots[i] = slot;
             bytes[i] += dep.bytes;
             n += static_cast<std::size_t>(fresh);
-            seen |= std::uint64_t{1} << s;
-        }
-    }
-    // Any count of nodes: each slot looked for among those named so far.
-    void search(const Topology& topo, std::span<const DepInfo> deps) {
-        for (const DepInfo& dep : deps) {
-            const int slot = topo.serving_slot(dep.home);
-            if (slot < 0) {
-                unhomed += dep.bytes;
-                continue;
+            if (s < 64) {
+                entry_of[s] = static_cast<std::uint8_t>(i);
+                seen |= std::uint64_t{1} << s;
             }
-            std::size_t i = 0;
-            while (i < n && slots[i] != slot) ++i;
-            if (i == n) {
-                if (n == kept) {
-                    overflow = true;
-                    return;
-                }
-                slots[n] = slot;
-                bytes[n++] = 0;
-            }
-            bytes[i] += dep.bytes;
         }
     }
 };
