@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -537,8 +538,19 @@ TEST(TasksRuntimeSteals, AWorkerWaitingOutItsStealDelayPausesInsteadOfSpinning) 
     ASSERT_GT(t1 - t0, 0.0);
     // Spinning, the other worker used its CPU for the whole phase (~1 of
     // the wall time when it has a CPU); pausing, a search per round.
+#if defined(__SANITIZE_THREAD__)
+    // Under ThreadSanitizer every load and store of that search is
+    // instrumented, so the search itself costs several times its CPU and
+    // the share measures TSan, not the pause (above 0.25 in 4 of 50 runs
+    // on one host, 0.22 to 0.29 on another, 2026-12-03; the uninstrumented
+    // build passed 30 of 30). This build runs the test for its races; the
+    // uninstrumented unit build, also in `make test`, asserts the share.
+    std::printf("[   NOTE   ] CPU share of the idle worker not asserted under ThreadSanitizer: %.3f\n",
+                (c1 - c0) / (t1 - t0));
+#else
     EXPECT_LT((c1 - c0) / (t1 - t0), 0.25) << "the idle worker used " << (c1 - c0) << " s of CPU in "
                                            << (t1 - t0) << " s of waiting for another node's tasks";
+#endif
 }
 
 INSTANTIATE_TEST_SUITE_P(AllPolicies, TasksRuntime, ::testing::ValuesIn(numaware::test::all_policy_names()),
