@@ -271,6 +271,10 @@ public:
     // "every reader has finished" implies "the writer has").
     std::span<const tasks::Edge> preds() const { return preds_; }
     std::span<const tasks::Edge> preds_of(const GraphTask& t) const { return {preds_.data() + t.first_pred, t.pred_count}; }
+    // Per task, how many later tasks list it in preds(): the lengths of the
+    // successor lists a simulation builds, kept by add_task() so that it
+    // need not count them over every edge first.
+    std::span<const std::uint32_t> successor_counts() const { return successor_counts_; }
     std::size_t size() const { return tasks_.size(); }
     void reserve(std::size_t tasks, std::size_t deps, std::size_t regions);
     // Totals kept by add_task(), so that a simulation of a graph too large
@@ -304,6 +308,7 @@ private:
     // merges a predecessor named again in O(1), whatever its count of
     // predecessors (a write after 10^5 reads has 10^5).
     std::vector<std::uint32_t> last_edge_from_;
+    std::vector<std::uint32_t> successor_counts_;
     void link_preds(std::size_t first);
     std::uint64_t next_start_ = std::uint64_t{1} << 30;
     std::uint32_t pages_ = 0;

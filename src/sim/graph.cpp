@@ -92,6 +92,8 @@ tasks::TaskId Graph::add_task(double compute_s, std::span<const GraphDep> deps, 
     const auto me = static_cast<std::uint32_t>(tasks_.size());
     tasks_.push_back(t);
     last_edge_from_.push_back(0xffffffffu);   // room reserved by link_preds()
+    successor_counts_.push_back(0);            // likewise
+    for (std::size_t k = first_pred; k < preds_.size(); ++k) ++successor_counts_[preds_[k].from];
     // Committed: the regions' last writers and readers move on.
     for (std::size_t k = first; k < deps_.size(); ++k) {
         RegionUse& u = uses_[deps_[k].region];
@@ -139,6 +141,8 @@ void Graph::link_preds(std::size_t first) {
     if (preds_.size() >= 0xffffffffu) throw Error("deps", "a graph holds at most 2^32 - 2 task-to-task edges");
     if (last_edge_from_.size() == last_edge_from_.capacity())
         last_edge_from_.reserve(std::max<std::size_t>(64, 2 * last_edge_from_.size()));   // for the commit
+    if (successor_counts_.size() == successor_counts_.capacity())
+        successor_counts_.reserve(std::max<std::size_t>(64, 2 * successor_counts_.size()));
 }
 
 void Graph::barrier() {
@@ -160,6 +164,7 @@ void Graph::reserve(std::size_t tasks, std::size_t deps, std::size_t regions) {
     deps_.reserve(deps);
     preds_.reserve(deps);   // about one edge per dependency in the applications
     last_edge_from_.reserve(tasks);
+    successor_counts_.reserve(tasks);
     regions_.reserve(regions);
 }
 

@@ -173,13 +173,15 @@ void Simulator::build_layout() {
     }
 }
 
-// Every task's successors, from the graph's predecessor lists.
+// Every task's successors, from the graph's predecessor lists (their
+// lengths, Graph::successor_counts(), kept as the graph was built).
 void Simulator::build_successors() {
     const std::size_t n = g_.size();
     waiting_.assign(n, 0);
-    succ_begin_.assign(n + 1, 0);
-    for (const tasks::Edge& e : g_.preds()) ++succ_begin_[e.from + 1];
-    for (std::size_t i = 0; i < n; ++i) succ_begin_[i + 1] += succ_begin_[i];
+    succ_begin_.resize(n + 1);
+    succ_begin_[0] = 0;
+    const auto counts = g_.successor_counts();
+    for (std::size_t i = 0; i < n; ++i) succ_begin_[i + 1] = succ_begin_[i] + counts[i];
     succs_.resize(g_.preds().size());
     // Filled in task order, each list from its start; then succ_begin_[i]
     // holds where list i ends, which is where list i + 1 starts.

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "apps/catalog.hpp"
+#include "numaware/error.hpp"
 #include "numaware/machine.hpp"
 #include "numaware/sim.hpp"
 #include "tasks/deps.hpp"
@@ -129,6 +130,15 @@ void expect_both_cases(const Graph& g, std::uint64_t seed, std::initializer_list
     }
 }
 
+// Graph::successor_counts(), kept as tasks are added, against a count
+// over every edge.
+void expect_successor_counts(const Graph& g) {
+    std::vector<std::uint32_t> counted(g.size(), 0);
+    for (const Edge& e : g.preds()) ++counted[e.from];
+    const auto kept = g.successor_counts();
+    EXPECT_EQ(std::vector<std::uint32_t>(kept.begin(), kept.end()), counted);
+}
+
 class GraphPreds : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GraphPreds, AreTheTrackersForEveryApplication) {
@@ -138,6 +148,7 @@ TEST_P(GraphPreds, AreTheTrackersForEveryApplication) {
         size.halos = halos;
         const Graph g = apps::build_graph(GetParam(), size, four_nodes(), nodes);
         ASSERT_GT(g.preds().size(), 0u);
+        expect_successor_counts(g);
         expect_both_cases(g, 11, {0.5, 0.9});
     }
 }
@@ -178,7 +189,13 @@ TEST(GraphPredsRandom, AreTheTrackers) {
                 if (!clash) deps.push_back(GraphDep{region, access});
             }
             g.add_task(1e-6, deps);
+            if (t % 50 == 0) {   // a task refused leaves the counts as they were
+                const std::vector<GraphDep> bad{GraphDep{0, AccessMode::in}, GraphDep{regions, AccessMode::in}};
+                EXPECT_THROW(g.add_task(1e-6, bad), Error);
+                ASSERT_EQ(g.successor_counts().size(), g.size());
+            }
         }
+        expect_successor_counts(g);
         expect_both_cases(g, seed, {0.3, 0.7, 0.95});
     }
 }
@@ -210,6 +227,8 @@ TEST(GraphPredsRule, ReadAfterWriteWriteAfterReadWriteAfterWrite) {
     EXPECT_EQ(preds(5), (P{{3, 100}, {4, 200}}));
     EXPECT_EQ(preds(6), (P{{5, 300}}));
     EXPECT_EQ(g.preds().size(), 8u);
+    const auto succ = g.successor_counts();
+    EXPECT_EQ(std::vector<std::uint32_t>(succ.begin(), succ.end()), (std::vector<std::uint32_t>{2, 1, 2, 1, 1, 1, 0}));
 }
 
 // A write after many reads waits for every reader, once each, in order;
