@@ -2,6 +2,7 @@
 #include "common.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <string>
 
@@ -118,24 +119,24 @@ namespace {
 
 // The nodes a task's dependencies name, with their bytes, kept in one
 // pass: at most `kept` distinct worker nodes (the other nodes hold 0
-// bytes), and the bytes with no home (the virtual socket).
+// bytes), and the bytes with no home (the virtual socket). Slots from 64
+// on (machines of more than 64 worker nodes) are not kept: they count as
+// an overflow, and the caller counts every node instead.
 struct NamedNodes {
     static constexpr std::size_t kept = 8;
     int slots[kept];
     std::uint64_t bytes[kept] = {};   // zero past n: a new entry's count starts there
     std::size_t n = 0;
     std::uint64_t unhomed = 0;
-    bool overflow = false;   // more distinct nodes than kept
+    bool overflow = false;   // more distinct nodes than kept, or a slot from 64 on
 
     NamedNodes(const Topology& topo, std::span<const DepInfo> deps) {
-        // A slot below 64 (every slot, on machines of up to 64 worker
-        // nodes, so the test is predicted) is found through a mask of the
-        // slots named so far and each one's entry, with no branch on the
-        // data (a search that stops at the match is mispredicted about twice
-        // a task); a higher slot is searched for among the entries.
-        // entry_of[s] means something only for a slot in the mask; it is
-        // zeroed so that it can be read for any slot.
-        std::uint64_t seen = 0;
+        // A slot is found through the mask of the slots named so far and
+        // each one's entry, with no branch on the data (a search that stops
+        // at the match is mispredicted about twice a task). entry_of[s]
+        // means something only for a slot in the mask; it is zeroed so
+        // that it can be read for any slot.
+        std::uint64_t slot_mask = 0;   // the slots named so far, one bit each
         std::uint8_t entry_of[64] = {};
         for (const DepInfo& dep : deps) {
             const int slot = topo.serving_slot(dep.home);
@@ -144,29 +145,20 @@ struct NamedNodes {
                 continue;
             }
             const auto s = static_cast<unsigned>(slot);
-            std::size_t i = 0;
-            bool fresh = false;
-            if (s < 64) {
-                fresh = (seen >> s & 1u) == 0;
-                // i = fresh ? n : entry_of[s], by masks: written as a
-                // conditional, it became a branch.
-                const std::size_t all_if_fresh = std::size_t{0} - static_cast<std::size_t>(fresh);
-                i = (n & all_if_fresh) | (std::size_t{entry_of[s]} & ~all_if_fresh);
-            } else {
-                while (i < n && slots[i] != slot) ++i;
-                fresh = i == n;
-            }
-            if (n == kept && fresh) {   // n == kept first: almost never, so predicted
+            const bool fresh = (slot_mask >> (s & 63) & 1u) == 0;
+            if (s >= 64 || (n == kept && fresh)) {   // almost never, so predicted
                 overflow = true;
                 return;
             }
+            // i = fresh ? n : entry_of[s], by masks: written as a
+            // conditional, it became a branch.
+            const std::size_t all_if_fresh = std::size_t{0} - static_cast<std::size_t>(fresh);
+            const std::size_t i = (n & all_if_fresh) | (std::size_t{entry_of[s]} & ~all_if_fresh);
             slots[i] = slot;
             bytes[i] += dep.bytes;
             n += static_cast<std::size_t>(fresh);
-            if (s < 64) {
-                entry_of[s] = static_cast<std::uint8_t>(i);
-                seen |= std::uint64_t{1} << s;
-            }
+            entry_of[s] = static_cast<std::uint8_t>(i);
+            slot_mask |= std::uint64_t{1} << s;
         }
     }
 };
@@ -188,34 +180,34 @@ Destination pick_among_ties(const Topology& topo, const TaskView& task, std::siz
 Destination dep_place(const Topology& topo, const TaskView& task) {
     const NamedNodes named(topo, task.deps);
     if (!named.overflow) {
-        // The most bytes (the virtual socket's count too), and the named
-        // nodes holding that many, in slot order (insertion: at most `kept`
-        // of them), in one pass: a larger count starts the ties again.
+        // The most bytes (the virtual socket's count too), then the named
+        // nodes holding that many as a mask of their slots, which lists
+        // them in slot order; no branch on the counts (comparisons that
+        // were mispredicted as the counts change from task to task).
         std::uint64_t best = named.unhomed;
-        std::size_t real_ties = 0;
-        int tie_slots[NamedNodes::kept];
-        for (std::size_t i = 0; i < named.n; ++i) {
-            if (named.bytes[i] < best) continue;
-            if (named.bytes[i] > best) {
-                best = named.bytes[i];
-                real_ties = 0;
-            }
-            std::size_t at = real_ties++;
-            for (; at > 0 && tie_slots[at - 1] > named.slots[i]; --at) tie_slots[at] = tie_slots[at - 1];
-            tie_slots[at] = named.slots[i];
-        }
+        for (std::size_t i = 0; i < named.n; ++i) best = std::max(best, named.bytes[i]);
         // With best > 0 the nodes no dependency names (0 bytes) are not
         // candidates, so the named ones are all there is to count.
         if (best > 0) {
+            std::uint64_t tied = 0;
+            std::size_t real_ties = 0;   // counted here: std::popcount is a library call without POPCNT
+            for (std::size_t i = 0; i < named.n; ++i) {
+                const bool tie = named.bytes[i] == best;
+                tied |= static_cast<std::uint64_t>(tie) << named.slots[i];
+                real_ties += static_cast<std::size_t>(tie);
+            }
             const bool virtual_tie = named.unhomed == best;
             if (real_ties == 1 && !virtual_tie)
-                return Destination::to_node(topo.nodes[static_cast<std::size_t>(tie_slots[0])]);
-            return pick_among_ties(topo, task, real_ties, virtual_tie,
-                                   [&](std::uint64_t k) { return static_cast<std::size_t>(tie_slots[k]); });
+                return Destination::to_node(topo.nodes[static_cast<std::size_t>(std::countr_zero(tied))]);
+            return pick_among_ties(topo, task, real_ties, virtual_tie, [tied](std::uint64_t k) {
+                std::uint64_t rest = tied;
+                for (; k > 0; --k) rest &= rest - 1;   // drop the k lowest
+                return static_cast<std::size_t>(std::countr_zero(rest));
+            });
         }
     }
-    // Every node counted: more distinct nodes than kept, or nothing with
-    // bytes (then every node ties).
+    // Every node counted: more distinct nodes than kept, a slot from 64 on,
+    // or nothing with bytes (then every node ties).
     NodeByteCounts room(topo.nodes.size());
     const std::span<std::uint64_t> scratch = room.span();
     const std::uint64_t virtual_bytes = bytes_per_node(topo, task.deps, scratch);
