@@ -193,7 +193,7 @@ apps::AppSize scaled_shape(const std::string& app, std::uint64_t target, const n
 // simulator builds and reads them; no policy, no clock, no memory model:
 // the part of any simulation of this graph that no model can avoid. It is
 // timed beside each simulation, in the same minutes, because this host's
-// speed changes by up to 1.5x from one process to the next: the simulator
+// speed changes by up to 2x from one process to the next: the simulator
 // ÷ reference ratio compares across such periods where host seconds do not.
 struct ReferencePass {
     double host_s = 0;
