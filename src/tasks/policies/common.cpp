@@ -178,6 +178,11 @@ Destination pick_among_ties(const Topology& topo, const TaskView& task, std::siz
 }  // namespace
 
 Destination dep_place(const Topology& topo, const TaskView& task) {
+    // No dependency: only the virtual socket, so every node ties with it
+    // (what the every-node count below finds, without counting).
+    if (task.deps.empty())
+        return pick_among_ties(topo, task, topo.nodes.size(), true,
+                               [](std::uint64_t k) { return static_cast<std::size_t>(k); });
     const NamedNodes named(topo, task.deps);
     if (!named.overflow) {
         // The most bytes (the virtual socket's count too), then the named
