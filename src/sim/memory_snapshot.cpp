@@ -135,11 +135,17 @@ void SnapshotMemory::task_start(std::uint32_t w, std::span<const MemoryAccess> a
 // the task's bytes, to the users of every resource it goes through.
 template <bool add>
 void SnapshotMemory::count_users(std::size_t reader, std::size_t h, std::uint64_t weight) {
+    // Members read once, into locals: the counts are std::uint64_t, as
+    // std::size_t is, so every store to one would otherwise make the
+    // compiler load n_ and the arrays again.
     const auto apply = [weight](std::uint64_t& u) { u = add ? u + weight : u - weight; };
+    const std::size_t path = reader * n_ + h;
+    const std::uint32_t begin = paths_[path].shared_begin, end = begin + shared_per_path_;
+    const std::uint32_t* shared = shared_.data();
+    std::uint64_t* users_shared = users_shared_.data();
     apply(users_mem_[h]);
-    apply(users_link_[reader * n_ + h]);
-    const Path& p = paths_[reader * n_ + h];
-    for (std::uint32_t j = p.shared_begin; j < p.shared_begin + shared_per_path_; ++j) apply(users_shared_[shared_[j]]);
+    apply(users_link_[path]);
+    for (std::uint32_t j = begin; j < end; ++j) apply(users_shared[shared[j]]);
 }
 
 void SnapshotMemory::task_end(std::uint32_t w) {
