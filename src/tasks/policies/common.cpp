@@ -178,6 +178,9 @@ Destination pick_among_ties(const Topology& topo, const TaskView& task, std::siz
 }  // namespace
 
 Destination dep_place(const Topology& topo, const TaskView& task) {
+    // One worker node: whatever the vote, it is the answer (the tie
+    // draws below each cost a hash and 64-bit divisions).
+    if (topo.nodes.size() == 1) return Destination::to_node(topo.nodes.front());
     // No dependency: only the virtual socket, so every node ties with it
     // (what the every-node count below finds, without counting).
     if (task.deps.empty())
