@@ -228,6 +228,37 @@ TEST(TaskPolicies, DepPicksHeaviestNode) {
     EXPECT_EQ(place(*p, 4, {{1, 500, AccessMode::in, 3}, {2, 300, AccessMode::in, 2}}), Destination::to_node(3));
 }
 
+// A task without dependencies has only the virtual socket: any node, drawn
+// per task (every node of 4 is drawn, the same one again for the same
+// task). On a machine of one node every task goes there, whatever its
+// dependencies' homes say (the draw is skipped there).
+TEST(TaskPolicies, DepSpreadsTasksWithoutDependenciesAndKeepsOneNodeMachinesOnTheirNode) {
+    {
+        Fixture f("nodes=4 cpus-per-node=1 mem-per-node=64M");
+        auto p = f.attach("dep");
+        std::vector<int> per_node(4, 0);
+        for (TaskId id = 0; id < 400; ++id) {
+            const Destination d = place(*p, id);
+            ASSERT_EQ(d.kind, Destination::Kind::node);
+            ASSERT_LT(d.index, 4u);
+            ++per_node[d.index];
+            EXPECT_EQ(place(*p, id), d) << "task " << id;
+        }
+        for (int n : per_node) EXPECT_GT(n, 50) << "a node drawn " << n << " times of 400";
+    }
+    {
+        Fixture f("nodes=1 cpus-per-node=2 mem-per-node=64M");
+        auto p = f.attach("dep");
+        for (TaskId id = 0; id < 50; ++id) {
+            EXPECT_EQ(place(*p, id), Destination::to_node(0));
+            EXPECT_EQ(place(*p, id, {{1, 64, AccessMode::in, unallocated}, {2, 64, AccessMode::out, unallocated}}),
+                      Destination::to_node(0));
+            EXPECT_EQ(place(*p, id, {{1, 64, AccessMode::in, 0}, {2, 128, AccessMode::inout, unallocated}}),
+                      Destination::to_node(0));
+        }
+    }
+}
+
 // Against the definition, on random tasks: the node holding the most
 // bytes wins; among equal nodes (or with the virtual socket, which stands
 // for any node) the choice is one of them, and it depends on the task,
