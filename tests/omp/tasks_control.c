@@ -1,5 +1,6 @@
 /* tests/omp/tasks_control.c — what waits for tasks and what shapes them:
- * taskwait, taskgroup (grandchildren too), taskloop (grainsize, strict,
+ * taskwait (also after 200 children, around an included task that waits
+ * for its own), taskgroup (grandchildren too), taskloop (grainsize, strict,
  * num_tasks, nogroup, collapse, both loop ABIs, lastprivate, firstprivate,
  * nested, from every thread), final and omp_in_final, if(0), untied,
  * mergeable, priority, taskyield, fib with a final cut-off and nqueens
@@ -132,6 +133,38 @@ int main(void) {
 #pragma omp taskwait
             for (int k = 0; k < 8; ++k) counted += done[k];
             printf("taskwait: %d of 8 children done\n", counted);
+            /* More children than a runtime may count at a time, with an
+               included task among them that has children of its own and
+               waits for them: each taskwait waits for its own children, all
+               of them. */
+            int many_done = 0, inner_done = 0, inner_seen = -1;
+            for (int k = 0; k < 200; ++k) {
+                if (k == 100) {
+#pragma omp task if (0) shared(inner_done, inner_seen)
+                    {
+                        for (int j = 0; j < 70; ++j) {
+#pragma omp task shared(inner_done)
+                            {
+                                spin(500);
+#pragma omp atomic
+                                inner_done++;
+                            }
+                        }
+#pragma omp taskwait
+#pragma omp atomic read
+                        inner_seen = inner_done;
+                    }
+                }
+#pragma omp task shared(many_done)
+                {
+                    spin(200);
+#pragma omp atomic
+                    many_done++;
+                }
+            }
+#pragma omp taskwait
+            printf("taskwait: %d of 200 children done; the included task saw %d of its 70 done\n", many_done,
+                   inner_seen);
 #pragma omp taskgroup
             for (int k = 0; k < 4; ++k) {
 #pragma omp task

@@ -67,6 +67,15 @@ OmpTask* new_task_record(long arg_size, long arg_align) {
         if (head != nullptr) {
             mem = head;
             head = head->next;
+            // The next record's first two lines (a record is at least
+            // 128 bytes), asked for now and for writing: a record comes
+            // back written by the thread that freed it, so reading its link
+            // and writing its fields at the next creation would each wait
+            // for that thread's cache.
+            if (head != nullptr) {
+                __builtin_prefetch(head, 1);
+                __builtin_prefetch(reinterpret_cast<char*>(head) + 64, 1);
+            }
         }
     }
     if (mem == nullptr) mem = std::malloc(bytes);
@@ -100,6 +109,37 @@ void destroy(OmpTask* t) noexcept {
     f->next = stack.load(std::memory_order_relaxed);
     while (!stack.compare_exchange_weak(f->next, f, std::memory_order_release, std::memory_order_relaxed)) {
     }
+}
+
+// Children's references are taken this many at a time (ThreadState::spare_refs).
+constexpr std::uint32_t ref_batch = 64;
+
+// The spare references of st's thread go back to their task. Its body is
+// running on this thread (or suspended lower on its stack) and holds its
+// own reference, so this never frees the record; and no other thread waits
+// for its children.
+void return_spare_refs(ThreadState& st) noexcept {
+    if (st.spare_refs != 0) st.spare_task->refs.fetch_sub(st.spare_refs, std::memory_order_acq_rel);
+    st.spare_task = nullptr;
+    st.spare_refs = 0;
+}
+
+// The same for t only: before t's thread waits for t's children
+// (refs == 1) and when t's body ends.
+void return_spare_refs(ThreadState& st, OmpTask& t) noexcept {
+    if (st.spare_task == &t) return_spare_refs(st);
+}
+
+// A child of `parent` (whose body runs on st's thread) is being created:
+// one reference for it, from the spares.
+void count_child(ThreadState& st, OmpTask& parent) noexcept {
+    if (st.spare_task != &parent || st.spare_refs == 0) {
+        return_spare_refs(st);   // another task's: one suspended below this one
+        parent.refs.fetch_add(ref_batch, std::memory_order_relaxed);
+        st.spare_task = &parent;
+        st.spare_refs = ref_batch;
+    }
+    --st.spare_refs;
 }
 
 // One reference fewer; the last one frees the record (its body and its
@@ -170,6 +210,7 @@ void run_deferred(OmpTask* t) noexcept {
     st.current = t;
     t->fn(t->arg);
     st.current = outer;
+    return_spare_refs(st, *t);
     if (DetachEvent* ev = t->event) {
         detached_done(ev);
         return;
@@ -352,6 +393,7 @@ void leave_region(ThreadState& st) {
         // After the closing barrier every child has finished; a child of an
         // undeferred task may still be dropping its reference.
         st.implicit = st.current = nullptr;
+        return_spare_refs(st, *t);
         release(t, nullptr);
     }
     if (t_seat != nullptr && t_seat == st.team->runtime.load(std::memory_order_relaxed)) {
@@ -402,6 +444,7 @@ void create_task_with(ThreadState& st, OmpTask& parent, tasks::Runtime* rt, cons
         if (rt != nullptr) {
             if (all_memory) {
                 OmpTask* p = &parent;
+                return_spare_refs(st, parent);
                 rt->run_until(no_children, p);
             } else if (deps != nullptr && !deps->empty()) {
                 wait_for_predecessors(*rt, *deps);
@@ -435,6 +478,7 @@ void create_task_with(ThreadState& st, OmpTask& parent, tasks::Runtime* rt, cons
         st.current = &t;
         a.fn(arg);
         st.current = outer;
+        return_spare_refs(st, t);
         if (ev != nullptr) {
             // Without sleeping: the fulfiller touches nothing after the flag
             // (this region may end and its runtime go at once).
@@ -459,7 +503,7 @@ void create_task_with(ThreadState& st, OmpTask& parent, tasks::Runtime* rt, cons
     if (a.cpyfn != nullptr) a.cpyfn(t->arg, a.data);
     else if (a.arg_size > 0) std::memcpy(t->arg, a.data, static_cast<std::size_t>(a.arg_size));
     if (adjust != nullptr) adjust(t->arg, ctx);
-    parent.refs.fetch_add(1, std::memory_order_relaxed);
+    count_child(st, parent);
     if (t->taskgroup != nullptr) t->taskgroup->pending.fetch_add(1, std::memory_order_relaxed);
     if (a.detach != nullptr) {   // after the copy, as libgomp writes it
         t->event = new DetachEvent;
@@ -521,6 +565,7 @@ void wait_children() {
     ThreadState& st = thread_state();
     if (st.current == nullptr) return;   // an implicit task that made no task
     OmpTask& t = *st.current;
+    return_spare_refs(st, t);
     if (t.refs.load(std::memory_order_acquire) == 1) return;
     tasks::Runtime& rt = team_runtime(*st.team);
     rt.run_until(no_children, &t);
@@ -537,6 +582,7 @@ void wait_depend(void** depend) {
     DependList deps;
     read_depend(depend, child_scope(parent, rt), deps);
     if (deps.all_memory()) {
+        return_spare_refs(st, parent);
         rt.run_until(no_children, &parent);
         return;
     }

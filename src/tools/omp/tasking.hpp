@@ -46,8 +46,9 @@ struct OmpTask {
     OmpTask* parent = nullptr;                // null: an implicit task
     TaskGroup* taskgroup = nullptr;           // the innermost taskgroup now, inherited at creation
     // 1 while the body runs (or the implicit task's region lasts) + 1 per
-    // child whose body has not finished: the record lives while it is not
-    // 0, and 1 is taskwait's condition (all children finished).
+    // child whose body has not finished + the spares its thread holds
+    // (ThreadState::spare_refs): the record lives while it is not 0, and 1
+    // is taskwait's condition (all children finished, spares given back).
     std::atomic<std::uint32_t> refs{1};
     std::uint16_t scope = 0;                  // its children's dependency scope; 0: none opened yet
     bool final = false;                       // omp_in_final(); its children are included

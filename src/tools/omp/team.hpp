@@ -134,6 +134,13 @@ struct ThreadState {
     bool serial_regions = false;
     OmpTask* current = nullptr;   // the task whose body runs (tasking.hpp); null: the implicit task, not made yet
     OmpTask* implicit = nullptr;  // this region's implicit task's record, once made
+    // References to spare_task (a task whose body runs on this thread) taken
+    // ahead, in one atomic addition, for children not yet created
+    // (tasking.cpp): a child's creation takes one instead of writing the
+    // line that the threads finishing its siblings write. Kept here, not in
+    // the task, so that creating a child writes nothing of its parent.
+    OmpTask* spare_task = nullptr;
+    std::uint32_t spare_refs = 0;
     // The task throttle (tasking.cpp): the runtime last checked, tasks to
     // create before the next check, and the last check's answer.
     const void* throttle_rt = nullptr;
