@@ -78,7 +78,8 @@ OmpTask* new_task_record(long arg_size, long arg_align) {
             }
         }
     }
-    if (mem == nullptr) mem = std::malloc(bytes);
+    // 64-byte aligned, whole lines (OmpTask's layout); freed by std::free.
+    if (mem == nullptr) mem = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
     if (mem == nullptr) fatal(fmt::format("out of memory for an explicit task ({} bytes)", bytes));
     auto* t = ::new (mem) OmpTask;
     t->bytes = static_cast<std::uint32_t>(bytes);
@@ -450,7 +451,7 @@ void create_task_with(ThreadState& st, OmpTask& parent, tasks::Runtime* rt, cons
                 wait_for_predecessors(*rt, *deps);
             }
         }
-        OmpTask t;
+        alignas(64) OmpTask t;   // the records' alignment (OmpTask's layout)
         t.on_heap = false;
         t.parent = nullptr;   // not counted: it finishes before the parent goes on
         t.taskgroup = parent.taskgroup;

@@ -42,24 +42,30 @@ struct TaskGroup {
     std::uintptr_t* reductions = nullptr;
 };
 
+// Records are 64-byte aligned (tasking.cpp, new_task_record). The first
+// line holds what the thread creating the task's children reads at each
+// creation; `refs`, which every thread finishing one of those children
+// writes, is alone on the second, so that a creation does not wait for
+// those threads' caches.
 struct OmpTask {
     OmpTask* parent = nullptr;                // null: an implicit task
     TaskGroup* taskgroup = nullptr;           // the innermost taskgroup now, inherited at creation
+    RecordCache* home = nullptr;              // the cache it came from (tasking.cpp); null: malloc's
+    tasks::Runtime* rt = nullptr;             // the runtime its children run on (opened `scope`)
+    void (*fn)(void*) = nullptr;
+    void* arg = nullptr;
+    struct DetachEvent* event = nullptr;      // the detach clause's event; null: none
+    std::uint32_t bytes = 0;                  // the record's allocation, argument block included
+    std::uint16_t scope = 0;                  // its children's dependency scope; 0: none opened yet
+    bool final = false;                       // omp_in_final(); its children are included
+    bool on_heap = true;                      // false: an undeferred task's record, on its thread's stack
     // 1 while the body runs (or the implicit task's region lasts) + 1 per
     // child whose body has not finished + the spares its thread holds
     // (ThreadState::spare_refs): the record lives while it is not 0, and 1
     // is taskwait's condition (all children finished, spares given back).
     std::atomic<std::uint32_t> refs{1};
-    std::uint16_t scope = 0;                  // its children's dependency scope; 0: none opened yet
-    bool final = false;                       // omp_in_final(); its children are included
-    bool on_heap = true;                      // false: an undeferred task's record, on its thread's stack
-    std::uint32_t bytes = 0;                  // the record's allocation, argument block included
-    RecordCache* home = nullptr;      // the cache it came from (tasking.cpp); null: malloc's
-    tasks::Runtime* rt = nullptr;             // the runtime its children run on (opened `scope`)
-    void (*fn)(void*) = nullptr;
-    void* arg = nullptr;
-    struct DetachEvent* event = nullptr;      // the detach clause's event; null: none
 };
+static_assert(offsetof(OmpTask, refs) == 64, "OmpTask: refs must start the record's second 64-byte line");
 
 // The calling thread's current task: an explicit task's record, or its
 // implicit task's (made at first use in each region).
