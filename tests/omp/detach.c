@@ -7,7 +7,9 @@
  *                  suite compares the output with libgomp's at 1-4 threads;
  *   outside        fulfilled by a thread outside OpenMP after the creator
  *                  reached a taskgroup's end, a region's end and an if(0)
- *                  task's end, which must each wait for it. GCC 12's
+ *                  task's end, which must each wait for it; and a detached
+ *                  task in a nested region of one thread, fulfilled by its
+ *                  creator, between a task's children. GCC 12's
  *                  libgomp hangs or crashes there, so the suite runs this
  *                  part under the shim only and checks its lines. */
 #include <omp.h>
@@ -115,6 +117,7 @@ static int outside(int watch) {
     atomic_int group = 0, region = 0, undeferred = 0;
     struct later lg = {0, &group}, lr = {0, &region}, lu = {0, &undeferred};
     pthread_t tg = 0, tr = 0, tu = 0;
+    int k_seen = 0;
 #pragma omp parallel
 #pragma omp single
     {
@@ -134,6 +137,42 @@ static int outside(int watch) {
         tr = fulfil_later(&lr);
     }
     printf("region ended after the fulfilment: %d\n", atomic_load(&region));
+    /* A nested region of one thread inside a task that has made
+     * many children and makes more after it: the region's detached task is
+     * deferred even in its team of one, so that region's implicit task
+     * counts a child too. Afterwards the outer task's taskwait must still
+     * wait for every one of its own children. */
+    int nested_children = 0;
+#pragma omp parallel
+#pragma omp single
+    {
+        for (int k = 0; k < 200; ++k) {
+            if (k == 100) {
+#pragma omp parallel num_threads(1)
+                {
+                    omp_event_handle_t ev4;
+#pragma omp task detach(ev4) shared(nested_children)
+                    {
+#pragma omp atomic
+                        nested_children += 1000;
+                    }
+                    omp_fulfill_event(ev4);
+#pragma omp taskwait
+                }
+            }
+#pragma omp task shared(nested_children)
+            {
+                if (k >= 150) pause_ms(1);
+#pragma omp atomic
+                nested_children++;
+            }
+        }
+#pragma omp taskwait
+#pragma omp atomic read
+        k_seen = nested_children;
+        printf("taskwait after a nested region's detached task: %d of 200 children and %d detached task done\n",
+               k_seen % 1000, k_seen / 1000);
+    }
     if (!watch) {
         /* The watcher's polling is the program's own (not instrumented), so
          * a sanitizer in the shim cannot see it synchronise. */

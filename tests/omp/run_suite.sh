@@ -271,6 +271,7 @@ for prog in "$@"; do
     [[ $(basename "$prog") == detach ]] || continue
     want="taskgroup ended after the fulfilment: 1
 region ended after the fulfilment: 1
+taskwait after a nested region's detached task: 200 of 200 children and 1 detached task done
 if(0) task returned after the fulfilment: 1"
     watch=watch
     # Under a sanitizer the if(0) case's watcher (the program's own polling,

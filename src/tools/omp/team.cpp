@@ -540,6 +540,11 @@ thread_local std::vector<std::unique_ptr<Team>> t_solo_teams;
 // A thread joins a region: its state for the region, the outer one kept.
 void member_enter(Team& team, unsigned num, ThreadState& st) {
     t_outer.push_back(st);
+    // The spare child references of the task that encountered the region
+    // stay in the saved state (tasking.cpp): the region starts with none,
+    // so that its own tasks neither use nor give back the outer task's.
+    st.spare_task = nullptr;
+    st.spare_refs = 0;
     st.team = &team;
     st.num = num;
     st.level = team.parent_level + 1;
