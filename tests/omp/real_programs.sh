@@ -6,10 +6,16 @@
 #                nonmonotonic dynamic schedules, named critical sections,
 #                single, sections (the FFT) and locks;
 #   OpenBLAS     Debian's OpenMP build (libopenblas0-openmp), its BLAS and
-#                LAPACK regions driven by BLAS_LAPACK (tests/omp/real/).
+#                LAPACK regions driven by BLAS_LAPACK (tests/omp/real/);
+#   scikit-learn Debian's python3-sklearn, whose Cython `prange` loops run
+#                on libgomp: k-means (Lloyd and Elkan: critical sections,
+#                locks) and histogram gradient boosting.
 # Every run under the shim, at 1-3 threads and every NUMAWARE_POLICY, must
 # give the bytes that the same program gives under libgomp at the same
-# thread count. A run first proves that the program's GOMP_parallel binds
+# thread count. k-means sums its threads' partial results in whatever order
+# they enter a critical section, so under libgomp too its figures differ
+# between runs in the last bits: they are compared within 1e-9 (relative),
+# and its labels, iteration counts and the boosting's results exactly. A run first proves that the program's GOMP_parallel binds
 # to the shim (the dynamic linker's own report), so a shim that was not
 # used cannot pass. scripts/bootstrap installs both packages; without them
 # the test fails and says so.
@@ -95,3 +101,50 @@ for t in $threads; do
     done
 done
 echo "OpenBLAS (OpenMP build): dgemm, dsyrk, dpotrf, dgetrf, dgetrs, dgeqrf at 1-3 threads under every policy: $blas_runs runs, results bit-identical to libgomp's"
+
+# ---- scikit-learn -----------------------------------------------------------
+cat > "$WORK/sk.py" <<'PY'
+import hashlib, json, sys
+import numpy as np
+from sklearn.cluster import KMeans
+from sklearn.ensemble import HistGradientBoostingClassifier
+
+rng = np.random.RandomState(0)
+X = rng.rand(6000, 6)
+out = {}
+for algorithm in ("lloyd", "elkan"):
+    km = KMeans(n_clusters=5, n_init=2, algorithm=algorithm, random_state=1).fit(X)
+    out[algorithm] = {"inertia": km.inertia_, "n_iter": int(km.n_iter_),
+                      "centers": km.cluster_centers_.ravel().tolist(),
+                      "labels": hashlib.sha256(km.labels_.astype(np.int64).tobytes()).hexdigest()}
+y = (X[:, 0] + X[:, 1] ** 2 > 0.8).astype(int)
+clf = HistGradientBoostingClassifier(max_iter=15, random_state=0).fit(X[:4500], y[:4500])
+out["hgb"] = hashlib.sha256(clf.predict_proba(X[4500:]).tobytes()).hexdigest()
+if len(sys.argv) == 2:
+    json.dump(out, open(sys.argv[1], "w"))
+    sys.exit(0)
+ref = json.load(open(sys.argv[2]))
+close = lambda a, b: abs(a - b) <= 1e-9 * max(1.0, abs(b))
+for algorithm in ("lloyd", "elkan"):
+    o, r = out[algorithm], ref[algorithm]
+    assert o["n_iter"] == r["n_iter"] and o["labels"] == r["labels"], f"k-means ({algorithm}): labels or iterations differ"
+    assert close(o["inertia"], r["inertia"]), f"k-means ({algorithm}): inertia {o['inertia']!r} against {r['inertia']!r}"
+    assert all(close(a, b) for a, b in zip(o["centers"], r["centers"])), f"k-means ({algorithm}): centers differ"
+assert out["hgb"] == ref["hgb"], "gradient boosting: probabilities differ"
+PY
+# Debian's interpreter, which sees Debian's python3-sklearn (another
+# python3 may come first in PATH).
+PY3=/usr/bin/python3
+"$PY3" -c 'import sklearn' 2> /dev/null ||
+    fail "scikit-learn is not installed (Debian package python3-sklearn: scripts/bootstrap installs it)"
+bound_to_shim "$PY3" -c 'from sklearn.cluster import KMeans; import numpy; KMeans(n_clusters=2, n_init=1).fit(numpy.random.rand(64, 2))'
+sk_runs=0
+for t in $threads; do
+    OMP_NUM_THREADS=$t "$PY3" "$WORK/sk.py" "$WORK/ref.json" || fail "scikit-learn failed under libgomp at $t threads"
+    for p in $policies; do
+        OMP_NUM_THREADS=$t NUMAWARE_POLICY=$p LD_PRELOAD=$SHIM "$PY3" "$WORK/sk.py" "$WORK/out.json" "$WORK/ref.json" ||
+            fail "scikit-learn: results differ from libgomp's, or the run failed ($p, $t threads)"
+        sk_runs=$((sk_runs + 1))
+    done
+done
+echo "scikit-learn: k-means (Lloyd, Elkan) and gradient boosting at 1-3 threads under every policy: $sk_runs runs, results as libgomp's"
