@@ -9,7 +9,9 @@
 #                LAPACK regions driven by BLAS_LAPACK (tests/omp/real/);
 #   scikit-learn Debian's python3-sklearn, whose Cython `prange` loops run
 #                on libgomp: k-means (Lloyd and Elkan: critical sections,
-#                locks) and histogram gradient boosting.
+#                locks) and histogram gradient boosting; and threadpoolctl's
+#                limit on OpenMP threads, which it sets through libgomp's
+#                own handle (tools/omp/libgomp_icv.hpp).
 # Every run under the shim, at 1-3 threads and every NUMAWARE_POLICY, must
 # give the bytes that the same program gives under libgomp at the same
 # thread count. k-means sums its threads' partial results in whatever order
@@ -117,6 +119,14 @@ for algorithm in ("lloyd", "elkan"):
     out[algorithm] = {"inertia": km.inertia_, "n_iter": int(km.n_iter_),
                       "centers": km.cluster_centers_.ravel().tolist(),
                       "labels": hashlib.sha256(km.labels_.astype(np.int64).tobytes()).hexdigest()}
+# threadpoolctl's limit on OpenMP reaches the runtime that runs the loops:
+# scikit-learn's own count of OpenMP threads, inside the limit and after.
+from threadpoolctl import threadpool_limits
+from sklearn.utils._openmp_helpers import _openmp_effective_n_threads
+with threadpool_limits(limits=1, user_api="openmp"):
+    inside = _openmp_effective_n_threads()
+    km = KMeans(n_clusters=5, n_init=1, random_state=1).fit(X)
+out["threadpoolctl"] = [inside, _openmp_effective_n_threads(), hashlib.sha256(km.labels_.astype(np.int64).tobytes()).hexdigest()]
 y = (X[:, 0] + X[:, 1] ** 2 > 0.8).astype(int)
 clf = HistGradientBoostingClassifier(max_iter=15, random_state=0).fit(X[:4500], y[:4500])
 out["hgb"] = hashlib.sha256(clf.predict_proba(X[4500:]).tobytes()).hexdigest()
@@ -131,6 +141,7 @@ for algorithm in ("lloyd", "elkan"):
     assert close(o["inertia"], r["inertia"]), f"k-means ({algorithm}): inertia {o['inertia']!r} against {r['inertia']!r}"
     assert all(close(a, b) for a, b in zip(o["centers"], r["centers"])), f"k-means ({algorithm}): centers differ"
 assert out["hgb"] == ref["hgb"], "gradient boosting: probabilities differ"
+assert out["threadpoolctl"] == ref["threadpoolctl"], f"threadpool_limits(1, 'openmp'): {out['threadpoolctl'][:2]} threads inside and after, libgomp {ref['threadpoolctl'][:2]}"
 PY
 # Debian's interpreter, which sees Debian's python3-sklearn (another
 # python3 may come first in PATH).
@@ -147,4 +158,4 @@ for t in $threads; do
         sk_runs=$((sk_runs + 1))
     done
 done
-echo "scikit-learn: k-means (Lloyd, Elkan) and gradient boosting at 1-3 threads under every policy: $sk_runs runs, results as libgomp's"
+echo "scikit-learn: k-means (Lloyd, Elkan), gradient boosting and threadpoolctl's OpenMP limit at 1-3 threads under every policy: $sk_runs runs, results as libgomp's"

@@ -47,7 +47,7 @@ typedef struct {
 } omp_nest_lock_t;
 
 // ---- threads and teams ----
-void omp_set_num_threads(int n) { thread_state().nthreads_var = n > 0 ? static_cast<unsigned>(n) : 1; }
+void omp_set_num_threads(int n) { set_nthreads_var(n > 0 ? static_cast<unsigned>(n) : 1); }
 int omp_get_num_threads(void) { return static_cast<int>(thread_state().team->size); }
 int omp_get_max_threads(void) { return static_cast<int>(nthreads_var()); }
 int omp_get_thread_num(void) { return static_cast<int>(thread_state().num); }

@@ -94,6 +94,7 @@ void run_region(void (*fn)(void*), void* data, unsigned limit) {
     team->start(1);
     ThreadState outer = std::move(st);
     st = ThreadState{};
+    st.nthreads_in_libgomp = false;   // a new contention group: the initial ICVs
     st.team = team.get();
     st.thread_limit = limit;
     st.serial_regions = inside_team;

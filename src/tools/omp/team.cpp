@@ -3,6 +3,7 @@
 #include "tools/omp/team.hpp"
 
 #include "tools/omp/futex.hpp"
+#include "tools/omp/libgomp_icv.hpp"
 #include "tools/omp/tasking.hpp"
 
 #include <pthread.h>
@@ -654,9 +655,17 @@ void run_teams(void (*fn)(void*), void* data, unsigned num_teams, unsigned limit
 }
 
 unsigned nthreads_var() {
-    const ThreadState& st = thread_state();
+    ThreadState& st = thread_state();
+    if (st.level == 0 && st.nthreads_in_libgomp)
+        if (const int v = libgomp_max_threads(); v > 0) st.nthreads_var = static_cast<unsigned>(v);
     if (st.nthreads_var) return st.nthreads_var;
     return settings().num_threads ? settings().num_threads : available_cpus();
+}
+
+void set_nthreads_var(unsigned n) {
+    ThreadState& st = thread_state();
+    st.nthreads_var = n;
+    if (st.level == 0 && st.nthreads_in_libgomp) libgomp_set_num_threads(static_cast<int>(n));
 }
 
 unsigned team_size_for(unsigned requested) {
@@ -672,6 +681,9 @@ unsigned team_size_for(unsigned requested) {
 void parallel_begin(void (*fn)(void*), void* data, unsigned requested, void (*before_fork)(Team&, void*),
                     void* before_arg) {
     ThreadState& st = thread_state();
+    // The value the region's implicit tasks inherit, also under a
+    // num_threads clause: libgomp's, where it holds the ICV.
+    if (st.level == 0) (void)nthreads_var();
     const unsigned n = team_size_for(requested);
     if (n == 1) {
         // A serialised region: a team of one on this thread.

@@ -122,6 +122,9 @@ struct ThreadState {
     std::vector<unsigned> sizes;       // team sizes at levels 1..level (omp_get_team_size)
     WorkShareCursor cursor;       // this thread's place in the team's worksharing constructs
     unsigned nthreads_var = 0;    // the nthreads-var ICV of this thread's data environment
+    // At level 0 the program's libgomp holds nthreads-var (libgomp_icv.hpp);
+    // not in a target region's new contention group, whose ICVs start anew.
+    bool nthreads_in_libgomp = true;
     bool run_sched_set = false;   // run-sched-var set by omp_set_schedule (else OMP_SCHEDULE's)
     Schedule run_sched;
     // The host teams construct (GOMP_teams_reg): the league's size and this
@@ -220,8 +223,12 @@ unsigned team_size_for(unsigned requested);
 unsigned available_cpus();
 
 // The calling thread's nthreads-var ICV (omp_get_max_threads): what
-// omp_set_num_threads set, else OMP_NUM_THREADS, else available_cpus().
+// omp_set_num_threads set, else OMP_NUM_THREADS, else available_cpus();
+// outside every region, libgomp's value when the process has libgomp
+// (libgomp_icv.hpp).
 unsigned nthreads_var();
+// omp_set_num_threads: sets it (passed on to libgomp outside every region).
+void set_nthreads_var(unsigned n);
 
 // The machine model (hwloc's view of this machine, read once).
 const Machine& team_machine();
