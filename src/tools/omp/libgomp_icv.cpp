@@ -8,15 +8,9 @@
 #include <atomic>
 #include <cstddef>
 #include <cstring>
-#include <mutex>
 
 namespace numaware::omp {
 namespace {
-
-struct Routines {
-    int (*get_max_threads)() = nullptr;
-    void (*set_num_threads)(int) = nullptr;
-};
 
 // Objects the process has loaded so far (glibc's running count, which
 // dlopen raises): a failed look for libgomp is repeated only after it grew.
@@ -40,38 +34,35 @@ Fn routine(void* handle, const char* name) {
     return fn;
 }
 
-const Routines* libgomp() {
-    static std::atomic<const Routines*> found{nullptr};
+// libgomp's own routines, once found (both, or neither: `get` is stored
+// last, with release, so a thread that sees it sees `set` too).
+std::atomic<int (*)()> g_get{nullptr};
+std::atomic<void (*)(int)> g_set{nullptr};
+
+bool find_libgomp() {
+    if (g_get.load(std::memory_order_acquire) != nullptr) return true;
     static std::atomic<unsigned long long> looked_at{~0ull};
-    static Routines routines;
-    static std::once_flag once;
-    if (const Routines* r = found.load(std::memory_order_acquire)) return r;
     const unsigned long long adds = objects_loaded();
-    if (looked_at.exchange(adds, std::memory_order_relaxed) == adds) return nullptr;
+    if (looked_at.exchange(adds, std::memory_order_relaxed) == adds) return false;
     // RTLD_NOLOAD: only a libgomp the process has; the reference it takes
     // is kept (libgomp stays as long as the program that linked it).
     void* handle = dlopen("libgomp.so.1", RTLD_LAZY | RTLD_NOLOAD);
-    if (handle == nullptr) return nullptr;
+    if (handle == nullptr) return false;
     // Through the handle: libgomp's own definitions, not the shim's.
-    const Routines r{routine<int (*)()>(handle, "omp_get_max_threads"),
-                     routine<void (*)(int)>(handle, "omp_set_num_threads")};
-    if (r.get_max_threads == nullptr || r.set_num_threads == nullptr) return nullptr;
-    std::call_once(once, [&] {
-        routines = r;
-        found.store(&routines, std::memory_order_release);
-    });
-    return found.load(std::memory_order_acquire);
+    const auto get = routine<int (*)()>(handle, "omp_get_max_threads");
+    const auto set = routine<void (*)(int)>(handle, "omp_set_num_threads");
+    if (get == nullptr || set == nullptr) return false;
+    g_set.store(set, std::memory_order_relaxed);
+    g_get.store(get, std::memory_order_release);
+    return true;
 }
 
 }  // namespace
 
-int libgomp_max_threads() {
-    const Routines* r = libgomp();
-    return r != nullptr ? r->get_max_threads() : 0;
-}
+int libgomp_max_threads() { return find_libgomp() ? g_get.load(std::memory_order_relaxed)() : 0; }
 
 void libgomp_set_num_threads(int n) {
-    if (const Routines* r = libgomp()) r->set_num_threads(n);
+    if (find_libgomp()) g_set.load(std::memory_order_relaxed)(n);
 }
 
 }  // namespace numaware::omp

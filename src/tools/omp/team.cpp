@@ -681,10 +681,10 @@ unsigned team_size_for(unsigned requested) {
 void parallel_begin(void (*fn)(void*), void* data, unsigned requested, void (*before_fork)(Team&, void*),
                     void* before_arg) {
     ThreadState& st = thread_state();
-    // The value the region's implicit tasks inherit, also under a
-    // num_threads clause: libgomp's, where it holds the ICV.
-    if (st.level == 0) (void)nthreads_var();
-    const unsigned n = team_size_for(requested);
+    // Read once, also under a num_threads clause: where libgomp holds the
+    // ICV this brings its value into the state the implicit tasks inherit.
+    const unsigned icv = nthreads_var();
+    const unsigned n = team_size_for(requested ? requested : icv);
     if (n == 1) {
         // A serialised region: a team of one on this thread.
         t_solo_teams.push_back(std::make_unique<Team>());
