@@ -66,7 +66,15 @@ void RegionHomes::resolve(HomeEntry& e) {
         return;
     }
     if (set_from_placement(e)) return;
-    if (kernel_homes_) set_from_kernel(e, PagesExpected::maybe_absent);
+    if (kernel_homes_) {
+        set_from_kernel(e, PagesExpected::maybe_absent);
+        return;
+    }
+    if (learned_.empty()) return;
+    const std::uint64_t page = os_.page_size();
+    if (page == 0) return;
+    if (const auto it = learned_.find(e.start / page); it != learned_.end())
+        e.home.store(it->second, std::memory_order_relaxed);
 }
 
 // The node holding most of a spread's placed bytes (ties to the lower
@@ -240,11 +248,23 @@ void RegionHomes::register_range(std::uint64_t start, std::uint64_t bytes, unsig
 }
 
 void RegionHomes::forget(std::span<void* const> entries) {
-    if (!kernel_homes_ || entries.empty()) return;
+    if (entries.empty()) return;
     bool any = false;
+    const std::uint64_t page = os_.page_size();
     for (void* p : entries) {
         HomeEntry& e = *static_cast<HomeEntry*>(p);
-        if (e.users > 0 && --e.users == 0) e.free = any = true;
+        if (e.users == 0 || --e.users != 0) continue;
+        e.free = any = true;
+        // Without the kernel to ask again, what the entry learned stays,
+        // by page. (No unfinished task names the region: no writer can
+        // set its home meanwhile.)
+        if (kernel_homes_ || page == 0 || e.registered.load(std::memory_order_relaxed)) continue;
+        const int home = e.home.load(std::memory_order_relaxed);
+        const std::uint64_t number = e.start / page;
+        if (home == unallocated || number == learned_last_page_) continue;
+        learned_last_page_ = number;
+        if (learned_.size() >= learned_pages_max && !learned_.contains(number)) learned_.clear();
+        learned_.emplace(number, home);   // the page's first writer wins
     }
     if (!any) return;
     table_.erase_if([](HomeEntry* e) { return e->free; });

@@ -18,6 +18,8 @@
 //      `sample_pages` > 0 only that many pages, spread evenly, are asked and
 //      the majority wins, without a PageSpread (the documented approximate
 //      mode of RuntimeOptions::home_sample_pages).
+//   5. with kernel homes off, the node that a forgotten region's first
+//      writer gave the region's first page (see forget()).
 // Otherwise the region is `unallocated`. After a task that writes an
 // unallocated region completes, first_written() asks the kernel again (its
 // pages are expected written: PagesExpected::written) or, with kernel homes
@@ -26,9 +28,9 @@
 // Not thread-safe except HomeEntry::home and HomeEntry::spread, which
 // workers may read at any time, and first_written() without kernel homes,
 // which any worker may call for a region its finishing task wrote: the
-// caller serialises everything else (the scheduler lock). Entries live in chunks and never move; an entry and its
-// spreads are dropped only by forget(), once no unfinished task names its
-// region (with kernel homes; without, entries stay for the table's life).
+// caller serialises everything else (the scheduler lock). Entries live in
+// chunks and never move; an entry and its spreads are dropped only by
+// forget(), once no unfinished task names its region.
 #pragma once
 
 #include <array>
@@ -37,6 +39,7 @@
 #include <map>
 #include <memory>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "numaware/task_policy.hpp"
@@ -117,11 +120,20 @@ public:
     }
 
     // The regions of these entries are no longer named by any unfinished
-    // task (DepTracker::take_forgotten): one user fewer each. With kernel
-    // homes an entry without users is dropped and reused, since a later lookup finds the home again;
-    // without, an entry keeps the home first_written() learned, so all
-    // stay. Keeps a long run over ever-new addresses from growing.
+    // task (DepTracker::take_forgotten): one user fewer each. An entry
+    // without users is dropped and reused, so a long run over ever-new
+    // addresses keeps as many entries as it has regions in use. A later
+    // lookup finds the home again: from the kernel, or, with kernel homes
+    // off, from what the entry learned, kept per page: the first page of
+    // the region is remembered on the entry's home, unless the page is
+    // remembered already (the first writer of a page placed it there, as
+    // first touch does). So a region smaller than a page, named again
+    // after it was forgotten, gets its page's node, which an earlier
+    // region in that page may have set. At most learned_pages_max pages
+    // are remembered; past that the memory starts over.
     void forget(std::span<void* const> entries);
+    static constexpr std::size_t learned_pages_max = std::size_t{1} << 20;   // 4 GiB of 4 KiB pages
+    std::size_t learned_pages() const { return learned_.size(); }
 
     // Kernel query of [start, start+bytes): the home (node or unallocated),
     // and in `spread` the bytes per node when they are not all in one place
@@ -169,6 +181,11 @@ private:
         unsigned node;
     };
     std::map<std::uint64_t, Range> ranges_;   // registered, disjoint, by start
+    // Kernel homes off: the homes that forgotten entries learned, by page
+    // number (forget()), with the last page looked at first (forgotten
+    // regions come in runs over one page).
+    std::unordered_map<std::uint64_t, int> learned_;
+    std::uint64_t learned_last_page_ = ~std::uint64_t{0};
 };
 
 }  // namespace numaware::tasks::detail

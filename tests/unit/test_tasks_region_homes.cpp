@@ -105,10 +105,10 @@ TEST(RegionHomes, AWrittenRegionThatReadsAbsentIsAskedAgainAfterAFault) {
     EXPECT_FALSE(homes.written_settled(untouched));
 }
 
-// Entries of regions that no unfinished task names are dropped and reused
-// with kernel homes (the next lookup asks the kernel again); without
-// kernel homes they keep what first_written() learned.
-TEST(RegionHomes, ForgottenEntriesAreReusedOnlyWhenTheKernelCanBeAskedAgain) {
+// Entries of regions that no unfinished task names are dropped and reused:
+// with kernel homes the next lookup asks the kernel again; without, what
+// first_written() learned stays with the region's first page.
+TEST(RegionHomes, ForgottenEntriesAreReusedAndTheirHomesFoundAgain) {
     os::RecordingOs os(4, 1);
     Buffer b(8);
     os.touch(b.p + 4 * page, 4 * page, 1);   // pages 0-3 not touched yet
@@ -131,11 +131,48 @@ TEST(RegionHomes, ForgottenEntriesAreReusedOnlyWhenTheKernelCanBeAskedAgain) {
 
     RegionHomes learned(os, false);
     HomeEntry& w = learned.lookup(b.at(0), page);
+    HomeEntry& later = learned.lookup(b.at(page + 64), 64);
+    HomeEntry& never = learned.lookup(b.at(2 * page), 64);
     learned.first_written(w, 2);
-    void* kept[] = {&w};
+    learned.first_written(later, 3);
+    void* kept[] = {&w, &later, &never};
     learned.forget(kept);
-    EXPECT_EQ(learned.size(), 1u);
+    EXPECT_EQ(learned.size(), 0u);
+    EXPECT_EQ(learned.learned_pages(), 2u);   // the unwritten region taught nothing
     EXPECT_EQ(learned.lookup(b.at(0), page).home.load(), 2);
+    // Another region of a remembered page: where that page's writer put it.
+    EXPECT_EQ(learned.lookup(b.at(page), 64).home.load(), 3);
+    EXPECT_EQ(learned.lookup(b.at(2 * page), 64).home.load(), unallocated);
+    // A page keeps its first writer's node: a later region of the page
+    // written elsewhere and forgotten does not move it.
+    HomeEntry& second = learned.lookup(b.at(page + 128), 64);
+    learned.first_written(second, 1);
+    void* next[] = {&second};
+    learned.forget(next);
+    EXPECT_EQ(learned.lookup(b.at(page + 192), 64).home.load(), 3);
+}
+
+// A run over ever-new addresses without kernel homes keeps as many entries
+// as it has regions in use, not one per region ever named (a wavefront of a
+// million cells kept a million).
+TEST(RegionHomes, AnEverNewRunStaysBoundedWithoutKernelHomes) {
+    os::RecordingOs os(4, 1);
+    Buffer b(64);
+    RegionHomes homes(os, false);
+    std::vector<void*> batch;
+    for (std::size_t k = 0; k < 64 * page / 64; ++k) {
+        HomeEntry& e = homes.lookup(b.at(k * 64), 64);
+        homes.first_written(e, static_cast<unsigned>(k / 64 % 4));
+        batch.push_back(&e);
+        if (batch.size() == 256) {
+            homes.forget(batch);
+            batch.clear();
+            EXPECT_EQ(homes.size(), 0u);
+        }
+    }
+    EXPECT_EQ(homes.learned_pages(), 64u);
+    for (std::size_t p = 0; p < 64; ++p)
+        EXPECT_EQ(homes.lookup(b.at(p * page + 8), 8).home.load(), static_cast<int>(p % 4)) << "page " << p;
 }
 
 // Small regions in two pages, named alternately (a wavefront's cells of two
