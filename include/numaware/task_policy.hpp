@@ -164,6 +164,11 @@ public:
     // holds a task, and may run on any thread at once (see the contract
     // above). Default: false.
     virtual bool concurrent_place() const { return false; }
+    // False when place() never reads `task.deps[i].home`: the executor then
+    // passes every home as `unallocated` and does not read the regions'
+    // homes, which workers on other CPUs write as their tasks finish.
+    // Default: true.
+    virtual bool reads_homes() const { return true; }
 
     // The queues worker `worker` tries, in order, when it has been looking
     // for work for `round` rounds since it last found some (round 0: its

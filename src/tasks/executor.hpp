@@ -131,6 +131,7 @@ struct Executor {
     const Machine machine;
     bool unlocked_completion = false;   // set by start(), see the design above
     bool policy_uses_submissions = true;   // Policy::uses_submissions(), set by start()
+    bool policy_reads_homes = true;        // Policy::reads_homes(), set by start()
     PolicyContext ctx;
     std::vector<std::unique_ptr<Worker>> workers;
     NodeQueues queues;
@@ -234,17 +235,19 @@ struct Executor {
     // The policy's view of t's dependencies, with each region's home as it
     // is now, written to out[0, deps): built where it is used, not kept in
     // the task (a worker on another CPU reads every line of a task).
-    static std::span<const DepInfo> dep_infos(const Task& t, DepInfo* out) {
+    // Without `homes`, every home is `unallocated` (Policy::reads_homes()).
+    static std::span<const DepInfo> dep_infos(const Task& t, DepInfo* out, bool homes = true) {
         for (std::size_t k = 0; k < t.deps.size(); ++k) {
             const TrackedDep& d = t.deps[k];
-            out[k] = DepInfo{d.region, d.bytes, d.access, t.homes[k]->home.load(std::memory_order_relaxed)};
+            out[k] = DepInfo{d.region, d.bytes, d.access,
+                             homes ? t.homes[k]->home.load(std::memory_order_relaxed) : unallocated};
         }
         return std::span<const DepInfo>(out, t.deps.size());
     }
     Destination place(Task* t) {
         SmallVec<DepInfo, 8> view;   // on the stack up to 8 dependencies
         view.resize(t->deps.size());
-        return policy->place(TaskView{t->id, dep_infos(*t, view.data()), {}, t->hint});
+        return policy->place(TaskView{t->id, dep_infos(*t, view.data(), policy_reads_homes), {}, t->hint});
     }
     // The queue a placement names, or nullptr after holding the task (which
     // needs the scheduler lock; pushing to the queue does not, so callers

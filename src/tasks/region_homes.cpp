@@ -35,19 +35,10 @@ HomeEntry* RegionHomes::new_entry() {
 }
 
 HomeEntry& RegionHomes::lookup(std::uint64_t start, std::uint64_t bytes) {
-    if (HomeEntry* found = table_.find(start)) {
-        // The same start named with another size (after the first region
-        // was forgotten by the tracker, or in another scope): keep the
-        // larger extent for queries.
-        if (found->bytes != bytes) found->bytes = std::max(found->bytes, bytes);
-        ++found->users;
-        return *found;
-    }
     HomeEntry& e = *new_entry();
     e.start = start;
     e.bytes = bytes;
-    e.users = 1;
-    table_.insert(&e);
+    ++in_use_;
     auto r = ranges_.empty() ? ranges_.end() : ranges_.upper_bound(start);
     if (r != ranges_.begin() && start < std::prev(r)->second.end) {
         e.registered.store(true, std::memory_order_relaxed);
@@ -73,8 +64,13 @@ void RegionHomes::resolve(HomeEntry& e) {
     if (learned_.empty()) return;
     const std::uint64_t page = os_.page_size();
     if (page == 0) return;
-    if (const auto it = learned_.find(e.start / page); it != learned_.end())
-        e.home.store(it->second, std::memory_order_relaxed);
+    const std::uint64_t number = e.start / page;
+    if (number != asked_page_) {
+        const auto it = learned_.find(number);
+        asked_page_ = number;
+        asked_home_ = it != learned_.end() ? it->second : unallocated;
+    }
+    e.home.store(asked_home_, std::memory_order_relaxed);
 }
 
 // The node holding most of a spread's placed bytes (ties to the lower
@@ -248,29 +244,23 @@ void RegionHomes::register_range(std::uint64_t start, std::uint64_t bytes, unsig
 }
 
 void RegionHomes::forget(std::span<void* const> entries) {
-    if (entries.empty()) return;
-    bool any = false;
     const std::uint64_t page = os_.page_size();
     for (void* p : entries) {
         HomeEntry& e = *static_cast<HomeEntry*>(p);
-        if (e.users == 0 || --e.users != 0) continue;
-        e.free = any = true;
+        if (e.free) continue;
         // Without the kernel to ask again, what the entry learned stays,
         // by page. (No unfinished task names the region: no writer can
         // set its home meanwhile.)
-        if (kernel_homes_ || page == 0 || e.registered.load(std::memory_order_relaxed)) continue;
         const int home = e.home.load(std::memory_order_relaxed);
-        const std::uint64_t number = e.start / page;
-        if (home == unallocated || number == learned_last_page_) continue;
-        learned_last_page_ = number;
-        if (learned_.size() >= learned_pages_max && !learned_.contains(number)) learned_.clear();
-        learned_.emplace(number, home);   // the page's first writer wins
-    }
-    if (!any) return;
-    table_.erase_if([](HomeEntry* e) { return e->free; });
-    for (void* p : entries) {
-        HomeEntry& e = *static_cast<HomeEntry*>(p);
-        if (!e.free || e.users != 0 || e.start == 0) continue;
+        if (!kernel_homes_ && page != 0 && home != unallocated && !e.registered.load(std::memory_order_relaxed)) {
+            const std::uint64_t number = e.start / page;
+            if (number != learned_last_page_) {
+                learned_last_page_ = number;
+                if (learned_.size() >= learned_pages_max && !learned_.contains(number)) learned_.clear();
+                if (learned_.emplace(number, home).second) asked_page_ = no_page;   // the page's first writer wins
+            }
+        }
+        e.free = true;
         e.start = 0;
         e.bytes = 0;
         e.home.store(unallocated, std::memory_order_relaxed);
@@ -278,6 +268,7 @@ void RegionHomes::forget(std::span<void* const> entries) {
         e.registered.store(false, std::memory_order_relaxed);
         e.spreads.clear();
         free_entries_.push_back(&e);
+        --in_use_;
     }
 }
 

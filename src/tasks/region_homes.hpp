@@ -66,8 +66,7 @@ struct HomeEntry {
     // Null: every byte is at `home` (or none is placed yet).
     std::atomic<const PageSpread*> spread{nullptr};
     std::atomic<bool> registered{false};   // home from register_range(): never re-queried
-    std::uint32_t users = 0;   // the tracker's regions that hold it (one per scope naming this start)
-    bool free = false;         // forgotten, waiting for reuse by another region
+    bool free = false;   // forgotten, waiting for reuse by another region
     // Every spread this entry has pointed to: a worker may still read an
     // older one while the scheduler replaces it, so they go only when the
     // entry is forgotten (no unfinished task names its region then).
@@ -96,9 +95,10 @@ public:
     // automatic migration that could move such a page meanwhile.
     static constexpr std::uint64_t default_page_memo_ns = 10'000'000;
 
-    // The entry of the region starting at `start`, resolved on first use;
-    // one more user of it (regions of several dependency scopes may start
-    // at one address and share its entry).
+    // A new entry for the region [start, start+bytes), resolved now. Each
+    // region of the tracker has its own (regions of two dependency scopes
+    // that start at one address are resolved alike, each on its own),
+    // until forget().
     HomeEntry& lookup(std::uint64_t start, std::uint64_t bytes);
 
     // Every region starting in [start, start+bytes) lives on `node`,
@@ -120,10 +120,9 @@ public:
     }
 
     // The regions of these entries are no longer named by any unfinished
-    // task (DepTracker::take_forgotten): one user fewer each. An entry
-    // without users is dropped and reused, so a long run over ever-new
-    // addresses keeps as many entries as it has regions in use. A later
-    // lookup finds the home again: from the kernel, or, with kernel homes
+    // task (DepTracker::take_forgotten): they are dropped and reused, so a
+    // long run over ever-new addresses keeps as many entries as it has
+    // regions in use. A later lookup finds the home again: from the kernel, or, with kernel homes
     // off, from what the entry learned, kept per page: the first page of
     // the region is remembered on the entry's home, unless the page is
     // remembered already (the first writer of a page placed it there, as
@@ -142,7 +141,7 @@ public:
                      PagesExpected expected = PagesExpected::maybe_absent);
 
     bool kernel_homes() const { return kernel_homes_; }
-    std::size_t size() const { return table_.size(); }
+    std::size_t size() const { return in_use_; }   // entries not forgotten
 
 private:
     // Sets e.home and e.spread from the heap or the kernel.
@@ -157,7 +156,7 @@ private:
     bool kernel_homes_;
     std::size_t sample_pages_;
     std::vector<int> status_;                             // scratch of query_kernel
-    PagedTable<HomeEntry> table_;   // by start address; entries live in chunks and never move
+    std::size_t in_use_ = 0;
     std::vector<std::unique_ptr<HomeEntry[]>> chunks_;
     std::size_t chunk_used_ = 0;
     std::vector<HomeEntry*> free_entries_;   // forgotten, for reuse
@@ -184,8 +183,11 @@ private:
     // Kernel homes off: the homes that forgotten entries learned, by page
     // number (forget()), with the last page looked at first (forgotten
     // regions come in runs over one page).
+    static constexpr std::uint64_t no_page = ~std::uint64_t{0};
     std::unordered_map<std::uint64_t, int> learned_;
-    std::uint64_t learned_last_page_ = ~std::uint64_t{0};
+    std::uint64_t learned_last_page_ = no_page;   // forget(): the page remembered last
+    std::uint64_t asked_page_ = no_page;          // resolve(): the page asked for last,
+    int asked_home_ = unallocated;                // and its remembered home
 };
 
 }  // namespace numaware::tasks::detail

@@ -635,6 +635,44 @@ private:
     std::vector<TaskId> held_;
 };
 
+// A policy sees the homes the executor knows, unless it says that it
+// never reads them (Policy::reads_homes()): then every home is unallocated.
+class SeesHomes final : public Policy {
+public:
+    explicit SeesHomes(bool reads) : reads_(reads) {}
+    std::string_view name() const override { return "sees-homes"; }
+    void attach(const PolicyContext&) override {}
+    bool uses_submissions() const override { return false; }
+    bool reads_homes() const override { return reads_; }
+    Destination place(const TaskView& t) override {
+        for (const DepInfo& d : t.deps) seen.push_back(d.home);
+        return Destination::to_worker(0);
+    }
+    void steal_order(unsigned worker, std::uint64_t, std::vector<QueueRef>& order) const override {
+        order.assign({QueueRef{QueueRef::Kind::worker, worker}});
+    }
+    std::vector<int> seen;
+
+private:
+    bool reads_;
+};
+
+TEST(TasksRuntimeSetup, APolicyThatReadsNoHomesIsGivenNone) {
+    Machine machine = two_nodes();
+    Team team{machine, TeamMapping{.threads = 1}};
+    for (const bool reads : {true, false}) {
+        auto policy = std::make_unique<SeesHomes>(reads);
+        SeesHomes* p = policy.get();
+        Runtime rt{team, std::move(policy), RuntimeOptions{.kernel_homes = false}};
+        std::vector<double> data(4);
+        rt.register_region(data.data(), sizeof(double) * data.size(), 1);
+        rt.spawn([] {}, {in(&data[0], sizeof(double)), out(&data[1], sizeof(double))});
+        rt.taskwait();
+        EXPECT_EQ(p->seen, (reads ? std::vector<int>{1, 1} : std::vector<int>{unallocated, unallocated}))
+            << "reads_homes " << reads;
+    }
+}
+
 TEST(TasksRuntimeSetup, HeldTasksAreFlushedByWaits) {
     Machine machine = two_nodes();
     Team team{machine, TeamMapping{.threads = 2, .kind = MappingKind::scatter}};

@@ -41,6 +41,7 @@ public:
     }
     bool concurrent_place() const override { return true; }
     bool uses_submissions() const override { return false; }
+    bool reads_homes() const override { return false; }
     void steal_order(unsigned worker, std::uint64_t round, std::vector<QueueRef>& order) const override {
         order.clear();
         const std::size_t n = topo_.worker_node.size();
@@ -109,6 +110,7 @@ public:
         if (node < 0) return round_robin_node(topo_, task.id);
         return Destination::to_node(static_cast<unsigned>(node));
     }
+    bool reads_homes() const override { return false; }
     // The programmer's hints are the placement: a worker takes tasks only
     // from its own node's queue. Stealing across nodes would let an idle
     // worker run (and first-touch) the blocks the hints give another node,
