@@ -245,6 +245,9 @@ void DepTracker::prepare(std::span<const Dep> deps, DepList& out) const {
                                          range_text(o->start, o->end - o->start) +
                                          " already in use; ranges must be identical or disjoint");
         }
+        // add() reads the state of the region's last writer, which a
+        // finishing worker on another CPU may have written: ask for it now.
+        if (hit != nullptr && hit->writer != no_slot) __builtin_prefetch(&slots_[hit->writer]);
         // The hit is a hint for add(), which checks that it is still live.
         out.push_back(TrackedDep{start, bytes, hit, d.access, hit == nullptr, d.scope});
     }
@@ -322,8 +325,10 @@ std::uint32_t DepTracker::new_slot(DepNode& node) {
     rec.node = &node;
     adding_gen_ = rec.state.load(std::memory_order_relaxed) >> 1;
     given_.push_back(s);
-    // The next candidate's record, asked for early: a finishing thread wrote it last.
+    // The next candidate's record and count, asked for early: a finishing
+    // thread wrote them last.
     __builtin_prefetch(&slots_[given_.front()], 1);
+    __builtin_prefetch(&pending_[given_.front()]);
     return s;
 }
 
@@ -484,10 +489,23 @@ void DepTracker::forget_idle() {
     // sort). Consecutive starts share table pages, so the lookups are cheap.
     // A region is judged once: one whose last task finishes meanwhile stays
     // until the next sweep.
+    // The slot states that idle() reads were written by finishing workers
+    // on other CPUs: those of a few regions ahead are asked for early.
+    std::vector<Region*>& all = sweep_scratch_;
+    all.clear();
+    table_.for_each([&](Region* r) { all.push_back(r); });
+    auto ask = [&](const Region& r) {
+        if (r.writer != no_slot) __builtin_prefetch(&slots_[r.writer]);
+        const std::size_t n = std::min<std::size_t>(r.readers.size(), 4);
+        for (std::size_t i = 0; i < n; ++i) __builtin_prefetch(&slots_[r.readers[i].slot]);
+    };
+    constexpr std::size_t ahead = 8;
+    for (std::size_t k = 0; k < std::min(ahead, all.size()); ++k) ask(*all[k]);
     std::vector<Region*> gone;
-    table_.for_each([&](Region* r) {
-        if (idle(*r)) gone.push_back(r);
-    });
+    for (std::size_t k = 0; k < all.size(); ++k) {
+        if (k + ahead < all.size()) ask(*all[k + ahead]);
+        if (idle(*all[k])) gone.push_back(all[k]);
+    }
     if (!gone.empty()) {
         for (Region* r : gone) r->live = false;
         scratch_.clear();

@@ -245,8 +245,12 @@ void RegionHomes::register_range(std::uint64_t start, std::uint64_t bytes, unsig
 
 void RegionHomes::forget(std::span<void* const> entries) {
     const std::uint64_t page = os_.page_size();
-    for (void* p : entries) {
-        HomeEntry& e = *static_cast<HomeEntry*>(p);
+    // Finishing workers wrote these lines last: ask for a few ahead.
+    constexpr std::size_t ahead = 8;
+    for (std::size_t k = 0; k < std::min(ahead, entries.size()); ++k) __builtin_prefetch(entries[k], 1);
+    for (std::size_t k = 0; k < entries.size(); ++k) {
+        if (k + ahead < entries.size()) __builtin_prefetch(entries[k + ahead], 1);
+        HomeEntry& e = *static_cast<HomeEntry*>(entries[k]);
         if (e.free) continue;
         // Without the kernel to ask again, what the entry learned stays,
         // by page. (No unfinished task names the region: no writer can

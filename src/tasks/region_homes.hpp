@@ -59,7 +59,10 @@ struct PageSpread {
     std::uint64_t total = 0;        // sum of parts: the region's bytes when asked
 };
 
-struct HomeEntry {
+// One cache line: workers write `home` as their tasks finish and the
+// scheduler reuses the entry later, so an entry across two lines cost two
+// transfers between CPUs where one does.
+struct alignas(64) HomeEntry {
     std::uint64_t start = 0;
     std::uint64_t bytes = 0;
     std::atomic<int> home{unallocated};
@@ -72,6 +75,7 @@ struct HomeEntry {
     // entry is forgotten (no unfinished task names its region then).
     std::vector<std::unique_ptr<PageSpread>> spreads;
 };
+static_assert(sizeof(HomeEntry) == 64);
 
 // The bytes of a `dep_bytes` dependency on `e` that a task running on
 // `node` reaches across nodes: bytes on other nodes, and bytes on no page
