@@ -504,16 +504,18 @@ private:
     }
     bool idle(const Region& r) const;
     Region& region_for(const TrackedDep& d);
-    Region& region_lookup(const TrackedDep& d);   // region_for() past its hint
-    Region* new_region();
+    // The helpers below are called only from deps.cpp: hidden, so add()
+    // calls them directly, not through the library's PLT.
+    [[gnu::visibility("hidden")]] Region& region_lookup(const TrackedDep& d);   // region_for() past its hint
+    [[gnu::visibility("hidden")]] Region* new_region();
     // complete() for the task that add() gave `slot`.
     void complete_slot(std::uint32_t slot, std::vector<ReadyNode>& ready);
-    std::uint32_t new_slot(DepNode& node);
-    std::uint32_t new_block();
+    [[gnu::visibility("hidden")]] std::uint32_t new_slot(DepNode& node);
+    [[gnu::visibility("hidden")]] std::uint32_t new_block();
     // Links `node` after the task in (pred, gen) if that one is unfinished;
     // returns whether it was.
     bool add_edge(DepNode& node, std::uint32_t pred, std::uint32_t gen, std::uint64_t bytes);
-    void compact_readers(Region& r);
+    [[gnu::visibility("hidden")]] void compact_readers(Region& r);
 
     // One count down; returns the count left.
     // A pending count never goes below zero, and a released record is
