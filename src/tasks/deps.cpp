@@ -247,7 +247,8 @@ void DepTracker::prepare(std::span<const Dep> deps, DepList& out) const {
         }
         // add() reads the state of the region's last writer, which a
         // finishing worker on another CPU may have written: ask for it now.
-        if (hit != nullptr && hit->writer != no_slot) __builtin_prefetch(&slots_[hit->writer]);
+        if (hit != nullptr && hit->writer != no_slot && !given_again(hit->writer, hit->writer_gen))
+            __builtin_prefetch(&slots_[hit->writer]);
         // The hit is a hint for add(), which checks that it is still live.
         out.push_back(TrackedDep{start, bytes, hit, d.access, hit == nullptr, d.scope});
     }
@@ -307,7 +308,10 @@ std::uint32_t DepTracker::new_slot(DepNode& node) {
     }
     if (s == no_slot) {
         s = slots_.append();
-        if (s != no_slot) pending_.append();
+        if (s != no_slot) {
+            pending_.append();
+            given_gen_.append();
+        }
         if (s == no_slot)
             throw Error("tasks", fmt::format("more than {} unfinished tasks with dependencies",
                                              ChunkedArray<SlotRecord>::max_size));
@@ -324,6 +328,7 @@ std::uint32_t DepTracker::new_slot(DepNode& node) {
     rec.id = node.id;
     rec.node = &node;
     adding_gen_ = rec.state.load(std::memory_order_relaxed) >> 1;
+    given_gen_[s] = adding_gen_;
     given_.push_back(s);
     // The next candidate's record and count, asked for early: a finishing
     // thread wrote them last.
@@ -347,6 +352,8 @@ std::uint32_t DepTracker::new_block() {
 // Inline: add() calls it for every predecessor a dependency names.
 [[gnu::always_inline]] inline bool DepTracker::add_edge(DepNode& node, std::uint32_t pred, std::uint32_t gen,
                                                         std::uint64_t bytes) {
+    // Its slot given out again: finished, and known without its record.
+    if (given_again(pred, gen)) return false;
     SlotRecord& p = slots_[pred];
     // Lock the predecessor's record, if it is still the unfinished task
     // that the region named: complete() then waits for the bit to clear.
@@ -495,9 +502,10 @@ void DepTracker::forget_idle() {
     all.clear();
     table_.for_each([&](Region* r) { all.push_back(r); });
     auto ask = [&](const Region& r) {
-        if (r.writer != no_slot) __builtin_prefetch(&slots_[r.writer]);
+        if (r.writer != no_slot && !given_again(r.writer, r.writer_gen)) __builtin_prefetch(&slots_[r.writer]);
         const std::size_t n = std::min<std::size_t>(r.readers.size(), 4);
-        for (std::size_t i = 0; i < n; ++i) __builtin_prefetch(&slots_[r.readers[i].slot]);
+        for (std::size_t i = 0; i < n; ++i)
+            if (!given_again(r.readers[i].slot, r.readers[i].gen)) __builtin_prefetch(&slots_[r.readers[i].slot]);
     };
     constexpr std::size_t ahead = 8;
     for (std::size_t k = 0; k < std::min(ahead, all.size()); ++k) ask(*all[k]);

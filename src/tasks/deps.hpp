@@ -499,9 +499,13 @@ private:
     };
     static_assert(sizeof(SlotRecord) == 64 && sizeof(SuccBlock) == 64);
 
+    // A slot that add() has given out again since `gen` was given is
+    // finished for sure (it was reused only once released), and no record
+    // is read for it; otherwise its record says.
     bool alive(std::uint32_t slot, std::uint32_t gen) const {
-        return (slots_[slot].state.load(std::memory_order_acquire) >> 1) == gen;
+        return given_gen_[slot] == gen && (slots_[slot].state.load(std::memory_order_acquire) >> 1) == gen;
     }
+    bool given_again(std::uint32_t slot, std::uint32_t gen) const { return given_gen_[slot] != gen; }
     bool idle(const Region& r) const;
     Region& region_for(const TrackedDep& d);
     // The helpers below are called only from deps.cpp: hidden, so add()
@@ -536,6 +540,13 @@ private:
     // task touches few lines when many tasks are in flight.
     ChunkedArray<std::atomic<std::uint32_t>> pending_;
     ChunkedArray<SuccBlock> blocks_;
+    // Per slot, the generation add() gave it last. Written and read only by
+    // the thread that adds (under the executor's lock), so that a
+    // predecessor whose slot add() has given out again is known finished
+    // without reading its record, which a finishing worker on another CPU
+    // wrote last. (A slot is reused only after an acquiring read of its
+    // release, so the predecessor's effects are visible to this thread.)
+    ChunkedArray<std::uint32_t> given_gen_;
     // Slots are taken back by add(), not handed back by complete(): the
     // slots given out and not known to be released, oldest first. Tasks
     // mostly finish in about the order they were added, so the oldest is
