@@ -207,7 +207,7 @@ TaskId Executor::submit(TaskFn&& fn, std::span<const Dep> deps, int hint, Runtim
             t->homes.resize(t->deps.size());
             for (std::size_t k = 0; k < t->deps.size(); ++k) {
                 const TrackedDep& d = t->deps[k];
-                if (d.reg->cache == nullptr) d.reg->cache = &region_homes.lookup(d.address(), d.bytes);
+                if (d.reg->cache == nullptr) d.reg->cache = &region_homes.add(d.address(), d.bytes);
                 t->homes[k] = static_cast<HomeEntry*>(d.reg->cache);
             }
         }

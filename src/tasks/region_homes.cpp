@@ -34,7 +34,7 @@ HomeEntry* RegionHomes::new_entry() {
     return &chunks_.back()[chunk_used_++];
 }
 
-HomeEntry& RegionHomes::lookup(std::uint64_t start, std::uint64_t bytes) {
+HomeEntry& RegionHomes::add(std::uint64_t start, std::uint64_t bytes) {
     HomeEntry& e = *new_entry();
     e.start = start;
     e.bytes = bytes;

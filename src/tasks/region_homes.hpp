@@ -103,7 +103,7 @@ public:
     // region of the tracker has its own (regions of two dependency scopes
     // that start at one address are resolved alike, each on its own),
     // until forget().
-    HomeEntry& lookup(std::uint64_t start, std::uint64_t bytes);
+    HomeEntry& add(std::uint64_t start, std::uint64_t bytes);
 
     // Every region starting in [start, start+bytes) lives on `node`,
     // including entries already resolved. The caller checks the node.
@@ -126,7 +126,7 @@ public:
     // The regions of these entries are no longer named by any unfinished
     // task (DepTracker::take_forgotten): they are dropped and reused, so a
     // long run over ever-new addresses keeps as many entries as it has
-    // regions in use. A later lookup finds the home again: from the kernel, or, with kernel homes
+    // regions in use. A later add() finds the home again: from the kernel, or, with kernel homes
     // off, from what the entry learned, kept per page: the first page of
     // the region is remembered on the entry's home, unless the page is
     // remembered already (the first writer of a page placed it there, as

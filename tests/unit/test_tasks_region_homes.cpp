@@ -36,7 +36,7 @@ TEST(RegionHomes, EveryPageCountsWhereItIs) {
     RegionHomes homes(os, true);
 
     // All on node 0: one home, no spread.
-    HomeEntry& whole0 = homes.lookup(b.at(0), 4 * page);
+    HomeEntry& whole0 = homes.add(b.at(0), 4 * page);
     EXPECT_EQ(whole0.home.load(), 0);
     EXPECT_EQ(whole0.spread.load(), nullptr);
     EXPECT_EQ(cross_node_bytes(whole0, 4 * page, AccessMode::in, 0), 0u);
@@ -46,7 +46,7 @@ TEST(RegionHomes, EveryPageCountsWhereItIs) {
     // bytes); a reader on node 0 reaches 3 pages on node 2 and the absent
     // one, a writer on node 0 only the 3 on node 2 (it places the absent
     // page itself), a reader on node 2 the 4 on node 0 and the absent one.
-    HomeEntry& mixed = homes.lookup(b.at(8 * page), 8 * page);
+    HomeEntry& mixed = homes.add(b.at(8 * page), 8 * page);
     EXPECT_EQ(mixed.home.load(), 0);
     ASSERT_NE(mixed.spread.load(), nullptr);
     EXPECT_EQ(cross_node_bytes(mixed, 8 * page, AccessMode::in, 0), 4 * page);
@@ -56,7 +56,7 @@ TEST(RegionHomes, EveryPageCountsWhereItIs) {
 
     // A region ending inside a page counts only its own bytes of it: the
     // last 100 bytes of page 11 (node 0) and the first 900 of page 12 (node 2).
-    HomeEntry& straddle = homes.lookup(b.at(12 * page - 100), 1000);
+    HomeEntry& straddle = homes.add(b.at(12 * page - 100), 1000);
     EXPECT_EQ(straddle.home.load(), 2);
     EXPECT_EQ(cross_node_bytes(straddle, 1000, AccessMode::in, 2), 100u);
     EXPECT_EQ(cross_node_bytes(straddle, 1000, AccessMode::in, 0), 900u);
@@ -73,7 +73,7 @@ TEST(RegionHomes, AWriterPlacesTheAbsentPagesAndTheSpreadFollows) {
     Buffer b(4);
     os.touch(b.p, page, 1);   // page 0 on node 1; pages 1-3 absent
     RegionHomes homes(os, true);
-    HomeEntry& e = homes.lookup(b.at(0), 4 * page);
+    HomeEntry& e = homes.add(b.at(0), 4 * page);
     EXPECT_EQ(e.home.load(), 1);
     EXPECT_EQ(cross_node_bytes(e, 4 * page, AccessMode::in, 1), 3 * page);
     os.touch(b.p + page, 3 * page, 0);   // the writer, on node 0, first-touches the rest
@@ -93,8 +93,8 @@ TEST(RegionHomes, AWrittenRegionThatReadsAbsentIsAskedAgainAfterAFault) {
     os.set_absent_errno(EFAULT);
     Buffer b(2);
     RegionHomes homes(os, true);
-    HomeEntry& e = homes.lookup(b.at(0), page);          // submitted before its writer ran
-    HomeEntry& untouched = homes.lookup(b.at(page), 8);   // named as written, never written
+    HomeEntry& e = homes.add(b.at(0), page);          // submitted before its writer ran
+    HomeEntry& untouched = homes.add(b.at(page), 8);   // named as written, never written
     EXPECT_EQ(e.home.load(), unallocated);
     os.touch(b.p, page, 1);          // the writer, on node 1
     os.hint_balancing(b.p, page);    // and balancing's scan, before the writer's completion asks
@@ -106,50 +106,50 @@ TEST(RegionHomes, AWrittenRegionThatReadsAbsentIsAskedAgainAfterAFault) {
 }
 
 // Entries of regions that no unfinished task names are dropped and reused:
-// with kernel homes the next lookup asks the kernel again; without, what
+// with kernel homes the next add() asks the kernel again; without, what
 // first_written() learned stays with the region's first page.
 TEST(RegionHomes, ForgottenEntriesAreReusedAndTheirHomesFoundAgain) {
     os::RecordingOs os(4, 1);
     Buffer b(8);
     os.touch(b.p + 4 * page, 4 * page, 1);   // pages 0-3 not touched yet
     RegionHomes homes(os, true);
-    HomeEntry& a = homes.lookup(b.at(0), 4 * page);
-    HomeEntry& c = homes.lookup(b.at(4 * page), 4 * page);
+    HomeEntry& a = homes.add(b.at(0), 4 * page);
+    HomeEntry& c = homes.add(b.at(4 * page), 4 * page);
     EXPECT_EQ(a.home.load(), unallocated);
     EXPECT_EQ(homes.size(), 2u);
     void* gone[] = {&a};
     homes.forget(gone);
     EXPECT_EQ(homes.size(), 1u);
     EXPECT_EQ(c.home.load(), 1);   // untouched
-    // The pages were placed meanwhile: the region's next lookup asks the
+    // The pages were placed meanwhile: the region's next add() asks the
     // kernel again, in the freed entry.
     os.touch(b.p, 4 * page, 3);
-    HomeEntry& again = homes.lookup(b.at(0), 4 * page);
+    HomeEntry& again = homes.add(b.at(0), 4 * page);
     EXPECT_EQ(&again, &a);
     EXPECT_EQ(again.home.load(), 3);
     EXPECT_EQ(homes.size(), 2u);
 
     RegionHomes learned(os, false);
-    HomeEntry& w = learned.lookup(b.at(0), page);
-    HomeEntry& later = learned.lookup(b.at(page + 64), 64);
-    HomeEntry& never = learned.lookup(b.at(2 * page), 64);
+    HomeEntry& w = learned.add(b.at(0), page);
+    HomeEntry& later = learned.add(b.at(page + 64), 64);
+    HomeEntry& never = learned.add(b.at(2 * page), 64);
     learned.first_written(w, 2);
     learned.first_written(later, 3);
     void* kept[] = {&w, &later, &never};
     learned.forget(kept);
     EXPECT_EQ(learned.size(), 0u);
     EXPECT_EQ(learned.learned_pages(), 2u);   // the unwritten region taught nothing
-    EXPECT_EQ(learned.lookup(b.at(0), page).home.load(), 2);
+    EXPECT_EQ(learned.add(b.at(0), page).home.load(), 2);
     // Another region of a remembered page: where that page's writer put it.
-    EXPECT_EQ(learned.lookup(b.at(page), 64).home.load(), 3);
-    EXPECT_EQ(learned.lookup(b.at(2 * page), 64).home.load(), unallocated);
+    EXPECT_EQ(learned.add(b.at(page), 64).home.load(), 3);
+    EXPECT_EQ(learned.add(b.at(2 * page), 64).home.load(), unallocated);
     // A page keeps its first writer's node: a later region of the page
     // written elsewhere and forgotten does not move it.
-    HomeEntry& second = learned.lookup(b.at(page + 128), 64);
+    HomeEntry& second = learned.add(b.at(page + 128), 64);
     learned.first_written(second, 1);
     void* next[] = {&second};
     learned.forget(next);
-    EXPECT_EQ(learned.lookup(b.at(page + 192), 64).home.load(), 3);
+    EXPECT_EQ(learned.add(b.at(page + 192), 64).home.load(), 3);
 }
 
 // A run over ever-new addresses without kernel homes keeps as many entries
@@ -161,7 +161,7 @@ TEST(RegionHomes, AnEverNewRunStaysBoundedWithoutKernelHomes) {
     RegionHomes homes(os, false);
     std::vector<void*> batch;
     for (std::size_t k = 0; k < 64 * page / 64; ++k) {
-        HomeEntry& e = homes.lookup(b.at(k * 64), 64);
+        HomeEntry& e = homes.add(b.at(k * 64), 64);
         homes.first_written(e, static_cast<unsigned>(k / 64 % 4));
         batch.push_back(&e);
         if (batch.size() == 256) {
@@ -172,7 +172,7 @@ TEST(RegionHomes, AnEverNewRunStaysBoundedWithoutKernelHomes) {
     }
     EXPECT_EQ(homes.learned_pages(), 64u);
     for (std::size_t p = 0; p < 64; ++p)
-        EXPECT_EQ(homes.lookup(b.at(p * page + 8), 8).home.load(), static_cast<int>(p % 4)) << "page " << p;
+        EXPECT_EQ(homes.add(b.at(p * page + 8), 8).home.load(), static_cast<int>(p % 4)) << "page " << p;
 }
 
 // Small regions in two pages, named alternately (a wavefront's cells of two
@@ -189,25 +189,25 @@ TEST(RegionHomes, SmallRegionsShareTheirPagesAnswer) {
     RegionHomes shared(os, true, 0, std::uint64_t{3600} * 1'000'000'000);
     const std::size_t before = queries();
     for (std::size_t k = 0; k < 64; ++k) {
-        EXPECT_EQ(shared.lookup(b.at(8 * k), 8).home.load(), 1);
-        EXPECT_EQ(shared.lookup(b.at(page + 8 * k), 8).home.load(), 3);
+        EXPECT_EQ(shared.add(b.at(8 * k), 8).home.load(), 1);
+        EXPECT_EQ(shared.add(b.at(page + 8 * k), 8).home.load(), 3);
     }
     EXPECT_EQ(queries() - before, 2u);
 
     RegionHomes each(os, true, 0, 0);
     const std::size_t before_each = queries();
     for (std::size_t k = 0; k < 64; ++k) {
-        EXPECT_EQ(each.lookup(b.at(8 * k), 8).home.load(), 1);
-        EXPECT_EQ(each.lookup(b.at(page + 8 * k), 8).home.load(), 3);
+        EXPECT_EQ(each.add(b.at(8 * k), 8).home.load(), 1);
+        EXPECT_EQ(each.add(b.at(page + 8 * k), 8).home.load(), 3);
     }
     EXPECT_EQ(queries() - before_each, 128u);
 
     // An absent page is never remembered: it may be touched next.
     Buffer c(1);
     RegionHomes absent(os, true, 0, std::uint64_t{3600} * 1'000'000'000);
-    EXPECT_EQ(absent.lookup(c.at(0), 8).home.load(), unallocated);
+    EXPECT_EQ(absent.add(c.at(0), 8).home.load(), unallocated);
     os.touch(c.p, page, 2);
-    EXPECT_EQ(absent.lookup(c.at(8), 8).home.load(), 2);
+    EXPECT_EQ(absent.add(c.at(8), 8).home.load(), 2);
 }
 
 TEST(RegionHomes, SamplingIsAnExplicitOption) {
@@ -216,7 +216,7 @@ TEST(RegionHomes, SamplingIsAnExplicitOption) {
     os.touch(b.p, 40 * page, 0);
     os.touch(b.p + 40 * page, 24 * page, 1);
     RegionHomes sampled(os, true, 4);
-    HomeEntry& e = sampled.lookup(b.at(0), 64 * page);
+    HomeEntry& e = sampled.add(b.at(0), 64 * page);
     EXPECT_EQ(e.spread.load(), nullptr);   // a majority, not bytes per node
     EXPECT_EQ(e.home.load(), 0);
     EXPECT_EQ(cross_node_bytes(e, 64 * page, AccessMode::in, 1), 64 * page);
@@ -225,7 +225,7 @@ TEST(RegionHomes, SamplingIsAnExplicitOption) {
     EXPECT_EQ(largest, 4u);
 
     RegionHomes exact(os, true);
-    HomeEntry& x = exact.lookup(b.at(0), 64 * page);
+    HomeEntry& x = exact.add(b.at(0), 64 * page);
     EXPECT_EQ(cross_node_bytes(x, 64 * page, AccessMode::in, 1), 40 * page);
 }
 
@@ -241,20 +241,20 @@ TEST(RegionHomes, RememberedPlacementComesBeforeTheKernel) {
     const auto base = reinterpret_cast<std::uintptr_t>(p);
     placement_detail::remember_placement(base, page, std::vector<int>{1, 1, 1, 2});
     RegionHomes homes(live, false);
-    HomeEntry& all = homes.lookup(base, 4 * page);
+    HomeEntry& all = homes.add(base, 4 * page);
     EXPECT_EQ(all.home.load(), 1);
     ASSERT_NE(all.spread.load(), nullptr);
     EXPECT_EQ(cross_node_bytes(all, 4 * page, AccessMode::in, 1), page);
     EXPECT_EQ(cross_node_bytes(all, 4 * page, AccessMode::in, 2), 3 * page);
-    HomeEntry& last = homes.lookup(base + 3 * page, page);
+    HomeEntry& last = homes.add(base + 3 * page, page);
     EXPECT_EQ(last.home.load(), 2);
     EXPECT_EQ(last.spread.load(), nullptr);
     // Past the remembered pages, with kernel homes off: unallocated.
-    EXPECT_EQ(homes.lookup(base + 5 * page, page).home.load(), unallocated);
+    EXPECT_EQ(homes.add(base + 5 * page, page).home.load(), unallocated);
     // A fake OS never reads the record.
     os::RecordingOs fake(4, 1);
     RegionHomes fake_homes(fake, false);
-    EXPECT_EQ(fake_homes.lookup(base, 4 * page).home.load(), unallocated);
+    EXPECT_EQ(fake_homes.add(base, 4 * page).home.load(), unallocated);
 
     // Unmapped and mapped again at the same address: the default policy
     // shows the record is stale; it is forgotten, not believed.
@@ -262,7 +262,7 @@ TEST(RegionHomes, RememberedPlacementComesBeforeTheKernel) {
     void* again = ::mmap(p, 8 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
     ASSERT_EQ(again, p);
     RegionHomes fresh(live, false);
-    EXPECT_EQ(fresh.lookup(base, 4 * page).home.load(), unallocated);
+    EXPECT_EQ(fresh.add(base, 4 * page).home.load(), unallocated);
     EXPECT_FALSE(placement_detail::placed_bytes(base, 4 * page));
     ::munmap(again, 8 * page);
 }
