@@ -66,8 +66,11 @@ inline Dep inout(void* addr, std::size_t bytes) { return {addr, bytes, AccessMod
 
 struct RuntimeOptions {
     // Ask the kernel (move_pages) for the home of regions nobody registered.
-    // Off: such regions count as `unallocated` until a task writes them and
-    // then belong to the writer's node.
+    // Off: homes are learned as first touch places pages. A region counts
+    // as `unallocated` until a task writes it and then belongs to the
+    // writer's node, except where the page it starts in is placed already
+    // (a task finished writing another region there): then it belongs to
+    // that page's node. So small regions that share a page share its home.
     bool kernel_homes = true;
     // With kernel homes: 0 asks the kernel about every page of a region (in
     // batches), so a region spread over nodes counts each page's bytes where

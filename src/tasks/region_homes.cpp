@@ -30,23 +30,76 @@ HomeEntry* RegionHomes::new_entry() {
     if (chunks_.empty() || chunk_used_ == chunk_entries) {
         chunks_.push_back(std::make_unique<HomeEntry[]>(chunk_entries));
         chunk_used_ = 0;
+        sharers_.resize(chunks_.size() * chunk_entries, 0);
     }
-    return &chunks_.back()[chunk_used_++];
+    HomeEntry* e = &chunks_.back()[chunk_used_];
+    e->index = static_cast<std::uint32_t>((chunks_.size() - 1) * chunk_entries + chunk_used_);
+    ++chunk_used_;
+    return e;
 }
 
 HomeEntry& RegionHomes::add(std::uint64_t start, std::uint64_t bytes) {
+    const auto r = ranges_.empty() ? ranges_.end() : ranges_.upper_bound(start);
+    const bool registered = r != ranges_.begin() && start < std::prev(r)->second.end;
+    if (!registered && !kernel_homes_) {
+        const std::uint64_t page = os_.page_size();
+        const auto* addr = reinterpret_cast<const void*>(static_cast<std::uintptr_t>(start));
+        heap::BlockInfo info;
+        if (page != 0 && start / page == (start + bytes - 1) / page && !heap::block_info(addr, info) &&
+            !placed_in(start, bytes))
+            return page_entry(start / page, page);
+    }
     HomeEntry& e = *new_entry();
     e.start = start;
     e.bytes = bytes;
     ++in_use_;
-    auto r = ranges_.empty() ? ranges_.end() : ranges_.upper_bound(start);
-    if (r != ranges_.begin() && start < std::prev(r)->second.end) {
+    if (registered) {
         e.registered.store(true, std::memory_order_relaxed);
         e.home.store(static_cast<int>(std::prev(r)->second.node), std::memory_order_relaxed);
     } else {
         resolve(e);
     }
     return e;
+}
+
+HomeEntry& RegionHomes::page_entry(std::uint64_t number, std::uint64_t page) {
+    HomeEntry* e = last_page_entry_;
+    if (number != last_page_) {
+        const auto it = pages_.find(number);
+        if (it != pages_.end()) {
+            e = it->second;
+        } else {
+            e = new_entry();
+            e->start = number * page;
+            e->bytes = page;
+            e->page = true;
+            const auto known = learned_.find(number);
+            e->home.store(known != learned_.end() ? known->second : unallocated, std::memory_order_relaxed);
+            ++in_use_;
+            pages_.emplace(number, e);
+        }
+        last_page_ = number;
+        last_page_entry_ = e;
+    }
+    ++sharers_[e->index];
+    return *e;
+}
+
+int RegionHomes::learned_home(std::uint64_t number) {
+    if (!pages_.empty()) {
+        const auto it = pages_.find(number);
+        if (it != pages_.end()) {
+            const int home = it->second->home.load(std::memory_order_relaxed);
+            if (home != unallocated) return home;
+        }
+    }
+    if (learned_.empty()) return unallocated;
+    if (number != asked_page_) {
+        const auto it = learned_.find(number);
+        asked_page_ = number;
+        asked_home_ = it != learned_.end() ? it->second : unallocated;
+    }
+    return asked_home_;
 }
 
 void RegionHomes::resolve(HomeEntry& e) {
@@ -61,16 +114,9 @@ void RegionHomes::resolve(HomeEntry& e) {
         set_from_kernel(e, PagesExpected::maybe_absent);
         return;
     }
-    if (learned_.empty()) return;
     const std::uint64_t page = os_.page_size();
     if (page == 0) return;
-    const std::uint64_t number = e.start / page;
-    if (number != asked_page_) {
-        const auto it = learned_.find(number);
-        asked_page_ = number;
-        asked_home_ = it != learned_.end() ? it->second : unallocated;
-    }
-    e.home.store(asked_home_, std::memory_order_relaxed);
+    e.home.store(learned_home(e.start / page), std::memory_order_relaxed);
 }
 
 // The node holding most of a spread's placed bytes (ties to the lower
@@ -101,9 +147,15 @@ void RegionHomes::set_home(HomeEntry& e, int home, PageSpread&& spread) {
 
 // A region inside ranges that placement remembers: its bytes per node from
 // there, page by page, as the kernel reported them when they were placed.
-bool RegionHomes::set_from_placement(HomeEntry& e) {
+bool RegionHomes::placed_in(std::uint64_t start, std::uint64_t bytes) const {
     if (!placement_detail::anything_placed()) return false;   // inline: most processes place nothing
     if (&os_ != &os::linux_os()) return false;   // a fake's addresses are not what placement remembers
+    return placed_bytes(reinterpret_cast<const void*>(static_cast<std::uintptr_t>(start)), bytes).has_value();
+}
+
+bool RegionHomes::set_from_placement(HomeEntry& e) {
+    if (!placement_detail::anything_placed()) return false;
+    if (&os_ != &os::linux_os()) return false;
     const auto placed = placed_bytes(reinterpret_cast<const void*>(static_cast<std::uintptr_t>(e.start)), e.bytes);
     if (!placed) return false;
     PageSpread spread;
@@ -234,7 +286,8 @@ void RegionHomes::register_range(std::uint64_t start, std::uint64_t bytes, unsig
         const std::size_t used = c + 1 == chunks_.size() ? chunk_used_ : chunk_entries;
         for (std::size_t k = 0; k < used; ++k) {
             HomeEntry& e = chunks_[c][k];
-            if (!e.free && e.start >= start && e.start < end) {
+            const bool inside = e.page ? e.start >= start && e.start + e.bytes <= end : e.start >= start && e.start < end;
+            if (!e.free && inside) {
                 e.registered.store(true, std::memory_order_relaxed);
                 e.spread.store(nullptr, std::memory_order_release);
                 e.home.store(static_cast<int>(node), std::memory_order_relaxed);
@@ -245,13 +298,23 @@ void RegionHomes::register_range(std::uint64_t start, std::uint64_t bytes, unsig
 
 void RegionHomes::forget(std::span<void* const> entries) {
     const std::uint64_t page = os_.page_size();
-    // Finishing workers wrote these lines last: ask for a few ahead.
+    // Finishing workers read or wrote these lines last: ask for a few
+    // ahead (to read: a page's entry is only written once its last region
+    // goes).
     constexpr std::size_t ahead = 8;
-    for (std::size_t k = 0; k < std::min(ahead, entries.size()); ++k) __builtin_prefetch(entries[k], 1);
+    for (std::size_t k = 0; k < std::min(ahead, entries.size()); ++k) __builtin_prefetch(entries[k]);
     for (std::size_t k = 0; k < entries.size(); ++k) {
-        if (k + ahead < entries.size()) __builtin_prefetch(entries[k + ahead], 1);
+        if (k + ahead < entries.size()) __builtin_prefetch(entries[k + ahead]);
         HomeEntry& e = *static_cast<HomeEntry*>(entries[k]);
         if (e.free) continue;
+        if (e.page) {
+            if (--sharers_[e.index] != 0) continue;   // other regions of the page are in use
+            pages_.erase(e.start / page);
+            if (last_page_entry_ == &e) {
+                last_page_ = no_page;
+                last_page_entry_ = nullptr;
+            }
+        }
         // Without the kernel to ask again, what the entry learned stays,
         // by page. (No unfinished task names the region: no writer can
         // set its home meanwhile.)
@@ -265,6 +328,7 @@ void RegionHomes::forget(std::span<void* const> entries) {
             }
         }
         e.free = true;
+        e.page = false;
         e.start = 0;
         e.bytes = 0;
         e.home.store(unallocated, std::memory_order_relaxed);

@@ -18,8 +18,10 @@
 //      `sample_pages` > 0 only that many pages, spread evenly, are asked and
 //      the majority wins, without a PageSpread (the documented approximate
 //      mode of RuntimeOptions::home_sample_pages).
-//   5. with kernel homes off, the node that a forgotten region's first
-//      writer gave the region's first page (see forget()).
+//   5. with kernel homes off, the page's: a region inside one page shares
+//      the page's entry with the other regions in use there (see add()),
+//      and any region takes the node that a writer gave its first page,
+//      in an entry in use or a forgotten one (see forget()).
 // Otherwise the region is `unallocated`. After a task that writes an
 // unallocated region completes, first_written() asks the kernel again (its
 // pages are expected written: PagesExpected::written) or, with kernel homes
@@ -66,10 +68,15 @@ struct alignas(64) HomeEntry {
     std::uint64_t start = 0;
     std::uint64_t bytes = 0;
     std::atomic<int> home{unallocated};
+    std::uint32_t index = 0;   // its place among RegionHomes' entries, fixed when made
     // Null: every byte is at `home` (or none is placed yet).
     std::atomic<const PageSpread*> spread{nullptr};
     std::atomic<bool> registered{false};   // home from register_range(): never re-queried
     bool free = false;   // forgotten, waiting for reuse by another region
+    // The page's entry, shared by every region in use inside that page
+    // (kernel homes off; see RegionHomes::add): [start, start+bytes) is
+    // the page.
+    bool page = false;
     // Every spread this entry has pointed to: a worker may still read an
     // older one while the scheduler replaces it, so they go only when the
     // entry is forgotten (no unfinished task names its region then).
@@ -99,14 +106,22 @@ public:
     // automatic migration that could move such a page meanwhile.
     static constexpr std::uint64_t default_page_memo_ns = 10'000'000;
 
-    // A new entry for the region [start, start+bytes), resolved now. Each
-    // region of the tracker has its own (regions of two dependency scopes
-    // that start at one address are resolved alike, each on its own),
-    // until forget().
+    // The entry for the region [start, start+bytes), resolved now, until
+    // forget(). Each region of the tracker has its own (regions of two
+    // dependency scopes that start at one address are resolved alike, each
+    // on its own), except where kernel homes are off: there a region
+    // inside one page that no registration, heap block or placement
+    // covers shares its page's entry with the other such regions in use
+    // in that page. Its home is then the page's: the node of the first
+    // task to finish writing any of them, as first touch places a page.
+    // (An entry per region cost a write of a line that the finishing
+    // workers read, per region and again per forget: a wavefront of
+    // 8-byte cells spent a sixth of its spawning thread there.)
     HomeEntry& add(std::uint64_t start, std::uint64_t bytes);
 
     // Every region starting in [start, start+bytes) lives on `node`,
-    // including entries already resolved. The caller checks the node.
+    // including entries already resolved (a page's entry when the range
+    // covers the whole page). The caller checks the node.
     void register_range(std::uint64_t start, std::uint64_t bytes, unsigned node);
 
     // A task running on `runner_node` wrote the region and has finished.
@@ -146,6 +161,7 @@ public:
 
     bool kernel_homes() const { return kernel_homes_; }
     std::size_t size() const { return in_use_; }   // entries not forgotten
+    std::size_t shared_pages() const { return pages_.size(); }   // pages' entries in use
 
 private:
     // Sets e.home and e.spread from the heap or the kernel.
@@ -155,6 +171,11 @@ private:
     void set_home(HomeEntry& e, int home, PageSpread&& spread);
     int query_sampled(std::uint64_t start, std::uint64_t bytes, PagesExpected expected);
     HomeEntry* new_entry();
+    bool placed_in(std::uint64_t start, std::uint64_t bytes) const;   // inside ranges placement remembers
+    // A learned home: the page's entry in use, else what a forgotten one
+    // taught (unallocated when neither).
+    int learned_home(std::uint64_t page_number);
+    HomeEntry& page_entry(std::uint64_t page_number, std::uint64_t page);
 
     os::Os& os_;
     bool kernel_homes_;
@@ -192,6 +213,15 @@ private:
     std::uint64_t learned_last_page_ = no_page;   // forget(): the page remembered last
     std::uint64_t asked_page_ = no_page;          // resolve(): the page asked for last,
     int asked_home_ = unallocated;                // and its remembered home
+    // Kernel homes off: the pages' entries in use, by page number, the
+    // last one found first; and per entry (by index) how many regions in
+    // use share it. Kept here, not in the entry: workers read the entry's
+    // line, and a count there would take it from them at every add and
+    // forget.
+    std::unordered_map<std::uint64_t, HomeEntry*> pages_;
+    std::uint64_t last_page_ = no_page;
+    HomeEntry* last_page_entry_ = nullptr;
+    std::vector<std::uint32_t> sharers_;
 };
 
 }  // namespace numaware::tasks::detail

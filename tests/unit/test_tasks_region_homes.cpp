@@ -175,6 +175,67 @@ TEST(RegionHomes, AnEverNewRunStaysBoundedWithoutKernelHomes) {
         EXPECT_EQ(homes.add(b.at(p * page + 8), 8).home.load(), static_cast<int>(p % 4)) << "page " << p;
 }
 
+// Without kernel homes, the regions in use inside one page share the
+// page's entry: the first of them to be written places the page, as first
+// touch does, and a later writer elsewhere does not move it. A region
+// across pages, or in a registered range, keeps its own.
+TEST(RegionHomes, PagesOfSmallRegionsAreFirstWrittenOnce) {
+    os::RecordingOs os(4, 1);
+    Buffer b(4);
+    RegionHomes homes(os, false);
+    HomeEntry& a = homes.add(b.at(0), 64);
+    HomeEntry& c = homes.add(b.at(64), 64);
+    HomeEntry& whole = homes.add(b.at(0), page);
+    EXPECT_EQ(&a, &c);
+    EXPECT_EQ(&a, &whole);
+    EXPECT_EQ(homes.size(), 1u);
+    EXPECT_EQ(homes.shared_pages(), 1u);
+    EXPECT_EQ(a.home.load(), unallocated);
+    homes.first_written(c, 2);
+    homes.first_written(a, 1);
+    EXPECT_EQ(a.home.load(), 2);
+    EXPECT_EQ(homes.add(b.at(128), 8).home.load(), 2);
+    EXPECT_EQ(cross_node_bytes(a, 64, AccessMode::out, 1), 64u);
+    EXPECT_EQ(cross_node_bytes(a, 64, AccessMode::in, 2), 0u);
+
+    HomeEntry& across = homes.add(b.at(page - 32), 64);
+    EXPECT_NE(&across, &a);
+    EXPECT_FALSE(across.page);
+    EXPECT_EQ(across.home.load(), 2);   // where its first page is
+    homes.first_written(across, 3);
+    EXPECT_EQ(across.home.load(), 2);
+    HomeEntry& next = homes.add(b.at(2 * page - 32), 64);   // its first page not written yet
+    EXPECT_EQ(next.home.load(), unallocated);
+    homes.first_written(next, 3);
+    EXPECT_EQ(next.home.load(), 3);
+    EXPECT_EQ(a.home.load(), 2);
+
+    // The page's entry goes with its last region; the page is remembered.
+    void* some[] = {&a, &c, &whole};
+    homes.forget(some);
+    EXPECT_EQ(homes.shared_pages(), 1u);   // the region at 128 still names it
+    void* last[] = {&a, &across, &next};
+    homes.forget(last);
+    EXPECT_EQ(homes.shared_pages(), 0u);
+    EXPECT_EQ(homes.size(), 0u);
+    EXPECT_EQ(homes.learned_pages(), 2u);   // pages 0 and 1 (by the region across them)
+    HomeEntry& back = homes.add(b.at(256), 64);
+    EXPECT_TRUE(back.page);
+    EXPECT_EQ(back.home.load(), 2);
+
+    // A registration covering the whole page takes its entry; one covering
+    // part of a page gives the regions inside it their own entries.
+    homes.register_range(b.at(0), page, 0);
+    EXPECT_EQ(back.home.load(), 0);
+    homes.register_range(b.at(page), 128, 1);
+    HomeEntry& registered = homes.add(b.at(page + 64), 8);
+    EXPECT_FALSE(registered.page);
+    EXPECT_EQ(registered.home.load(), 1);
+    HomeEntry& beside = homes.add(b.at(page + 256), 8);
+    EXPECT_TRUE(beside.page);
+    EXPECT_EQ(beside.home.load(), 3);   // what page 1 learned from the region across
+}
+
 // Small regions in two pages, named alternately (a wavefront's cells of two
 // rows): each page is asked for once while its answer is fresh, and every
 // time with the memo off.
