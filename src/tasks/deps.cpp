@@ -413,7 +413,7 @@ void DepTracker::compact_readers(Region& r) {
 }
 
 void DepTracker::add(DepNode& node) {
-    if (table_.size() >= next_sweep_) forget_idle();
+    if (table_.size() >= next_sweep_) sweep(true);
     preds_.clear();
     node.slot = new_slot(node);
     const std::uint32_t me = node.slot;
@@ -421,6 +421,7 @@ void DepTracker::add(DepNode& node) {
     for (TrackedDep& d : node.deps) {
         Region& r = region_for(d);
         d.reg = &r;
+        r.named = sweeps_;
         if (d.access == AccessMode::in) {
             if (r.writer != no_slot && !add_edge(node, r.writer, r.writer_gen, d.bytes)) r.writer = no_slot;
             if (r.readers.size() >= r.compact_at) compact_readers(r);
@@ -489,7 +490,9 @@ std::size_t DepTracker::idle_regions() const {
     return n;
 }
 
-void DepTracker::forget_idle() {
+void DepTracker::forget_idle() { sweep(false); }
+
+void DepTracker::sweep(bool aged) {
     // The ordered index is rebuilt from the survivors, taken in address
     // order from the index itself (erasing one by one from the middle of a
     // large index costs more; collecting them from the hash table needed a
@@ -502,6 +505,7 @@ void DepTracker::forget_idle() {
     all.clear();
     table_.for_each([&](Region* r) { all.push_back(r); });
     auto ask = [&](const Region& r) {
+        if (aged && r.named == sweeps_) return;   // kept whatever its tasks
         if (r.writer != no_slot && !given_again(r.writer, r.writer_gen)) __builtin_prefetch(&slots_[r.writer]);
         const std::size_t n = std::min<std::size_t>(r.readers.size(), 4);
         for (std::size_t i = 0; i < n; ++i)
@@ -510,9 +514,14 @@ void DepTracker::forget_idle() {
     constexpr std::size_t ahead = 8;
     for (std::size_t k = 0; k < std::min(ahead, all.size()); ++k) ask(*all[k]);
     std::vector<Region*> gone;
+    std::size_t busy = 0;   // judged and kept: named by unfinished tasks
     for (std::size_t k = 0; k < all.size(); ++k) {
         if (k + ahead < all.size()) ask(*all[k + ahead]);
-        if (idle(*all[k])) gone.push_back(all[k]);
+        if (aged && all[k]->named == sweeps_) continue;
+        if (idle(*all[k]))
+            gone.push_back(all[k]);
+        else
+            ++busy;
     }
     if (!gone.empty()) {
         for (Region* r : gone) r->live = false;
@@ -533,7 +542,12 @@ void DepTracker::forget_idle() {
         }
         ordered_.assign(scratch_);
     }
-    next_sweep_ = std::max(forget_batch, 2 * table_.size());
+    // The next sweep after as many new regions as are busy, and at least a
+    // batch: it looks at the regions named meanwhile (at most the new ones
+    // and those named again), the busy ones and the young ones kept now,
+    // so a sweep costs a bounded number of looks per region added.
+    next_sweep_ = table_.size() + std::max(forget_batch, busy);
+    ++sweeps_;
 }
 
 }  // namespace numaware::tasks::detail

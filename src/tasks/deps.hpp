@@ -278,6 +278,7 @@ struct Region {
     };
     SmallVec<Reader, 2> readers;   // readers since the last write, finished ones until compacted (capacity kept)
     void* cache = nullptr;         // the caller's per-region data (e.g. a home entry)
+    std::uint32_t named = 0;       // the tracker's sweep count when add() last named it
     bool live = false;             // in the tracker (records are pooled and reused)
     Region* next_free = nullptr;
 };
@@ -466,7 +467,10 @@ public:
     std::size_t regions() const { return table_.size(); }   // known, idle included
     // Known regions that no unfinished task names (counted by a scan).
     std::size_t idle_regions() const;
-    // Forgets every idle region now (add() does it in batches).
+    // Forgets every idle region now. add() does it in batches, and there
+    // only for regions that no task has named since the batch before: a
+    // region written and then read a little later (a wavefront's row by
+    // the next row) is not forgotten between the two and made again.
     void forget_idle();
     // The caller's per-region data (Region::cache, non-null only) of the
     // regions forgotten since the last call, moved to `out` (cleared
@@ -507,6 +511,9 @@ private:
     }
     bool given_again(std::uint32_t slot, std::uint32_t gen) const { return given_gen_[slot] != gen; }
     bool idle(const Region& r) const;
+    // forget_idle(), of every idle region or, `aged`, of those not named
+    // since the last sweep.
+    [[gnu::visibility("hidden")]] void sweep(bool aged);
     Region& region_for(const TrackedDep& d);
     // The helpers below are called only from deps.cpp: hidden, so add()
     // calls them directly, not through the library's PLT.
@@ -563,6 +570,7 @@ private:
     // and are reused, so steady state allocates nothing.
     PagedTable<Region> table_;
     std::size_t next_sweep_;   // add() forgets idle regions once this many are known
+    std::uint32_t sweeps_ = 0;  // batches so far (Region::named)
     std::vector<std::unique_ptr<Region[]>> chunks_;
     Region* free_ = nullptr;
     RangeIndex ordered_;   // for overlap checks of new ranges
