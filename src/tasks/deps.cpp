@@ -270,6 +270,7 @@ Region& DepTracker::region_lookup(const TrackedDep& d) {
         r->start = d.region;
         r->bytes = d.bytes;
         r->live = true;
+        r->named = sweeps_ - 1;   // not yet in young_: add() puts it there
         table_.insert(r);
         ordered_.insert(d.region, d.region + d.bytes);
     }
@@ -421,7 +422,10 @@ void DepTracker::add(DepNode& node) {
     for (TrackedDep& d : node.deps) {
         Region& r = region_for(d);
         d.reg = &r;
-        r.named = sweeps_;
+        if (r.named != sweeps_) {
+            r.named = sweeps_;
+            young_.push_back(&r);
+        }
         if (d.access == AccessMode::in) {
             if (r.writer != no_slot && !add_edge(node, r.writer, r.writer_gen, d.bytes)) r.writer = no_slot;
             if (r.readers.size() >= r.compact_at) compact_readers(r);
@@ -493,19 +497,22 @@ std::size_t DepTracker::idle_regions() const {
 void DepTracker::forget_idle() { sweep(false); }
 
 void DepTracker::sweep(bool aged) {
-    // The ordered index is rebuilt from the survivors, taken in address
-    // order from the index itself (erasing one by one from the middle of a
-    // large index costs more; collecting them from the hash table needed a
-    // sort). Consecutive starts share table pages, so the lookups are cheap.
-    // A region is judged once: one whose last task finishes meanwhile stays
-    // until the next sweep.
+    // A batch judges the regions of old_: those named again since are in
+    // young_ and stay; an idle one is forgotten; a busy one goes to young_,
+    // to be judged at the next batch. forget_idle() judges every region.
     // The slot states that idle() reads were written by finishing workers
     // on other CPUs: those of a few regions ahead are asked for early.
     std::vector<Region*>& all = sweep_scratch_;
     all.clear();
-    table_.for_each([&](Region* r) { all.push_back(r); });
+    if (aged) {
+        all.swap(old_);
+    } else {
+        table_.for_each([&](Region* r) { all.push_back(r); });
+        young_.clear();
+        old_.clear();
+    }
     auto ask = [&](const Region& r) {
-        if (aged && r.named == sweeps_) return;   // kept whatever its tasks
+        if (aged && r.named == sweeps_) return;   // named again: kept whatever its tasks
         if (r.writer != no_slot && !given_again(r.writer, r.writer_gen)) __builtin_prefetch(&slots_[r.writer]);
         const std::size_t n = std::min<std::size_t>(r.readers.size(), 4);
         for (std::size_t i = 0; i < n; ++i)
@@ -517,20 +524,26 @@ void DepTracker::sweep(bool aged) {
     std::size_t busy = 0;   // judged and kept: named by unfinished tasks
     for (std::size_t k = 0; k < all.size(); ++k) {
         if (k + ahead < all.size()) ask(*all[k + ahead]);
-        if (aged && all[k]->named == sweeps_) continue;
-        if (idle(*all[k]))
-            gone.push_back(all[k]);
-        else
+        Region* r = all[k];
+        if (aged && r->named == sweeps_) continue;
+        if (idle(*r)) {
+            gone.push_back(r);
+        } else {
             ++busy;
+            r->named = sweeps_;
+            young_.push_back(r);
+        }
     }
+    all.clear();
     if (!gone.empty()) {
+        // Out of the table first, then the ordered index keeps what the
+        // table still holds: neither reads a record that stays.
         for (Region* r : gone) r->live = false;
+        table_.erase(gone);
         scratch_.clear();
         ordered_.for_each([&](const RangeIndex::Entry& e) {
-            const Region* r = table_.find(e.start);
-            if (r != nullptr && r->live) scratch_.push_back(e);
+            if (table_.find(e.start) != nullptr) scratch_.push_back(e);
         });
-        table_.erase_if([&](Region* r) { return !r->live; });
         for (Region* r : gone) {
             r->writer = no_slot;
             r->readers.clear();
@@ -542,10 +555,12 @@ void DepTracker::sweep(bool aged) {
         }
         ordered_.assign(scratch_);
     }
-    // The next sweep after as many new regions as are busy, and at least a
-    // batch: it looks at the regions named meanwhile (at most the new ones
-    // and those named again), the busy ones and the young ones kept now,
-    // so a sweep costs a bounded number of looks per region added.
+    old_.swap(young_);
+    young_.clear();
+    // The next batch after as many new regions as are busy, and at least a
+    // batch: it judges the regions named meanwhile (at most the new ones
+    // and those named again) and the busy ones kept now, so a batch costs a
+    // bounded number of looks per region added.
     next_sweep_ = table_.size() + std::max(forget_batch, busy);
     ++sweeps_;
 }

@@ -159,7 +159,7 @@ public:
     void insert(T* x) {
         Page& pg = page_for_insert(x->start >> page_bits);
         if ((pg.count + 1) * 2 > pg.slots.size()) rebuild(pg.slots, pg.shift, pg.slots.empty() ? 8 : pg.slots.size() * 2);
-        place(pg.slots, pg.shift, x);
+        place(pg.slots, pg.shift, Slot{x->start, x});
         ++pg.count;
         ++count_;
     }
@@ -170,29 +170,44 @@ public:
                 for (const Slot& x : pg->slots)
                     if (x.ptr != nullptr) f(x.ptr);
     }
-    // Removes every record for which drop(x) is true.
-    template <class Pred>
-    void erase_if(Pred drop) {
+    // Removes these records (each present, once): each is found by its
+    // key and its slot marked; then only the pages that lost one are
+    // rebuilt, from their slots' keys, so no record that stays is read.
+    void erase(std::span<T* const> gone) {
+        T* const tomb = reinterpret_cast<T*>(alignof(T));   // no record's address
+        touched_.clear();
+        for (T* x : gone) {
+            Page& pg = *const_cast<Page*>(find_page(x->start >> page_bits));
+            const std::size_t mask = pg.slots.size() - 1;
+            std::size_t i = address_slot(x->start, pg.shift);
+            while (pg.slots[i].ptr != x) i = (i + 1) & mask;
+            pg.slots[i].ptr = tomb;   // later probes go on past it
+            if (!pg.touched) {
+                pg.touched = true;
+                touched_.push_back(&pg);
+            }
+            --pg.count;
+            --count_;
+        }
+        bool emptied = false;
+        for (Page* pg : touched_) {
+            pg->touched = false;
+            if (pg->count == 0) {
+                emptied = true;
+                continue;
+            }
+            std::size_t cap = pg->slots.size();
+            while (cap > 8 && pg->count * 4 < cap) cap /= 2;
+            rebuild(pg->slots, pg->shift, cap, tomb);
+        }
+        if (!emptied) return;
         std::vector<std::unique_ptr<Page>> old;
         old.swap(pages_);
         page_shift_ = 64;
         page_count_ = 0;
         last_ = nullptr;
-        count_ = 0;
-        for (auto& pg : old) {
-            if (!pg) continue;
-            std::size_t kept = 0;
-            for (Slot& x : pg->slots)
-                if (x.ptr != nullptr && drop(x.ptr)) x.ptr = nullptr;
-                else if (x.ptr != nullptr) ++kept;
-            if (kept == 0) continue;
-            std::size_t cap = pg->slots.size();
-            while (cap > 8 && kept * 4 < cap) cap /= 2;
-            rebuild(pg->slots, pg->shift, cap);
-            pg->count = kept;
-            count_ += kept;
-            place_page(std::move(pg));
-        }
+        for (auto& pg : old)
+            if (pg && pg->count != 0) place_page(std::move(pg));
     }
 
 private:
@@ -205,6 +220,7 @@ private:
         std::uint64_t number = 0;
         std::size_t count = 0;
         unsigned shift = 64;
+        bool touched = false;   // erase(): in touched_
         std::vector<Slot> slots;
     };
     static unsigned shift_for(std::size_t capacity) {
@@ -212,18 +228,20 @@ private:
         for (std::size_t c = capacity; c > 1; c /= 2) --shift;
         return shift;
     }
-    static void place(std::vector<Slot>& slots, unsigned shift, T* x) {
+    static void place(std::vector<Slot>& slots, unsigned shift, Slot x) {
         const std::size_t mask = slots.size() - 1;
-        std::size_t i = address_slot(x->start, shift);
+        std::size_t i = address_slot(x.key, shift);
         while (slots[i].ptr != nullptr) i = (i + 1) & mask;
-        slots[i] = Slot{x->start, x};
+        slots[i] = x;
     }
-    static void rebuild(std::vector<Slot>& slots, unsigned& shift, std::size_t capacity) {
+    // Into `capacity` slots, leaving out the empty ones and those that
+    // hold `skip` (erase()'s mark).
+    static void rebuild(std::vector<Slot>& slots, unsigned& shift, std::size_t capacity, const T* skip = nullptr) {
         std::vector<Slot> old(capacity);
         old.swap(slots);
         shift = shift_for(capacity);
         for (const Slot& x : old)
-            if (x.ptr != nullptr) place(slots, shift, x.ptr);
+            if (x.ptr != nullptr && x.ptr != skip) place(slots, shift, x);
     }
     const Page* find_page(std::uint64_t number) const {
         if (last_ != nullptr && last_->number == number) return last_;
@@ -264,6 +282,7 @@ private:
     std::size_t page_count_ = 0;
     std::size_t count_ = 0;
     mutable Page* last_ = nullptr;   // the page of the last access
+    std::vector<Page*> touched_;     // erase(): pages that lost a record
 };
 
 struct Region {
@@ -571,6 +590,12 @@ private:
     PagedTable<Region> table_;
     std::size_t next_sweep_;   // add() forgets idle regions once this many are known
     std::uint32_t sweeps_ = 0;  // batches so far (Region::named)
+    // Every known region is in one of these (and may linger, named again,
+    // in old_): young_, those named since the last batch (named ==
+    // sweeps_); old_, those named in the batch before, or kept busy by it
+    // (named == sweeps_ - 1). A batch judges old_ alone.
+    std::vector<Region*> young_;
+    std::vector<Region*> old_;
     std::vector<std::unique_ptr<Region[]>> chunks_;
     Region* free_ = nullptr;
     RangeIndex ordered_;   // for overlap checks of new ranges

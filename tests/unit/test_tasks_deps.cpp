@@ -194,6 +194,57 @@ TEST(TasksDeps, ForgottenRegionsHandTheirCacheBack) {
     EXPECT_TRUE(got.empty());
 }
 
+// The table of known regions against a set: erasing a batch by marks and
+// rebuilding only the pages that lost records keeps every other record
+// findable, including past pages that were emptied and probe chains that
+// ran through an erased slot.
+TEST(TasksDeps, TheRegionTableErasesBatchesAndFindsTheRest) {
+    struct Rec {
+        std::uint64_t start;
+    };
+    std::mt19937_64 rng(11);
+    std::vector<std::unique_ptr<Rec>> recs;
+    // Dense runs inside some pages (long probe chains), single records in
+    // many others (pages that empty).
+    for (std::uint64_t k = 0; k < 3000; ++k) recs.push_back(std::make_unique<Rec>(Rec{0x100000 + k * 8}));
+    for (std::uint64_t k = 0; k < 500; ++k) recs.push_back(std::make_unique<Rec>(Rec{0x10000000 + k * 4096 + 64}));
+    PagedTable<Rec> table;
+    std::set<std::uint64_t> in;
+    for (auto& r : recs) {
+        table.insert(r.get());
+        in.insert(r->start);
+    }
+    for (int round = 0; round < 6; ++round) {
+        std::vector<Rec*> gone;
+        for (auto& r : recs)
+            if (in.count(r->start) != 0 && rng() % 3 == 0) gone.push_back(r.get());
+        std::shuffle(gone.begin(), gone.end(), rng);
+        table.erase(gone);
+        for (Rec* r : gone) in.erase(r->start);
+        ASSERT_EQ(table.size(), in.size()) << "round " << round;
+        for (auto& r : recs) {
+            Rec* found = table.find(r->start);
+            if (in.count(r->start) != 0)
+                ASSERT_EQ(found, r.get()) << std::hex << r->start << " round " << round;
+            else
+                ASSERT_EQ(found, nullptr) << std::hex << r->start << " round " << round;
+        }
+        // Half of the erased come back.
+        for (std::size_t k = 0; k < gone.size(); k += 2) {
+            table.insert(gone[k]);
+            in.insert(gone[k]->start);
+        }
+        std::size_t seen = 0;
+        table.for_each([&](Rec*) { ++seen; });
+        ASSERT_EQ(seen, in.size());
+    }
+    std::vector<Rec*> rest;
+    table.for_each([&](Rec* r) { rest.push_back(r); });
+    table.erase(rest);
+    EXPECT_EQ(table.size(), 0u);
+    EXPECT_EQ(table.find(recs[0]->start), nullptr);
+}
+
 // add()'s batches keep an idle region that was named during the batch
 // before: one read again soon after it went idle is not made again.
 TEST(TasksDeps, AnIdleRegionNamedAgainSoonIsKept) {
