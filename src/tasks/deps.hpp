@@ -600,7 +600,7 @@ private:
     Region* free_ = nullptr;
     RangeIndex ordered_;   // for overlap checks of new ranges
     std::vector<RangeIndex::Entry> scratch_;   // forget_idle(): the survivors
-    std::vector<Region*> sweep_scratch_;       // forget_idle(): every known region
+    std::vector<Region*> sweep_scratch_;       // sweep(): the regions judged
     std::vector<void*> forgotten_;             // caches of forgotten regions, for take_forgotten()
 };
 

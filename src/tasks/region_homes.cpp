@@ -38,27 +38,43 @@ HomeEntry* RegionHomes::new_entry() {
     return e;
 }
 
-HomeEntry& RegionHomes::add(std::uint64_t start, std::uint64_t bytes) {
-    const auto r = ranges_.empty() ? ranges_.end() : ranges_.upper_bound(start);
-    const bool registered = r != ranges_.begin() && start < std::prev(r)->second.end;
-    if (!registered && !kernel_homes_) {
-        const std::uint64_t page = os_.page_size();
-        const auto* addr = reinterpret_cast<const void*>(static_cast<std::uintptr_t>(start));
-        heap::BlockInfo info;
-        if (page != 0 && start / page == (start + bytes - 1) / page && !heap::block_info(addr, info) &&
-            !placed_in(start, bytes))
-            return page_entry(start / page, page);
-    }
+HomeEntry& RegionHomes::entry_for(std::uint64_t start, std::uint64_t bytes) {
     HomeEntry& e = *new_entry();
     e.start = start;
     e.bytes = bytes;
     ++in_use_;
-    if (registered) {
+    return e;
+}
+
+// The sources in the order of the header's list; each is asked once.
+HomeEntry& RegionHomes::add(std::uint64_t start, std::uint64_t bytes) {
+    const auto r = ranges_.empty() ? ranges_.end() : ranges_.upper_bound(start);
+    if (r != ranges_.begin() && start < std::prev(r)->second.end) {
+        HomeEntry& e = entry_for(start, bytes);
         e.registered.store(true, std::memory_order_relaxed);
         e.home.store(static_cast<int>(std::prev(r)->second.node), std::memory_order_relaxed);
-    } else {
-        resolve(e);
+        return e;
     }
+    heap::BlockInfo info;
+    if (heap::block_info(reinterpret_cast<const void*>(static_cast<std::uintptr_t>(start)), info)) {
+        HomeEntry& e = entry_for(start, bytes);
+        e.home.store(static_cast<int>(info.node), std::memory_order_relaxed);
+        return e;
+    }
+    if (auto placed = placed_here(start, bytes)) {
+        HomeEntry& e = entry_for(start, bytes);
+        set_from_placed(e, *placed);
+        return e;
+    }
+    if (kernel_homes_) {
+        HomeEntry& e = entry_for(start, bytes);
+        set_from_kernel(e, PagesExpected::maybe_absent);
+        return e;
+    }
+    const std::uint64_t page = os_.page_size();
+    if (page != 0 && start / page == (start + bytes - 1) / page) return page_entry(start / page, page);
+    HomeEntry& e = entry_for(start, bytes);
+    if (page != 0) e.home.store(learned_home(start / page), std::memory_order_relaxed);
     return e;
 }
 
@@ -102,23 +118,6 @@ int RegionHomes::learned_home(std::uint64_t number) {
     return asked_home_;
 }
 
-void RegionHomes::resolve(HomeEntry& e) {
-    const auto* addr = reinterpret_cast<const void*>(static_cast<std::uintptr_t>(e.start));
-    heap::BlockInfo info;
-    if (heap::block_info(addr, info)) {
-        e.home.store(static_cast<int>(info.node), std::memory_order_relaxed);
-        return;
-    }
-    if (set_from_placement(e)) return;
-    if (kernel_homes_) {
-        set_from_kernel(e, PagesExpected::maybe_absent);
-        return;
-    }
-    const std::uint64_t page = os_.page_size();
-    if (page == 0) return;
-    e.home.store(learned_home(e.start / page), std::memory_order_relaxed);
-}
-
 // The node holding most of a spread's placed bytes (ties to the lower
 // index; parts ascend by node), or unallocated when none is placed.
 namespace {
@@ -147,24 +146,20 @@ void RegionHomes::set_home(HomeEntry& e, int home, PageSpread&& spread) {
 
 // A region inside ranges that placement remembers: its bytes per node from
 // there, page by page, as the kernel reported them when they were placed.
-bool RegionHomes::placed_in(std::uint64_t start, std::uint64_t bytes) const {
-    if (!placement_detail::anything_placed()) return false;   // inline: most processes place nothing
-    if (&os_ != &os::linux_os()) return false;   // a fake's addresses are not what placement remembers
-    return placed_bytes(reinterpret_cast<const void*>(static_cast<std::uintptr_t>(start)), bytes).has_value();
+std::optional<std::vector<std::pair<unsigned, std::size_t>>> RegionHomes::placed_here(std::uint64_t start,
+                                                                                       std::uint64_t bytes) const {
+    if (!placement_detail::anything_placed()) return std::nullopt;   // inline: most processes place nothing
+    if (&os_ != &os::linux_os()) return std::nullopt;   // a fake's addresses are not what placement remembers
+    return placed_bytes(reinterpret_cast<const void*>(static_cast<std::uintptr_t>(start)), bytes);
 }
 
-bool RegionHomes::set_from_placement(HomeEntry& e) {
-    if (!placement_detail::anything_placed()) return false;
-    if (&os_ != &os::linux_os()) return false;
-    const auto placed = placed_bytes(reinterpret_cast<const void*>(static_cast<std::uintptr_t>(e.start)), e.bytes);
-    if (!placed) return false;
+void RegionHomes::set_from_placed(HomeEntry& e, const std::vector<std::pair<unsigned, std::size_t>>& placed) {
     PageSpread spread;
-    for (const auto& [node, bytes] : *placed) spread.parts.push_back(NodeBytes{static_cast<int>(node), bytes});
+    for (const auto& [node, bytes] : placed) spread.parts.push_back(NodeBytes{static_cast<int>(node), bytes});
     spread.total = e.bytes;
     const int home = majority_home(spread.parts);
     if (spread.parts.size() == 1) spread.parts.clear();   // every byte at `home`: no spread needed
     set_home(e, home, std::move(spread));
-    return true;
 }
 
 void RegionHomes::set_from_kernel(HomeEntry& e, PagesExpected expected) {

@@ -40,8 +40,10 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "numaware/task_policy.hpp"
@@ -164,14 +166,14 @@ public:
     std::size_t shared_pages() const { return pages_.size(); }   // pages' entries in use
 
 private:
-    // Sets e.home and e.spread from the heap or the kernel.
-    void resolve(HomeEntry& e);
+    HomeEntry& entry_for(std::uint64_t start, std::uint64_t bytes);   // a region's own, unresolved
     void set_from_kernel(HomeEntry& e, PagesExpected expected);
-    bool set_from_placement(HomeEntry& e);
+    std::optional<std::vector<std::pair<unsigned, std::size_t>>> placed_here(std::uint64_t start,
+                                                                          std::uint64_t bytes) const;
+    void set_from_placed(HomeEntry& e, const std::vector<std::pair<unsigned, std::size_t>>& placed);
     void set_home(HomeEntry& e, int home, PageSpread&& spread);
     int query_sampled(std::uint64_t start, std::uint64_t bytes, PagesExpected expected);
     HomeEntry* new_entry();
-    bool placed_in(std::uint64_t start, std::uint64_t bytes) const;   // inside ranges placement remembers
     // A learned home: the page's entry in use, else what a forgotten one
     // taught (unallocated when neither).
     int learned_home(std::uint64_t page_number);
@@ -211,7 +213,7 @@ private:
     static constexpr std::uint64_t no_page = ~std::uint64_t{0};
     std::unordered_map<std::uint64_t, int> learned_;
     std::uint64_t learned_last_page_ = no_page;   // forget(): the page remembered last
-    std::uint64_t asked_page_ = no_page;          // resolve(): the page asked for last,
+    std::uint64_t asked_page_ = no_page;          // learned_home(): the page asked for last,
     int asked_home_ = unallocated;                // and its remembered home
     // Kernel homes off: the pages' entries in use, by page number, the
     // last one found first; and per entry (by index) how many regions in
