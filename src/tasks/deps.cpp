@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 
 #include "numaware/error.hpp"
-#include "tasks/sync.hpp"
 
 namespace numaware::tasks::detail {
 
@@ -323,12 +322,11 @@ std::uint32_t DepTracker::new_slot(DepNode& node) {
         blocks_[rec.last_block].next = free_block_;
         free_block_ = rec.first_block;
     }
-    pending_[s].store(1, std::memory_order_relaxed);   // held by add() until commit()
-    rec.count = 0;
+    pending_[s].store(adding_hold, std::memory_order_relaxed);   // held by add() until commit()
     rec.first_block = rec.last_block = no_slot;
     rec.id = node.id;
     rec.node = &node;
-    adding_gen_ = rec.state.load(std::memory_order_relaxed) >> 1;
+    adding_gen_ = generation_of(rec.state.load(std::memory_order_relaxed));   // with no successors
     given_gen_[s] = adding_gen_;
     given_.push_back(s);
     // The next candidate's record and count, asked for early: a finishing
@@ -356,50 +354,41 @@ std::uint32_t DepTracker::new_block() {
     // Its slot given out again: finished, and known without its record.
     if (given_again(pred, gen)) return false;
     SlotRecord& p = slots_[pred];
-    // Lock the predecessor's record, if it is still the unfinished task
-    // that the region named: complete() then waits for the bit to clear.
-    std::uint32_t unlocked = gen << 1;
-    if (!p.state.compare_exchange_strong(unlocked, unlocked | 1u, std::memory_order_acquire,
-                                          std::memory_order_acquire)) {
-        // Failing, it acquires too: the predecessor's effects happen before
-        // whatever runs the new task, which no edge orders after it.
-        return false;   // finished (the lock bit is only ever set here, by this thread)
-    }
+    // Seeing it finished acquires: the predecessor's effects happen before
+    // whatever runs the new task, which no edge orders after it.
+    std::uint64_t state = p.state.load(std::memory_order_acquire);
+    if (generation_of(state) != gen) return false;
     const TaskId from = p.id;
-    bool known = false;
     for (Edge& e : preds_)
         if (e.from == from) {
             e.bytes += bytes;
-            known = true;
-            break;
+            return true;
         }
-    if (!known) {
-        try {
-            const std::uint32_t k = p.count;
-            if (k < SlotRecord::inline_cap) {
-                p.items[k] = node.slot;
-            } else {
-                const std::uint32_t in_block = (k - SlotRecord::inline_cap) % SuccBlock::cap;
-                if (in_block == 0) {
-                    const std::uint32_t b = new_block();
-                    blocks_[b].next = no_slot;
-                    if (p.last_block == no_slot)
-                        p.first_block = b;
-                    else
-                        blocks_[p.last_block].next = b;
-                    p.last_block = b;
-                }
-                blocks_[p.last_block].items[in_block] = node.slot;
-            }
-            preds_.push_back(Edge{from, bytes});
-        } catch (...) {
-            p.state.store(unlocked, std::memory_order_release);
-            throw;
+    // The successor goes past the count, where complete() does not read
+    // yet; the compare-and-swap that counts it publishes it, unless the
+    // predecessor has finished meanwhile (only complete() changes the
+    // generation; only this thread the count).
+    const std::uint32_t k = successors_of(state);
+    if (k < SlotRecord::inline_cap) {
+        p.items[k] = node.slot;
+    } else {
+        const std::uint32_t in_block = (k - SlotRecord::inline_cap) % SuccBlock::cap;
+        if (in_block == 0) {
+            // Chained before it is counted: a block left over by a lost
+            // race is freed with the record's chain when the slot is reused.
+            const std::uint32_t b = new_block();
+            blocks_[b].next = no_slot;
+            if (p.last_block == no_slot)
+                p.first_block = b;
+            else
+                blocks_[p.last_block].next = b;
+            p.last_block = b;
         }
-        ++p.count;
-        pending_[node.slot].fetch_add(1, std::memory_order_relaxed);
+        blocks_[p.last_block].items[in_block] = node.slot;
     }
-    p.state.store(unlocked, std::memory_order_release);
+    if (!p.state.compare_exchange_strong(state, state + 1, std::memory_order_release, std::memory_order_acquire))
+        return false;
+    preds_.push_back(Edge{from, bytes});
     return true;
 }
 
@@ -444,21 +433,20 @@ void DepTracker::add(DepNode& node) {
 }
 
 bool DepTracker::commit(DepNode& node) {
-    return count_down(pending_[node.slot]) == 0;
+    static_assert(ChunkedArray<SlotRecord>::max_size < adding_hold,
+                  "a task's predecessors, at most the slots, stay below the hold");
+    // The hold, less one for each predecessor linked: each counts one down
+    // as it finishes, and the last to do so makes the task ready.
+    const std::uint32_t drop = adding_hold - static_cast<std::uint32_t>(preds_.size());
+    return pending_[node.slot].fetch_sub(drop, std::memory_order_acq_rel) == drop;
 }
 
 void DepTracker::complete_slot(std::uint32_t me, std::vector<ReadyNode>& ready) {
     SlotRecord& rec = slots_[me];
-    // Finished: the next generation, once add() is not linking an edge to it.
-    std::uint32_t w = rec.state.load(std::memory_order_relaxed);
-    for (;;) {
-        if ((w & 1u) != 0) {
-            cpu_relax();
-            w = rec.state.load(std::memory_order_relaxed);
-        } else if (rec.state.compare_exchange_weak(w, w + 2, std::memory_order_acq_rel, std::memory_order_relaxed)) {
-            break;
-        }
-    }
+    // Finished: the next generation, with no successors. Only this thread
+    // changes the generation; the word taken holds the successors counted.
+    const std::uint64_t next = std::uint64_t{generation_of(rec.state.load(std::memory_order_relaxed)) + 1u} << 32;
+    const std::uint32_t count = successors_of(rec.state.exchange(next, std::memory_order_acq_rel));
     // No edge is linked to it any more: its successors are final. (Inline:
     // called once per successor, the call cost as much as the count.)
     auto release = [&](std::uint32_t s) __attribute__((always_inline)) {
@@ -468,14 +456,16 @@ void DepTracker::complete_slot(std::uint32_t me, std::vector<ReadyNode>& ready) 
         else if (left == 1)
             __builtin_prefetch(&slots_[s]);   // its last predecessor may finish soon: it will be read then
     };
-    const std::uint32_t n_inline = std::min(rec.count, SlotRecord::inline_cap);
+    const std::uint32_t n_inline = std::min(count, SlotRecord::inline_cap);
     for (std::uint32_t k = 0; k < n_inline; ++k) release(rec.items[k]);
-    std::uint32_t left = rec.count - n_inline;
-    for (std::uint32_t b = rec.first_block; b != no_slot; b = blocks_[b].next) {
+    // Only the blocks counted: add() may be chaining the next one.
+    std::uint32_t left = count - n_inline;
+    for (std::uint32_t b = left > 0 ? rec.first_block : no_slot; left > 0;) {
         const SuccBlock& blk = blocks_[b];
         const std::uint32_t n = std::min(left, SuccBlock::cap);
         for (std::uint32_t k = 0; k < n; ++k) release(blk.items[k]);
         left -= n;
+        if (left > 0) b = blk.next;
     }
     // The last read of the record is done: add() may reuse it (and its blocks).
     pending_[me].store(released, std::memory_order_release);

@@ -34,15 +34,19 @@
 // 32-bit count per successor, never another task's node or a region.
 //
 // A slot's state word holds its generation (bumped when its task finishes)
-// and a lock bit. Regions name their writer and readers by (slot,
-// generation): a task is unfinished exactly while its slot's generation is
-// the one it was added with, so complete() leaves every region as it is and
-// add() skips finished tasks as it meets them. add() links an edge under the
-// predecessor's lock bit, after checking its generation; complete() bumps
-// the generation with one compare-and-swap once the bit is clear, so an
+// and its count of successors. Regions name their writer and readers by
+// (slot, generation): a task is unfinished exactly while its slot's
+// generation is the one it was added with, so complete() leaves every
+// region as it is and add() skips finished tasks as it meets them. add()
+// links an edge without a lock: it writes the successor past the count,
+// then raises the count with one compare-and-swap that expects the
+// generation it read; complete() swaps in the next generation and a count
+// of zero, and reads as many successors as the word it took held. So an
 // edge is either linked before the predecessor finishes (and counted down
-// by it) or not at all. A node's count starts at one, held by add() until
-// commit(): a task whose predecessors finish while it is still being
+// by it) or not at all, and the predecessor's line moves between the two
+// CPUs once per edge, not once per access. A node's count starts at a hold
+// that add() keeps until commit(), which takes it back less the edges
+// linked: a task whose predecessors finish while it is still being
 // submitted becomes ready at commit(), never earlier. complete() marks the
 // record released when it has read it for the last time; add() reuses
 // released records (and their overflow blocks) itself, so finishing
@@ -460,7 +464,8 @@ public:
     void add(DepNode& node);
     // Ends the node's submission: true when no predecessor is unfinished
     // (then no complete() will report it), false when the last one to
-    // finish will. Once per add().
+    // finish will. Once per add(), for the node that add() registered,
+    // before the next add().
     bool commit(DepNode& node);
     // The predecessors of the node that the last add() registered, valid
     // until the next add(). Callers use them at once (a policy's on_submit,
@@ -506,8 +511,7 @@ private:
     // inline, the rest in overflow blocks chained from it.
     struct alignas(64) SlotRecord {
         static constexpr std::uint32_t inline_cap = 8;
-        std::atomic<std::uint32_t> state{0};     // generation << 1 | lock bit (add() linking an edge)
-        std::uint32_t count = 0;                 // successors
+        std::atomic<std::uint64_t> state{0};     // generation << 32 | successors linked
         std::uint32_t first_block = no_slot;
         std::uint32_t last_block = no_slot;
         std::uint32_t items[inline_cap] = {};
@@ -515,6 +519,11 @@ private:
         DepNode* node = nullptr;
     };
     static constexpr std::uint32_t released = 0xffffffffu;
+    // A new slot's pending count until commit(): above any number of
+    // predecessors, so that none counts it down to zero before then.
+    static constexpr std::uint32_t adding_hold = 0x80000000u;
+    static std::uint32_t generation_of(std::uint64_t state) { return static_cast<std::uint32_t>(state >> 32); }
+    static std::uint32_t successors_of(std::uint64_t state) { return static_cast<std::uint32_t>(state); }
     struct SuccBlock {
         static constexpr std::uint32_t cap = 15;
         std::uint32_t items[cap];
@@ -526,7 +535,7 @@ private:
     // finished for sure (it was reused only once released), and no record
     // is read for it; otherwise its record says.
     bool alive(std::uint32_t slot, std::uint32_t gen) const {
-        return given_gen_[slot] == gen && (slots_[slot].state.load(std::memory_order_acquire) >> 1) == gen;
+        return given_gen_[slot] == gen && generation_of(slots_[slot].state.load(std::memory_order_acquire)) == gen;
     }
     bool given_again(std::uint32_t slot, std::uint32_t gen) const { return given_gen_[slot] != gen; }
     bool idle(const Region& r) const;
