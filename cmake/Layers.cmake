@@ -62,7 +62,14 @@ function(numaware_add_layer name)
     endforeach()
   endforeach()
   add_library(numaware_layer_${name} OBJECT ${sources})
-  target_compile_options(numaware_layer_${name} PRIVATE ${NUMAWARE_WARNINGS})
+  # The library's own calls bind inside it: no function of libnumaware is
+  # meant to be replaced by another DSO's (the malloc and OpenMP shims are
+  # libraries of their own), so GCC may inline and call directly what PIC
+  # code would otherwise call through the PLT; and the inline functions of
+  # its headers are not exported (a test that includes them compiles its
+  # own copy).
+  target_compile_options(numaware_layer_${name} PRIVATE ${NUMAWARE_WARNINGS}
+    $<$<CXX_COMPILER_ID:GNU>:-fno-semantic-interposition> -fvisibility-inlines-hidden)
   target_include_directories(numaware_layer_${name} PRIVATE ${PROJECT_SOURCE_DIR}/include ${view})
   target_link_libraries(numaware_layer_${name} PRIVATE Threads::Threads ${ARG_PRIVATE})
 endfunction()
