@@ -65,8 +65,9 @@ inline Dep out(void* addr, std::size_t bytes) { return {addr, bytes, AccessMode:
 inline Dep inout(void* addr, std::size_t bytes) { return {addr, bytes, AccessMode::inout}; }
 
 struct RuntimeOptions {
-    // Ask the kernel (move_pages) for the home of regions nobody registered.
-    // Off: homes are learned as first touch places pages. A region counts
+    // Ask the kernel (move_pages) for the home of regions nobody registered
+    // (every page of a region; small regions in one page share the page's
+    // answer). Off: homes are learned as first touch places pages. A region counts
     // as `unallocated` until a task writes it and then belongs to the
     // writer's node, except where the page it starts in is placed already
     // (a task finished writing another region there): then it belongs to

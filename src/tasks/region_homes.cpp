@@ -25,6 +25,9 @@ HomeEntry* RegionHomes::new_entry() {
         HomeEntry* e = free_entries_.back();
         free_entries_.pop_back();
         e->free = false;
+        // The next one, asked for now (to write): a finishing worker read
+        // or wrote its line last, and the next new entry writes it first.
+        if (!free_entries_.empty()) __builtin_prefetch(free_entries_.back(), 1);
         return e;
     }
     if (chunks_.empty() || chunk_used_ == chunk_entries) {
@@ -66,19 +69,32 @@ HomeEntry& RegionHomes::add(std::uint64_t start, std::uint64_t bytes) {
         set_from_placed(e, *placed);
         return e;
     }
+    const std::uint64_t page = os_.page_size();
+    const bool one_page = page != 0 && start / page == (start + bytes - 1) / page;
     if (kernel_homes_) {
+        // A region inside one page is on that page's node: it shares the
+        // page's entry, asked for when the entry is made and asked again
+        // (the page memo permitting) as each region joins it, written only
+        // when the answer changed. Sampling keeps an entry per region.
+        if (one_page && sample_pages_ == 0) {
+            bool made = false;
+            HomeEntry& e = page_entry(start / page, page, &made);
+            PageSpread spread;
+            const int home = query_kernel(e.start, e.bytes, spread, PagesExpected::maybe_absent);
+            if (made || home != e.home.load(std::memory_order_relaxed)) set_home(e, home, std::move(spread));
+            return e;
+        }
         HomeEntry& e = entry_for(start, bytes);
         set_from_kernel(e, PagesExpected::maybe_absent);
         return e;
     }
-    const std::uint64_t page = os_.page_size();
-    if (page != 0 && start / page == (start + bytes - 1) / page) return page_entry(start / page, page);
+    if (one_page) return page_entry(start / page, page);
     HomeEntry& e = entry_for(start, bytes);
     if (page != 0) e.home.store(learned_home(start / page), std::memory_order_relaxed);
     return e;
 }
 
-HomeEntry& RegionHomes::page_entry(std::uint64_t number, std::uint64_t page) {
+HomeEntry& RegionHomes::page_entry(std::uint64_t number, std::uint64_t page, bool* made) {
     HomeEntry* e = last_page_entry_;
     if (number != last_page_) {
         const auto it = pages_.find(number);
@@ -89,7 +105,9 @@ HomeEntry& RegionHomes::page_entry(std::uint64_t number, std::uint64_t page) {
             e->start = number * page;
             e->bytes = page;
             e->page = true;
-            const auto known = learned_.find(number);
+            if (made != nullptr) *made = true;
+            // Kernel homes: the caller asks. Off: what a forgotten entry taught.
+            const auto known = kernel_homes_ ? learned_.end() : learned_.find(number);
             e->home.store(known != learned_.end() ? known->second : unallocated, std::memory_order_relaxed);
             ++in_use_;
             pages_.emplace(number, e);

@@ -10,7 +10,9 @@
 //      ranges that apply() placed: its bytes per node, page by page, with a
 //      PageSpread when they lie on more than one node;
 //   4. with kernel homes on, the kernel: every page of the region is asked
-//      for with move_pages, in batches (locate_range). The home is the node
+//      for with move_pages, in batches (locate_range); a region inside one
+//      page shares the page's entry with the other such regions in use
+//      there, and the page's answer (see add()). The home is the node
 //      holding most of the region's present bytes (ties to the lower index);
 //      no page present -> unallocated. When the pages lie on more than one
 //      node, or only some are present, the entry also keeps the bytes per
@@ -109,16 +111,19 @@ public:
     static constexpr std::uint64_t default_page_memo_ns = 10'000'000;
 
     // The entry for the region [start, start+bytes), resolved now, until
-    // forget(). Each region of the tracker has its own (regions of two
-    // dependency scopes that start at one address are resolved alike, each
-    // on its own), except where kernel homes are off: there a region
-    // inside one page that no registration, heap block or placement
-    // covers shares its page's entry with the other such regions in use
-    // in that page. Its home is then the page's: the node of the first
-    // task to finish writing any of them, as first touch places a page.
-    // (An entry per region cost a write of a line that the finishing
-    // workers read, per region and again per forget: a wavefront of
-    // 8-byte cells spent a sixth of its spawning thread there.)
+    // forget(). A region inside one page that no registration, heap block
+    // or placement covers shares its page's entry with the other such
+    // regions in use in that page; every other region has its own (regions
+    // of two dependency scopes that start at one address are resolved
+    // alike). The shared entry's home is the page's: with kernel homes,
+    // the kernel's answer for the page, asked when the entry is made and
+    // again (the page memo permitting) as each region joins, and written
+    // only when it changed; without, the node of the first task to finish
+    // writing any of them, as first touch places a page. Sampling
+    // (sample_pages > 0) keeps an entry per region. (An entry per region
+    // cost a write of a line that the finishing workers read, per region
+    // and again per forget: a wavefront of 8-byte cells spent a sixth of
+    // its spawning thread there.)
     HomeEntry& add(std::uint64_t start, std::uint64_t bytes);
 
     // Every region starting in [start, start+bytes) lives on `node`,
@@ -177,7 +182,9 @@ private:
     // A learned home: the page's entry in use, else what a forgotten one
     // taught (unallocated when neither).
     int learned_home(std::uint64_t page_number);
-    HomeEntry& page_entry(std::uint64_t page_number, std::uint64_t page);
+    // The page's entry, shared by the regions in use inside it; `made`, if
+    // given, is set when this call made it.
+    HomeEntry& page_entry(std::uint64_t page_number, std::uint64_t page, bool* made = nullptr);
 
     os::Os& os_;
     bool kernel_homes_;

@@ -271,6 +271,64 @@ TEST(RegionHomes, SmallRegionsShareTheirPagesAnswer) {
     EXPECT_EQ(absent.add(c.at(8), 8).home.load(), 2);
 }
 
+// With kernel homes, the regions in use inside one page share the page's
+// entry: the kernel's answer for the page is theirs, asked when the entry
+// is made and again as a region joins (the memo permitting), and written
+// to the shared line only when it changed. A region across pages, and
+// every region in sampling mode, keeps an entry of its own.
+TEST(RegionHomes, RegionsInOnePageShareItsEntryWithKernelHomes) {
+    os::RecordingOs os(4, 1);
+    Buffer b(3);
+    os.touch(b.p, page, 1);   // page 0 on node 1; pages 1 and 2 absent
+    RegionHomes homes(os, true, 0, 0);   // no memo: every join asks
+    HomeEntry& a = homes.add(b.at(0), 8);
+    HomeEntry& a2 = homes.add(b.at(64), 8);
+    EXPECT_EQ(&a, &a2);
+    EXPECT_EQ(a.home.load(), 1);
+    EXPECT_EQ(homes.size(), 1u);
+    EXPECT_EQ(homes.shared_pages(), 1u);
+    // The page moved (NUMA balancing, say): the next region to join finds
+    // it where it is now, and so do the regions already in it.
+    void* moved[] = {b.p};
+    const int to[] = {3};
+    int status[] = {-1};
+    ASSERT_EQ(os.move_pages(0, 1, moved, to, status, 0), 0);
+    ASSERT_EQ(status[0], 3);
+    EXPECT_EQ(&homes.add(b.at(128), 8), &a);
+    EXPECT_EQ(a.home.load(), 3);
+
+    // An absent page: unallocated until a writer of any of its regions
+    // finishes, then the page's node for all of them.
+    HomeEntry& c = homes.add(b.at(page), 8);
+    HomeEntry& c2 = homes.add(b.at(page + 8), 8);
+    EXPECT_EQ(&c, &c2);
+    EXPECT_EQ(c.home.load(), unallocated);
+    EXPECT_FALSE(homes.written_settled(c));
+    os.touch(b.p + page, page, 2);
+    homes.first_written(c, 2);
+    EXPECT_EQ(c2.home.load(), 2);
+
+    // Across pages 0 and 1: its own entry, asked page by page.
+    HomeEntry& across = homes.add(b.at(page - 8), 16);
+    EXPECT_NE(&across, &a);
+    EXPECT_NE(&across, &c);
+    EXPECT_EQ(homes.size(), 3u);
+
+    // The page's entry goes with its last region.
+    void* first[] = {&a, &a2};
+    homes.forget(first);
+    EXPECT_EQ(homes.size(), 3u);   // the third region of page 0 is still in use
+    void* last[] = {&a};
+    homes.forget(last);
+    EXPECT_EQ(homes.size(), 2u);
+    EXPECT_EQ(homes.shared_pages(), 1u);
+
+    // Sampling: an entry per region.
+    RegionHomes sampled(os, true, 4);
+    EXPECT_NE(&sampled.add(b.at(0), 8), &sampled.add(b.at(64), 8));
+    EXPECT_EQ(sampled.shared_pages(), 0u);
+}
+
 TEST(RegionHomes, SamplingIsAnExplicitOption) {
     os::RecordingOs os(2, 1);
     Buffer b(64);
