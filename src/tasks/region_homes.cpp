@@ -77,11 +77,8 @@ HomeEntry& RegionHomes::add(std::uint64_t start, std::uint64_t bytes) {
         // (the page memo permitting) as each region joins it, written only
         // when the answer changed. Sampling keeps an entry per region.
         if (one_page && sample_pages_ == 0) {
-            bool made = false;
-            HomeEntry& e = page_entry(start / page, page, &made);
-            PageSpread spread;
-            const int home = query_kernel(e.start, e.bytes, spread, PagesExpected::maybe_absent);
-            if (made || home != e.home.load(std::memory_order_relaxed)) set_home(e, home, std::move(spread));
+            HomeEntry& e = page_entry(start / page, page);
+            set_from_kernel(e, PagesExpected::maybe_absent);
             return e;
         }
         HomeEntry& e = entry_for(start, bytes);
@@ -94,7 +91,7 @@ HomeEntry& RegionHomes::add(std::uint64_t start, std::uint64_t bytes) {
     return e;
 }
 
-HomeEntry& RegionHomes::page_entry(std::uint64_t number, std::uint64_t page, bool* made) {
+HomeEntry& RegionHomes::page_entry(std::uint64_t number, std::uint64_t page) {
     HomeEntry* e = last_page_entry_;
     if (number != last_page_) {
         const auto it = pages_.find(number);
@@ -105,9 +102,9 @@ HomeEntry& RegionHomes::page_entry(std::uint64_t number, std::uint64_t page, boo
             e->start = number * page;
             e->bytes = page;
             e->page = true;
-            if (made != nullptr) *made = true;
-            // Kernel homes: the caller asks. Off: what a forgotten entry taught.
-            const auto known = kernel_homes_ ? learned_.end() : learned_.find(number);
+            // What a forgotten entry taught (only without kernel homes;
+            // with them the caller asks the kernel).
+            const auto known = learned_.find(number);
             e->home.store(known != learned_.end() ? known->second : unallocated, std::memory_order_relaxed);
             ++in_use_;
             pages_.emplace(number, e);
@@ -153,6 +150,12 @@ int majority_home(const std::vector<NodeBytes>& parts) {
 
 // Publishes a home and, when its parts are given, the spread behind it.
 void RegionHomes::set_home(HomeEntry& e, int home, PageSpread&& spread) {
+    // Unchanged (the usual answer when a region joins its page's entry or
+    // a writer's page was placed already): the line that workers read is
+    // left alone.
+    if (spread.parts.empty() && e.spread.load(std::memory_order_relaxed) == nullptr &&
+        e.home.load(std::memory_order_relaxed) == home)
+        return;
     const PageSpread* kept = nullptr;
     if (!spread.parts.empty()) {
         e.spreads.push_back(std::make_unique<PageSpread>(std::move(spread)));

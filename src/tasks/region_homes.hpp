@@ -182,9 +182,8 @@ private:
     // A learned home: the page's entry in use, else what a forgotten one
     // taught (unallocated when neither).
     int learned_home(std::uint64_t page_number);
-    // The page's entry, shared by the regions in use inside it; `made`, if
-    // given, is set when this call made it.
-    HomeEntry& page_entry(std::uint64_t page_number, std::uint64_t page, bool* made = nullptr);
+    // The page's entry, shared by the regions in use inside it.
+    HomeEntry& page_entry(std::uint64_t page_number, std::uint64_t page);
 
     os::Os& os_;
     bool kernel_homes_;
