@@ -77,9 +77,18 @@ public:
         const std::uint64_t* t = set + tags_at_;
         const std::uint64_t key = line + 1;
         // Every way is compared (no early exit): which way holds a line
-        // is unpredictable, a fixed trip count per cache is not.
-        unsigned match = 0;
-        for (unsigned w = 0; w < ways_; ++w) match |= static_cast<unsigned>(t[w] == key) << w;
+        // is unpredictable, a fixed trip count per cache is not. The way
+        // counts of the presets have their compares written out.
+        unsigned match;
+        switch (ways_) {
+            case 2: match = matching<2>(t, key); break;
+            case 4: match = matching<4>(t, key); break;
+            case 8: match = matching<8>(t, key); break;
+            case 16: match = matching<16>(t, key); break;
+            default:
+                match = 0;
+                for (unsigned w = 0; w < ways_; ++w) match |= static_cast<unsigned>(t[w] == key) << w;
+        }
         return match == 0 ? LineRef{} : ref(set, static_cast<unsigned>(std::countr_zero(match)));
     }
     // Asks the host for the host lines of `line`'s set that a lookup reads,
@@ -128,6 +137,14 @@ private:
         auto* p = static_cast<std::uint64_t*>(::operator new[](words * sizeof(std::uint64_t), std::align_val_t{64}));
         std::uninitialized_fill_n(p, words, std::uint64_t{0});
         return Words(p);
+    }
+    // The ways of W that hold `key`, one bit each.
+    template <unsigned W>
+    [[gnu::always_inline]] static unsigned matching(const std::uint64_t* t, std::uint64_t key) {
+        unsigned match = 0;
+#pragma GCC unroll 16
+        for (unsigned w = 0; w < W; ++w) match |= static_cast<unsigned>(t[w] == key) << w;
+        return match;
     }
     static bool is_pow2(std::uint64_t n) { return n != 0 && (n & (n - 1)) == 0; }
     std::uint64_t* set_of(std::uint64_t line) const {

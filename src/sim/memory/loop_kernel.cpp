@@ -7,6 +7,14 @@
 
 namespace numaware::sim::memory::detail {
 
+void AccessBuffer::grow() {
+    const std::size_t capacity = std::max<std::size_t>(256, 2 * capacity_);
+    auto data = std::make_unique_for_overwrite<Access[]>(capacity);
+    std::copy_n(data_.get(), size_, data.get());
+    data_ = std::move(data);
+    capacity_ = capacity;
+}
+
 Range static_block(std::uint64_t n, unsigned threads, unsigned rank) {
     const std::uint64_t q = n / threads, rem = n % threads;
     const std::uint64_t begin = rank * q + std::min<std::uint64_t>(rank, rem);
@@ -78,7 +86,7 @@ public:
                 continue;   // a segment may emit nothing
             }
             const std::size_t k = std::min(out.size() - n, buf_.size() - pos_);
-            std::copy_n(buf_.begin() + static_cast<std::ptrdiff_t>(pos_), k, out.begin() + static_cast<std::ptrdiff_t>(n));
+            std::copy_n(buf_.data() + pos_, k, out.begin() + static_cast<std::ptrdiff_t>(n));
             pos_ += k;
             n += k;
         }
@@ -88,7 +96,7 @@ public:
 private:
     Share share_;
     std::uint64_t segment_ = 0;
-    std::vector<Access> buf_;
+    AccessBuffer buf_;
     std::size_t pos_ = 0;
 };
 
