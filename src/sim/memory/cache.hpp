@@ -32,22 +32,23 @@ struct CacheLine {
     std::uint64_t line() const { return tag - 1; }
 };
 
-// A present line: its arrival time and flags, in place.
+// A present line: its arrival time and flags, in place. Two words (its
+// set, its way and where the set's arrival times start), so that a lookup
+// returns it in registers.
 class LineRef {
 public:
     LineRef() = default;
-    LineRef(std::uint64_t* ready, std::uint8_t* flags, std::uint64_t* lru, unsigned way)
-        : ready_(ready), flags_(flags), lru_(lru), way_(way) {}
-    explicit operator bool() const { return ready_ != nullptr; }
-    double ready() const { return std::bit_cast<double>(*ready_); }
-    std::uint8_t& flags() const { return *flags_; }   // unsigned char: may alias the words
+    LineRef(std::uint64_t* set, unsigned way, unsigned ready_at) : set_(set), way_(way), ready_at_(ready_at) {}
+    explicit operator bool() const { return set_ != nullptr; }
+    double ready() const { return std::bit_cast<double>(set_[ready_at_ + way_]); }
+    // unsigned char: may alias the words
+    std::uint8_t& flags() const { return reinterpret_cast<std::uint8_t*>(set_ + 1)[way_]; }
 
 private:
     friend class Cache;
-    std::uint64_t* ready_ = nullptr;   // the double's bits
-    std::uint8_t* flags_ = nullptr;
-    std::uint64_t* lru_ = nullptr;
-    unsigned way_ = 0;
+    std::uint64_t* set_ = nullptr;   // its first word is the LRU word
+    std::uint32_t way_ = 0;
+    std::uint32_t ready_at_ = 0;
 };
 
 // Each set is one contiguous block, so a lookup and an insert touch a few
@@ -97,11 +98,11 @@ public:
         const std::uint64_t* set = set_of(line);
         for (std::uint64_t k = 0; k < ready_at_; k += 8) __builtin_prefetch(set + k);
     }
-    void touch(const LineRef& l) { make_recent(*l.lru_, l.way_); }
+    void touch(const LineRef& l) { make_recent(*l.set_, l.way_); }
     // Removes a present line (a coherence invalidation): its way becomes
     // empty and the next to be filled in its set.
     void erase(const LineRef& l) {
-        std::uint64_t* set = l.lru_;
+        std::uint64_t* set = l.set_;
         set[tags_at_ + l.way_] = 0;
         l.flags() = 0;
         std::uint64_t& lru = set[0];
@@ -121,7 +122,7 @@ public:
         const LineRef r = ref(set, v);
         const CacheLine old{t[v], r.ready(), r.flags()};
         t[v] = line + 1;
-        *r.ready_ = std::bit_cast<std::uint64_t>(ready);
+        set[ready_at_ + v] = std::bit_cast<std::uint64_t>(ready);
         r.flags() = flags;
         make_recent(set[0], v);
         return old;
@@ -151,9 +152,7 @@ private:
         const std::uint64_t set = mask_ != 0 || sets_ == 1 ? (line & mask_) : line % sets_;
         return &data_[static_cast<std::size_t>(set * words_)];
     }
-    LineRef ref(std::uint64_t* set, unsigned w) {
-        return LineRef{set + ready_at_ + w, reinterpret_cast<std::uint8_t*>(set + 1) + w, set, w};
-    }
+    LineRef ref(std::uint64_t* set, unsigned w) const { return LineRef{set, w, ready_at_}; }
     // The LRU word's ages are a permutation of 0..ways-1. They are worked
     // on a byte each, in two words: the even ways' ages and the odd ways'.
     static constexpr std::uint64_t nibbles = 0x0F0F0F0F0F0F0F0Full, ones = 0x0101010101010101ull,
