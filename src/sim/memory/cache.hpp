@@ -24,10 +24,9 @@ inline constexpr std::uint8_t line_dirty = 2;
 // (MESI's E or M): a store to it needs no invalidation (hierarchy.cpp).
 inline constexpr std::uint8_t line_exclusive = 4;
 
-// A line as evicted.
+// A line as evicted (two words: returned in registers).
 struct CacheLine {
     std::uint64_t tag = 0;      // line address + 1; 0: nothing was evicted
-    double ready = 0;
     std::uint8_t flags = 0;
     std::uint64_t line() const { return tag - 1; }
 };
@@ -120,7 +119,7 @@ public:
         std::uint64_t* t = set + tags_at_;
         const unsigned v = oldest(set[0]);   // an empty way ages too
         const LineRef r = ref(set, v);
-        const CacheLine old{t[v], r.ready(), r.flags()};
+        const CacheLine old{t[v], r.flags()};
         t[v] = line + 1;
         set[ready_at_ + v] = std::bit_cast<std::uint64_t>(ready);
         r.flags() = flags;
