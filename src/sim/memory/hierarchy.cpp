@@ -67,24 +67,53 @@ namespace {
 // buffers of 16 or more cores stay in the host's caches.
 constexpr std::size_t stream_batch = 256;
 
-// Done times of requests in flight, earliest first.
+// Done times of requests in flight, earliest first: a ring kept in
+// ascending order. Requests mostly finish in the order they were made, so
+// a new one usually goes at the back (its place is found from there), and
+// the earliest leaves from the front.
 class Inflight {
 public:
-    explicit Inflight(std::size_t cap = 0) : cap_(cap) {}
+    explicit Inflight(std::size_t cap = 0) : cap_(cap) {
+        std::size_t n = 1;
+        while (n < cap + 1) n *= 2;
+        ring_.resize(n);
+        mask_ = n - 1;
+    }
     // Whether all `cap` entries are still in flight at t (those done by t
     // leave first; nothing to look at while there is room).
     bool full_at(double t) {
-        if (q_.size() < cap_) return false;
-        while (!q_.empty() && q_.top() <= t) q_.pop();
-        return q_.size() >= cap_;
+        if (size_ < cap_) return false;
+        while (size_ != 0 && ring_[head_] <= t) pop();
+        return size_ >= cap_;
     }
-    double earliest() const { return q_.top(); }
-    void pop() { q_.pop(); }
-    void push(double done) { q_.push(done); }
+    double earliest() const { return ring_[head_]; }
+    void pop() {
+        head_ = (head_ + 1) & mask_;
+        --size_;
+    }
+    void push(double done) {
+        if (size_ == ring_.size()) grow();
+        std::size_t i = size_;
+        for (; i > 0; --i) {
+            const double before = ring_[(head_ + i - 1) & mask_];
+            if (before <= done) break;
+            ring_[(head_ + i) & mask_] = before;
+        }
+        ring_[(head_ + i) & mask_] = done;
+        ++size_;
+    }
 
 private:
+    void grow() {
+        std::vector<double> bigger(2 * ring_.size());
+        for (std::size_t i = 0; i < size_; ++i) bigger[i] = ring_[(head_ + i) & mask_];
+        ring_.swap(bigger);
+        mask_ = ring_.size() - 1;
+        head_ = 0;
+    }
     std::size_t cap_;
-    std::priority_queue<double, std::vector<double>, std::greater<>> q_;
+    std::vector<double> ring_;   // a power of two entries
+    std::size_t mask_ = 0, head_ = 0, size_ = 0;
 };
 
 // Page number -> node position (-1: never touched).
