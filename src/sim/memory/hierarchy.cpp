@@ -131,6 +131,9 @@ struct Core {
     Cache l1, l2;
     detail::Tlb tlb;
     std::vector<std::unique_ptr<detail::Prefetcher>> l1_prefetchers, l2_prefetchers;
+    // The L1's only prefetcher when it is a stride one (stride, NASP,
+    // multilevel): called directly, not through the vector.
+    detail::StridePrefetcher* l1_stride = nullptr;
     Inflight mshr, l1_queue, l2_queue;
     std::vector<RobEntry> rob;   // ring of a power of two entries
     std::size_t rob_mask = 0;    // rob.size() - 1
@@ -226,6 +229,8 @@ struct MemorySim::Impl {
                 c.tlb = detail::Tlb(p.tlb_entries);
                 for (auto& pf : detail::make_prefetchers(spec, p.page_bytes / p.line_bytes))
                     (pf->level() == detail::Level::l1 ? c.l1_prefetchers : c.l2_prefetchers).push_back(std::move(pf));
+                if (c.l1_prefetchers.size() == 1)
+                    c.l1_stride = dynamic_cast<detail::StridePrefetcher*>(c.l1_prefetchers.front().get());
                 c.mshr = Inflight(p.l1.mshrs);
                 // Each prefetch queue: the largest degree its level sees + 8.
                 c.l1_queue = Inflight(spec.l1_degree + 8);
@@ -419,7 +424,10 @@ struct MemorySim::Impl {
         // the invalidation's round trip from the core; the readers pay, with
         // a miss.
         if (a.write && !exclusive) own(c, line);
-        for (auto& pf : c.l1_prefetchers) prefetch(c, *pf, detail::Trigger{a.pc, line, l1_hit, l1_prefetch_hit, t}, line);
+        if (c.l1_stride != nullptr)
+            prefetch(c, *c.l1_stride, detail::Trigger{a.pc, line, l1_hit, l1_prefetch_hit, t}, line);
+        else
+            for (auto& pf : c.l1_prefetchers) prefetch(c, *pf, detail::Trigger{a.pc, line, l1_hit, l1_prefetch_hit, t}, line);
         return done;
     }
 
@@ -476,7 +484,8 @@ struct MemorySim::Impl {
 
     // ---- prefetches ---------------------------------------------------------
     // Most accesses predict nothing: that path stays small and inline.
-    void prefetch(Core& c, detail::Prefetcher& pf, const detail::Trigger& trig, std::uint64_t line) {
+    template <class P>
+    void prefetch(Core& c, P& pf, const detail::Trigger& trig, std::uint64_t line) {
         preds.clear();
         pf.on_access(trig, preds);
         if (!preds.empty()) settle(c, pf, trig.now, line);

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <deque>
 #include <cstdint>
 #include <memory>
@@ -86,6 +87,54 @@ private:
     };
     std::array<Entry, sets * ways> table_{};
     std::uint64_t clock_ = 0;
+};
+
+inline std::int64_t StrideTable::observe(std::uint64_t pc, std::uint64_t line) {
+    Entry* set = &table_[(pc * 0x9E3779B97F4A7C15ull >> 60) * ways];
+    ++clock_;
+    // Every way compared, written out: no early exit to mispredict.
+    static_assert(ways == 4);
+    const auto hit = [&](unsigned w) { return static_cast<unsigned>((set[w].used != 0) & (set[w].pc == pc)) << w; };
+    const unsigned match = hit(0) | hit(1) | hit(2) | hit(3);
+    if (match == 0) {
+        Entry* victim = set;
+        for (unsigned w = 1; w < ways; ++w)
+            if (set[w].used < victim->used) victim = &set[w];
+        *victim = Entry{pc, line, 0, conf_start, clock_};
+        return 0;
+    }
+    Entry* e = &set[std::countr_zero(match)];
+    e->used = clock_;
+    const std::int64_t d = static_cast<std::int64_t>(line - e->last_line);
+    if (d == 0) return 0;   // the same line again: nothing new to predict
+    if (d == e->stride) {
+        if (e->conf < conf_max) ++e->conf;
+    } else {
+        if (e->conf > 0) --e->conf;
+        if (e->conf < conf_threshold) e->stride = d;
+    }
+    e->last_line = line;
+    return e->conf >= conf_threshold && e->stride != 0 ? e->stride : 0;
+}
+
+// Stride predictions of orders 1..far: order <= near goes to the L1; the
+// rest to `far_target` (none: stride k, where far == near). In the header
+// (and final): the simulator calls it directly, the usual L1 prefetcher.
+class StridePrefetcher final : public Prefetcher {
+public:
+    StridePrefetcher(unsigned near, unsigned far, Target far_target) : near_(near), far_(far), far_target_(far_target) {}
+    void on_access(const Trigger& t, std::vector<Prediction>& out) override {
+        const std::int64_t s = table_.observe(t.pc, t.line);
+        if (s == 0) return;
+        const auto order = [&](unsigned i) { return t.line + static_cast<std::uint64_t>(s * static_cast<std::int64_t>(i)); };
+        if (near_ > 0) out.push_back({order(1), Target::l1, s, near_});
+        if (far_ > near_) out.push_back({order(near_ + 1), far_target_, s, far_ - near_});
+    }
+
+private:
+    StrideTable table_;
+    unsigned near_, far_;
+    Target far_target_;
 };
 
 // The modules a spec names (the Intel-like set is up to four), each with
