@@ -189,6 +189,19 @@ TEST(SimMemoryPrefetch, StrideTableNeedsTwoMatchingStrides) {
     EXPECT_EQ(t.observe(1, 109), 2);
 }
 
+// An empty entry holds the largest pc: that pc must still start with an
+// entry of its own and learn its stride like any other, beside a pc that
+// shares its set.
+TEST(SimMemoryPrefetch, StrideTableTreatsTheLargestPcAsAnyOther) {
+    mem::detail::StrideTable t;
+    const std::uint64_t top = ~std::uint64_t{0};
+    EXPECT_EQ(t.observe(top, 100), 0);   // new entry, not an empty one taken for it
+    EXPECT_EQ(t.observe(top, 103), 0);
+    EXPECT_EQ(t.observe(top, 106), 3);
+    EXPECT_EQ(t.observe(top, 106), 0);   // the same line
+    EXPECT_EQ(t.observe(top, 109), 3);
+}
+
 TEST(SimMemoryPrefetch, StrideFollowsNegativeStrides) {
     auto p = single(mem::parse_prefetch("stride:3"));
     EXPECT_TRUE(feed(*p, 9, 1000).empty());

@@ -141,8 +141,15 @@ struct Core {
     double now = 0;
     double last_done = 0;
     double end = 0;
-    std::uint64_t last_page = ~std::uint64_t{0};   // the page of the last demand access, and its home
-    int last_home = -1;
+    // The homes of the pages the core used lately, direct-mapped by page
+    // number (a page's home never changes once set): its accesses take
+    // turns among a few streams' pages, which one remembered page misses.
+    static constexpr std::size_t home_memo_size = 64;
+    struct KnownHome {
+        std::uint64_t page_plus_1 = 0;   // 0: empty
+        int home = -1;
+    };
+    std::array<KnownHome, home_memo_size> known_homes{};
     std::uint64_t instr = 0;
     // The stream of the running phase.
     AccessStream* stream = nullptr;
@@ -251,25 +258,21 @@ struct MemorySim::Impl {
 
     // ---- pages ------------------------------------------------------------
     int home_for_demand(std::uint64_t page, Core& c) {
-        // A page's home never changes once set: the core keeps its last.
-        if (page == c.last_page) return c.last_home;
+        Core::KnownHome& k = c.known_homes[page % Core::home_memo_size];
+        if (k.page_plus_1 == page + 1) return k.home;
         int h = homes.find(page);
-        if (h >= 0) {
-            c.last_page = page;
-            c.last_home = h;
-            return h;
+        if (h < 0) {
+            switch (mapping.kind) {
+                case PageMapping::Kind::first_touch: h = static_cast<int>(c.socket); break;
+                case PageMapping::Kind::bind: h = static_cast<int>(mapping.node); break;
+                case PageMapping::Kind::interleave:   // by page number, as Linux's MPOL_INTERLEAVE does by page offset
+                    h = static_cast<int>(page % sockets.size());
+                    break;
+                default: h = static_cast<int>(c.socket); break;   // refused by the constructor
+            }
+            homes.set(page, h);
         }
-        switch (mapping.kind) {
-            case PageMapping::Kind::first_touch: h = static_cast<int>(c.socket); break;
-            case PageMapping::Kind::bind: h = static_cast<int>(mapping.node); break;
-            case PageMapping::Kind::interleave:   // by page number, as Linux's MPOL_INTERLEAVE does by page offset
-                h = static_cast<int>(page % sockets.size());
-                break;
-            default: h = static_cast<int>(c.socket); break;   // refused by the constructor
-        }
-        homes.set(page, h);
-        c.last_page = page;
-        c.last_home = h;
+        k = Core::KnownHome{page + 1, h};
         return h;
     }
 

@@ -78,8 +78,11 @@ public:
     std::int64_t observe(std::uint64_t pc, std::uint64_t line);
 
 private:
+    // An empty entry's pc, so that only a pc of that value needs `used`
+    // to tell an entry from an empty one.
+    static constexpr std::uint64_t empty_pc = ~std::uint64_t{0};
     struct Entry {
-        std::uint64_t pc = 0;
+        std::uint64_t pc = empty_pc;
         std::uint64_t last_line = 0;
         std::int64_t stride = 0;
         int conf = conf_start;
@@ -95,7 +98,9 @@ inline std::int64_t StrideTable::observe(std::uint64_t pc, std::uint64_t line) {
     // Every way compared, written out: no early exit to mispredict.
     static_assert(ways == 4);
     const auto hit = [&](unsigned w) { return static_cast<unsigned>((set[w].used != 0) & (set[w].pc == pc)) << w; };
-    const unsigned match = hit(0) | hit(1) | hit(2) | hit(3);
+    const auto same_pc = [&](unsigned w) { return static_cast<unsigned>(set[w].pc == pc) << w; };
+    const unsigned match = pc != empty_pc ? same_pc(0) | same_pc(1) | same_pc(2) | same_pc(3)
+                                          : hit(0) | hit(1) | hit(2) | hit(3);
     if (match == 0) {
         Entry* victim = set;
         for (unsigned w = 1; w < ways; ++w)
