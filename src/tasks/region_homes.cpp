@@ -78,6 +78,13 @@ HomeEntry& RegionHomes::add(std::uint64_t start, std::uint64_t bytes) {
         // when the answer changed. Sampling keeps an entry per region.
         if (one_page && sample_pages_ == 0) {
             HomeEntry& e = page_entry(start / page, page);
+            // The usual join: the memo's fresh answer is what the entry
+            // holds already, with no spread (what set_from_kernel would
+            // find and leave alone, asked for without its scratch).
+            const int known = remembered(start / page, coarse_now_ns());
+            if (known != no_memo && e.spread.load(std::memory_order_relaxed) == nullptr &&
+                e.home.load(std::memory_order_relaxed) == known)
+                return e;
             set_from_kernel(e, PagesExpected::maybe_absent);
             return e;
         }
@@ -199,8 +206,7 @@ int RegionHomes::query_kernel(std::uint64_t start, std::uint64_t bytes, PageSpre
     std::uint64_t now_ns = 0;
     if (first == last && page_memo_ns_ > 0) {
         now_ns = coarse_now_ns();
-        const PageMemo& m = memo_[first % memo_slots];
-        if (m.page == first && now_ns - m.asked_ns < page_memo_ns_) return m.node;
+        if (const int known = remembered(first, now_ns); known != no_memo) return known;
     }
     const std::uint64_t pages = last - first + 1;
     if (pages > (std::uint64_t{1} << 32)) return query_sampled(start, bytes, expected);   // 16 TiB: no table that large

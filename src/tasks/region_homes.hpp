@@ -173,6 +173,14 @@ public:
 private:
     HomeEntry& entry_for(std::uint64_t start, std::uint64_t bytes);   // a region's own, unresolved
     void set_from_kernel(HomeEntry& e, PagesExpected expected);
+    // The page memo's answer for page `number` at now_ns, if it holds a
+    // fresh one (unanswered: no_memo).
+    static constexpr int no_memo = unallocated - 1;
+    int remembered(std::uint64_t number, std::uint64_t now_ns) const {
+        if (page_memo_ns_ == 0) return no_memo;
+        const PageMemo& m = memo_[number % memo_slots];
+        return m.page == number && now_ns - m.asked_ns < page_memo_ns_ ? m.node : no_memo;
+    }
     std::optional<std::vector<std::pair<unsigned, std::size_t>>> placed_here(std::uint64_t start,
                                                                           std::uint64_t bytes) const;
     void set_from_placed(HomeEntry& e, const std::vector<std::pair<unsigned, std::size_t>>& placed);
