@@ -78,13 +78,6 @@ HomeEntry& RegionHomes::add(std::uint64_t start, std::uint64_t bytes) {
         // when the answer changed. Sampling keeps an entry per region.
         if (one_page && sample_pages_ == 0) {
             HomeEntry& e = page_entry(start / page, page);
-            // The usual join: the memo's fresh answer is what the entry
-            // holds already, with no spread (what set_from_kernel would
-            // find and leave alone, asked for without its scratch).
-            const int known = remembered(start / page, coarse_now_ns());
-            if (known != no_memo && e.spread.load(std::memory_order_relaxed) == nullptr &&
-                e.home.load(std::memory_order_relaxed) == known)
-                return e;
             set_from_kernel(e, PagesExpected::maybe_absent);
             return e;
         }
@@ -155,14 +148,7 @@ int majority_home(const std::vector<NodeBytes>& parts) {
 }
 }  // namespace
 
-// Publishes a home and, when its parts are given, the spread behind it.
-void RegionHomes::set_home(HomeEntry& e, int home, PageSpread&& spread) {
-    // Unchanged (the usual answer when a region joins its page's entry or
-    // a writer's page was placed already): the line that workers read is
-    // left alone.
-    if (spread.parts.empty() && e.spread.load(std::memory_order_relaxed) == nullptr &&
-        e.home.load(std::memory_order_relaxed) == home)
-        return;
+void RegionHomes::publish_home(HomeEntry& e, int home, PageSpread&& spread) {
     const PageSpread* kept = nullptr;
     if (!spread.parts.empty()) {
         e.spreads.push_back(std::make_unique<PageSpread>(std::move(spread)));
@@ -191,6 +177,14 @@ void RegionHomes::set_from_placed(HomeEntry& e, const std::vector<std::pair<unsi
 }
 
 void RegionHomes::set_from_kernel(HomeEntry& e, PagesExpected expected) {
+    // A page's entry that the page memo answers (the usual case as regions
+    // join it): no query, and set_home leaves an unchanged entry alone.
+    if (e.page && sample_pages_ == 0) {
+        if (const int known = remembered(e.start / e.bytes, coarse_now_ns()); known != no_memo) {
+            set_home(e, known, PageSpread{});
+            return;
+        }
+    }
     PageSpread spread;
     const int home = query_kernel(e.start, e.bytes, spread, expected);
     set_home(e, home, std::move(spread));

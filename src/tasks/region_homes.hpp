@@ -184,7 +184,17 @@ private:
     std::optional<std::vector<std::pair<unsigned, std::size_t>>> placed_here(std::uint64_t start,
                                                                           std::uint64_t bytes) const;
     void set_from_placed(HomeEntry& e, const std::vector<std::pair<unsigned, std::size_t>>& placed);
-    void set_home(HomeEntry& e, int home, PageSpread&& spread);
+    // Publishes a home and, when its parts are given, the spread behind
+    // it. Unchanged (the usual answer when a region joins its page's entry
+    // or a writer's page was placed already), the line that workers read
+    // is left alone: that test is inline, the publishing is not.
+    void set_home(HomeEntry& e, int home, PageSpread&& spread) {
+        if (spread.parts.empty() && e.spread.load(std::memory_order_relaxed) == nullptr &&
+            e.home.load(std::memory_order_relaxed) == home)
+            return;
+        publish_home(e, home, std::move(spread));
+    }
+    void publish_home(HomeEntry& e, int home, PageSpread&& spread);
     int query_sampled(std::uint64_t start, std::uint64_t bytes, PagesExpected expected);
     HomeEntry* new_entry();
     // A learned home: the page's entry in use, else what a forgotten one
