@@ -58,10 +58,22 @@ std::vector<unsigned> node_order(const Policy& p, unsigned worker, std::uint64_t
     p.steal_order(worker, round, order);
     std::vector<unsigned> out;
     for (const QueueRef& q : order) {
+        // RIP's workers also search their own node's worker queues, where
+        // first touches wait (RipFirstTouchesStayOnTheirNode).
+        if (q.kind == QueueRef::Kind::worker && p.name().starts_with("rip-")) continue;
         EXPECT_EQ(q.kind, QueueRef::Kind::node);
         out.push_back(q.index);
     }
     return out;
+}
+
+// The node a placement puts a task on: a node queue's, or the node of
+// the worker whose queue it names.
+unsigned node_of(const Fixture& f, const Destination& d) {
+    EXPECT_NE(d.kind, Destination::Kind::hold);
+    if (d.kind != Destination::Kind::worker) return d.index;
+    EXPECT_LT(d.index, f.ctx.worker_node.size());
+    return d.index < f.ctx.worker_node.size() ? f.ctx.worker_node[d.index] : ~0u;
 }
 
 // ---- registry and validation ------------------------------------------
@@ -398,7 +410,7 @@ bool run_jobs(Policy& p, std::vector<Released>& released) {
 // Submits the whole graph (running jobs as the executor would), placing
 // the first task of each chain as soon as it is submitted; returns the
 // node of every task.
-std::vector<unsigned> schedule(Policy& p, const ChainGraph& g) {
+std::vector<unsigned> schedule(const Fixture& f, Policy& p, const ChainGraph& g) {
     std::vector<int> node(g.size(), -1);
     std::vector<Released> released;
     for (TaskId id = 0; id < g.size(); ++id) {
@@ -410,14 +422,11 @@ std::vector<unsigned> schedule(Policy& p, const ChainGraph& g) {
         run_jobs(p, released);
     }
     if (p.flush(released)) run_jobs(p, released);
-    for (const Released& r : released) {
-        EXPECT_EQ(r.where.kind, Destination::Kind::node);
-        node[r.id] = static_cast<int>(r.where.index);
-    }
+    for (const Released& r : released) node[r.id] = static_cast<int>(node_of(f, r.where));
     for (TaskId id = g.chains; id < g.size(); ++id) {
         const Destination where = p.place(TaskView{id, g.deps[id], {}, -1});
-        EXPECT_EQ(where.kind, Destination::Kind::node) << id;
-        node[id] = static_cast<int>(where.index);
+        EXPECT_NE(where.kind, Destination::Kind::hold) << id;
+        node[id] = static_cast<int>(node_of(f, where));
     }
     std::vector<unsigned> out;
     for (int n : node) {
@@ -444,11 +453,11 @@ TEST(TaskPolicies, RipDepPartitionsChainsOntoDistinctNodes) {
     PolicyOptions o;
     o.window = g.size();
     auto p = f.attach("rip-dep", o);
-    const auto node = schedule(*p, g);
+    const auto node = schedule(f, *p, g);
     expect_one_node_per_chain(g, node);
     // The same run again reproduces the partition.
     auto q = f.attach("rip-dep", o);
-    EXPECT_EQ(schedule(*q, g), node);
+    EXPECT_EQ(schedule(f, *q, g), node);
 }
 
 TEST(TaskPolicies, RipDepUsesDepAfterFirstWindow) {
@@ -616,7 +625,7 @@ TEST(TaskPolicies, RipMwKeepsChainsAcrossWindowsWithFixedVertices) {
     o.window = 32;
     o.intersection = 8;   // the last 2 steps of each chain stay fixed
     auto p = f.attach("rip-mw", o);
-    const auto node = schedule(*p, g);
+    const auto node = schedule(f, *p, g);
     expect_one_node_per_chain(g, node);
 }
 
@@ -629,7 +638,7 @@ TEST(TaskPolicies, RipMwWindowsAreIndependentWithoutIntersection) {
     o.window = 32;
     o.intersection = 0;
     auto p = f.attach("rip-mw", o);
-    const auto node = schedule(*p, g);
+    const auto node = schedule(f, *p, g);
     for (std::size_t w = 0; w < 4; ++w) {
         std::vector<std::set<unsigned>> per_chain(4);
         for (TaskId id = w * 32; id < (w + 1) * 32; ++id) per_chain[g.chain(id)].insert(node[id]);
@@ -642,6 +651,68 @@ TEST(TaskPolicies, RipMwWindowsAreIndependentWithoutIntersection) {
     }
 }
 
+// A task of a partitioned window that touches data first (writes a region
+// with no home that no earlier task of its window writes) goes to the
+// queue of a worker of its part's node, which only that node's workers
+// search: a first touch stolen across nodes homed its data there, and the
+// window's later tasks on that data, placed by the partition, all read it
+// remotely. Later writers and readers go to the node queue as before.
+TEST(TaskPolicies, RipFirstTouchesStayOnTheirNode) {
+    Fixture f(four_nodes, 2);   // workers 2n and 2n+1 on node n
+    for (auto name : {"rip-dep", "rip-mw"}) {
+        PolicyOptions o;
+        o.window = 12;
+        o.intersection = 2;
+        auto p = f.attach(name, o);
+        std::vector<std::vector<DepInfo>> deps;
+        for (std::uint64_t r = 0; r < 4; ++r) deps.push_back({{100 + r, 4096, AccessMode::out, unallocated}});
+        for (std::uint64_t r = 0; r < 4; ++r) deps.push_back({{100 + r, 4096, AccessMode::inout, unallocated}});
+        for (int k = 0; k < 4; ++k) deps.push_back({{200, 64, AccessMode::in, 1}});
+        std::vector<Released> released;
+        for (TaskId id = 0; id < deps.size(); ++id) {
+            p->on_submit(TaskView{id, deps[id], {}, -1});
+            if (id == 0) {
+                EXPECT_EQ(place(*p, 0, deps[0]), Destination::held()) << name;
+            }
+            run_jobs(*p, released);
+        }
+        if (p->flush(released)) run_jobs(*p, released);
+        ASSERT_EQ(released.size(), 1u) << name;   // task 0, held until its window was partitioned
+        EXPECT_EQ(released[0].id, 0u);
+        EXPECT_EQ(released[0].where.kind, Destination::Kind::worker) << name;
+        EXPECT_EQ(released[0].where.index % 2, 0u) << name;
+        for (TaskId id = 1; id < deps.size(); ++id) {
+            const Destination where = place(*p, id, deps[id]);
+            EXPECT_EQ(where.kind, id < 4 ? Destination::Kind::worker : Destination::Kind::node) << name << " " << id;
+            EXPECT_LT(node_of(f, where), 4u);
+            // Of its node's workers (2n, 2n+1), the one at id modulo 2.
+            if (where.kind == Destination::Kind::worker) {
+                EXPECT_EQ(where.index % 2, id % 2) << name << " " << id;
+            }
+        }
+        EXPECT_FALSE(p->flush(released)) << name;
+    }
+    // Steal order: own queue, own node's, the node's other worker's, then
+    // other nodes' queues only, never another node's worker queue.
+    auto p = f.attach("rip-dep");
+    const std::uint64_t late = 1000 * static_cast<std::uint64_t>(default_steal_delay_tasks) * rounds_per_task;
+    for (unsigned w = 0; w < 8; ++w) {
+        for (std::uint64_t round : {std::uint64_t{0}, late}) {
+            std::vector<QueueRef> order;
+            p->steal_order(w, round, order);
+            ASSERT_GE(order.size(), 3u);
+            EXPECT_EQ(order[0], (QueueRef{QueueRef::Kind::worker, w}));
+            EXPECT_EQ(order[1], (QueueRef{QueueRef::Kind::node, w / 2}));
+            EXPECT_EQ(order[2], (QueueRef{QueueRef::Kind::worker, w ^ 1u}));
+            EXPECT_EQ(order.size(), round == 0 ? 3u : 6u);
+            for (std::size_t k = 3; k < order.size(); ++k) {
+                EXPECT_EQ(order[k].kind, QueueRef::Kind::node);
+                EXPECT_NE(order[k].index, w / 2);
+            }
+        }
+    }
+}
+
 TEST(TaskPolicies, RipOnOneNodeNeedsNoScotch) {
     Fixture f("nodes=1 cpus-per-node=2 mem-per-node=512M", 2);
     PolicyOptions o;
@@ -649,7 +720,7 @@ TEST(TaskPolicies, RipOnOneNodeNeedsNoScotch) {
     o.intersection = 1;
     auto p = f.attach("rip-mw", o);
     const ChainGraph g(1, 9);
-    for (unsigned n : schedule(*p, g)) EXPECT_EQ(n, 0u);
+    for (unsigned n : schedule(f, *p, g)) EXPECT_EQ(n, 0u);
 }
 
 TEST(TaskPolicies, RipRejectsForeignJob) {
@@ -811,7 +882,7 @@ TrackedGraph gauss_seidel_graph(std::uint64_t tps, unsigned sweeps) {
 
 // Submits every task (running jobs as the executor would) and returns the
 // node of each: released by a job, or from place() once its window is done.
-std::vector<unsigned> schedule_graph(Policy& p, const TrackedGraph& g) {
+std::vector<unsigned> schedule_graph(const Fixture& f, Policy& p, const TrackedGraph& g) {
     std::vector<int> node(g.size(), -1);
     std::vector<Released> released;
     for (TaskId id = 0; id < g.size(); ++id) {
@@ -819,13 +890,13 @@ std::vector<unsigned> schedule_graph(Policy& p, const TrackedGraph& g) {
         run_jobs(p, released);
     }
     if (p.flush(released)) run_jobs(p, released);
-    for (const Released& r : released) node[r.id] = static_cast<int>(r.where.index);
+    for (const Released& r : released) node[r.id] = static_cast<int>(node_of(f, r.where));
     std::vector<unsigned> out;
     for (TaskId id = 0; id < g.size(); ++id) {
         if (node[id] < 0) {
             const Destination where = p.place(TaskView{id, g.deps[id], {}, -1});
-            EXPECT_EQ(where.kind, Destination::Kind::node) << id;
-            node[id] = static_cast<int>(where.index);
+            EXPECT_NE(where.kind, Destination::Kind::hold) << id;
+            node[id] = static_cast<int>(node_of(f, where));
         }
         out.push_back(static_cast<unsigned>(node[id]));
     }
@@ -868,7 +939,7 @@ TEST(TaskPolicies, RipPartitionsTileGraphByData) {
             PolicyOptions o;
             o.window = g.size();
             auto p = f.attach(name, o);
-            const std::vector<unsigned> node = schedule_graph(*p, g);
+            const std::vector<unsigned> node = schedule_graph(f, *p, g);
             const std::uint64_t cross = cross_bytes(g, node);
             EXPECT_LE(cross, band_cross + band_cross / 4) << name << " on " << k << " nodes";
             // Balance: vertex weights are bytes / 4096, so count tasks by
@@ -1030,8 +1101,8 @@ TEST(TaskPolicies, RipMwLaterWindowsFollowEarlierData) {
         std::map<std::uint64_t, unsigned> home;
         for (TaskId id = 0; id < blocks; ++id) {
             const Destination where = place(*p, id, g.deps[id]);
-            ASSERT_EQ(where.kind, Destination::Kind::node);
-            home[id + 1] = where.index;
+            ASSERT_EQ(where.kind, Destination::Kind::worker);   // a first touch: its node's worker
+            home[id + 1] = node_of(f, where);
         }
         for (std::uint64_t b = 0; b < blocks; ++b) {
             const int h = homes_known ? static_cast<int>(home[b + 1]) : unallocated;
