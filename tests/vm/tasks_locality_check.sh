@@ -216,8 +216,10 @@ not_reproduced = {
     # across nodes and idles instead. The excess is those tasks' own bytes:
     # 8-node guest at d4763b9, RIP-DEP 3.07, 1.20, 2.33, 3.57 and 0.58 MiB
     # with 8, 3, 6, 9 and 1 tasks stolen carrying 2.76, 0.88, 2.01, 3.26 and
-    # 0.25 MiB of it, SA 0.33 MiB. (Before d4763b9 stolen first touches added
-    # more: 3 tasks of 0.00 MiB, and 3.82 MiB in all.) The simulator, whose
+    # 0.25 MiB of it, SA 0.33 MiB; a second boot gave a median of 1.20 MiB
+    # (0.58-6.32). Before d4763b9 stolen first touches added more: medians
+    # 3.82 and 4.45 MiB, the stolen tasks' own share 0.00-0.75 MiB of them
+    # (BENCHMARKS.md, 2026-12-05 06:38 UTC). The simulator, whose
     # cores are never descheduled, steals nothing there and gives RIP-DEP
     # SA's bytes (0.34 MB on 8 nodes; 2.61 against 2.34 MB on 4).
     ("gauss-seidel", "rip-dep-within-1.5x-sa"): "the wavefront's fill and drain are stolen across nodes",
