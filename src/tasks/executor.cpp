@@ -37,6 +37,8 @@ void Executor::start() {
     for (std::size_t i = 0; i < ctx.nodes.size(); ++i) node_wake.push_back(std::make_unique<NodeWake>());
     for (std::size_t w = 0; w < layout.size(); ++w) {
         auto wk = std::make_unique<Worker>(*this, static_cast<unsigned>(w), layout.ranks[w].node);
+        // A hosted seat's thread is elsewhere until it waits in the runtime.
+        if (team == nullptr) wk->running_since.store(seat_takes_no_task, std::memory_order_relaxed);
         queues.watch(static_cast<std::size_t>(queues.slot_of(wk->node)), &wk->running_since);
         policy->steal_order(wk->id, 0, wk->steal.round0);
         for (const QueueListing& l : queue_listings(*policy, wk->id)) {

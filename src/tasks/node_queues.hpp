@@ -24,6 +24,14 @@ namespace numaware::tasks::detail {
 
 using ReadyQueue = TaskQueue<Task>;
 
+// Worker::running_since of a seat that takes no task of its node now, or
+// only deeper ones: a hosted runtime's seat while its thread runs other
+// code (an OpenMP thread in its implicit task), or a worker helping in a
+// wait inside a task. Neither idle (0: searching or asleep, takes any
+// task) nor running a task since some time (occupied() is false for it,
+// as a later time than now).
+inline constexpr std::uint64_t seat_takes_no_task = ~std::uint64_t{0};
+
 // One queue per 128 bytes: the CPU fetches cache lines in adjacent pairs,
 // so two queues on neighbouring lines would contend as if they shared one
 // (each worker's queue used to sit inside its own Worker, far apart).
@@ -129,8 +137,12 @@ public:
                 else t = own ? from->queue.pop_back() : from->queue.pop_front();
             } else {
                 if (q.index >= node_slot_.size() || node_slot_[q.index] < 0) continue;
-                from = node_queues_[static_cast<std::size_t>(node_slot_[q.index])].get();
+                const auto slot = static_cast<std::size_t>(node_slot_[q.index]);
+                from = node_queues_[slot].get();
                 own = q.index == node;
+                // Another node's idle workers take its tasks first: a thief
+                // leaves it as many as they are (leaves_to_own_node).
+                if (!own && leaves_to_own_node(slot, from->queue.size())) continue;
                 t = floor != 0 ? from->queue.pop_first_if(false, deeper) : from->queue.pop_front();
             }
             if (t != nullptr) return Found{t, !own, !own && static_cast<int>(from->node) != slot_of(node)};
@@ -165,6 +177,26 @@ public:
                 return true;
             }
         }
+        return false;
+    }
+
+    // Whether a worker of another node leaves the `queued` tasks of node
+    // position `slot` to that node's own workers: at least as many of them
+    // are idle (searching or asleep, running_since 0: not running a task,
+    // not helping in a wait, not a hosted seat outside the runtime), and a
+    // pushed task woke them. In the emulated 8-node machine, whose 14 vCPUs share 2
+    // host cores, a thief whose delay had long passed (idle through a
+    // wavefront's fill) polled every round and took a task pushed to a node
+    // whose idle workers were still waking up. The simulator gives a
+    // queue's task to its idle takers without delay first, which is this
+    // rule (sim/worker_model.cpp, enqueue). A node's workers that are all
+    // running tasks, or fewer idle than its tasks, are stolen from as
+    // before.
+    bool leaves_to_own_node(std::size_t slot, std::size_t queued) const {
+        if (queued == 0) return true;
+        std::size_t idle = 0;
+        for (const std::atomic<std::uint64_t>* since : running_[slot])
+            if (since->load(std::memory_order_relaxed) == 0 && ++idle >= queued) return true;
         return false;
     }
 

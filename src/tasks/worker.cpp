@@ -371,7 +371,9 @@ Worker::Helping Worker::help_begin() {
     ex_.waiters.fetch_add(1, std::memory_order_acq_rel);
     const Helping h{help_floor, start, since, running_since.load(std::memory_order_relaxed), IdleClock{}, 0};
     if (tls.current != nullptr) help_floor = tls.current->depth;
-    running_since.store(0, std::memory_order_relaxed);   // helping: it takes work
+    // Helping outside tasks it takes any work (idle); inside one, only
+    // deeper tasks, so thieves must not leave its node's tasks to it.
+    running_since.store(help_floor == 0 ? 0 : seat_takes_no_task, std::memory_order_relaxed);
     since = Ticks::now();
     return h;
 }

@@ -127,6 +127,61 @@ TEST(TasksNodeQueues, APushToABusyNodeWakesTheOtherNodes) {
 }
 
 
+// A worker of another node leaves a node's queued tasks to that node's
+// idle workers, as many as they are (NodeQueues::leaves_to_own_node); it
+// takes them when that node's workers run tasks, help in a wait inside a
+// task or are hosted seats outside the runtime, and the surplus over the
+// idle ones. Its own node's queue it always takes from.
+TEST(TasksNodeQueues, AThiefLeavesANodesTasksToItsIdleWorkers) {
+    const Machine machine = Machine::from_spec("nodes=2 cpus-per-node=2 mem-per-node=512M distances=10,21/21,10");
+    PolicyOptions o;
+    o.steal_delay_tasks = 0;   // every node at once: only the rule under test holds a task back
+    auto policy = make_policy("lq", o);
+    policy->attach(PolicyContext{&machine, {0, 0, 1, 1}, {0, 1}, 1});
+    detail::NodeQueues q;
+    q.init({0, 1}, {0, 0, 1, 1});
+    std::atomic<std::uint64_t> running[4] = {0, 0, 0, 0};
+    for (unsigned w = 0; w < 4; ++w) q.watch(w / 2, &running[w]);
+    detail::StealOrder order;
+    policy->steal_order(0, 0, order.round0);   // worker 0, node 0: node 0's queue, then node 1's
+    detail::Task a, b, c;
+    auto push = [&](unsigned node, detail::Task* t) { q.queue_for(Destination::to_node(node)).queue.push(t); };
+    auto take = [&] { return q.find(0, 0, 0, 0, *policy, order); };
+
+    // Node 1's two workers idle: its two tasks are left to them.
+    push(1, &a);
+    push(1, &b);
+    EXPECT_FALSE(take());
+    // A third is more than they are: the thief takes the oldest.
+    push(1, &c);
+    detail::Found f = take();
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f.task, &a);
+    EXPECT_TRUE(f.across);
+    EXPECT_FALSE(take());
+    // One of them runs a task, one helps in a wait inside a task: neither
+    // takes these, so the thief does.
+    running[2] = detail::Ticks::now();
+    running[3] = detail::seat_takes_no_task;
+    f = take();
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f.task, &b);
+    // One idle again: the last task is left to it.
+    running[3] = 0;
+    EXPECT_FALSE(take());
+    ASSERT_EQ(q.queue_for(Destination::to_node(1)).queue.pop_front(), &c);
+    // Its own node's queue the worker takes from whoever else is idle there.
+    push(0, &a);
+    f = take();
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f.task, &a);
+    EXPECT_FALSE(f.across);
+    // A seat that takes no task does not count as occupied either.
+    running[2] = detail::seat_takes_no_task;
+    running[3] = detail::Ticks::now() - 1000;
+    EXPECT_FALSE(q.occupied(1, 1));
+}
+
 // pop_first_if takes the first task that the filter accepts, from either
 // end, and leaves the others in order, wherever the match sits and
 // however the ring has wrapped: the gap is closed from the nearer end
