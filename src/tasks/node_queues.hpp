@@ -8,6 +8,7 @@
 // inline here.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -24,13 +25,17 @@ namespace numaware::tasks::detail {
 
 using ReadyQueue = TaskQueue<Task>;
 
-// Worker::running_since of a seat that takes no task of its node now, or
-// only deeper ones: a hosted runtime's seat while its thread runs other
-// code (an OpenMP thread in its implicit task), or a worker helping in a
-// wait inside a task. Neither idle (0: searching or asleep, takes any
-// task) nor running a task since some time (occupied() is false for it,
-// as a later time than now).
+// Worker::running_since besides 0 (idle: searching or asleep, takes any
+// task) and a task's start time: a worker helping in a wait inside a task
+// of depth `floor` takes only deeper tasks (seat_helping(floor)), and a
+// hosted runtime's seat whose thread runs other code (an OpenMP thread in
+// its implicit task) takes none (seat_takes_no_task). Both lie above every
+// time the tick clock reaches, so occupied() counts them as not running.
+inline constexpr std::uint64_t seat_helping_base = ~std::uint64_t{0} << 32;
 inline constexpr std::uint64_t seat_takes_no_task = ~std::uint64_t{0};
+constexpr std::uint64_t seat_helping(std::uint32_t floor) {
+    return floor >= 0xffffffffu ? seat_takes_no_task : seat_helping_base + floor;
+}
 
 // One queue per 128 bytes: the CPU fetches cache lines in adjacent pairs,
 // so two queues on neighbouring lines would contend as if they shared one
@@ -142,7 +147,7 @@ public:
                 own = q.index == node;
                 // Another node's idle workers take its tasks first: a thief
                 // leaves it as many as they are (leaves_to_own_node).
-                if (!own && leaves_to_own_node(slot, from->queue.size())) continue;
+                if (!own && leaves_to_own_node(slot, from->queue)) continue;
                 t = floor != 0 ? from->queue.pop_first_if(false, deeper) : from->queue.pop_front();
             }
             if (t != nullptr) return Found{t, !own, !own && static_cast<int>(from->node) != slot_of(node)};
@@ -180,11 +185,13 @@ public:
         return false;
     }
 
-    // Whether a worker of another node leaves the `queued` tasks of node
-    // position `slot` to that node's own workers: at least as many of them
-    // are idle (searching or asleep, running_since 0: not running a task,
-    // not helping in a wait, not a hosted seat outside the runtime), and a
-    // pushed task woke them. In the emulated 8-node machine, whose 14 vCPUs share 2
+    // Whether a worker of another node leaves the tasks in `queue`, node
+    // position `slot`'s, to that node's own workers: at least as many of
+    // them are idle (searching or asleep) or helping in a wait below the
+    // depth of the queue's oldest task, and a pushed task woke them. (A
+    // worker helping inside a task counted as busy left the spawner's node
+    // one worker short for the whole run: its node's second queued task
+    // was stolen.) In the emulated 8-node machine, whose 14 vCPUs share 2
     // host cores, a thief whose delay had long passed (idle through a
     // wavefront's fill) polled every round and took a task pushed to a node
     // whose idle workers were still waking up. The simulator gives a
@@ -192,11 +199,29 @@ public:
     // rule (sim/worker_model.cpp, enqueue). A node's workers that are all
     // running tasks, or fewer idle than its tasks, are stolen from as
     // before.
-    bool leaves_to_own_node(std::size_t slot, std::size_t queued) const {
+    bool leaves_to_own_node(std::size_t slot, ReadyQueue& queue) const {
+        const std::size_t queued = queue.size();
         if (queued == 0) return true;
         std::size_t idle = 0;
-        for (const std::atomic<std::uint64_t>* since : running_[slot])
-            if (since->load(std::memory_order_relaxed) == 0 && ++idle >= queued) return true;
+        std::uint32_t lowest_floor = 0xffffffffu;   // of the helpers; none: no task is deeper
+        for (const std::atomic<std::uint64_t>* since : running_[slot]) {
+            const std::uint64_t s = since->load(std::memory_order_relaxed);
+            if (s == 0 && ++idle >= queued) return true;
+            if (s >= seat_helping_base && s != seat_takes_no_task)
+                lowest_floor = std::min(lowest_floor, static_cast<std::uint32_t>(s - seat_helping_base));
+        }
+        if (lowest_floor == 0xffffffffu) return false;
+        std::uint32_t depth = 0;
+        if (!queue.front_is([&depth](const Task* t) {
+                depth = t->depth;
+                return true;
+            }))
+            return true;   // emptied meanwhile
+        for (const std::atomic<std::uint64_t>* since : running_[slot]) {
+            const std::uint64_t s = since->load(std::memory_order_relaxed);
+            if (s >= seat_helping_base && s != seat_takes_no_task && s - seat_helping_base < depth && ++idle >= queued)
+                return true;
+        }
         return false;
     }
 

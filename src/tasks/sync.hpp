@@ -172,6 +172,16 @@ public:
         lock_.unlock();
         return t;
     }
+    // Whether there is a first (oldest) task and `f` says true of it, under
+    // the lock (it may read the task's fields).
+    template <class F>
+    bool front_is(F f) {
+        if (size_.load(std::memory_order_acquire) == 0) return false;
+        lock_.lock();
+        const bool yes = count_ > 0 && f(static_cast<const T*>(ring_[head_]));
+        lock_.unlock();
+        return yes;
+    }
     bool empty() const { return size_.load(std::memory_order_acquire) == 0; }
     std::size_t size() const { return size_.load(std::memory_order_acquire); }
 

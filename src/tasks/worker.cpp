@@ -372,8 +372,8 @@ Worker::Helping Worker::help_begin() {
     const Helping h{help_floor, start, since, running_since.load(std::memory_order_relaxed), IdleClock{}, 0};
     if (tls.current != nullptr) help_floor = tls.current->depth;
     // Helping outside tasks it takes any work (idle); inside one, only
-    // deeper tasks, so thieves must not leave its node's tasks to it.
-    running_since.store(help_floor == 0 ? 0 : seat_takes_no_task, std::memory_order_relaxed);
+    // deeper tasks: thieves leave it only those (NodeQueues::leaves_to_own_node).
+    running_since.store(help_floor == 0 ? 0 : seat_helping(help_floor), std::memory_order_relaxed);
     since = Ticks::now();
     return h;
 }

@@ -121,9 +121,10 @@ public:
     WorkerCounters counters;
     alignas(64) std::atomic<std::uint64_t> completed{0};   // never reset: quiescence
     // Ticks when the running task's body started; 0 while the worker
-    // searches, sleeps or helps in a wait outside tasks; seat_takes_no_task
-    // while it helps in a wait inside a task, and while a hosted seat's
-    // thread is outside the runtime. Read by other nodes' thieves
+    // searches, sleeps or helps in a wait outside tasks; seat_helping(floor)
+    // while it helps in a wait inside a task (it takes only deeper tasks),
+    // seat_takes_no_task while a hosted seat's thread is outside the
+    // runtime. Read by other nodes' thieves
     // (NodeQueues::occupied, NodeQueues::leaves_to_own_node).
     alignas(64) std::atomic<std::uint64_t> running_since{0};
 

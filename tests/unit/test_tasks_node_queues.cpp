@@ -128,10 +128,11 @@ TEST(TasksNodeQueues, APushToABusyNodeWakesTheOtherNodes) {
 
 
 // A worker of another node leaves a node's queued tasks to that node's
-// idle workers, as many as they are (NodeQueues::leaves_to_own_node); it
-// takes them when that node's workers run tasks, help in a wait inside a
-// task or are hosted seats outside the runtime, and the surplus over the
-// idle ones. Its own node's queue it always takes from.
+// idle workers, as many as they are (NodeQueues::leaves_to_own_node), a
+// worker helping in a wait counting as idle for tasks deeper than its
+// floor; it takes them when that node's workers run tasks, help below
+// a shallower floor or are hosted seats outside the runtime, and the
+// surplus over the idle ones. Its own node's queue it always takes from.
 TEST(TasksNodeQueues, AThiefLeavesANodesTasksToItsIdleWorkers) {
     const Machine machine = Machine::from_spec("nodes=2 cpus-per-node=2 mem-per-node=512M distances=10,21/21,10");
     PolicyOptions o;
@@ -159,15 +160,24 @@ TEST(TasksNodeQueues, AThiefLeavesANodesTasksToItsIdleWorkers) {
     EXPECT_EQ(f.task, &a);
     EXPECT_TRUE(f.across);
     EXPECT_FALSE(take());
-    // One of them runs a task, one helps in a wait inside a task: neither
-    // takes these, so the thief does.
+    // One of them runs a task, the other waits inside a task of depth 2:
+    // neither takes b or c (depth 1), so the thief does.
     running[2] = detail::Ticks::now();
-    running[3] = detail::seat_takes_no_task;
+    running[3] = detail::seat_helping(2);
     f = take();
     ASSERT_TRUE(f);
     EXPECT_EQ(f.task, &b);
-    // One idle again: the last task is left to it.
+    // c deeper than the helper's floor: left to it. A hosted seat outside
+    // the runtime takes nothing.
+    c.depth = 3;
+    EXPECT_FALSE(take());
+    running[3] = detail::seat_takes_no_task;
+    f = take();
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f.task, &c);
+    // One idle again: a last task is left to it.
     running[3] = 0;
+    push(1, &c);
     EXPECT_FALSE(take());
     ASSERT_EQ(q.queue_for(Destination::to_node(1)).queue.pop_front(), &c);
     // Its own node's queue the worker takes from whoever else is idle there.
@@ -176,10 +186,14 @@ TEST(TasksNodeQueues, AThiefLeavesANodesTasksToItsIdleWorkers) {
     ASSERT_TRUE(f);
     EXPECT_EQ(f.task, &a);
     EXPECT_FALSE(f.across);
-    // A seat that takes no task does not count as occupied either.
-    running[2] = detail::seat_takes_no_task;
+    // A helper or a seat that takes no task does not count as occupied.
     running[3] = detail::Ticks::now() - 1000;
-    EXPECT_FALSE(q.occupied(1, 1));
+    for (std::uint64_t mark : {detail::seat_takes_no_task, detail::seat_helping(4)}) {
+        running[2] = mark;
+        EXPECT_FALSE(q.occupied(1, 1));
+    }
+    running[2] = detail::Ticks::now() - 1000;
+    EXPECT_TRUE(q.occupied(1, 1));
 }
 
 // pop_first_if takes the first task that the filter accepts, from either
