@@ -218,10 +218,11 @@ not_reproduced = {
     # thieves idle through the fill took tasks pushed to a node whose idle
     # workers were still waking (the idle-owner rule, NodeQueues::
     # leaves_to_own_node). Since then RIP-DEP moved 0.33 MiB, SA's bytes,
-    # in 7 of 10 runs of two boots, and 0.58 MiB (one 0.25 MiB task stolen)
-    # in the other 3: the median held in both boots, but a run with one
-    # steal is 1.75x SA, so the median of five misses in about one boot in
-    # six at that rate. Kept here until it holds with a margin. The
+    # in 11 of 15 runs of three boots, and 0.58 MiB (one 0.25 MiB task
+    # stolen) in the other 4: the median held in every boot (and in a
+    # clean-clone CI's), but a run with one steal is 1.75x SA, so the
+    # median of five misses in about one boot in eight at that rate. Kept
+    # here until it holds with a margin. The
     # simulator steals nothing there and gives RIP-DEP SA's bytes (0.34 MB
     # on 8 nodes; 2.61 against 2.34 MB on 4).
     ("gauss-seidel", "rip-dep-within-1.5x-sa"): "one tile stolen in the oversubscribed guest is 1.75x SA's bytes",
