@@ -576,13 +576,16 @@ void member_leave(ThreadState& st) {
     t_outer.pop_back();
 }
 
-ThreadState& thread_state() {
+constinit thread_local ThreadState* t_thread_state __attribute__((tls_model("initial-exec"))) = nullptr;
+
+ThreadState& make_thread_state() {
     thread_local Team solo;
     thread_local ThreadState st = [] {
         ThreadState s;
         s.team = &solo;
         return s;
     }();
+    t_thread_state = &st;
     return st;
 }
 
