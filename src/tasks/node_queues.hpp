@@ -8,7 +8,6 @@
 // inline here.
 #pragma once
 
-#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -201,28 +200,24 @@ public:
     // before.
     bool leaves_to_own_node(std::size_t slot, ReadyQueue& queue) const {
         const std::size_t queued = queue.size();
-        if (queued == 0) return true;
-        std::size_t idle = 0;
-        std::uint32_t lowest_floor = 0xffffffffu;   // of the helpers; none: no task is deeper
-        for (const std::atomic<std::uint64_t>* since : running_[slot]) {
-            const std::uint64_t s = since->load(std::memory_order_relaxed);
-            if (s == 0 && ++idle >= queued) return true;
-            if (s >= seat_helping_base && s != seat_takes_no_task)
-                lowest_floor = std::min(lowest_floor, static_cast<std::uint32_t>(s - seat_helping_base));
-        }
-        if (lowest_floor == 0xffffffffu) return false;
         std::uint32_t depth = 0;
         if (!queue.front_is([&depth](const Task* t) {
                 depth = t->depth;
                 return true;
             }))
-            return true;   // emptied meanwhile
-        for (const std::atomic<std::uint64_t>* since : running_[slot]) {
-            const std::uint64_t s = since->load(std::memory_order_relaxed);
-            if (s >= seat_helping_base && s != seat_takes_no_task && s - seat_helping_base < depth && ++idle >= queued)
-                return true;
-        }
+            return true;   // empty (emptied meanwhile)
+        std::size_t takers = 0;
+        for (const std::atomic<std::uint64_t>* since : running_[slot])
+            if (floor_of(since->load(std::memory_order_relaxed)) < depth && ++takers >= queued) return true;
         return false;
+    }
+    // The depth a worker's tasks must exceed for it to take them now, from
+    // its running_since: 0 when idle, its wait's floor when helping, none
+    // (the largest) when running a task or outside the runtime.
+    static std::uint32_t floor_of(std::uint64_t running_since) {
+        if (running_since == 0) return 0;
+        return running_since >= seat_helping_base ? static_cast<std::uint32_t>(running_since - seat_helping_base)
+                                                  : 0xffffffffu;
     }
 
     // Whether every worker of node position `slot` has been running its

@@ -211,14 +211,16 @@ public:
     void steal_order(unsigned worker, std::uint64_t round, std::vector<QueueRef>& order) const override {
         node_steal_order(topo_, worker, round, steal_delay_rounds(options_), order);
         if (worker >= topo_.worker_node.size()) return;
-        // Own queue first, then the node's (order[0]), then the node's
-        // other workers' queues: the first touches only they may take.
+        // Own queue first, then the node's (order[0] so far), then the
+        // node's other workers' queues: the first touches only they may
+        // take. `mates` holds this worker too: one insert makes room.
         const auto& mates = workers_at_[topo_.node_slot(topo_.worker_node[worker])];
-        order.insert(order.begin(), QueueRef{QueueRef::Kind::worker, worker});
+        order.insert(order.begin(), mates.size(), QueueRef{});
+        order[0] = QueueRef{QueueRef::Kind::worker, worker};
+        order[1] = order[mates.size()];
         std::size_t at = 2;
         for (unsigned w : mates)
-            if (w != worker)
-                order.insert(order.begin() + static_cast<std::ptrdiff_t>(at++), QueueRef{QueueRef::Kind::worker, w});
+            if (w != worker) order[at++] = QueueRef{QueueRef::Kind::worker, w};
     }
 
     std::unique_ptr<PartitionJob> take_job() override {
@@ -310,19 +312,20 @@ public:
         for (std::size_t i = 0; i < rip->ids.size(); ++i) {
             const TaskId id = rip->ids[i];
             window_of_.erase(id);
+            const bool held = held_.erase(id) != 0;
             unsigned part = 0;
             Destination where;
             if (error.empty()) {
                 part = rip->parts[tail + i];
                 // A held task is placed now; any other when it is ready (place()).
-                where = held_.count(id) != 0 ? partitioned(id, topo_.nodes[part]) : Destination::to_node(topo_.nodes[part]);
+                where = held ? partitioned(id, topo_.nodes[part]) : Destination::to_node(topo_.nodes[part]);
             } else {
                 touches_first_.erase(id);
                 // DEP on what the policy knows of the task: no homes yet (unallocated).
                 where = dep_place(topo_, TaskView{id, {}, {}, -1});
                 part = static_cast<unsigned>(topo_.node_slot(where.index));
             }
-            if (held_.erase(id) != 0)
+            if (held)
                 released.push_back(Released{id, where});
             else
                 node_of_[id] = where.index;
