@@ -12,7 +12,13 @@
 // kernel where pages are; with any other machine (a synthetic one pinned
 // onto this host) regions belong to the synthetic node of the task that
 // first writes them (RuntimeOptions::kernel_homes = false); --homes
-// overrides. Exit status: 0 when every run matches its reference, 1 when
+// overrides. The kernel's automatic NUMA balancing is switched off for the
+// runs and restored after (--balancing keep leaves it): it migrates pages
+// toward whichever thread touches them, behind the policy being measured,
+// and its hinting faults stall the workers they hit (in the emulated 8-node
+// guest, RIP-DEP's NStream stole tasks from nodes whose workers stalled;
+// BENCHMARKS.md, 2026-12-05). The stencil skeleton does the same
+// (StencilOptions::balancing_off). Exit status: 0 when every run matches its reference, 1 when
 // one does not, 2 for bad arguments or a failed run.
 #include <cstdio>
 #include <exception>
@@ -25,6 +31,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/programs.hpp"
+#include "numaware/balancing.hpp"
 #include "numaware/error.hpp"
 #include "numaware/machine.hpp"
 #include "numaware/team.hpp"
@@ -46,6 +53,7 @@ struct Options {
     std::string homes = "auto";
     std::string halos = "rows";
     double steal_delay_tasks = -1;   // < 0: the policies' default
+    std::string balancing = "off";   // automatic NUMA balancing during the runs: off or keep
     bool json = false;
 };
 
@@ -111,6 +119,19 @@ int run(const Options& o, bool size_given) {
     policy_options.seed = o.seed;
     if (o.steal_delay_tasks >= 0) policy_options.steal_delay_tasks = o.steal_delay_tasks;
     for (const std::string& p : policies) (void)tasks::make_policy(p, policy_options);   // bad names fail first
+    // Balancing off for the runs where the kernel has it and allows it;
+    // otherwise the runs go on and the note says why (the state it was
+    // left in is "during").
+    nlohmann::json balancing{{"requested", o.balancing}};
+    std::optional<BalancingGuard> balancing_off;
+    try {
+        balancing["before"] = std::string(to_string(balancing_state()));
+        if (o.balancing == "off") balancing_off.emplace(BalancingState::off);
+        balancing["during"] = std::string(to_string(balancing_state()));
+    } catch (const Error& e) {
+        balancing["note"] = e.what();
+        if (!o.json) std::fprintf(stderr, "numaware_bench_apps: automatic NUMA balancing: %s\n", e.what());
+    }
     bool all_match = true;
     nlohmann::json results = nlohmann::json::array();
     if (!o.json)
@@ -160,6 +181,7 @@ int run(const Options& o, bool size_given) {
                            {"initial_extra", o.rip.initial_extra},
                            {"intersection", o.rip.intersection},
                            {"halos", o.halos},
+                           {"balancing", balancing},
                            {"all_match", all_match},
                            {"runs", results}};
         fmt::print("{}\n", doc.dump(2));
@@ -197,6 +219,10 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     cli.add_option("--halos", o.halos,
                    "Stencil halos: rows (the rows a task reads) or whole-blocks (whole neighbour blocks)")
+        ->capture_default_str();
+    cli.add_option("--balancing", o.balancing,
+                   "Automatic NUMA balancing during the runs: off (switched off, restored after; needs root) or keep")
+        ->check(CLI::IsMember({"off", "keep"}))
         ->capture_default_str();
     cli.add_flag("--json", o.json, "Print one JSON document");
     try {
