@@ -38,6 +38,15 @@ struct RunReport {
     // than placement, moved across nodes.
     std::uint64_t cross_node_steals = 0;
     std::uint64_t cross_node_steal_bytes = 0;
+    // Of cross_node_steals, those whose queue the thief could not search
+    // yet by its steal order (PolicyOptions::steal_delay_tasks), taken by
+    // one of the two rules that search a farther node's queue early: it
+    // held more tasks than its workers start within the delay (backlog), or
+    // every one of its workers had run its task for longer than the delay
+    // (occupied). The rest were in the thief's order: every node at once
+    // (DFIFO), or the ring's delay had passed.
+    std::uint64_t cross_node_steals_backlog = 0;
+    std::uint64_t cross_node_steals_occupied = 0;
 
     std::string to_json() const;
 };

@@ -269,5 +269,12 @@ inline constexpr std::uint64_t max_search_round = std::uint64_t{1} << 40;
 inline std::size_t backlog_limit(std::size_t workers, std::uint64_t first_round) {
     return std::max<std::size_t>(1, workers * first_round / rounds_per_task);
 }
+// Why a worker took a task from a queue: the queue was in its search order
+// at that time (at once, or its delay had passed), or a node queue of a
+// later round was searched early by the backlog rule or by the occupied
+// rule (every worker of its node has run its task for longer than the
+// delay). The executor and the simulator apply the rules in this order;
+// RunReport counts the cross-node steals of the last two.
+enum class TakeRule : std::uint8_t { in_order, backlog, occupied };
 
 }  // namespace numaware::tasks

@@ -79,10 +79,10 @@ private:
         if (!take) return;
         const bool stolen = take.queue != no_index && !workers_.owns(take.worker, take.queue);
         if (obs_ && stolen) obs_->on_task_stolen(take.task, take.worker, engine_.now());
-        start(take.worker, take.task, stolen && workers_.across(take.worker, take.queue));
+        start(take.worker, take.task, stolen && workers_.across(take.worker, take.queue), take.rule);
     }
-    // `across`: w took i from a queue of another node's workers.
-    void start(std::uint32_t w, std::uint32_t i, bool across);
+    // `across`: w took i from a queue of another node's workers, by `rule`.
+    void start(std::uint32_t w, std::uint32_t i, bool across, tasks::TakeRule rule);
     void finish(std::uint32_t w);
     // ---- partition jobs
     void take_jobs();
@@ -259,7 +259,7 @@ void Simulator::dispatch(std::uint32_t i, Destination where) {
     if (t.worker >= 0) {
         const auto w = static_cast<std::uint32_t>(t.worker);
         if (workers_.idle(w))
-            start(w, i, false);
+            start(w, i, false, tasks::TakeRule::in_order);
         else
             workers_.pin(w, i);
         return;
@@ -278,7 +278,7 @@ void Simulator::dispatch(std::uint32_t i, Destination where) {
     }
 }
 
-void Simulator::start(std::uint32_t w, std::uint32_t i, bool across) {
+void Simulator::start(std::uint32_t w, std::uint32_t i, bool across, tasks::TakeRule rule) {
     // What its end will read first, asked of memory now: where its
     // successor list starts, and the list.
     __builtin_prefetch(&succ_begin_[i]);
@@ -311,6 +311,8 @@ void Simulator::start(std::uint32_t w, std::uint32_t i, bool across) {
     if (across) {
         ++r_.run.cross_node_steals;
         r_.run.cross_node_steal_bytes += cross;
+        if (rule == tasks::TakeRule::backlog) ++r_.run.cross_node_steals_backlog;
+        if (rule == tasks::TakeRule::occupied) ++r_.run.cross_node_steals_occupied;
     }
     ++r_.run.tasks;
     ++r_.run.tasks_per_node[workers_.slot_of_pos(pos)];

@@ -119,12 +119,24 @@ void WorkerModel::build_search_orders(tasks::Policy& policy, double round_s) {
 // the newest, everyone else the oldest.
 Take WorkerModel::take(std::uint32_t w, std::uint32_t q) {
     Ring<std::uint32_t>& dq = queues_[q];
+    // Only a take across nodes asks why (the report counts those): the
+    // common take reads no search order.
+    const tasks::TakeRule rule = across(w, q) ? rule_of(w, q, dq.size()) : tasks::TakeRule::in_order;
     const std::uint32_t i = q == w ? dq.pop_back() : dq.pop_front();
     if (dq.empty()) {
         nonempty_bits_[q >> 6] &= ~(std::uint64_t{1} << (q & 63));
         --nonempty_count_;
     }
-    return Take{w, i, q};
+    return Take{w, i, q, rule};
+}
+
+tasks::TakeRule WorkerModel::rule_of(std::uint32_t w, std::uint32_t q, std::size_t queued) {
+    const std::uint32_t k = position_[std::size_t{w} * queues_.size() + q];
+    if (k == no_index) return tasks::TakeRule::in_order;   // not in its order: a policy's own placement
+    const Listed& l = cores_[w].search[k];
+    const double idle_for = idle_[w].idle ? engine_.now() - idle_[w].since : 0;
+    if (l.delay <= idle_for) return tasks::TakeRule::in_order;
+    return queued > l.backlog ? tasks::TakeRule::backlog : tasks::TakeRule::occupied;
 }
 
 Take WorkerModel::enqueue(std::uint32_t q, std::uint32_t i) {

@@ -40,6 +40,7 @@ struct Take {
     std::uint32_t worker = no_index;
     std::uint32_t task = no_index;
     std::uint32_t queue = no_index;
+    tasks::TakeRule rule = tasks::TakeRule::in_order;   // set for a take across nodes
     explicit operator bool() const { return task != no_index; }
 };
 
@@ -132,6 +133,9 @@ private:
         Ring<std::uint32_t> pinned;         // pinned tasks waiting for this worker
     };
     Take take(std::uint32_t w, std::uint32_t q);
+    // The rule that lets w take from queue q, which holds `queued` tasks
+    // (searchable()'s order: the delay, then the backlog, then occupied).
+    tasks::TakeRule rule_of(std::uint32_t w, std::uint32_t q, std::size_t queued);
     void next_wake(std::uint32_t w);
     void publish_first_wake();
     [[noreturn]] void bad_queue(const tasks::QueueRef& q, std::string_view policy_name) const;

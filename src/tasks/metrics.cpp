@@ -30,6 +30,8 @@ std::string RunReport::to_json() const {
     j["partition_overhead_pct"] = partition_overhead_pct;
     j["cross_node_steals"] = cross_node_steals;
     j["cross_node_steal_bytes"] = cross_node_steal_bytes;
+    j["cross_node_steals_backlog"] = cross_node_steals_backlog;
+    j["cross_node_steals_occupied"] = cross_node_steals_occupied;
     return j.dump();
 }
 

@@ -66,6 +66,7 @@ struct Found {
     Task* task = nullptr;
     bool stolen = false;
     bool across = false;
+    TakeRule rule = TakeRule::in_order;
     explicit operator bool() const { return task != nullptr; }
 };
 
@@ -162,9 +163,11 @@ public:
             ReadyQueue& queue = node_queues_[slot]->queue;
             const std::size_t queued = queue.size();
             if (queued == 0) continue;
-            if (queued <= l.backlog && !occupied(slot, l.first_round * ticks_per_round)) continue;
+            const bool backlog = queued > l.backlog;
+            if (!backlog && !occupied(slot, l.first_round * ticks_per_round)) continue;
             if (Task* t = floor != 0 ? queue.pop_first_if(false, deeper) : queue.pop_front())
-                return Found{t, true, static_cast<int>(slot) != slot_of(node)};
+                return Found{t, true, static_cast<int>(slot) != slot_of(node),
+                             backlog ? TakeRule::backlog : TakeRule::occupied};
         }
         return Found{};
     }

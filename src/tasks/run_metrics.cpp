@@ -32,6 +32,8 @@ void WorkerCounters::reset() {
     cross_bytes.store(0, std::memory_order_relaxed);
     steals.store(0, std::memory_order_relaxed);
     steal_cross_bytes.store(0, std::memory_order_relaxed);
+    steals_backlog.store(0, std::memory_order_relaxed);
+    steals_occupied.store(0, std::memory_order_relaxed);
     last_done.store(0, std::memory_order_relaxed);
 }
 
@@ -64,6 +66,8 @@ RunReport RunMetrics::report(std::string policy, const std::vector<unsigned>& no
         r.cross_node_bytes += c.cross_bytes.load(std::memory_order_relaxed);
         r.cross_node_steals += c.steals.load(std::memory_order_relaxed);
         r.cross_node_steal_bytes += c.steal_cross_bytes.load(std::memory_order_relaxed);
+        r.cross_node_steals_backlog += c.steals_backlog.load(std::memory_order_relaxed);
+        r.cross_node_steals_occupied += c.steals_occupied.load(std::memory_order_relaxed);
         useful.push_back(static_cast<double>(c.useful.load(std::memory_order_relaxed)));
         runtime_sum += c.runtime.load(std::memory_order_relaxed);
         last = std::max(last, c.last_done.load(std::memory_order_relaxed));

@@ -33,6 +33,8 @@ struct WorkerCounters {
     std::atomic<std::uint64_t> cross_bytes{0};
     std::atomic<std::uint64_t> steals{0};         // tasks taken from another node's queues
     std::atomic<std::uint64_t> steal_cross_bytes{0};   // their cross-node bytes
+    std::atomic<std::uint64_t> steals_backlog{0};      // of steals, by the backlog rule
+    std::atomic<std::uint64_t> steals_occupied{0};     // of steals, by the occupied rule
     std::atomic<std::uint64_t> last_done{0};
 
     // One writer: a load and a store, no read-modify-write.

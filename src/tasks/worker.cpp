@@ -176,6 +176,8 @@ void Worker::run(const Found& f) {
     if (f.across) {
         WorkerCounters::add(counters.steals, 1);
         WorkerCounters::add(counters.steal_cross_bytes, cross);
+        if (f.rule == TakeRule::backlog) WorkerCounters::add(counters.steals_backlog, 1);
+        if (f.rule == TakeRule::occupied) WorkerCounters::add(counters.steals_occupied, 1);
     }
     counters.last_done.store(b2, std::memory_order_relaxed);
     since = b2;

@@ -292,8 +292,42 @@ TEST(SimTasks, AFartherWorkerTakesTheQueueOfAnOccupiedNodeAtOnce) {
     EXPECT_EQ(rep.run.cross_node_steals, 20u);
     EXPECT_EQ(rep.run.cross_node_bytes, 20u * 64u);
     EXPECT_EQ(rep.run.cross_node_steal_bytes, rep.run.cross_node_bytes);
+    // The first after the worker's delay (in its order), every later one
+    // by the occupied rule: the worker had just finished the link before.
+    EXPECT_EQ(rep.run.cross_node_steals_occupied, 19u);
+    EXPECT_EQ(rep.run.cross_node_steals_backlog, 0u);
     const double delay = 5.2 / 21;
     EXPECT_NEAR(chain.last, delay + 20 * 10e-3, 0.02) << "the chain ended at " << chain.last << " s";
+}
+
+// The backlog rule: a node queue holding more tasks than its workers start
+// within the delay is searched at once. One worker per node; 40 tasks of
+// 1 ms on data homed on node 0 (DEP puts them all in node 0's queue) and a
+// delay of 1000 mean tasks: node 0's one worker starts 1000 tasks in the
+// delay, so 40 are no backlog and node 1's worker takes none. With a delay
+// of 8, node 0's backlog limit is 8 tasks: node 1's worker, not idle long
+// enough, takes from it by the backlog rule while more than 8 wait, and
+// every steal is counted as such.
+TEST(SimTasks, AFartherWorkerTakesABacklogAtOnceAndTheReportSaysWhy) {
+    for (const double delay : {1000.0, 8.0}) {
+        Graph g;
+        const auto a = g.add_region(64, /*home=*/0);
+        for (int k = 0; k < 40; ++k) g.add_task(1e-3, {{a, AccessMode::in}});
+        SimOptions o = opts();
+        o.mapping = TeamMapping{.threads = 2, .kind = MappingKind::scatter};
+        o.policy.steal_delay_tasks = delay;
+        const SimReport rep = simulate(two_nodes(), g, "dep", o);
+        EXPECT_EQ(rep.run.tasks, 40u);
+        if (delay > 100) {
+            EXPECT_EQ(rep.run.cross_node_steals, 0u) << delay;
+            continue;
+        }
+        EXPECT_GT(rep.run.cross_node_steals, 0u) << delay;
+        EXPECT_EQ(rep.run.cross_node_steals_backlog, rep.run.cross_node_steals) << delay;
+        EXPECT_EQ(rep.run.cross_node_steals_occupied, 0u) << delay;
+        // It stops once 8 or fewer wait: node 0's worker runs at least those.
+        EXPECT_GE(rep.run.tasks_per_node[0], 8u) << delay;
+    }
 }
 
 TEST(SimTasks, InitialPartIsTheInitialisationAndTheFirstStep) {

@@ -126,6 +126,66 @@ TEST(TasksNodeQueues, APushToABusyNodeWakesTheOtherNodes) {
     EXPECT_EQ(where.node_of[6].load(), 1);
 }
 
+// A search says by which rule it took a task from another node's queue
+// that a later round lists (the run report counts them): none while the
+// thief's delay runs and that node's busy workers will start the task
+// soon; the backlog rule when the queue holds more than they start in
+// the delay; the occupied rule when both have run their tasks for longer
+// than the delay; and in order once the thief's delay has passed.
+TEST(TasksNodeQueues, ASearchSaysWhyItTookAFartherNodesTask) {
+    const Machine machine = Machine::from_spec("nodes=2 cpus-per-node=2 mem-per-node=512M distances=10,21/21,10");
+    auto policy = make_policy("lq", PolicyOptions{});   // the default delay, 32 mean tasks
+    policy->attach(PolicyContext{&machine, {0, 0, 1, 1}, {0, 1}, 1});
+    detail::NodeQueues q;
+    q.init({0, 1}, {0, 0, 1, 1});
+    std::atomic<std::uint64_t> running[4] = {0, 0, 0, 0};
+    for (unsigned w = 0; w < 4; ++w) q.watch(w / 2, &running[w]);
+    detail::StealOrder order;
+    policy->steal_order(0, 0, order.round0);
+    for (const QueueListing& l : queue_listings(*policy, 0))
+        if (l.first_round != 0 && l.queue.kind == QueueRef::Kind::node)
+            order.later.push_back({l.queue.index, l.first_round, backlog_limit(2, l.first_round)});
+    ASSERT_EQ(order.later.size(), 1u);
+    const std::uint64_t delay_round = order.later[0].first_round;
+    const std::size_t limit = order.later[0].backlog;
+    ASSERT_GT(delay_round, 0u);
+    // Rounds of a second: the delay (512 rounds) outlasts the test.
+    const auto ticks_per_round = static_cast<std::uint64_t>(1.0 / detail::Ticks::seconds_per_tick());
+    std::vector<detail::Task> tasks(limit + 1);
+    auto push = [&](detail::Task* t) { q.queue_for(Destination::to_node(1)).queue.push(t); };
+    auto take = [&](std::uint64_t round) { return q.find(0, 0, round, ticks_per_round, *policy, order); };
+    auto drain = [&] {
+        while (q.queue_for(Destination::to_node(1)).queue.pop_front() != nullptr) {
+        }
+    };
+
+    // Node 1's workers have just started their tasks: one queued task waits for them.
+    running[2] = running[3] = detail::Ticks::now();
+    push(&tasks[0]);
+    EXPECT_FALSE(take(0));
+    // More than they start in the delay: the backlog rule.
+    for (std::size_t k = 1; k <= limit; ++k) push(&tasks[k]);
+    detail::Found f = take(0);
+    ASSERT_TRUE(f);
+    EXPECT_TRUE(f.across);
+    EXPECT_EQ(f.rule, TakeRule::backlog);
+    drain();
+    // Both running for longer than the delay: the occupied rule.
+    running[2] = running[3] = detail::Ticks::now() - 4 * delay_round * ticks_per_round;
+    push(&tasks[0]);
+    f = take(0);
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f.rule, TakeRule::occupied);
+    // The thief's delay has passed: in its order.
+    running[2] = running[3] = detail::Ticks::now();
+    push(&tasks[0]);
+    EXPECT_FALSE(take(delay_round - 1));
+    f = take(delay_round);
+    ASSERT_TRUE(f);
+    EXPECT_TRUE(f.across);
+    EXPECT_EQ(f.rule, TakeRule::in_order);
+}
+
 
 // A worker of another node leaves a node's queued tasks to that node's
 // idle workers, as many as they are (NodeQueues::leaves_to_own_node), a

@@ -170,7 +170,8 @@ for variant, rs in docs.items():
             "detail": r["detail"], "nodes": rep["nodes"], "dep": rep["dep_bytes"],
             "cross": rep["cross_node_bytes"], "lb": rep["load_balance_pct"],
             "makespan": rep["makespan_s"], "tasks_per_node": rep["tasks_per_node"],
-            "steals": rep["cross_node_steals"], "steal_bytes": rep["cross_node_steal_bytes"]})
+            "steals": rep["cross_node_steals"], "steal_bytes": rep["cross_node_steal_bytes"],
+            "steals_backlog": rep["cross_node_steals_backlog"], "steals_occupied": rep["cross_node_steals_occupied"]})
         if not r["matches"]:
             problems.append(f"{variant} {key}: does not match its serial reference (max error {r['max_error']})")
         if rep["dep_bytes"] <= 0:
@@ -387,13 +388,16 @@ else:
                "TASKS_LOCALITY_REPORTED=1 runs them (scripts/bench-tasks-guest).")
 lines = [f"The compared variant's repeats ({os.environ.get('COMPARED_REPEATS')}, NStream "
          f"{os.environ.get('NSTREAM_REPEATS')}): cross-node MiB (makespan s; tasks "
-         "stolen across nodes, MiB of theirs) of each, in the guest's order; the median run of each policy is the one "
+         "stolen across nodes, MiB of theirs, and b/o: of those tasks, the ones taken before the thief's steal delay "
+         "by the backlog / the occupied rule) of each, in the guest's order; the median run of each policy is the one "
          "above and the one asserted", "",
          "| app | policy | repeats |", "|---|---|---|"]
 for app in compared_apps:
     for p in policies:
         rs = repeats.get("compared", {}).get((app, p), [])
-        lines.append(f"| {app} | {p} | " + ", ".join(f"{mib(r['cross'])} ({r['makespan']:.2f}; {r['steals']}, {mib(r['steal_bytes'])})" for r in rs) + " |")
+        lines.append(f"| {app} | {p} | " + ", ".join(
+            f"{mib(r['cross'])} ({r['makespan']:.2f}; {r['steals']}, {mib(r['steal_bytes'])}, "
+            f"b/o {r['steals_backlog']}/{r['steals_occupied']})" for r in rs) + " |")
 out.append("\n".join(lines))
 all_apps = list(dict.fromkeys(a for a, _ in allr))
 all_pols = list(dict.fromkeys(p for _, p in allr))

@@ -159,21 +159,24 @@ void print_tables(const sim::TimedMachine& t, const std::vector<AppRuns>& all, c
         fmt::print("{} tasks, {} workers, contention {}\n", base.run.tasks, base.workers, base.contention);
         const std::string speed = fmt::format("speedup vs {}", baseline);
         const std::string cross_ratio = fmt::format("cross ÷ {}", baseline);
-        fmt::print("{:<8} {:>12} {:>{}} {:>14} {:>{}} {:>14} {:>15} {:>13} {:>10}\n", "policy", "makespan ms", speed,
-                   speed.size(), "cross-node MB", cross_ratio, cross_ratio.size() - 1, "stolen across",
+        fmt::print("{:<8} {:>12} {:>{}} {:>14} {:>{}} {:>20} {:>15} {:>13} {:>10}\n", "policy", "makespan ms", speed,
+                   speed.size(), "cross-node MB", cross_ratio, cross_ratio.size() - 1, "stolen across (b/o)",
                    "load balance %", "partition %", "host s");
         for (const sim::SimReport& r : a.reports)
-            fmt::print("{:<8} {:>12.3f} {:>{}} {:>14.2f} {:>{}} {:>14} {:>15.1f} {:>13.2f} {:>10.3f}\n",
+            fmt::print("{:<8} {:>12.3f} {:>{}} {:>14.2f} {:>{}} {:>20} {:>15.1f} {:>13.2f} {:>10.3f}\n",
                        r.run.policy,
                        r.run.makespan_s * 1e3, fmt_ratio(ratio(base.run.makespan_s, r.run.makespan_s)), speed.size(),
                        static_cast<double>(r.run.cross_node_bytes) / 1e6,
                        fmt_ratio(ratio(static_cast<double>(r.run.cross_node_bytes),
                                        static_cast<double>(base.run.cross_node_bytes))),
-                       cross_ratio.size() - 1, r.run.cross_node_steals, r.run.load_balance_pct,
+                       cross_ratio.size() - 1,
+                       fmt::format("{} ({}/{})", r.run.cross_node_steals, r.run.cross_node_steals_backlog,
+                                   r.run.cross_node_steals_occupied),
+                       r.run.load_balance_pct,
                        r.run.partition_overhead_pct, r.host_s);
     }
     fmt::print("\nspeedup = makespan({0}) / makespan(policy); cross ÷ {0} = cross-node bytes(policy) / "
-               "cross-node bytes({0}); MB = 10^6 bytes; stolen across = tasks taken from another node's queues; "
+               "cross-node bytes({0}); MB = 10^6 bytes; stolen across = tasks taken from another node's queues (b/o: of them, taken before the thief's steal delay by the backlog rule / the occupied rule); "
                "partition % = simulated partitioning time / (workers × makespan); host s = this host's time to simulate (the only figure not simulated).\n",
                baseline);
 }
