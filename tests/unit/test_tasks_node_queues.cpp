@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -126,6 +127,25 @@ TEST(TasksNodeQueues, APushToABusyNodeWakesTheOtherNodes) {
     EXPECT_EQ(where.node_of[6].load(), 1);
 }
 
+// Two nodes of two workers each, node queues watched by their workers'
+// running_since, and worker 0's (node 0's) search order for round 0 under
+// LQ with `o`: what the searches below test their rules on.
+struct TwoNodesOfTwo {
+    explicit TwoNodesOfTwo(const PolicyOptions& o)
+        : machine(Machine::from_spec("nodes=2 cpus-per-node=2 mem-per-node=512M distances=10,21/21,10")),
+          policy(make_policy("lq", o)) {
+        policy->attach(PolicyContext{&machine, {0, 0, 1, 1}, {0, 1}, 1});
+        q.init({0, 1}, {0, 0, 1, 1});
+        for (unsigned w = 0; w < 4; ++w) q.watch(w / 2, &running[w]);
+        policy->steal_order(0, 0, order.round0);   // node 0's queue, then node 1's when listed
+    }
+    Machine machine;
+    std::unique_ptr<Policy> policy;
+    detail::NodeQueues q;
+    std::atomic<std::uint64_t> running[4] = {0, 0, 0, 0};
+    detail::StealOrder order;
+};
+
 // A search says by which rule it took a task from another node's queue
 // that a later round lists (the run report counts them): none while the
 // thief's delay runs and that node's busy workers will start the task
@@ -133,15 +153,8 @@ TEST(TasksNodeQueues, APushToABusyNodeWakesTheOtherNodes) {
 // the delay; the occupied rule when both have run their tasks for longer
 // than the delay; and in order once the thief's delay has passed.
 TEST(TasksNodeQueues, ASearchSaysWhyItTookAFartherNodesTask) {
-    const Machine machine = Machine::from_spec("nodes=2 cpus-per-node=2 mem-per-node=512M distances=10,21/21,10");
-    auto policy = make_policy("lq", PolicyOptions{});   // the default delay, 32 mean tasks
-    policy->attach(PolicyContext{&machine, {0, 0, 1, 1}, {0, 1}, 1});
-    detail::NodeQueues q;
-    q.init({0, 1}, {0, 0, 1, 1});
-    std::atomic<std::uint64_t> running[4] = {0, 0, 0, 0};
-    for (unsigned w = 0; w < 4; ++w) q.watch(w / 2, &running[w]);
-    detail::StealOrder order;
-    policy->steal_order(0, 0, order.round0);
+    TwoNodesOfTwo f2{PolicyOptions{}};   // the default delay, 32 mean tasks
+    auto& [machine, policy, q, running, order] = f2;
     for (const QueueListing& l : queue_listings(*policy, 0))
         if (l.first_round != 0 && l.queue.kind == QueueRef::Kind::node)
             order.later.push_back({l.queue.index, l.first_round, backlog_limit(2, l.first_round)});
@@ -194,17 +207,10 @@ TEST(TasksNodeQueues, ASearchSaysWhyItTookAFartherNodesTask) {
 // a shallower floor or are hosted seats outside the runtime, and the
 // surplus over the idle ones. Its own node's queue it always takes from.
 TEST(TasksNodeQueues, AThiefLeavesANodesTasksToItsIdleWorkers) {
-    const Machine machine = Machine::from_spec("nodes=2 cpus-per-node=2 mem-per-node=512M distances=10,21/21,10");
     PolicyOptions o;
     o.steal_delay_tasks = 0;   // every node at once: only the rule under test holds a task back
-    auto policy = make_policy("lq", o);
-    policy->attach(PolicyContext{&machine, {0, 0, 1, 1}, {0, 1}, 1});
-    detail::NodeQueues q;
-    q.init({0, 1}, {0, 0, 1, 1});
-    std::atomic<std::uint64_t> running[4] = {0, 0, 0, 0};
-    for (unsigned w = 0; w < 4; ++w) q.watch(w / 2, &running[w]);
-    detail::StealOrder order;
-    policy->steal_order(0, 0, order.round0);   // worker 0, node 0: node 0's queue, then node 1's
+    TwoNodesOfTwo f2{o};
+    auto& [machine, policy, q, running, order] = f2;
     detail::Task a, b, c;
     auto push = [&](unsigned node, detail::Task* t) { q.queue_for(Destination::to_node(node)).queue.push(t); };
     auto take = [&] { return q.find(0, 0, 0, 0, *policy, order); };
