@@ -117,7 +117,7 @@ int run(const Options& o, bool size_given) {
 
     tasks::PolicyOptions policy_options = o.rip;
     policy_options.seed = o.seed;
-    if (o.steal_delay_tasks >= 0) policy_options.steal_delay_tasks = o.steal_delay_tasks;
+    policy_options.steal_delay_tasks = tasks::steal_delay_setting(o.steal_delay_tasks);
     for (const std::string& p : policies) (void)tasks::make_policy(p, policy_options);   // bad names fail first
     // Balancing off for the runs where the kernel has it and allows it;
     // otherwise the runs go on and the note says why (the state it was

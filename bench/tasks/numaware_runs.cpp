@@ -40,7 +40,7 @@ struct NumawareRunner::State {
         : machine(machine_for(spec)),
           team(machine, {.threads = threads, .kind = numaware::MappingKind::scatter}),
           options{.kernel_homes = kernel_homes, .record_graph = false} {
-        if (steal_delay_tasks >= 0) policy.steal_delay_tasks = steal_delay_tasks;
+        policy.steal_delay_tasks = nt::steal_delay_setting(steal_delay_tasks);
     }
 };
 

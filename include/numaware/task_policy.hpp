@@ -52,6 +52,13 @@ inline constexpr std::uint64_t rounds_per_task = 16;
 inline constexpr std::size_t window_step_cap = 32768;
 // PolicyOptions::steal_delay_tasks when unset (see there).
 inline constexpr double default_steal_delay_tasks = 32;
+// A command-line steal delay, where a negative value asks for the default:
+// unset when negative, the value otherwise. NaN is kept, so that
+// make_policy rejects it (it is not "negative": no silent default).
+inline std::optional<double> steal_delay_setting(double tasks) {
+    if (tasks < 0) return std::nullopt;
+    return tasks;
+}
 
 // The home of memory that no page of has been touched yet: DEP's
 // "virtual socket". A task that writes it first places it by first touch.

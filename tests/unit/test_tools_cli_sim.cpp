@@ -129,6 +129,10 @@ TEST(SimCli, TasksBadInputIsOneLineNamingTheInput) {
         {"--baseline nope", "--baseline"},
         {"--contention maybe", "contention"},
         {"--window 0", "window"},
+        // Negative asks for the default; NaN is not negative and is refused.
+        {"--steal-delay-tasks nan", "steal_delay_tasks"},
+        {"--steal-delay-tasks nan", "got nan"},
+        {"--steal-delay-tasks 2e6", "steal_delay_tasks"},
     };
     for (const Case& c : cases) {
         const std::string args = c.args;

@@ -208,7 +208,7 @@ void sim_tasks(const SimTasksOptions& o) {
     policy_options.seed = o.seed;
     policy_options.window = o.window;
     policy_options.intersection = o.intersection;
-    if (o.steal_delay_tasks >= 0) policy_options.steal_delay_tasks = o.steal_delay_tasks;
+    policy_options.steal_delay_tasks = tasks::steal_delay_setting(o.steal_delay_tasks);
     std::vector<std::string> policies = pick_policies(o.policy, policy_options);
     const std::string baseline = o.baseline.empty() ? policies.front() : o.baseline;
     if (std::find(policies.begin(), policies.end(), baseline) == policies.end()) {
