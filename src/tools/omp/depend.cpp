@@ -18,13 +18,18 @@ void DependList::add(const void* addr, tasks::AccessMode access, std::uint16_t s
             if (d[i].access != access) d[i].access = tasks::AccessMode::inout;
             return;
         }
-    const tasks::Dep dep{addr, 1, access, scope};
     if (size_ < inline_count) {
-        inline_[size_++] = dep;
+        // Field by field in place: a copy of a whole Dep made on the stack
+        // would be read back before its stores had left.
+        tasks::Dep& dep = inline_.at[size_++];
+        dep.addr = addr;
+        dep.bytes = 1;
+        dep.access = access;
+        dep.scope = scope;
         return;
     }
-    if (more_.empty()) more_.assign(inline_.begin(), inline_.end());
-    more_.push_back(dep);
+    if (more_.empty()) more_.assign(inline_.at, inline_.at + inline_count);
+    more_.push_back(tasks::Dep{addr, 1, access, scope});
     ++size_;
 }
 

@@ -19,7 +19,6 @@
 // GCC 12 does not emit) marks the list as depending on every sibling.
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -38,11 +37,17 @@ public:
     void add(const void* addr, tasks::AccessMode access, std::uint16_t scope);
 
 private:
-    // A task's few dependences need no allocation: eight inline, more in `more_`.
+    // A task's few dependences need no allocation: eight inline, more in
+    // `more_`. The inline ones are not initialised (a list is made for
+    // every task with a depend clause): only the first size_ are read.
     static constexpr std::size_t inline_count = 8;
-    tasks::Dep* data() { return more_.empty() ? inline_.data() : more_.data(); }
-    const tasks::Dep* data() const { return more_.empty() ? inline_.data() : more_.data(); }
-    std::array<tasks::Dep, inline_count> inline_{};
+    union Inline {
+        Inline() {}
+        tasks::Dep at[inline_count];
+    };
+    tasks::Dep* data() { return more_.empty() ? inline_.at : more_.data(); }
+    const tasks::Dep* data() const { return more_.empty() ? inline_.at : more_.data(); }
+    Inline inline_;
     std::vector<tasks::Dep> more_;
     std::size_t size_ = 0;
     bool all_memory_ = false;
