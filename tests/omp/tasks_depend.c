@@ -20,10 +20,12 @@ static void spin(int n) {
     for (int i = 0; i < n; ++i) z = z + 1;
 }
 
-/* x = 5, ten inout steps x = 3x + k (any reordering changes x), eight
-   readers (fan-out) overwritten by a later out, one fan-in over them. */
+/* x = 5, ten inout steps x = 3x + k (any reordering changes x), twelve
+   readers (fan-out) overwritten by a later out, one fan-in over them that
+   names thirteen dependences, y[3] twice (more than the eight a runtime
+   may keep inline). */
 static void chain(char* out) {
-    long x = 0, y[8] = {0}, total = 0;
+    long x = 0, y[12] = {0}, total = 0;
 #pragma omp task depend(out : x) shared(x)
     {
         spin(20000);
@@ -33,17 +35,18 @@ static void chain(char* out) {
 #pragma omp task depend(inout : x) shared(x)
         x = x * 3 + k;
     }
-    for (int k = 0; k < 8; ++k) {
+    for (int k = 0; k < 12; ++k) {
 #pragma omp task depend(in : x) depend(out : y[k]) shared(x, y)
         {
-            spin(1000 * (8 - k));
+            spin(1000 * (12 - k));
             y[k] = x % 1000 + k;
         }
     }
 #pragma omp task depend(out : x) shared(x)
     x = -1000000;
-#pragma omp task depend(in : y[0], y[1], y[2], y[3], y[4], y[5], y[6], y[7]) shared(y, total)
-    for (int k = 0; k < 8; ++k) total = total * 7 + y[k];
+#pragma omp task depend(in : y[0], y[1], y[2], y[3], y[4], y[5], y[6], y[7], y[8], y[9], y[10], y[11], y[3]) \
+    shared(y, total)
+    for (int k = 0; k < 12; ++k) total = total * 7 + y[k];
 #pragma omp taskwait
     snprintf(out, LINE, "chain, fan-out, fan-in: total %ld, x %ld", total, x);
 }
