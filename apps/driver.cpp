@@ -135,9 +135,9 @@ int run(const Options& o, bool size_given) {
     bool all_match = true;
     nlohmann::json results = nlohmann::json::array();
     if (!o.json)
-        fmt::print("{:<19} {:<8} {:>9} {:>7} {:>10} {:>7} {:>12} {:>7} {:>12} {:>6} {:>6} {:>6}  {}\n", "app",
-                   "policy", "seconds", "matches", "max_error", "tasks", "cross_bytes", "steals", "dep_bytes", "lb%",
-                   "rt%", "part%", "tasks/node");
+        fmt::print("{:<19} {:<8} {:>9} {:>7} {:>10} {:>7} {:>12} {:>14} {:>12} {:>6} {:>6} {:>6}  {}\n", "app",
+                   "policy", "seconds", "matches", "max_error", "tasks", "cross_bytes", "steals (b/o)", "dep_bytes",
+                   "lb%", "rt%", "part%", "tasks/node");
     for (const apps::App* app : selected) {
         apps::AppSize size = forced ? *forced : o.bench_size ? app->bench_size : app->test_size;
         size.halos = halos;
@@ -162,10 +162,14 @@ int run(const Options& o, bool size_given) {
                                    {"kernel_homes", kernel_homes},
                                    {"report", nlohmann::json::parse(rep.to_json())}});
             } else {
-                fmt::print("{:<19} {:<8} {:>9.4f} {:>7} {:>10.3g} {:>7} {:>12} {:>7} {:>12} {:>6.1f} {:>6.1f} "
+                // Steals across nodes, and of them the ones taken before the
+                // thief's delay by the backlog / the occupied rule.
+                const std::string steals = fmt::format("{} ({}/{})", rep.cross_node_steals,
+                                                       rep.cross_node_steals_backlog, rep.cross_node_steals_occupied);
+                fmt::print("{:<19} {:<8} {:>9.4f} {:>7} {:>10.3g} {:>7} {:>12} {:>14} {:>12} {:>6.1f} {:>6.1f} "
                            "{:>6.1f}  {}\n",
                            app->name, policy, r.seconds, r.matches ? "yes" : "NO", r.max_error, r.tasks,
-                           rep.cross_node_bytes, rep.cross_node_steals, rep.dep_bytes, rep.load_balance_pct,
+                           rep.cross_node_bytes, steals, rep.dep_bytes, rep.load_balance_pct,
                            rep.runtime_overhead_pct, rep.partition_overhead_pct, join(rep.nodes, rep.tasks_per_node));
                 std::fflush(stdout);
             }
