@@ -12,25 +12,14 @@ void DependList::add(const void* addr, tasks::AccessMode access, std::uint16_t s
         all_memory_ = true;
         return;
     }
-    tasks::Dep* d = data();
-    for (std::size_t i = 0; i < size_; ++i)
-        if (d[i].addr == addr) {
-            if (d[i].access != access) d[i].access = tasks::AccessMode::inout;
+    for (tasks::Dep& d : list_)
+        if (d.addr == addr) {
+            if (d.access != access) d.access = tasks::AccessMode::inout;
             return;
         }
-    if (size_ < inline_count) {
-        // Field by field in place: a copy of a whole Dep made on the stack
-        // would be read back before its stores had left.
-        tasks::Dep& dep = inline_.at[size_++];
-        dep.addr = addr;
-        dep.bytes = 1;
-        dep.access = access;
-        dep.scope = scope;
-        return;
-    }
-    if (more_.empty()) more_.assign(inline_.at, inline_.at + inline_count);
-    more_.push_back(tasks::Dep{addr, 1, access, scope});
-    ++size_;
+    // In place: a whole Dep made on the stack and copied would be read back
+    // before its stores had left.
+    list_.emplace_back(addr, std::size_t{1}, access, scope);
 }
 
 void read_depend(void* const* depend, std::uint16_t scope, DependList& out) {

@@ -22,34 +22,24 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <vector>
 
 #include "numaware/tasks.hpp"
+#include "util/small_vec.hpp"
 
 namespace numaware::omp {
 
 class DependList {
 public:
-    bool empty() const { return size_ == 0; }
+    bool empty() const { return list_.empty(); }
     bool all_memory() const { return all_memory_; }
-    std::span<const tasks::Dep> span() const { return {data(), size_}; }
+    std::span<const tasks::Dep> span() const { return list_; }
     // Adds `addr` with `access`, merging a second name of the same address.
     void add(const void* addr, tasks::AccessMode access, std::uint16_t scope);
 
 private:
-    // A task's few dependences need no allocation: eight inline, more in
-    // `more_`. The inline ones are not initialised (a list is made for
-    // every task with a depend clause): only the first size_ are read.
-    static constexpr std::size_t inline_count = 8;
-    union Inline {
-        Inline() {}
-        tasks::Dep at[inline_count];
-    };
-    tasks::Dep* data() { return more_.empty() ? inline_.at : more_.data(); }
-    const tasks::Dep* data() const { return more_.empty() ? inline_.at : more_.data(); }
-    Inline inline_;
-    std::vector<tasks::Dep> more_;
-    std::size_t size_ = 0;
+    // A task's few dependences need no allocation (a list is made for
+    // every task with a depend clause): eight inline, more on the heap.
+    SmallVec<tasks::Dep, 8> list_;
     bool all_memory_ = false;
 };
 
