@@ -210,6 +210,24 @@ public:
     // ---- hosted runtimes only (throw Error otherwise) ----
     void host(unsigned worker);   // the calling thread takes worker `worker`'s seat
     void unhost();                // the calling thread leaves its seat (no-op without one)
+    // Nested parallelism: a seated thread (even one inside a task) that
+    // joins another team sets its seat aside, with the task it is running,
+    // so that it may take a seat in the other team's runtime; it takes the
+    // seat back once it holds none again. The seat stays the thread's: its
+    // runtime sees that worker as busy with that task meanwhile.
+    class SetAside {
+    public:
+        SetAside() = default;
+        explicit operator bool() const { return rt_ != nullptr; }
+
+    private:
+        friend class Runtime;
+        const void* rt_ = nullptr;
+        void* worker_ = nullptr;
+        void* current_ = nullptr;
+    };
+    static SetAside set_seat_aside() noexcept;   // empty when the thread has no seat
+    static void restore_seat(const SetAside& seat);   // throws while the thread holds a seat
     // The seated calling thread runs tasks until done(arg) holds. With
     // none ready it sleeps until a task is pushed or wake() is called, so
     // whoever makes done() true calls wake() after; with Sleep::never it

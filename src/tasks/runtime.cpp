@@ -139,6 +139,23 @@ void Runtime::unhost() {
     }
 }
 
+Runtime::SetAside Runtime::set_seat_aside() noexcept {
+    SetAside s;
+    s.rt_ = tls.rt;
+    s.worker_ = tls.worker;
+    s.current_ = tls.current;
+    tls = detail::Tls{};
+    return s;
+}
+
+void Runtime::restore_seat(const SetAside& seat) {
+    if (!seat) return;
+    if (tls.rt != nullptr)
+        throw Error("restore_seat", "the calling thread holds a seat; it must leave it (unhost()) first");
+    tls = detail::Tls{static_cast<const detail::Executor*>(seat.rt_), static_cast<detail::Worker*>(seat.worker_),
+                      static_cast<detail::Task*>(seat.current_)};
+}
+
 void Runtime::run_until(bool (*done)(void*), void* arg, Sleep sleep) {
     check_hosted(*impl_, "run_until");
     if (done == nullptr) throw Error("done", "is null; run_until needs a condition");

@@ -78,6 +78,20 @@ for prog in "$@"; do
     say "ok: sync under OMP_PROC_BIND/OMP_PLACES as under libgomp"
 done
 
+# Nested teams where OMP_PLACES and an OMP_PROC_BIND list put them: each
+# inner thread counted from its encountering thread's place (nested.c).
+for prog in "$@"; do
+    [[ $(basename "$prog") == nested ]] || continue
+    for bind in "close,close" "close,primary" "close,spread" "primary,close" "true"; do
+        extra=""
+        [[ $bind == true ]] && extra="OMP_NESTED=true"
+        want=$(env NESTED_PLACES=1 OMP_PLACES=threads OMP_PROC_BIND=$bind $extra "$prog" 2>&1)
+        got=$(env NESTED_PLACES=1 OMP_PLACES=threads OMP_PROC_BIND=$bind $extra LD_PRELOAD="$preload" "$prog" 2>&1)
+        [[ $got == "$want" ]] || { bad "nested with OMP_PROC_BIND=$bind: output differs"; diff <(echo "$want") <(echo "$got") | head; }
+    done
+    say "ok: nested teams' places under OMP_PROC_BIND lists as under libgomp"
+done
+
 # OMP_NUM_THREADS=0 is not a positive integer: the standard leaves it to the
 # implementation; like libgomp, one line says so and the default is used.
 for prog in "$@"; do

@@ -427,6 +427,45 @@ TEST(HostedRuntime, LeavingRunUntilCompletesTheTasksItRan) {
     EXPECT_EQ(ran.load(), 2);
 }
 
+// Nested parallelism (the OpenMP shim's nested teams): a thread inside a
+// task of one runtime sets its seat aside, works in another runtime, and
+// takes the seat back with its task still current.
+TEST(HostedRuntime, ASeatSetAsideInsideATaskComesBackWithItsTask) {
+    EXPECT_FALSE(Runtime::set_seat_aside()) << "a thread without a seat sets nothing aside";
+    Runtime::restore_seat(Runtime::SetAside{});   // nothing to restore: no-op
+    Runtime outer{two_nodes(), two_ranks(), make_policy("dfifo")};
+    Runtime inner{two_nodes(), TeamLayout{{RankPlace{0, 1, 1}}}, make_policy("dep")};
+    std::vector<int> order;
+    bool restored_in_task = false, refused_while_seated = false;
+    outer.host(0);
+    outer.spawn([&] {
+        const Runtime::SetAside aside = Runtime::set_seat_aside();
+        if (!aside) return;
+        inner.host(0);
+        double v = 0;
+        for (int k = 0; k < 5; ++k) inner.spawn([&order, k] { order.push_back(k); }, {inout(&v, sizeof v)});
+        inner.run_until(all_done, &inner, Runtime::Sleep::never);
+        try {
+            Runtime::restore_seat(aside);   // still seated in `inner`
+        } catch (const Error& e) {
+            refused_while_seated = std::string(e.what()).find("restore_seat") != std::string::npos;
+        }
+        inner.unhost();
+        Runtime::restore_seat(aside);
+        // Back inside the outer task: leaving the seat now is refused.
+        try {
+            outer.unhost();
+        } catch (const Error& e) {
+            restored_in_task = std::string(e.what()).find("inside a task") != std::string::npos;
+        }
+    });
+    outer.run_until(all_done, &outer, Runtime::Sleep::never);
+    outer.unhost();
+    EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 3, 4}));
+    EXPECT_TRUE(refused_while_seated);
+    EXPECT_TRUE(restored_in_task) << "the outer task was not current again after restore_seat";
+}
+
 TEST(HostedRuntimeBadInput, IsRejectedNamingTheLimit) {
     Machine machine = two_nodes();
     expect_error([&] { Runtime rt(machine, TeamLayout{}, make_policy("dfifo")); }, "layout", "no ranks");

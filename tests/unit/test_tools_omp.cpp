@@ -52,18 +52,24 @@ TEST(OmpSettings, NumThreadsTakesAListOfPositiveIntegers) {
 
 TEST(OmpSettings, ProcBindKeywordsAndLists) {
     omp::Bind b = omp::Bind::false_;
-    EXPECT_TRUE(omp::parse_proc_bind("spread", b));
+    std::vector<omp::Bind> nested;
+    EXPECT_TRUE(omp::parse_proc_bind("spread", b, nested));
     EXPECT_EQ(b, omp::Bind::spread);
-    EXPECT_TRUE(omp::parse_proc_bind("CLOSE", b));
+    EXPECT_TRUE(nested.empty());
+    EXPECT_TRUE(omp::parse_proc_bind("CLOSE", b, nested));
     EXPECT_EQ(b, omp::Bind::close);
-    EXPECT_TRUE(omp::parse_proc_bind("master", b));
+    EXPECT_TRUE(omp::parse_proc_bind("master", b, nested));
     EXPECT_EQ(b, omp::Bind::primary);
-    EXPECT_TRUE(omp::parse_proc_bind("spread,close", b));
+    EXPECT_TRUE(omp::parse_proc_bind("spread, close,primary", b, nested));
     EXPECT_EQ(b, omp::Bind::spread);
-    EXPECT_TRUE(omp::parse_proc_bind("false", b));
+    EXPECT_EQ(nested, (std::vector<omp::Bind>{omp::Bind::close, omp::Bind::primary}));
+    EXPECT_TRUE(omp::parse_proc_bind("false", b, nested));
     EXPECT_EQ(b, omp::Bind::false_);
-    for (const char* bad : {"", "tight", "true,close", "spread,false", "close,"})
-        EXPECT_FALSE(omp::parse_proc_bind(bad, b)) << bad;
+    EXPECT_TRUE(nested.empty());
+    for (const char* bad : {"", "tight", "true,close", "spread,false", "close,", "close,,spread"}) {
+        EXPECT_FALSE(omp::parse_proc_bind(bad, b, nested)) << bad;
+        EXPECT_EQ(b, omp::Bind::false_) << bad;   // a refused value leaves the output as it was
+    }
 }
 
 TEST(OmpSettings, PlacesAbstractNamesAndExplicitLists) {
@@ -167,7 +173,15 @@ TEST(OmpSettings, BadValuesWarnOnceAndKeepTheDefault) {
     for (const char* bad : {"16777217", "-1", "4294967296", "lots", ""})
         expect_error([bad] { (void)read({{"NUMAWARE_TASK_THROTTLE", bad}}); }, "NUMAWARE_TASK_THROTTLE",
                      "is not an integer from 0 to 16777216");
-    EXPECT_EQ(read({{"OMP_NESTED", "true"}}).max_active_levels, ~0u);
+    // libgomp's figures: OMP_NESTED and lists of levels ask for every
+    // supported level (255); an explicit count is kept up to that.
+    EXPECT_EQ(read({{"OMP_NESTED", "true"}}).max_active_levels, omp::supported_active_levels);
+    EXPECT_EQ(read({{"OMP_NUM_THREADS", "2,3"}}).max_active_levels, omp::supported_active_levels);
+    EXPECT_EQ(read({{"OMP_PROC_BIND", "spread,close"}}).max_active_levels, omp::supported_active_levels);
+    EXPECT_EQ(read({{"OMP_NUM_THREADS", "2,3"}, {"OMP_MAX_ACTIVE_LEVELS", "2"}}).max_active_levels, 2u);
+    EXPECT_EQ(read({{"OMP_MAX_ACTIVE_LEVELS", "300"}}).max_active_levels, omp::supported_active_levels);
+    EXPECT_EQ(read({{"OMP_NUM_THREADS", "4"}}).max_active_levels, 1u);
+    EXPECT_EQ(read({{"OMP_NUM_THREADS", "2,2"}, {"OMP_NESTED", "false"}}).max_active_levels, 1u);
     EXPECT_EQ(read({{"OMP_MAX_ACTIVE_LEVELS", "0"}}).max_active_levels, 0u);
 }
 

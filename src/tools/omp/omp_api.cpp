@@ -71,16 +71,17 @@ void omp_set_dynamic(int on) {
     g_dynamic_set.store(true);
 }
 int omp_get_dynamic(void) { return g_dynamic_set.load() ? g_dynamic.load() : settings().dynamic; }
-void omp_set_nested(int on) { set_max_active_levels(on ? INT_MAX : 1); }
+void omp_set_nested(int on) { set_max_active_levels(on ? supported_active_levels : 1); }
 int omp_get_max_active_levels(void) { return static_cast<int>(std::min<unsigned>(max_active_levels(), INT_MAX)); }
 int omp_get_nested(void) { return omp_get_max_active_levels() > 1; }
 void omp_set_max_active_levels(int levels) {
-    if (levels >= 0) set_max_active_levels(static_cast<unsigned>(levels));
+    // Beyond the supported levels: the supported levels, as the standard says.
+    if (levels >= 0) set_max_active_levels(std::min(static_cast<unsigned>(levels), supported_active_levels));
 }
-int omp_get_supported_active_levels(void) { return 1; }   // nested regions run on one thread (docs/OPENMP.md)
+int omp_get_supported_active_levels(void) { return static_cast<int>(supported_active_levels); }
 int omp_get_cancellation(void) { return 0; }
 int omp_get_max_task_priority(void) { return 0; }
-int omp_get_proc_bind(void) { return static_cast<int>(settings().bind); }
+int omp_get_proc_bind(void) { return static_cast<int>(bind_var(thread_state().level)); }
 
 // ---- schedule ----
 void omp_set_schedule(int kind, int chunk) {

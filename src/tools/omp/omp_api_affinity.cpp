@@ -23,6 +23,14 @@
 #include "tools/omp/team.hpp"
 
 namespace numaware::omp {
+
+std::vector<unsigned> calling_thread_cpus() {
+    std::vector<unsigned> c;
+    if (os::linux_os().get_affinity(0, c) != 0) c.clear();
+    std::sort(c.begin(), c.end());
+    return c;
+}
+
 namespace {
 
 // affinity-format-var: OMP_AFFINITY_FORMAT, then omp_set_affinity_format.
@@ -36,14 +44,6 @@ std::string& format_var() {
 std::string current_format() {
     std::lock_guard g(g_format_mutex);
     return format_var();
-}
-
-// The calling thread's CPU mask, ascending; empty when it cannot be read.
-std::vector<unsigned> my_cpus() {
-    std::vector<unsigned> c;
-    if (os::linux_os().get_affinity(0, c) != 0) c.clear();
-    std::sort(c.begin(), c.end());
-    return c;
 }
 
 // A place number from the program: its place, or null when out of range.
@@ -113,7 +113,7 @@ std::string affinity_line(std::string_view format) {
     if (gethostname(host, sizeof host - 1) == 0) f.host = host;
     f.process_id = static_cast<long>(getpid());
     f.native_thread_id = static_cast<long>(syscall(SYS_gettid));
-    f.affinity = format_cpu_list(my_cpus());
+    f.affinity = format_cpu_list(calling_thread_cpus());
     return format_affinity(format, f);
 }
 
@@ -143,7 +143,9 @@ std::string display_env_text(bool verbose) {
     int chunk = 0;
     omp_get_schedule(&kind, &chunk);
     line("OMP_SCHEDULE", chunk > 0 ? fmt::format("{},{}", sched_name(kind), chunk) : sched_name(kind));
-    line("OMP_PROC_BIND", bind_name(omp_get_proc_bind()));
+    std::string binds = bind_name(omp_get_proc_bind());
+    for (Bind b : s.nested_binds) binds += fmt::format(",{}", bind_name(static_cast<int>(b)));
+    line("OMP_PROC_BIND", binds);
     line("OMP_PLACES", places_text(team_places()));
     line("OMP_STACKSIZE", s.stack_bytes ? fmt::format("{}", s.stack_bytes) : "the system's default");
     line("OMP_WAIT_POLICY", "PASSIVE");
@@ -186,7 +188,7 @@ void omp_get_place_proc_ids(int place, int* ids) {
     for (std::size_t i = 0; i < p->size(); ++i) ids[i] = static_cast<int>((*p)[i]);
 }
 
-int omp_get_place_num(void) { return place_of(team_places(), my_cpus()); }
+int omp_get_place_num(void) { return place_of(team_places(), calling_thread_cpus()); }
 
 // place-partition-var: every thread's is the whole list (numaware does not
 // narrow it for `spread` as libgomp does; docs/OPENMP.md).

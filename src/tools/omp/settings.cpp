@@ -94,12 +94,10 @@ bool parse_num_threads(std::string_view text, unsigned& first, std::vector<unsig
     return true;
 }
 
-bool parse_proc_bind(std::string_view text, Bind& out) {
-    // A list gives one policy per nesting level; nested regions run on one
-    // thread here (docs/OPENMP.md), so the first level's is the one used,
-    // but every entry must be valid.
-    Bind first = Bind::true_;
-    bool have = false;
+bool parse_proc_bind(std::string_view text, Bind& out, std::vector<Bind>& nested) {
+    // A list gives one policy per nesting level: the first the outermost
+    // region's, the last every level beyond the list.
+    std::vector<Bind> values;
     for (std::string_view part : split(text, ',')) {
         const std::string v = lower(trim(part));
         Bind b;
@@ -109,12 +107,14 @@ bool parse_proc_bind(std::string_view text, Bind& out) {
         else if (v == "close") b = Bind::close;
         else if (v == "spread") b = Bind::spread;
         else return false;
-        if (have && (b == Bind::false_ || b == Bind::true_ || first == Bind::false_ || first == Bind::true_))
+        if (!values.empty() && (b == Bind::false_ || b == Bind::true_ || values.front() == Bind::false_ ||
+                                values.front() == Bind::true_))
             return false;   // false and true are only valid alone
-        if (!have) first = b;
-        have = true;
+        values.push_back(b);
     }
-    out = first;
+    if (values.empty()) return false;
+    out = values.front();
+    nested.assign(values.begin() + 1, values.end());
     return true;
 }
 
@@ -285,7 +285,7 @@ Settings read_settings(const GetEnv& getenv, const Warn& warn) {
         if (!parse_num_threads(v, s.num_threads, s.nested_threads))
             invalid("OMP_NUM_THREADS", v, "a list of positive integers");
     if (const char* v = getenv("OMP_PROC_BIND")) {
-        if (parse_proc_bind(v, s.bind)) s.bind_set = true;
+        if (parse_proc_bind(v, s.bind, s.nested_binds)) s.bind_set = true;
         else invalid("OMP_PROC_BIND", v, "false, true, or a list of primary, close, spread");
     }
     if (const char* v = getenv("OMP_PLACES")) {
@@ -318,14 +318,17 @@ Settings read_settings(const GetEnv& getenv, const Warn& warn) {
         else if (d != "false") invalid(name, v, "true or false");
     };
     boolean("OMP_DYNAMIC", s.dynamic);
+    // Lists of more than one level ask for nested teams.
+    if (!s.nested_threads.empty() || !s.nested_binds.empty()) s.max_active_levels = supported_active_levels;
     if (const char* v = getenv("OMP_NESTED")) {
         const std::string d = lower(trim(v));
-        if (d == "true") s.max_active_levels = std::numeric_limits<unsigned>::max();
-        else if (d != "false") invalid("OMP_NESTED", v, "true or false");
+        if (d == "true") s.max_active_levels = supported_active_levels;
+        else if (d == "false") s.max_active_levels = 1;
+        else invalid("OMP_NESTED", v, "true or false");
     }
     if (const char* v = getenv("OMP_MAX_ACTIVE_LEVELS")) {
         unsigned levels = 0;
-        if (whole_number(std::string_view(v), levels)) s.max_active_levels = levels;
+        if (whole_number(std::string_view(v), levels)) s.max_active_levels = std::min(levels, supported_active_levels);
         else invalid("OMP_MAX_ACTIVE_LEVELS", v, "a non-negative integer");
     }
     if (const char* v = getenv("OMP_THREAD_LIMIT")) {

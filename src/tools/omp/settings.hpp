@@ -37,13 +37,17 @@ struct Settings {
     unsigned num_threads = 0;                  // OMP_NUM_THREADS' first value; 0: one per allowed CPU
     std::vector<unsigned> nested_threads;      // its later values, one per nesting level
     Bind bind = Bind::true_;                   // unset: numaware binds (close), see docs/OPENMP.md
+    std::vector<Bind> nested_binds;            // its later values, one per nesting level
     bool bind_set = false;                     // OMP_PROC_BIND was given
     Places places;
     bool places_set = false;
     std::size_t stack_bytes = 0;               // OMP_STACKSIZE; 0: the system's default
     Schedule schedule;                         // OMP_SCHEDULE: schedule(runtime)
     bool dynamic = false;                      // OMP_DYNAMIC
-    unsigned max_active_levels = 1;            // OMP_MAX_ACTIVE_LEVELS (OMP_NESTED=true: unbounded)
+    // OMP_MAX_ACTIVE_LEVELS (at most supported_active_levels); OMP_NESTED=true,
+    // or a list of more than one value in OMP_NUM_THREADS or OMP_PROC_BIND
+    // without either of them: supported_active_levels, as libgomp.
+    unsigned max_active_levels = 1;
     unsigned thread_limit = 0;                 // OMP_THREAD_LIMIT; 0: none
     unsigned num_teams = 0;                    // OMP_NUM_TEAMS; 0: one team per node the process may use
     unsigned teams_thread_limit = 0;           // OMP_TEAMS_THREAD_LIMIT; 0: none
@@ -61,6 +65,10 @@ struct Settings {
     std::string report_path;                   // NUMAWARE_REPORT: the run report's file; empty: none
 };
 
+// The nesting depth of active parallel regions that the shim supports
+// (omp_get_supported_active_levels), libgomp's figure.
+inline constexpr unsigned supported_active_levels = 255;
+
 // A value that the standard leaves to the implementation (not a positive
 // integer, an unknown keyword): libgomp and numaware both say so on one
 // line and keep the default. `warn` receives that line.
@@ -75,7 +83,7 @@ Settings read_settings(const GetEnv& getenv, const Warn& warn);
 // The parsers, one per variable (exposed for the tests). Each returns
 // false, leaving `out` as it was, for a value the standard does not define.
 bool parse_num_threads(std::string_view text, unsigned& first, std::vector<unsigned>& nested);
-bool parse_proc_bind(std::string_view text, Bind& out);
+bool parse_proc_bind(std::string_view text, Bind& out, std::vector<Bind>& nested);
 bool parse_places(std::string_view text, Places& out);
 bool parse_stack_size(std::string_view text, std::size_t& out);
 // GOMP_CPU_AFFINITY, libgomp's own: CPUs "N", ranges "M-N" and strided

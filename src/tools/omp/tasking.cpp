@@ -367,7 +367,7 @@ tasks::Runtime& team_runtime(Team& team) {
                     tasks::RuntimeOptions run_options;
                     tasks::ChromeTrace* trace = nullptr;
                     if (g_reported != nullptr) run_options.observer = trace = new tasks::ChromeTrace;
-                    kept = std::make_unique<tasks::Runtime>(team_machine(), task_layout(team.size),
+                    kept = std::make_unique<tasks::Runtime>(team_machine(), task_layout(team.size, team.thread_cpus),
                                                             tasks::make_policy(settings().policy, options),
                                                             run_options);
                     if (trace != nullptr) {
@@ -387,6 +387,23 @@ tasks::Runtime& team_runtime(Team& team) {
     // needs no thread_state()).
     if (t_seat != rt) take_seat(*rt, thread_state().num);
     return *rt;
+}
+
+SeatAside set_seat_aside() {
+    SeatAside a{t_seat, tasks::Runtime::set_seat_aside()};
+    t_seat = nullptr;
+    return a;
+}
+
+void restore_seat(const SeatAside& aside) {
+    if (!aside.runtime_state) return;
+    try {
+        if (t_seat != nullptr) t_seat->unhost();
+        tasks::Runtime::restore_seat(aside.runtime_state);
+    } catch (const Error& e) {
+        fatal(fmt::format("nested parallel region: {}", e.what()));
+    }
+    t_seat = aside.seat;
 }
 
 void leave_region(ThreadState& st) {

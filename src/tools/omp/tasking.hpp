@@ -24,11 +24,8 @@
 #include <cstdint>
 #include <string>
 
+#include "numaware/tasks.hpp"
 #include "tools/omp/team.hpp"
-
-namespace numaware::tasks {
-class Runtime;
-}
 
 namespace numaware::omp {
 
@@ -88,6 +85,16 @@ std::string trace_path(const std::string& report, std::size_t index, std::size_t
 
 // The calling thread takes worker `num`'s seat in `rt` (a no-op when it has it).
 void take_seat(tasks::Runtime& rt, unsigned num);
+
+// Nested parallelism: thread 0 of a nested team sets aside the seat it
+// holds in an outer team's runtime (possibly inside one of its tasks), and
+// takes it back once the nested region is over (after leave_region).
+struct SeatAside {
+    tasks::Runtime* seat = nullptr;
+    tasks::Runtime::SetAside runtime_state;
+};
+SeatAside set_seat_aside();
+void restore_seat(const SeatAside& aside);
 
 // A thread leaves its team's region (after the closing barrier): its
 // implicit task's record goes, and it leaves its seat in the team's runtime.

@@ -306,26 +306,69 @@ const Machine& team_machine() {
 }
 
 namespace {
+
+// A nested team's places: thread 0 stays where the encountering thread is
+// (place `from` of `places`; -1: it is unbound), and thread t goes where
+// `bind` puts it, counting from there over the whole list: close (true)
+// the next places in turn, spread strided over the list (in turn when the
+// threads outnumber the places), primary the same place, as libgomp
+// places them when the encountering thread's partition is the whole list
+// (numaware does not narrow partitions; docs/OPENMP.md). With
+// bind false, an unbound encountering thread or no places, threads 1.. may
+// use every CPU in `allowed`. Thread 0's CPUs are left empty: it is not
+// moved.
+Placement plan_nested_places(unsigned threads, Bind bind, int from, const PlaceList& places,
+                             const std::vector<unsigned>& allowed) {
+    Placement p;
+    p.cpus.resize(threads);
+    if (bind == Bind::false_ || from < 0 || places.empty()) {
+        for (unsigned t = 1; t < threads; ++t) p.cpus[t] = allowed;
+        return p;
+    }
+    const std::size_t n = places.size();
+    for (unsigned t = 1; t < threads; ++t) {
+        std::size_t step = t;   // close (true), and spread with more threads than places
+        if (bind == Bind::primary) step = 0;
+        else if (bind == Bind::spread && threads <= n) step = std::size_t{t} * n / threads;
+        p.cpus[t] = places[(static_cast<std::size_t>(from) + step) % n];
+    }
+    return p;
+}
+
 const Machine& machine() { return team_machine(); }
 
-// A pool: worker threads 1..n-1 of one initial thread's outermost regions
-// (each thread the program starts is an initial thread with a pool of its
-// own, as with libgomp). Each worker waits on its own `go` counter; the
-// encountering thread bumps it with the team to run.
+// A pool: worker threads 1..n-1 of the regions that one thread encounters
+// at one active nesting level (each thread the program starts is an
+// initial thread with a pool of its own, as with libgomp, and each thread
+// that encounters a nested active region has one for that level). Each
+// worker waits on its own `go` counter; the encountering thread bumps it
+// with the team to run.
 class Pool {
 public:
-    // The calling initial thread's pool; its threads end when the calling
-    // thread does.
-    static Pool& mine() {
+    // The calling thread's pool for the regions it encounters at active
+    // level `level` (0: outside every active region); its threads end when
+    // the calling thread does.
+    static Pool& of_calling_thread(unsigned level) {
         struct Holder {
-            Pool* pool = nullptr;
+            std::vector<Pool*> pools;
             ~Holder() {
-                if (pool) pool->stop();   // the Pool itself stays: a stopping worker may still read it
+                for (Pool* p : pools)
+                    if (p) p->stop();   // the Pool itself stays: a stopping worker may still read it
             }
         };
         thread_local Holder holder;
-        if (!holder.pool) holder.pool = new Pool;
-        return *holder.pool;
+        if (holder.pools.size() <= level) holder.pools.resize(level + 1, nullptr);
+        Pool*& pool = holder.pools[level];
+        if (!pool) pool = new Pool(level);
+        return *pool;
+    }
+    // omp_pause_resource from the calling thread: every pool of its own.
+    static bool pause_calling_threads() {
+        for (unsigned level = 0;; ++level) {
+            Pool& p = of_calling_thread(level);
+            if (p.workers_.empty() && level > 0) return true;
+            if (!p.pause()) return false;
+        }
     }
 
     // Starts a region of n threads: pool threads 1..n-1 run it; the
@@ -334,16 +377,29 @@ public:
                ThreadState& master) {
         if (busy_) fatal("internal error: a pool's region started inside its own region");
         busy_ = true;
+        // Thread 0 of a nested team may hold an outer team's seat, even
+        // inside one of its tasks: set aside until the region ends.
+        aside_ = set_seat_aside();
         Team& team = team_;
-        // Waiters spin only while every thread has a CPU of its own.
-        spin_ = n <= available_cpus() ? spin_iterations : 0;
+        // Waiters spin only while every thread has a CPU of its own (with
+        // the enclosing teams' threads counted).
+        unsigned threads = n;
+        for (unsigned size : master.sizes) threads = size != 0 && threads > UINT_MAX / size ? UINT_MAX : threads * size;
+        spin_ = threads <= available_cpus() ? spin_iterations : 0;
         team.start(n, spin_);
         team.fn = fn;
         team.data = data;
         set_parent(team, master);
         if (before_fork) before_fork(team, before_arg);
-        grow(team.size);
-        pin_master();
+        if (level_ == 0) {
+            grow(team.size);
+            pin_master();
+        } else {
+            plan_nested(team.size, bind_var(master.level));
+            team.thread_cpus = placement_.cpus;
+            team.thread_cpus.resize(team.size);
+            team.thread_cpus[0] = calling_thread_cpus();
+        }
         for (unsigned t = 1; t < team.size; ++t) {
             Worker& w = *workers_[t - 1];
             w.team = &team;
@@ -358,6 +414,8 @@ public:
 
     void end(ThreadState& master) {
         member_leave(master);
+        restore_seat(aside_);
+        aside_ = SeatAside{};
         busy_ = false;
     }
 
@@ -396,18 +454,42 @@ private:
         Schedule run_sched;
     };
 
-    Pool() = default;
+    explicit Pool(unsigned level) : level_(level) {}
 
     void grow(unsigned size) {
         if (size <= workers_.size() + 1 && size <= planned_for_) return;
         const unsigned target = std::max<unsigned>(size, static_cast<unsigned>(workers_.size()) + 1);
         placement_ = plan_places(machine(), target, settings());
+        ++plan_;
         planned_for_ = target;
-        for (unsigned t = static_cast<unsigned>(workers_.size()) + 1; t < target; ++t) {
+        start_workers(target);
+        master_pinned_ = false;
+    }
+    // A nested pool: its plan counts from the encountering thread's place
+    // and depends on the team's size, so it is made again when either
+    // changes; the master is never moved.
+    void plan_nested(unsigned size, Bind bind) {
+        const int from = place_of(team_places(), calling_thread_cpus());
+        if (size != planned_for_ || from != planned_from_ || bind != planned_bind_) {
+            const std::vector<unsigned>& allowed = initial_cpus();
+            std::vector<unsigned> all;
+            if (allowed.empty())
+                for (const Node& node : machine().nodes) all.insert(all.end(), node.cpus.begin(), node.cpus.end());
+            std::sort(all.begin(), all.end());
+            placement_ = plan_nested_places(std::max<unsigned>(size, static_cast<unsigned>(workers_.size()) + 1), bind,
+                                            from, team_places(), allowed.empty() ? all : allowed);
+            ++plan_;
+            planned_for_ = size;
+            planned_from_ = from;
+            planned_bind_ = bind;
+        }
+        start_workers(size);
+    }
+    void start_workers(unsigned size) {
+        for (unsigned t = static_cast<unsigned>(workers_.size()) + 1; t < size; ++t) {
             workers_.push_back(std::make_unique<Worker>());
             start_worker(*workers_.back(), t);
         }
-        master_pinned_ = false;
     }
 
     void start_worker(Worker& w, unsigned num) {
@@ -454,6 +536,7 @@ private:
 
     void worker_main(Worker& w, unsigned num) {
         pin(num);
+        unsigned pinned = plan_;   // the plan it is bound by
         ThreadState& st = thread_state();
         std::uint32_t seen = 0;
         for (;;) {
@@ -474,6 +557,10 @@ private:
                 w.done.store(true, std::memory_order_release);
                 return;
             }
+            if (pinned != plan_) {   // a new plan since (written before `go`)
+                pin(num);
+                pinned = plan_;
+            }
             st.nthreads_var = w.nthreads_var;
             st.run_sched_set = w.run_sched_set;
             st.run_sched = w.run_sched;
@@ -487,9 +574,16 @@ private:
     static constexpr unsigned spin_iterations = 2000;   // about 20-60 microseconds of pause
     std::atomic<unsigned> spin_{0};
     bool busy_ = false;
-    Team team_;   // the outermost regions' team, reused region after region
+    const unsigned level_;   // the active level of the regions it runs (0: the outermost)
+    Team team_;   // its regions' team, reused region after region
     Placement placement_;
+    unsigned plan_ = 0;   // placement_'s version: a worker bound by an older one binds again
     unsigned planned_for_ = 0;
+    int planned_from_ = -1;              // nested pools: the master's place the plan counts from
+    Bind planned_bind_ = Bind::true_;    // and the policy it follows
+    // A nested region's master: the task runtime seat it set aside
+    // (tasking.hpp), taken back at the region's end.
+    SeatAside aside_;
     bool master_pinned_ = false;
     std::vector<std::unique_ptr<Worker>> workers_;
 };
@@ -501,12 +595,15 @@ Team::~Team() = default;
 
 bool pause_pool() {
     if (thread_state().active_level > 0) return false;
-    return Pool::mine().pause();
+    return Pool::pause_calling_threads();
 }
 
-TeamLayout task_layout(unsigned threads) {
+TeamLayout task_layout(unsigned threads, const std::vector<std::vector<unsigned>>& cpus) {
     const Machine& m = machine();
-    const Placement p = plan_places(m, threads, settings());
+    Placement p;
+    if (cpus.empty()) p = plan_places(m, threads, settings());
+    else p.cpus = cpus;
+    p.cpus.resize(threads);
     // Threads without a place: contiguous over the allowed CPUs, cyclically.
     const TeamLayout fallback =
         plan_team(m, allowed_mapping(m, std::min(threads, available_cpus()), MappingKind::contiguous));
@@ -550,6 +647,9 @@ void member_enter(Team& team, unsigned num, ThreadState& st) {
     st.num = num;
     st.level = team.parent_level + 1;
     st.active_level = team.parent_active_level + (team.size > 1 ? 1 : 0);
+    // OMP_NUM_THREADS' list: nthreads-var of the implicit tasks at this level.
+    if (const std::vector<unsigned>& nested = settings().nested_threads; st.level <= nested.size())
+        st.nthreads_var = nested[st.level - 1];
     st.ancestors = team.parent_ancestors;
     st.ancestors.push_back(num);
     st.sizes = team.parent_sizes;
@@ -599,6 +699,12 @@ unsigned max_active_levels() {
 }
 
 void set_max_active_levels(unsigned levels) { g_max_active_levels.store(levels, std::memory_order_relaxed); }
+
+Bind bind_var(unsigned level) {
+    const Settings& s = settings();
+    if (level == 0 || s.nested_binds.empty()) return s.bind;
+    return s.nested_binds[std::min<std::size_t>(level, s.nested_binds.size()) - 1];
+}
 
 Schedule run_schedule() {
     const ThreadState& st = thread_state();
@@ -673,9 +779,9 @@ void set_nthreads_var(unsigned n) {
 
 unsigned team_size_for(unsigned requested) {
     const ThreadState& st = thread_state();
-    // Nested regions run on one thread (omp_get_supported_active_levels is
-    // 1; docs/OPENMP.md), and OMP_MAX_ACTIVE_LEVELS=0 serialises them all.
-    if (st.active_level >= std::min(max_active_levels(), 1u) || st.serial_regions) return 1;
+    // Beyond max-active-levels-var a region is inactive (one thread);
+    // OMP_MAX_ACTIVE_LEVELS=0 serialises them all.
+    if (st.active_level >= max_active_levels() || st.serial_regions) return 1;
     unsigned n = requested ? requested : nthreads_var();
     if (const unsigned limit = thread_limit()) n = std::min(n, limit);
     return std::max(n, 1u);
@@ -700,7 +806,7 @@ void parallel_begin(void (*fn)(void*), void* data, unsigned requested, void (*be
         member_enter(team, 0, st);
         return;
     }
-    Pool::mine().begin(fn, data, n, before_fork, before_arg, st);
+    Pool::of_calling_thread(st.active_level).begin(fn, data, n, before_fork, before_arg, st);
 }
 
 void parallel_end() {
@@ -711,7 +817,7 @@ void parallel_end() {
         if (!t_solo_teams.empty() && t_solo_teams.back().get() == solo) t_solo_teams.pop_back();
         return;
     }
-    Pool::mine().end(st);
+    Pool::of_calling_thread(st.active_level - 1).end(st);
 }
 
 void parallel(void (*fn)(void*), void* data, unsigned requested, void (*before_fork)(Team&, void*), void* before_arg) {

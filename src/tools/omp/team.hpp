@@ -81,6 +81,9 @@ struct Team {
     unsigned parent_level = 0, parent_active_level = 0;
     std::vector<unsigned> parent_ancestors, parent_sizes;
     unsigned parent_league_size = 1, parent_league_num = 0, parent_thread_limit = 0;   // a teams region's
+    // A nested team's CPUs per thread (its pool's plan; empty otherwise),
+    // for the task runtime's layout.
+    std::vector<std::vector<unsigned>> thread_cpus;
 
     // Explicit tasks: the hosted runtime of this team size, made at the
     // first task (team_runtime()) and kept for the next regions of the
@@ -175,6 +178,11 @@ void set_teams_thread_limit_var(unsigned limit);
 unsigned max_active_levels();
 void set_max_active_levels(unsigned levels);
 
+// bind-var of a thread at nesting level `level`: OMP_PROC_BIND's value for
+// the regions it encounters (the list's element `level`, the last one
+// beyond the list).
+Bind bind_var(unsigned level);
+
 // The calling thread's state (its solo team set up on first use). Every
 // construct and task asks for it: once made, it is one thread-local load
 // (the state itself has a destructor, so reaching it directly costs two
@@ -198,6 +206,8 @@ const std::vector<unsigned>& initial_cpus();
 // ---- places and affinity (omp_api_affinity.cpp) ----
 // OMP_PLACES over the machine model and initial_cpus() (affinity.hpp).
 const PlaceList& team_places();
+// The calling thread's CPU mask, ascending; empty when it cannot be read.
+std::vector<unsigned> calling_thread_cpus();
 // The calling thread's affinity line in `format`.
 std::string affinity_line(std::string_view format);
 // OMP_DISPLAY_AFFINITY: the calling thread's line on stderr, on its first
@@ -246,8 +256,10 @@ const Machine& team_machine();
 // Where the threads of a team of `threads` run, as the task runtime sees
 // them: thread t on its place's first CPU and that CPU's node; a thread
 // without a place (OMP_PROC_BIND=false, or more threads than CPUs) on the
-// CPU that a contiguous plan over the allowed CPUs gives it.
-TeamLayout task_layout(unsigned threads);
+// CPU that a contiguous plan over the allowed CPUs gives it. A nested
+// team's places are its own (`cpus`: each thread's CPUs, as its pool
+// bound them; empty for the outermost teams' plan).
+TeamLayout task_layout(unsigned threads, const std::vector<std::vector<unsigned>>& cpus = {});
 
 // fatal() for an entry point (or a clause of one) the shim does not
 // implement: "SYMBOL: not supported by libnumaware_omp.so yet (WHAT); run
