@@ -5,6 +5,9 @@
  * A plain gcc -fopenmp program: scripts/bench-omp runs it under libgomp,
  * LLVM's libomp and libnumaware_omp.so (LD_PRELOAD) in one run.
  *
+ * The last construct, nested-parallel, forks a region of two threads in
+ * each thread of a region of two (max-active-levels 2).
+ *
  * usage: syncbench [REPS] [DELAY_ITERATIONS]
  * prints one line per construct: NAME MICROSECONDS_PER_CONSTRUCT */
 #include <omp.h>
@@ -103,5 +106,22 @@ int main(int argc, char** argv) {
         if (x <= 0) sink = x;
     }
     printf("reduction %.3f\n", (omp_get_wtime() - t - ref) / reps * 1e6);
+
+    /* A nested region of two threads in each thread of a region of two:
+     * four threads (more than the CPUs of a 2-CPU machine: every runtime
+     * then shares them the same way). */
+    const int levels = omp_get_max_active_levels();
+    omp_set_max_active_levels(2);
+#pragma omp parallel num_threads(2)
+#pragma omp parallel num_threads(2)
+    delay(d);
+    t = omp_get_wtime();
+    for (int r = 0; r < reps; ++r) {
+#pragma omp parallel num_threads(2)
+#pragma omp parallel num_threads(2)
+        delay(d);
+    }
+    printf("nested-parallel %.3f\n", (omp_get_wtime() - t - ref) / reps * 1e6);
+    omp_set_max_active_levels(levels);
     return 0;
 }

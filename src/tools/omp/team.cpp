@@ -395,10 +395,7 @@ public:
             grow(team.size);
             pin_master();
         } else {
-            plan_nested(team.size, bind_var(master.level));
-            team.thread_cpus = placement_.cpus;
-            team.thread_cpus.resize(team.size);
-            team.thread_cpus[0] = calling_thread_cpus();
+            plan_nested(team, bind_var(master.level));
         }
         for (unsigned t = 1; t < team.size; ++t) {
             Worker& w = *workers_[t - 1];
@@ -468,8 +465,10 @@ private:
     // A nested pool: its plan counts from the encountering thread's place
     // and depends on the team's size, so it is made again when either
     // changes; the master is never moved.
-    void plan_nested(unsigned size, Bind bind) {
-        const int from = place_of(team_places(), calling_thread_cpus());
+    void plan_nested(Team& team, Bind bind) {
+        const unsigned size = team.size;
+        std::vector<unsigned> here = calling_thread_cpus();
+        const int from = place_of(team_places(), here);
         if (size != planned_for_ || from != planned_from_ || bind != planned_bind_) {
             const std::vector<unsigned>& allowed = initial_cpus();
             std::vector<unsigned> all;
@@ -482,6 +481,10 @@ private:
             planned_for_ = size;
             planned_from_ = from;
             planned_bind_ = bind;
+            // The team (this pool's, kept region after region) tells its
+            // task runtime where its threads are.
+            team.thread_cpus.assign(placement_.cpus.begin(), placement_.cpus.begin() + size);
+            team.thread_cpus[0] = std::move(here);
         }
         start_workers(size);
     }
