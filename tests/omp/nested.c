@@ -148,6 +148,8 @@ static void limit(void) {
 /* Where the inner teams' threads run: place and bind-var of each. */
 static void places(void) {
     int pl[MAXT][MAXT];
+    for (int i = 0; i < MAXT; ++i)
+        for (int j = 0; j < MAXT; ++j) pl[i][j] = -99;   /* a thread that did not run */
 #pragma omp parallel num_threads(2)
     {
         const int o = omp_get_thread_num();
@@ -156,6 +158,23 @@ static void places(void) {
     }
     for (int o = 0; o < 2; ++o)
         printf("places: outer thread %d's team at %d %d %d (place * 10 + bind-var)\n", o, pl[o][0], pl[o][1], pl[o][2]);
+    /* proc_bind clauses: the region's policy, and its threads' bind-var. */
+    int p[MAXT] = {-99, -99, -99, -99, -99, -99, -99, -99};
+#pragma omp parallel num_threads(2) proc_bind(primary)
+    p[omp_get_thread_num()] = omp_get_place_num() * 10 + (int)omp_get_proc_bind();
+    printf("proc_bind(primary): %d %d\n", p[0], p[1]);
+#pragma omp parallel for num_threads(2) proc_bind(close) schedule(static, 1)
+    for (int i = 0; i < 2; ++i) p[omp_get_thread_num()] = omp_get_place_num() * 10 + (int)omp_get_proc_bind();
+    printf("parallel for proc_bind(close): %d %d\n", p[0], p[1]);
+    for (int i = 0; i < MAXT; ++i)
+        for (int j = 0; j < MAXT; ++j) pl[i][j] = -99;
+#pragma omp parallel num_threads(2) proc_bind(close)
+    {
+        const int o = omp_get_thread_num();
+#pragma omp parallel num_threads(2) proc_bind(primary)
+        pl[o][omp_get_thread_num()] = omp_get_place_num() * 10 + (int)omp_get_proc_bind();
+    }
+    printf("nested proc_bind(primary): %d %d / %d %d\n", pl[0][0], pl[0][1], pl[1][0], pl[1][1]);
 }
 
 int main(void) {

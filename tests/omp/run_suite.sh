@@ -79,10 +79,11 @@ for prog in "$@"; do
 done
 
 # Nested teams where OMP_PLACES and an OMP_PROC_BIND list put them: each
-# inner thread counted from its encountering thread's place (nested.c).
+# inner thread counted from its encountering thread's place; proc_bind
+# clauses, and OMP_PROC_BIND=false, under which they are ignored (nested.c).
 for prog in "$@"; do
     [[ $(basename "$prog") == nested ]] || continue
-    for bind in "close,close" "close,primary" "close,spread" "primary,close" "true"; do
+    for bind in "close,close" "close,primary" "close,spread" "primary,close" "true" "false" "spread"; do
         extra=""
         [[ $bind == true ]] && extra="OMP_NESTED=true"
         want=$(env NESTED_PLACES=1 OMP_PLACES=threads OMP_PROC_BIND=$bind $extra "$prog" 2>&1)

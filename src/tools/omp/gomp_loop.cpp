@@ -294,13 +294,14 @@ void prestart(Team& team, void* arg) {
 
 // `split`: the older GOMP_parallel_loop_*_start form, whose caller runs the
 // body itself and then GOMP_parallel_end.
+// `flags`: GCC's, the proc_bind clause in the low three bits.
 void parallel_loop(void (*fn)(void*), void* data, unsigned num_threads, long start, long end, long incr, long sched,
-                   long chunk, bool split = false) {
+                   long chunk, bool split = false, unsigned flags = 0) {
     Prestart p;
     p.bounds = long_loop(start, end, incr);
     p.space = resolve_schedule(sched, chunk, p.bounds.count);
     if (split) parallel_begin(fn, data, num_threads, prestart, &p);
-    else parallel(fn, data, num_threads, prestart, &p);
+    else parallel(fn, data, num_threads, prestart, &p, flags & 7);
 }
 
 unsigned next_section() {
@@ -521,32 +522,32 @@ void GOMP_doacross_ull_wait(unsigned long long first, ...) {
 }
 
 // ---- combined parallel loops ----
-void GOMP_parallel_loop_static(void (*fn)(void*), void* data, unsigned nt, long s, long e, long i, long c, unsigned) {
-    parallel_loop(fn, data, nt, s, e, i, 1, c);
+void GOMP_parallel_loop_static(void (*fn)(void*), void* data, unsigned nt, long s, long e, long i, long c, unsigned flags) {
+    parallel_loop(fn, data, nt, s, e, i, 1, c, false, flags);
 }
-void GOMP_parallel_loop_dynamic(void (*fn)(void*), void* data, unsigned nt, long s, long e, long i, long c, unsigned) {
-    parallel_loop(fn, data, nt, s, e, i, 2, c);
+void GOMP_parallel_loop_dynamic(void (*fn)(void*), void* data, unsigned nt, long s, long e, long i, long c, unsigned flags) {
+    parallel_loop(fn, data, nt, s, e, i, 2, c, false, flags);
 }
-void GOMP_parallel_loop_guided(void (*fn)(void*), void* data, unsigned nt, long s, long e, long i, long c, unsigned) {
-    parallel_loop(fn, data, nt, s, e, i, 3, c);
+void GOMP_parallel_loop_guided(void (*fn)(void*), void* data, unsigned nt, long s, long e, long i, long c, unsigned flags) {
+    parallel_loop(fn, data, nt, s, e, i, 3, c, false, flags);
 }
-void GOMP_parallel_loop_runtime(void (*fn)(void*), void* data, unsigned nt, long s, long e, long i, unsigned) {
-    parallel_loop(fn, data, nt, s, e, i, 0, 0);
+void GOMP_parallel_loop_runtime(void (*fn)(void*), void* data, unsigned nt, long s, long e, long i, unsigned flags) {
+    parallel_loop(fn, data, nt, s, e, i, 0, 0, false, flags);
 }
 void GOMP_parallel_loop_nonmonotonic_dynamic(void (*fn)(void*), void* data, unsigned nt, long s, long e, long i, long c,
-                                             unsigned) {
-    parallel_loop(fn, data, nt, s, e, i, 2, c);
+                                             unsigned flags) {
+    parallel_loop(fn, data, nt, s, e, i, 2, c, false, flags);
 }
 void GOMP_parallel_loop_nonmonotonic_guided(void (*fn)(void*), void* data, unsigned nt, long s, long e, long i, long c,
-                                            unsigned) {
-    parallel_loop(fn, data, nt, s, e, i, 3, c);
+                                            unsigned flags) {
+    parallel_loop(fn, data, nt, s, e, i, 3, c, false, flags);
 }
-void GOMP_parallel_loop_nonmonotonic_runtime(void (*fn)(void*), void* data, unsigned nt, long s, long e, long i, unsigned) {
-    parallel_loop(fn, data, nt, s, e, i, 0, 0);
+void GOMP_parallel_loop_nonmonotonic_runtime(void (*fn)(void*), void* data, unsigned nt, long s, long e, long i, unsigned flags) {
+    parallel_loop(fn, data, nt, s, e, i, 0, 0, false, flags);
 }
 void GOMP_parallel_loop_maybe_nonmonotonic_runtime(void (*fn)(void*), void* data, unsigned nt, long s, long e, long i,
-                                                   unsigned) {
-    parallel_loop(fn, data, nt, s, e, i, 0, 0);
+                                                   unsigned flags) {
+    parallel_loop(fn, data, nt, s, e, i, 0, 0, false, flags);
 }
 
 // The older split form (GCC before 4.9, and objects built with it): the
@@ -592,8 +593,8 @@ bool GOMP_sections_end_cancel(void) {
     GOMP_sections_end();
     return false;
 }
-void GOMP_parallel_sections(void (*fn)(void*), void* data, unsigned nt, unsigned count, unsigned) {
-    parallel_loop(fn, data, nt, 1, static_cast<long>(count) + 1, 1, 2, 1);
+void GOMP_parallel_sections(void (*fn)(void*), void* data, unsigned nt, unsigned count, unsigned flags) {
+    parallel_loop(fn, data, nt, 1, static_cast<long>(count) + 1, 1, 2, 1, false, flags);
 }
 void GOMP_parallel_sections_start(void (*fn)(void*), void* data, unsigned nt, unsigned count) {
     parallel_loop(fn, data, nt, 1, static_cast<long>(count) + 1, 1, 2, 1, true);

@@ -40,8 +40,9 @@ using namespace numaware::omp;
 #pragma GCC visibility push(default)   // the entry points: exports.map keeps only these
 extern "C" {
 
-void GOMP_parallel(void (*fn)(void*), void* data, unsigned num_threads, unsigned /*flags: proc_bind clause*/) {
-    parallel(fn, data, num_threads);
+// flags: the proc_bind clause in the low three bits (team.hpp).
+void GOMP_parallel(void (*fn)(void*), void* data, unsigned num_threads, unsigned flags) {
+    parallel(fn, data, num_threads, nullptr, nullptr, flags & 7);
 }
 void GOMP_parallel_start(void (*fn)(void*), void* data, unsigned num_threads) { parallel_begin(fn, data, num_threads); }
 
@@ -50,7 +51,7 @@ void GOMP_parallel_start(void (*fn)(void*), void* data, unsigned num_threads) { 
 // fork; every implicit task starts in a taskgroup that holds it. Returns
 // the team's size, which GCC's code needs to combine the copies (and then
 // unregisters).
-unsigned GOMP_parallel_reductions(void (*fn)(void*), void* data, unsigned num_threads, unsigned /*flags*/) {
+unsigned GOMP_parallel_reductions(void (*fn)(void*), void* data, unsigned num_threads, unsigned flags) {
     struct Fork {
         std::uintptr_t* reductions;
         TaskGroup group;
@@ -69,7 +70,7 @@ unsigned GOMP_parallel_reductions(void (*fn)(void*), void* data, unsigned num_th
             f->threads = team.size;
             team.initial_taskgroup = &f->group;
         },
-        &fork);
+        &fork, flags & 7);
     return fork.threads;
 }
 void GOMP_parallel_end(void) { parallel_end(); }

@@ -81,7 +81,7 @@ void omp_set_max_active_levels(int levels) {
 int omp_get_supported_active_levels(void) { return static_cast<int>(supported_active_levels); }
 int omp_get_cancellation(void) { return 0; }
 int omp_get_max_task_priority(void) { return 0; }
-int omp_get_proc_bind(void) { return static_cast<int>(bind_var(thread_state().level)); }
+int omp_get_proc_bind(void) { return static_cast<int>(bind_var(thread_state())); }
 
 // ---- schedule ----
 void omp_set_schedule(int kind, int chunk) {

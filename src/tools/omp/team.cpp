@@ -374,7 +374,7 @@ public:
     // Starts a region of n threads: pool threads 1..n-1 run it; the
     // calling thread is thread 0 and finishes with end().
     void begin(void (*fn)(void*), void* data, unsigned n, void (*before_fork)(Team&, void*), void* before_arg,
-               ThreadState& master) {
+               ThreadState& master, Bind bind, Bind implicit_bind) {
         if (busy_) fatal("internal error: a pool's region started inside its own region");
         busy_ = true;
         // Thread 0 of a nested team may hold an outer team's seat, even
@@ -390,12 +390,13 @@ public:
         team.fn = fn;
         team.data = data;
         set_parent(team, master);
+        team.implicit_bind = implicit_bind;
         if (before_fork) before_fork(team, before_arg);
         if (level_ == 0) {
-            grow(team.size);
+            grow(team.size, bind);
             pin_master();
         } else {
-            plan_nested(team, bind_var(master.level));
+            plan_nested(team, bind);
         }
         for (unsigned t = 1; t < team.size; ++t) {
             Worker& w = *workers_[t - 1];
@@ -453,12 +454,15 @@ private:
 
     explicit Pool(unsigned level) : level_(level) {}
 
-    void grow(unsigned size) {
-        if (size <= workers_.size() + 1 && size <= planned_for_) return;
+    void grow(unsigned size, Bind bind) {
+        if (size <= workers_.size() + 1 && size <= planned_for_ && bind == planned_bind_) return;
         const unsigned target = std::max<unsigned>(size, static_cast<unsigned>(workers_.size()) + 1);
-        placement_ = plan_places(machine(), target, settings());
+        Settings s = settings();   // a proc_bind clause's policy instead of OMP_PROC_BIND's
+        s.bind = bind;
+        placement_ = plan_places(machine(), target, s);
         ++plan_;
         planned_for_ = target;
+        planned_bind_ = bind;
         start_workers(target);
         master_pinned_ = false;
     }
@@ -583,7 +587,7 @@ private:
     unsigned plan_ = 0;   // placement_'s version: a worker bound by an older one binds again
     unsigned planned_for_ = 0;
     int planned_from_ = -1;              // nested pools: the master's place the plan counts from
-    Bind planned_bind_ = Bind::true_;    // and the policy it follows
+    Bind planned_bind_ = settings().bind;   // the policy the plan follows
     // A nested region's master: the task runtime seat it set aside
     // (tasking.hpp), taken back at the region's end.
     SeatAside aside_;
@@ -650,6 +654,8 @@ void member_enter(Team& team, unsigned num, ThreadState& st) {
     st.num = num;
     st.level = team.parent_level + 1;
     st.active_level = team.parent_active_level + (team.size > 1 ? 1 : 0);
+    st.bind_var = team.implicit_bind;
+    st.bind_var_set = true;
     // OMP_NUM_THREADS' list: nthreads-var of the implicit tasks at this level.
     if (const std::vector<unsigned>& nested = settings().nested_threads; st.level <= nested.size())
         st.nthreads_var = nested[st.level - 1];
@@ -703,11 +709,7 @@ unsigned max_active_levels() {
 
 void set_max_active_levels(unsigned levels) { g_max_active_levels.store(levels, std::memory_order_relaxed); }
 
-Bind bind_var(unsigned level) {
-    const Settings& s = settings();
-    if (level == 0 || s.nested_binds.empty()) return s.bind;
-    return s.nested_binds[std::min<std::size_t>(level, s.nested_binds.size()) - 1];
-}
+Bind bind_var(const ThreadState& st) { return st.bind_var_set ? st.bind_var : settings().bind; }
 
 Schedule run_schedule() {
     const ThreadState& st = thread_state();
@@ -791,8 +793,15 @@ unsigned team_size_for(unsigned requested) {
 }
 
 void parallel_begin(void (*fn)(void*), void* data, unsigned requested, void (*before_fork)(Team&, void*),
-                    void* before_arg) {
+                    void* before_arg, unsigned proc_bind) {
     ThreadState& st = thread_state();
+    // The region's binding policy and its implicit tasks' bind-var.
+    const Bind encountering = bind_var(st);
+    const bool clause = proc_bind >= static_cast<unsigned>(Bind::primary) &&
+                        proc_bind <= static_cast<unsigned>(Bind::spread) && encountering != Bind::false_;
+    const Bind bind = clause ? static_cast<Bind>(proc_bind) : encountering;
+    const std::vector<Bind>& list = settings().nested_binds;
+    const Bind implicit_bind = st.level < list.size() ? list[st.level] : bind;
     // Read once, also under a num_threads clause: where libgomp holds the
     // ICV this brings its value into the state the implicit tasks inherit.
     const unsigned icv = nthreads_var();
@@ -805,11 +814,12 @@ void parallel_begin(void (*fn)(void*), void* data, unsigned requested, void (*be
         team.fn = fn;
         team.data = data;
         set_parent(team, st);
+        team.implicit_bind = implicit_bind;
         if (before_fork) before_fork(team, before_arg);
         member_enter(team, 0, st);
         return;
     }
-    Pool::of_calling_thread(st.active_level).begin(fn, data, n, before_fork, before_arg, st);
+    Pool::of_calling_thread(st.active_level).begin(fn, data, n, before_fork, before_arg, st, bind, implicit_bind);
 }
 
 void parallel_end() {
@@ -823,8 +833,9 @@ void parallel_end() {
     Pool::of_calling_thread(st.active_level - 1).end(st);
 }
 
-void parallel(void (*fn)(void*), void* data, unsigned requested, void (*before_fork)(Team&, void*), void* before_arg) {
-    parallel_begin(fn, data, requested, before_fork, before_arg);
+void parallel(void (*fn)(void*), void* data, unsigned requested, void (*before_fork)(Team&, void*), void* before_arg,
+              unsigned proc_bind) {
+    parallel_begin(fn, data, requested, before_fork, before_arg, proc_bind);
     fn(data);
     parallel_end();
 }

@@ -84,6 +84,7 @@ struct Team {
     // A nested team's CPUs per thread (its pool's plan; empty otherwise),
     // for the task runtime's layout.
     std::vector<std::vector<unsigned>> thread_cpus;
+    Bind implicit_bind = Bind::true_;   // bind-var of its implicit tasks (set before the fork)
 
     // Explicit tasks: the hosted runtime of this team size, made at the
     // first task (team_runtime()) and kept for the next regions of the
@@ -129,6 +130,10 @@ struct ThreadState {
     // not in a target region's new contention group, whose ICVs start anew.
     bool nthreads_in_libgomp = true;
     bool run_sched_set = false;   // run-sched-var set by omp_set_schedule (else OMP_SCHEDULE's)
+    // bind-var of its data environment, once a region set it (else
+    // OMP_PROC_BIND's first value): bind_var().
+    bool bind_var_set = false;
+    Bind bind_var = Bind::true_;
     Schedule run_sched;
     // The host teams construct (GOMP_teams_reg): the league's size and this
     // thread's team in it (1 and 0 outside one), and the thread-limit-var
@@ -178,10 +183,12 @@ void set_teams_thread_limit_var(unsigned limit);
 unsigned max_active_levels();
 void set_max_active_levels(unsigned levels);
 
-// bind-var of a thread at nesting level `level`: OMP_PROC_BIND's value for
-// the regions it encounters (the list's element `level`, the last one
-// beyond the list).
-Bind bind_var(unsigned level);
+// bind-var of a thread's data environment: the binding policy of the
+// regions it encounters without a proc_bind clause (omp_get_proc_bind).
+// Outside every region OMP_PROC_BIND's first value; an implicit task at
+// level L gets the list's element L, else the proc_bind clause of its
+// region, else its encountering thread's.
+Bind bind_var(const ThreadState& st);
 
 // The calling thread's state (its solo team set up on first use). Every
 // construct and task asks for it: once made, it is one thread-local load
@@ -224,14 +231,18 @@ bool pause_pool();
 // region's closing barrier. `before_fork`, if given, runs on the
 // calling thread once the team is set up and before any other thread
 // starts (the combined parallel loops initialise their loop there).
+// `proc_bind`: the construct's proc_bind clause as GCC passes it in the
+// low bits of GOMP_parallel's flags (omp_proc_bind_t: 2 primary, 3 close,
+// 4 spread; 0 none); ignored where bind-var is false, as the standard says.
 void parallel(void (*fn)(void*), void* data, unsigned requested,
-              void (*before_fork)(Team&, void*) = nullptr, void* before_arg = nullptr);
+              void (*before_fork)(Team&, void*) = nullptr, void* before_arg = nullptr, unsigned proc_bind = 0);
 
 // The same in two halves, for GOMP_parallel_start/_end: parallel_begin
 // returns on thread 0 once the others run fn(data); thread 0 then runs the
 // body itself and calls parallel_end, which waits at the closing barrier.
 void parallel_begin(void (*fn)(void*), void* data, unsigned requested,
-                    void (*before_fork)(Team&, void*) = nullptr, void* before_arg = nullptr);
+                    void (*before_fork)(Team&, void*) = nullptr, void* before_arg = nullptr,
+                    unsigned proc_bind = 0);
 void parallel_end();
 
 // The threads a region of `requested` threads gets from here, as
