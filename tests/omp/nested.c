@@ -6,8 +6,9 @@
  * and the ICVs that govern nesting. Every figure is printed from arrays
  * after the regions, so the output is the same whatever the order in which
  * threads ran. With NESTED_PLACES set (run_suite.sh sets it with
- * OMP_PLACES and OMP_PROC_BIND lists) it also prints the place and bind-var
- * of every thread of the inner teams. */
+ * OMP_PLACES and OMP_PROC_BIND lists) it prints instead the place and
+ * bind-var of every thread of the inner teams; with NESTED_THREAD_LIMIT (and
+ * OMP_THREAD_LIMIT) the team sizes that the limit leaves. */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,9 +178,47 @@ static void places(void) {
     printf("nested proc_bind(primary): %d %d / %d %d\n", pl[0][0], pl[0][1], pl[1][0], pl[1][1]);
 }
 
+/* thread-limit-var bounds the threads of the whole contention group: the
+ * inner teams share what the outer one leaves (which of them gets more
+ * depends on timing, so the sizes are printed smaller first). */
+static void thread_limit(void) {
+    int sizes[2] = {0, 0}, outer = 0, big = 0, started = 0;
+    omp_set_max_active_levels(3);
+#pragma omp parallel num_threads(2)
+    {
+        const int o = omp_get_thread_num();
+        if (o == 0) outer = omp_get_num_threads();
+#pragma omp parallel num_threads(3)
+#pragma omp master
+        {
+            sizes[o] = omp_get_num_threads();
+            /* Both inner teams stay until both exist, so that the limit
+             * sees them together. */
+#pragma omp atomic
+            started += 1;
+            for (;;) {
+                int now;
+#pragma omp atomic read
+                now = started;
+                if (now == 2) break;
+            }
+        }
+    }
+#pragma omp parallel num_threads(8)
+#pragma omp master
+    big = omp_get_num_threads();
+    const int lo = sizes[0] < sizes[1] ? sizes[0] : sizes[1], hi = sizes[0] < sizes[1] ? sizes[1] : sizes[0];
+    printf("thread limit %d: outer team %d, inner teams %d and %d, then a region of 8 gets %d\n",
+           omp_get_thread_limit(), outer, lo, hi, big);
+}
+
 int main(void) {
     if (getenv("NESTED_PLACES")) {
         places();
+        return 0;
+    }
+    if (getenv("NESTED_THREAD_LIMIT")) {
+        thread_limit();
         return 0;
     }
     /* By default (no OMP_NESTED, no list in OMP_NUM_THREADS): one level. */

@@ -91,6 +91,13 @@ for prog in "$@"; do
         [[ $got == "$want" ]] || { bad "nested with OMP_PROC_BIND=$bind: output differs"; diff <(echo "$want") <(echo "$got") | head; }
     done
     say "ok: nested teams' places under OMP_PROC_BIND lists as under libgomp"
+    # OMP_THREAD_LIMIT bounds the nested teams' threads together.
+    for limit in 2 3 4 6 9; do
+        want=$(NESTED_THREAD_LIMIT=1 OMP_THREAD_LIMIT=$limit "$prog" 2>&1)
+        got=$(NESTED_THREAD_LIMIT=1 OMP_THREAD_LIMIT=$limit LD_PRELOAD="$preload" "$prog" 2>&1)
+        [[ $got == "$want" ]] || { bad "nested with OMP_THREAD_LIMIT=$limit: output differs"; diff <(echo "$want") <(echo "$got") | head; }
+    done
+    say "ok: OMP_THREAD_LIMIT over nested teams as under libgomp"
 done
 
 # OMP_NUM_THREADS=0 is not a positive integer: the standard leaves it to the

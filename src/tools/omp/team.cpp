@@ -337,6 +337,19 @@ Placement plan_nested_places(unsigned threads, Bind bind, int from, const PlaceL
 
 const Machine& machine() { return team_machine(); }
 
+// What parallel_begin decided for a team before its fork.
+struct Fork {
+    Bind bind = Bind::true_;            // the region's binding policy
+    Bind implicit_bind = Bind::true_;   // its implicit tasks' bind-var
+    ContentionGroup* group = nullptr;
+    unsigned reserved = 0;              // threads added to the group's count
+    void apply(Team& team) const {
+        team.implicit_bind = implicit_bind;
+        team.group = group;
+        team.reserved = reserved;
+    }
+};
+
 // A pool: worker threads 1..n-1 of the regions that one thread encounters
 // at one active nesting level (each thread the program starts is an
 // initial thread with a pool of its own, as with libgomp, and each thread
@@ -374,7 +387,7 @@ public:
     // Starts a region of n threads: pool threads 1..n-1 run it; the
     // calling thread is thread 0 and finishes with end().
     void begin(void (*fn)(void*), void* data, unsigned n, void (*before_fork)(Team&, void*), void* before_arg,
-               ThreadState& master, Bind bind, Bind implicit_bind) {
+               ThreadState& master, const Fork& fork) {
         if (busy_) fatal("internal error: a pool's region started inside its own region");
         busy_ = true;
         // Thread 0 of a nested team may hold an outer team's seat, even
@@ -390,13 +403,13 @@ public:
         team.fn = fn;
         team.data = data;
         set_parent(team, master);
-        team.implicit_bind = implicit_bind;
+        fork.apply(team);
         if (before_fork) before_fork(team, before_arg);
         if (level_ == 0) {
-            grow(team.size, bind);
+            grow(team.size, fork.bind);
             pin_master();
         } else {
-            plan_nested(team, bind);
+            plan_nested(team, fork.bind);
         }
         for (unsigned t = 1; t < team.size; ++t) {
             Worker& w = *workers_[t - 1];
@@ -412,6 +425,7 @@ public:
 
     void end(ThreadState& master) {
         member_leave(master);
+        team_.group->threads.fetch_sub(team_.reserved, std::memory_order_acq_rel);
         restore_seat(aside_);
         aside_ = SeatAside{};
         busy_ = false;
@@ -656,6 +670,7 @@ void member_enter(Team& team, unsigned num, ThreadState& st) {
     st.active_level = team.parent_active_level + (team.size > 1 ? 1 : 0);
     st.bind_var = team.implicit_bind;
     st.bind_var_set = true;
+    st.group = team.group;
     // OMP_NUM_THREADS' list: nthreads-var of the implicit tasks at this level.
     if (const std::vector<unsigned>& nested = settings().nested_threads; st.level <= nested.size())
         st.nthreads_var = nested[st.level - 1];
@@ -710,6 +725,12 @@ unsigned max_active_levels() {
 void set_max_active_levels(unsigned levels) { g_max_active_levels.store(levels, std::memory_order_relaxed); }
 
 Bind bind_var(const ThreadState& st) { return st.bind_var_set ? st.bind_var : settings().bind; }
+
+ContentionGroup& group_of(ThreadState& st) {
+    if (st.group != nullptr) return *st.group;
+    thread_local ContentionGroup own;   // the calling thread's, as an initial thread
+    return own;
+}
 
 Schedule run_schedule() {
     const ThreadState& st = thread_state();
@@ -801,11 +822,27 @@ void parallel_begin(void (*fn)(void*), void* data, unsigned requested, void (*be
                         proc_bind <= static_cast<unsigned>(Bind::spread) && encountering != Bind::false_;
     const Bind bind = clause ? static_cast<Bind>(proc_bind) : encountering;
     const std::vector<Bind>& list = settings().nested_binds;
-    const Bind implicit_bind = st.level < list.size() ? list[st.level] : bind;
+    Fork fork;
+    fork.bind = bind;
+    fork.implicit_bind = st.level < list.size() ? list[st.level] : bind;
+    fork.group = &group_of(st);
     // Read once, also under a num_threads clause: where libgomp holds the
     // ICV this brings its value into the state the implicit tasks inherit.
     const unsigned icv = nthreads_var();
-    const unsigned n = team_size_for(requested ? requested : icv);
+    unsigned n = team_size_for(requested ? requested : icv);
+    if (n > 1) {
+        // thread-limit-var bounds the contention group's threads in use:
+        // the team gets those still free (libgomp's rule).
+        const unsigned limit = thread_limit();
+        std::atomic<unsigned>& used = fork.group->threads;
+        unsigned now = used.load(std::memory_order_relaxed), more;
+        do {
+            more = n - 1;
+            if (limit) more = std::min(more, limit > now ? limit - now : 0u);
+        } while (!used.compare_exchange_weak(now, now + more, std::memory_order_acq_rel, std::memory_order_relaxed));
+        fork.reserved = more;
+        n = more + 1;
+    }
     if (n == 1) {
         // A serialised region: a team of one on this thread.
         t_solo_teams.push_back(std::make_unique<Team>());
@@ -814,12 +851,12 @@ void parallel_begin(void (*fn)(void*), void* data, unsigned requested, void (*be
         team.fn = fn;
         team.data = data;
         set_parent(team, st);
-        team.implicit_bind = implicit_bind;
+        fork.apply(team);
         if (before_fork) before_fork(team, before_arg);
         member_enter(team, 0, st);
         return;
     }
-    Pool::of_calling_thread(st.active_level).begin(fn, data, n, before_fork, before_arg, st, bind, implicit_bind);
+    Pool::of_calling_thread(st.active_level).begin(fn, data, n, before_fork, before_arg, st, fork);
 }
 
 void parallel_end() {

@@ -69,6 +69,12 @@ struct TaskGroup;   // tasking.hpp
 // One parallel region's team. The pool's team is reused region after
 // region; a serialised region (nested, or one thread) has its own on the
 // encountering thread's stack.
+// A contention group (an initial thread and the threads of the teams it and
+// they start): its threads in use, which thread-limit-var bounds.
+struct ContentionGroup {
+    std::atomic<unsigned> threads{1};
+};
+
 struct Team {
     unsigned size = 1;
     Barrier barrier;
@@ -85,6 +91,8 @@ struct Team {
     // for the task runtime's layout.
     std::vector<std::vector<unsigned>> thread_cpus;
     Bind implicit_bind = Bind::true_;   // bind-var of its implicit tasks (set before the fork)
+    ContentionGroup* group = nullptr;   // its threads' contention group
+    unsigned reserved = 0;              // the threads it added to the group's count (given back at its end)
 
     // Explicit tasks: the hosted runtime of this team size, made at the
     // first task (team_runtime()) and kept for the next regions of the
@@ -134,6 +142,7 @@ struct ThreadState {
     // OMP_PROC_BIND's first value): bind_var().
     bool bind_var_set = false;
     Bind bind_var = Bind::true_;
+    ContentionGroup* group = nullptr;   // null: its own, as an initial thread
     Schedule run_sched;
     // The host teams construct (GOMP_teams_reg): the league's size and this
     // thread's team in it (1 and 0 outside one), and the thread-limit-var
@@ -189,6 +198,8 @@ void set_max_active_levels(unsigned levels);
 // level L gets the list's element L, else the proc_bind clause of its
 // region, else its encountering thread's.
 Bind bind_var(const ThreadState& st);
+// The contention group of the calling thread's state.
+ContentionGroup& group_of(ThreadState& st);
 
 // The calling thread's state (its solo team set up on first use). Every
 // construct and task asks for it: once made, it is one thread-local load
