@@ -477,6 +477,7 @@ private:
         ++plan_;
         planned_for_ = target;
         planned_bind_ = bind;
+        team_.thread_cpus = placement_.cpus;   // the task runtime's layout (task_layout)
         start_workers(target);
         master_pinned_ = false;
     }
@@ -503,6 +504,8 @@ private:
             // task runtime where its threads are.
             team.thread_cpus.assign(placement_.cpus.begin(), placement_.cpus.begin() + size);
             team.thread_cpus[0] = std::move(here);
+            if (bind == Bind::false_ || from < 0)   // unbound: no place to tell
+                for (unsigned t = 1; t < size; ++t) team.thread_cpus[t].clear();
         }
         start_workers(size);
     }

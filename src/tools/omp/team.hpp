@@ -87,8 +87,8 @@ struct Team {
     unsigned parent_level = 0, parent_active_level = 0;
     std::vector<unsigned> parent_ancestors, parent_sizes;
     unsigned parent_league_size = 1, parent_league_num = 0, parent_thread_limit = 0;   // a teams region's
-    // A nested team's CPUs per thread (its pool's plan; empty otherwise),
-    // for the task runtime's layout.
+    // Its threads' CPUs (its pool's plan, at least a thread each; empty for
+    // a team of one), for the task runtime's layout.
     std::vector<std::vector<unsigned>> thread_cpus;
     Bind implicit_bind = Bind::true_;   // bind-var of its implicit tasks (set before the fork)
     ContentionGroup* group = nullptr;   // its threads' contention group
@@ -278,9 +278,9 @@ const Machine& team_machine();
 // Where the threads of a team of `threads` run, as the task runtime sees
 // them: thread t on its place's first CPU and that CPU's node; a thread
 // without a place (OMP_PROC_BIND=false, or more threads than CPUs) on the
-// CPU that a contiguous plan over the allowed CPUs gives it. A nested
-// team's places are its own (`cpus`: each thread's CPUs, as its pool
-// bound them; empty for the outermost teams' plan).
+// CPU that a contiguous plan over the allowed CPUs gives it. `cpus`: each
+// thread's CPUs as its pool bound them (Team::thread_cpus); empty: the
+// plan OMP_PROC_BIND and OMP_PLACES make for the outermost teams.
 TeamLayout task_layout(unsigned threads, const std::vector<std::vector<unsigned>>& cpus = {});
 
 // fatal() for an entry point (or a clause of one) the shim does not
