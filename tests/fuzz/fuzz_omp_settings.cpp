@@ -25,7 +25,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     case 2: {
         Bind b = Bind::close;
-        if (!parse_proc_bind(value, b)) fuzz::require(b == Bind::close);
+        std::vector<Bind> nested{Bind::spread};
+        if (!parse_proc_bind(value, b, nested)) fuzz::require(b == Bind::close && nested.size() == 1);
+        else fuzz::require(b != Bind::false_ && b != Bind::true_ ? true : nested.empty());
         break;
     }
     case 3: {

@@ -110,6 +110,13 @@ void Barrier::wait() {
         __builtin_ia32_pause();
 #endif
     }
+    // More threads than CPUs: the CPU goes to the threads waited for a few
+    // times before this one sleeps (yields_before_sleep).
+    for (unsigned i = 0; spin == 0 && i < yields_before_sleep; ++i) {
+        if (generation_.load(std::memory_order_acquire) != gen) return;
+        if (tasks::Runtime* r = runtime_.load(std::memory_order_acquire)) return help(*r);
+        sched_yield();
+    }
     sleepers_.fetch_add(1, std::memory_order_seq_cst);
     tasks::Runtime* appeared = nullptr;
     for (;;) {
@@ -570,6 +577,8 @@ private:
 #if defined(__x86_64__) || defined(__i386__)
                     __builtin_ia32_pause();
 #endif
+                } else if (spin == 0 && i < yields_before_sleep) {
+                    sched_yield();
                 } else {
                     w.sleeping.store(true, std::memory_order_seq_cst);
                     if (w.go.load(std::memory_order_seq_cst) == seen) futex_wait(w.go, seen);

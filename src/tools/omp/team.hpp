@@ -34,6 +34,13 @@ struct OmpTask;
 
 // A team barrier: a counter and a generation; waiters spin briefly, then
 // sleep on the generation (a futex through std::atomic::wait).
+// A waiter in a team with more threads than CPUs does not spin: it yields
+// its CPU this many times, then sleeps on a futex. A sleep and its wake cost
+// two system calls and a context switch each; a yield hands the CPU to a
+// thread that is runnable and is likely the one waited for (BENCHMARKS.md,
+// 2026-12-05 16:32 UTC: four threads on two CPUs).
+inline constexpr unsigned yields_before_sleep = 16;
+
 class Barrier {
 public:
     explicit Barrier(unsigned parties = 1) : parties_(parties) {}
@@ -66,15 +73,15 @@ private:
 
 struct TaskGroup;   // tasking.hpp
 
-// One parallel region's team. The pool's team is reused region after
-// region; a serialised region (nested, or one thread) has its own on the
-// encountering thread's stack.
 // A contention group (an initial thread and the threads of the teams it and
 // they start): its threads in use, which thread-limit-var bounds.
 struct ContentionGroup {
     std::atomic<unsigned> threads{1};
 };
 
+// One parallel region's team. A pool's team is reused region after region;
+// a serialised region (one thread: beyond max-active-levels-var, or asked
+// for) has its own, kept by the encountering thread.
 struct Team {
     unsigned size = 1;
     Barrier barrier;
