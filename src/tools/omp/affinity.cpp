@@ -58,6 +58,10 @@ std::string field_value(char letter, const AffinityFields& f) {
 
 }  // namespace
 
+std::vector<unsigned> allowed_cpus(const Machine& machine, const std::vector<unsigned>& allowed) {
+    return only_allowed(machine_cpus(machine), allowed);
+}
+
 PlaceList place_list(const Machine& machine, const std::vector<unsigned>& allowed, const Places& places) {
     PlaceList list;
     const auto add = [&](std::vector<unsigned> cpus) {

@@ -28,6 +28,10 @@ using PlaceList = std::vector<std::vector<unsigned>>;   // CPU OS indices per pl
 //                 a set left empty is dropped.
 PlaceList place_list(const Machine& machine, const std::vector<unsigned>& allowed, const Places& places);
 
+// The CPUs of `machine` in `allowed` (the CPUs the process may use;
+// empty: every CPU of the machine), ascending.
+std::vector<unsigned> allowed_cpus(const Machine& machine, const std::vector<unsigned>& allowed);
+
 // The first place holding every CPU of `cpus`; -1 when none does or `cpus`
 // is empty (an unbound thread's mask is every allowed CPU).
 int place_of(const PlaceList& list, const std::vector<unsigned>& cpus);

@@ -264,33 +264,34 @@ TeamMapping allowed_mapping(const Machine& machine, unsigned threads, MappingKin
     return m;
 }
 
-// The places of the team, from OMP_PROC_BIND and OMP_PLACES, through the
-// threads layer's plan for the machine model, over the CPUs the process may
-// use. Threads beyond those CPUs (OMP_NUM_THREADS larger than them) run
-// unbound, as an oversubscribed team must.
-Placement plan_places(const Machine& machine, unsigned threads, const Settings& s) {
+// The places of the team, from a binding policy (OMP_PROC_BIND's, or a
+// proc_bind clause's) and OMP_PLACES, through the threads layer's plan for
+// the machine model, over the CPUs the process may use. Threads beyond
+// those CPUs (OMP_NUM_THREADS larger than them) run unbound, as an
+// oversubscribed team must.
+Placement plan_places(const Machine& machine, unsigned threads, Bind bind, const Places& places) {
     Placement p;
     p.cpus.resize(threads);
-    if (s.bind == Bind::false_) return p;
-    if (s.places.kind == PlaceKind::explicit_list) {
+    if (bind == Bind::false_) return p;
+    if (places.kind == PlaceKind::explicit_list) {
         // Threads over the listed places: close packs them in order, spread
         // strides over them; primary keeps all on the first place.
-        const std::size_t places = s.places.sets.size();
+        const std::size_t count = places.sets.size();
         for (unsigned t = 0; t < threads; ++t) {
-            std::size_t k = t % places;
-            if (s.bind == Bind::primary) k = 0;
-            else if (s.bind == Bind::spread && threads < places) k = t * places / threads;
-            p.cpus[t] = s.places.sets[k];
+            std::size_t k = t % count;
+            if (bind == Bind::primary) k = 0;
+            else if (bind == Bind::spread && threads < count) k = t * count / threads;
+            p.cpus[t] = places.sets[k];
         }
         return p;
     }
     const unsigned planned = std::min(threads, available_cpus());
     const TeamMapping mapping = allowed_mapping(
-        machine, planned, s.bind == Bind::spread ? MappingKind::scatter : MappingKind::contiguous);
+        machine, planned, bind == Bind::spread ? MappingKind::scatter : MappingKind::contiguous);
     const TeamLayout layout = plan_team(machine, mapping);
     for (unsigned t = 0; t < planned; ++t) {
-        const RankPlace& r = layout.ranks[s.bind == Bind::primary ? 0 : t];
-        if (s.places.kind == PlaceKind::sockets || s.places.kind == PlaceKind::numa_domains)
+        const RankPlace& r = layout.ranks[bind == Bind::primary ? 0 : t];
+        if (places.kind == PlaceKind::sockets || places.kind == PlaceKind::numa_domains)
             p.cpus[t] = machine.node(r.node).cpus;
         else
             p.cpus[t] = {r.cpu};
@@ -347,11 +348,10 @@ const Machine& machine() { return team_machine(); }
 // What parallel_begin decided for a team before its fork.
 struct Fork {
     Bind bind = Bind::true_;            // the region's binding policy
-    Bind implicit_bind = Bind::true_;   // its implicit tasks' bind-var
     ContentionGroup* group = nullptr;
     unsigned reserved = 0;              // threads added to the group's count
     void apply(Team& team) const {
-        team.implicit_bind = implicit_bind;
+        team.bind = bind;
         team.group = group;
         team.reserved = reserved;
     }
@@ -369,26 +369,17 @@ public:
     // level `level` (0: outside every active region); its threads end when
     // the calling thread does.
     static Pool& of_calling_thread(unsigned level) {
-        struct Holder {
-            std::vector<Pool*> pools;
-            ~Holder() {
-                for (Pool* p : pools)
-                    if (p) p->stop();   // the Pool itself stays: a stopping worker may still read it
-            }
-        };
-        thread_local Holder holder;
-        if (holder.pools.size() <= level) holder.pools.resize(level + 1, nullptr);
-        Pool*& pool = holder.pools[level];
+        std::vector<Pool*>& pools = calling_threads();
+        if (pools.size() <= level) pools.resize(level + 1, nullptr);
+        Pool*& pool = pools[level];
         if (!pool) pool = new Pool(level);
         return *pool;
     }
     // omp_pause_resource from the calling thread: every pool of its own.
     static bool pause_calling_threads() {
-        for (unsigned level = 0;; ++level) {
-            Pool& p = of_calling_thread(level);
-            if (p.workers_.empty() && level > 0) return true;
-            if (!p.pause()) return false;
-        }
+        for (Pool* p : calling_threads())
+            if (p != nullptr && !p->pause()) return false;
+        return true;
     }
 
     // Starts a region of n threads: pool threads 1..n-1 run it; the
@@ -474,13 +465,23 @@ private:
     };
 
     explicit Pool(unsigned level) : level_(level) {}
+    // The calling thread's pools by level (null: none yet).
+    static std::vector<Pool*>& calling_threads() {
+        struct Holder {
+            std::vector<Pool*> pools;
+            ~Holder() {
+                for (Pool* p : pools)
+                    if (p) p->stop();   // the Pool itself stays: a stopping worker may still read it
+            }
+        };
+        thread_local Holder holder;
+        return holder.pools;
+    }
 
     void grow(unsigned size, Bind bind) {
         if (size <= workers_.size() + 1 && size <= planned_for_ && bind == planned_bind_) return;
         const unsigned target = std::max<unsigned>(size, static_cast<unsigned>(workers_.size()) + 1);
-        Settings s = settings();   // a proc_bind clause's policy instead of OMP_PROC_BIND's
-        s.bind = bind;
-        placement_ = plan_places(machine(), target, s);
+        placement_ = plan_places(machine(), target, bind, settings().places);
         ++plan_;
         planned_for_ = target;
         planned_bind_ = bind;
@@ -496,13 +497,8 @@ private:
         std::vector<unsigned> here = calling_thread_cpus();
         const int from = place_of(team_places(), here);
         if (size != planned_for_ || from != planned_from_ || bind != planned_bind_) {
-            const std::vector<unsigned>& allowed = initial_cpus();
-            std::vector<unsigned> all;
-            if (allowed.empty())
-                for (const Node& node : machine().nodes) all.insert(all.end(), node.cpus.begin(), node.cpus.end());
-            std::sort(all.begin(), all.end());
             placement_ = plan_nested_places(std::max<unsigned>(size, static_cast<unsigned>(workers_.size()) + 1), bind,
-                                            from, team_places(), allowed.empty() ? all : allowed);
+                                            from, team_places(), allowed_cpus(machine(), initial_cpus()));
             ++plan_;
             planned_for_ = size;
             planned_from_ = from;
@@ -634,7 +630,7 @@ bool pause_pool() {
 TeamLayout task_layout(unsigned threads, const std::vector<std::vector<unsigned>>& cpus) {
     const Machine& m = machine();
     Placement p;
-    if (cpus.empty()) p = plan_places(m, threads, settings());
+    if (cpus.empty()) p = plan_places(m, threads, settings().bind, settings().places);
     else p.cpus = cpus;
     p.cpus.resize(threads);
     // Threads without a place: contiguous over the allowed CPUs, cyclically.
@@ -680,12 +676,14 @@ void member_enter(Team& team, unsigned num, ThreadState& st) {
     st.num = num;
     st.level = team.parent_level + 1;
     st.active_level = team.parent_active_level + (team.size > 1 ? 1 : 0);
-    st.bind_var = team.implicit_bind;
-    st.bind_var_set = true;
     st.group = team.group;
-    // OMP_NUM_THREADS' list: nthreads-var of the implicit tasks at this level.
-    if (const std::vector<unsigned>& nested = settings().nested_threads; st.level <= nested.size())
-        st.nthreads_var = nested[st.level - 1];
+    // The ICVs of the implicit tasks at this level: OMP_NUM_THREADS' and
+    // OMP_PROC_BIND's lists name them (element `level`); else nthreads-var
+    // is the encountering thread's and bind-var the region's policy.
+    const Settings& s = settings();
+    if (st.level <= s.nested_threads.size()) st.nthreads_var = s.nested_threads[st.level - 1];
+    st.bind_var = st.level <= s.nested_binds.size() ? s.nested_binds[st.level - 1] : team.bind;
+    st.bind_var_set = true;
     st.ancestors = team.parent_ancestors;
     st.ancestors.push_back(num);
     st.sizes = team.parent_sizes;
@@ -832,11 +830,8 @@ void parallel_begin(void (*fn)(void*), void* data, unsigned requested, void (*be
     const Bind encountering = bind_var(st);
     const bool clause = proc_bind >= static_cast<unsigned>(Bind::primary) &&
                         proc_bind <= static_cast<unsigned>(Bind::spread) && encountering != Bind::false_;
-    const Bind bind = clause ? static_cast<Bind>(proc_bind) : encountering;
-    const std::vector<Bind>& list = settings().nested_binds;
     Fork fork;
-    fork.bind = bind;
-    fork.implicit_bind = st.level < list.size() ? list[st.level] : bind;
+    fork.bind = clause ? static_cast<Bind>(proc_bind) : encountering;
     fork.group = &group_of(st);
     // Read once, also under a num_threads clause: where libgomp holds the
     // ICV this brings its value into the state the implicit tasks inherit.

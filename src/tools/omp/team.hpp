@@ -97,7 +97,7 @@ struct Team {
     // Its threads' CPUs (its pool's plan, at least a thread each; empty for
     // a team of one), for the task runtime's layout.
     std::vector<std::vector<unsigned>> thread_cpus;
-    Bind implicit_bind = Bind::true_;   // bind-var of its implicit tasks (set before the fork)
+    Bind bind = Bind::true_;   // the region's binding policy (set before the fork)
     ContentionGroup* group = nullptr;   // its threads' contention group
     unsigned reserved = 0;              // the threads it added to the group's count (given back at its end)
 
