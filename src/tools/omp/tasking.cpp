@@ -31,10 +31,14 @@ namespace numaware::omp {
 struct FreeRecord {
     FreeRecord* next;
 };
-struct RecordCache {
+// The owner's lists and the stacks that other threads push onto are on
+// lines of their own: with both on one line, every record freed by another
+// thread took the line from the owner, whose next creation waited for it
+// (perf: 70% of new_task_record's samples on the load of `local`).
+struct alignas(64) RecordCache {
     static constexpr std::size_t classes = 4;
     FreeRecord* local[classes] = {};
-    std::atomic<FreeRecord*> returned[classes] = {};
+    alignas(64) std::atomic<FreeRecord*> returned[classes] = {};
 };
 
 namespace {
