@@ -71,12 +71,16 @@ struct HeapNodeStats {
 };
 
 // Registers rank -> node for every rank of `layout` (as plan_team() or
-// Team::layout() give it), giving each rank its own arena on its node.
+// Team::layout() give it), giving each rank its own arena on its node. A
+// rank on a node whose memory cannot hold its pages (a node without memory,
+// or one outside this process's cpuset) gets its arena on the nearest node
+// that can (SLIT distance, ties to the lower index): where the kernel puts
+// the first touches of that rank's CPU. psm_owner_of() reports that node.
 // Registering a rank again with the same node keeps its arena; with another
 // node, later allocations for it go to the new node (existing blocks stay
 // where they are). Throws Error for an empty layout, a rank listed twice, a
-// rank over the limit, or a node that does not exist or has no memory; then
-// no mapping is changed.
+// rank over the limit, or a node that is not online; then no mapping is
+// changed.
 void psm_register_team(const TeamLayout& layout);
 
 // A block of at least `bytes` bytes (0 is served as 1) in `owner`'s arena,

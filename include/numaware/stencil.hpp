@@ -197,7 +197,11 @@ struct WeightPlan {
     std::vector<std::size_t> halo_bytes;   // remote halo bytes per sweep under the equal cut
     std::string rule;                      // one sentence: how the weights were derived
 };
-// rank_nodes: the node of each rank (team layout order). remote_cost_override
+// rank_nodes: the node of each rank's CPU (team layout order); a rank's
+// block is taken to be on its node or, for a node without memory (or whose
+// memory is outside the cpuset), on the nearest node with memory
+// (Machine::memory_node_near), so such a rank reads all of it remotely.
+// remote_cost_override
 // > 0 replaces rho for every remote neighbour (Error("remote_cost", ...) if
 // negative or not finite).
 WeightPlan numa_weights(const Layout& layout, const Neighbourhood& nb, const std::vector<unsigned>& rank_nodes,

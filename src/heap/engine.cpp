@@ -124,6 +124,10 @@ NW_NOINLINE bool init_slow() noexcept {
         g_engine.nodes = 1;
         possible = 1;
     }
+    std::uint64_t online = 0;
+    if (os::sys::read_node_mask("/sys/devices/system/node/online", online, max_nodes) == 0 || online == 0)
+        online = possible;
+    g_engine.online_nodes = online;
     std::uint64_t mem = 0;
     if (os::sys::read_node_mask("/sys/devices/system/node/has_memory", mem, max_nodes) == 0 || mem == 0)
         mem = possible;
@@ -216,6 +220,15 @@ ArenaId node_arena(unsigned node) noexcept {
         return no_arena;
     }
     return static_cast<ArenaId>(node);
+}
+
+unsigned serving_node(unsigned node) noexcept {
+    if (!ensure_init()) return max_nodes;
+    if (node >= g_engine.nodes || !((g_engine.online_nodes >> node) & 1u)) {
+        errno = EINVAL;
+        return max_nodes;
+    }
+    return g_engine.home[node];
 }
 
 std::uint64_t disallowed_memory_nodes() noexcept {

@@ -45,6 +45,13 @@ unsigned node_count() noexcept;
 // node does not exist, has no memory, or its memory is not in this
 // process's cpuset.
 ArenaId node_arena(unsigned node) noexcept;
+// The node whose memory serves the CPUs of node `node`: `node` itself when
+// its memory may hold this process's pages, else the nearest node whose
+// memory may (SLIT distance, ties to the lower index), as the kernel
+// serves the page faults of those CPUs: a node without memory, or one
+// whose memory is outside this process's cpuset. max_nodes (errno EINVAL)
+// for a node that is not online.
+unsigned serving_node(unsigned node) noexcept;
 // Nodes with memory that this process's cpuset does not allow it to use
 // (bit n = node n; /proc/self/status Mems_allowed_list at start-up).
 std::uint64_t disallowed_memory_nodes() noexcept;

@@ -180,6 +180,7 @@ struct Engine {
     std::atomic<int> state{0};   // 0 new, 1 initialising, 2 ready
     bool fork_handlers = false;  // pthread_atfork done (a child inherits it)
     unsigned nodes = 1;
+    std::uint64_t online_nodes = 1;   // nodes the kernel has online (bit n): with CPUs, memory or both
     std::uint64_t memory_nodes = 1;   // nodes with memory this process may use (bit n)
     std::uint64_t disallowed_memory = 0;   // nodes with memory outside its cpuset (bit n)
     unsigned fallback_node = 0;       // first node with memory

@@ -118,7 +118,12 @@ std::string HeapOwner::to_string() const {
 void psm_register_team(const TeamLayout& layout) {
     if (layout.ranks.empty()) throw Error("layout", "has no ranks");
     // Check everything before creating anything, so a bad layout changes nothing.
+    // A rank's arena is on the node whose memory serves its CPU: its own,
+    // or for a node without memory (or whose memory the cpuset excludes)
+    // the nearest that may hold pages, where the kernel would put the
+    // rank's own first touches.
     std::vector<bool> seen(rank_limit, false);
+    std::vector<unsigned> serving(layout.ranks.size());
     for (std::size_t i = 0; i < layout.ranks.size(); ++i) {
         const RankPlace& place = layout.ranks[i];
         const std::string field = "layout.ranks[" + std::to_string(i) + "]";
@@ -127,7 +132,12 @@ void psm_register_team(const TeamLayout& layout) {
                         "is " + std::to_string(place.rank) + "; limit " + std::to_string(rank_limit - 1));
         if (seen[place.rank]) throw Error(field + ".rank", "rank " + std::to_string(place.rank) + " is listed twice");
         seen[place.rank] = true;
-        node_arena_or_throw(place.node, field + ".node");
+        serving[i] = heap::serving_node(place.node);
+        if (serving[i] >= heap::max_nodes)
+            throw Error(field + ".node", "node " + std::to_string(place.node) +
+                                             " is not an online node of this machine (nodes are among 0.." +
+                                             std::to_string(heap::node_count() - 1) + ")");
+        node_arena_or_throw(serving[i], field + ".node");
     }
 
     const std::lock_guard lock(registry_mutex);
@@ -135,18 +145,18 @@ void psm_register_team(const TeamLayout& layout) {
     std::vector<heap::ArenaId> arenas(layout.ranks.size());
     for (std::size_t i = 0; i < layout.ranks.size(); ++i) {
         const RankPlace& place = layout.ranks[i];
-        const auto key = std::make_pair(place.node, place.rank);
+        const auto key = std::make_pair(serving[i], place.rank);
         auto found = created.find(key);
         if (found == created.end()) {
             errno = 0;
-            const heap::ArenaId arena = heap::create_arena(place.node, place.rank);
+            const heap::ArenaId arena = heap::create_arena(serving[i], place.rank);
             if (arena == heap::no_arena) {
                 const int error = errno == ENOSPC ? ENOSPC : (errno == 0 ? EINVAL : errno);
                 // Arenas created so far stay in `created` for a later retry;
                 // no rank mapping has changed yet.
                 throw Error("layout.ranks[" + std::to_string(i) + "]",
                             "cannot create an arena for rank " + std::to_string(place.rank) + " on node " +
-                                std::to_string(place.node) + " (the heap has at most " +
+                                std::to_string(serving[i]) + " (the heap has at most " +
                                 std::to_string(heap::max_arenas) + " arenas): " + std::strerror(error),
                             error);
             }

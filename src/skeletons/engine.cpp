@@ -140,7 +140,8 @@ PlacementReport place(Team& team, PlacedArray& array, PagePlacement mode,
     const std::size_t threads = team.size();
     if (owned.size() != threads)
         throw Error("owned", std::to_string(owned.size()) + " byte ranges for a team of " + std::to_string(threads));
-    const std::vector<unsigned> nodes = rank_nodes(team);
+    // Where each rank's pages go (its node, or the nearest with memory).
+    const std::vector<unsigned> nodes = rank_memory_nodes(team);
     const Machine& machine = team.machine();
     double* base = array.data();
 
@@ -181,7 +182,11 @@ PlacementReport place(Team& team, PlacedArray& array, PagePlacement mode,
             }
         });
         report.realisation = "rank 0 (cpu " + std::to_string(team.layout().ranks[0].cpu) + ", node " +
-                             std::to_string(nodes[0]) + ") first-touched and initialised every page";
+                             std::to_string(team.layout().ranks[0].node) +
+                             (nodes[0] == team.layout().ranks[0].node
+                                  ? std::string()
+                                  : ", its pages on node " + std::to_string(nodes[0])) +
+                             ") first-touched and initialised every page";
         break;
     case PagePlacement::parallel_first_touch:
         team.run([&](TeamContext& ctx) {
@@ -198,7 +203,8 @@ PlacementReport place(Team& team, PlacedArray& array, PagePlacement mode,
     case PagePlacement::stencil_aware: {
         const std::size_t pages = report.pages;
         apply_plan(PlacementPolicy::page_map(page_owner_nodes(owned, nodes, pages, page)), "placement");
-        report.realisation = "each owned block bound to its rank's node: " + report.realisation;
+        report.realisation = "each owned block bound to its rank's node (a node without memory: the nearest with "
+                             "memory): " + report.realisation;
         break;
     }
     case PagePlacement::explicit_plan:
@@ -353,6 +359,13 @@ std::vector<unsigned> rank_nodes(const Team& team) {
     std::vector<unsigned> nodes;
     nodes.reserve(team.size());
     for (const RankPlace& p : team.layout().ranks) nodes.push_back(p.node);
+    return nodes;
+}
+
+std::vector<unsigned> rank_memory_nodes(const Team& team) {
+    std::vector<unsigned> nodes;
+    nodes.reserve(team.size());
+    for (const RankPlace& p : team.layout().ranks) nodes.push_back(team.machine().memory_node_near(p.node));
     return nodes;
 }
 

@@ -113,7 +113,13 @@ Timing run_phases(Team& team, std::size_t phases,
                   const std::function<void(TeamContext& ctx, std::size_t phase)>& body,
                   const std::function<void(std::size_t phase)>& on_phase);
 
-// The node of each rank of the team, rank order.
+// The node of each rank of the team (its CPU's), rank order.
 std::vector<unsigned> rank_nodes(const Team& team);
+// The node whose memory takes each rank's pages, rank order: the rank's own
+// node, or, for a node without memory (or whose memory is outside the
+// process's cpuset), the nearest node whose memory may hold pages
+// (Machine::memory_node_near), where the kernel puts that CPU's first
+// touches. What placement binds a rank's block to.
+std::vector<unsigned> rank_memory_nodes(const Team& team);
 
 }  // namespace numaware::stencil::detail

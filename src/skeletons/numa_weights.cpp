@@ -62,8 +62,11 @@ WeightPlan numa_weights(const Layout& layout, const Neighbourhood& nb, const std
     const unsigned halo = nb.radius_slab();
     const Partition cut = partition_equal(layout, halo, threads);
 
-    // Synthetic placement: each owned block's pages on its rank's node
-    // (a page belongs to the rank owning its first byte).
+    // Synthetic placement: each owned block's pages on its rank's node, or
+    // for a node without memory the nearest with memory (a page belongs to
+    // the rank owning its first byte).
+    std::vector<unsigned> block_node(threads);
+    for (unsigned t = 0; t < threads; ++t) block_node[t] = machine.memory_node_near(rank_nodes[t]);
     const std::size_t pages = layout.pages();
     const std::size_t slab_bytes = layout.slab_stride * kDouble;
     std::vector<unsigned> owner(pages);
@@ -74,7 +77,7 @@ WeightPlan numa_weights(const Layout& layout, const Neighbourhood& nb, const std
             const std::size_t slab = p * layout.page_size / slab_bytes;
             while (r + 1 < threads && slab >= cut.owned[r].hi) ++r;
             owner[p] = static_cast<unsigned>(r);
-            page_node[p] = static_cast<int>(rank_nodes[r]);
+            page_node[p] = static_cast<int>(block_node[r]);
         }
     }
 
@@ -103,14 +106,14 @@ WeightPlan numa_weights(const Layout& layout, const Neighbourhood& nb, const std
         std::fill(from_rank.begin(), from_rank.end(), 0);
         for_each_read(layout, nb, interior_part(layout, nb, cut.work[t]), [&](std::size_t b0, std::size_t b1) {
             split_pages(layout.page_size, b0, b1, [&](std::size_t page, std::size_t n) {
-                if (rank_nodes[owner[page]] != me) from_rank[owner[page]] += n;
+                if (block_node[owner[page]] != me) from_rank[owner[page]] += n;
             });
         });
         double largest = 1.0;
         for (unsigned u = 0; u < threads; ++u) {
             const bool neighbour = u + 1 == t || u == t + 1;
-            if (rank_nodes[u] == me || (from_rank[u] == 0 && !neighbour)) continue;
-            const double ratio = rho(me, rank_nodes[u]).ratio;
+            if (block_node[u] == me || (from_rank[u] == 0 && !neighbour)) continue;
+            const double ratio = rho(me, block_node[u]).ratio;
             largest = std::max(largest, ratio);
             extra[t] += (ratio - 1.0) * static_cast<double>(from_rank[u]);
         }

@@ -99,9 +99,12 @@ struct nw_psm_stats {
 };
 
 /* Registers rank -> node for every rank of `team`, each rank getting its own
- * sub-heap on its node. Registering again with the same node keeps a rank's
- * sub-heap. EINVAL for a NULL team or a node without memory; ENOSPC when the
- * heap has no room for more sub-heaps. */
+ * sub-heap on its node; a rank on a node without memory (or whose memory is
+ * outside the process's cpuset) gets it on the nearest node with memory it
+ * may use, where the kernel puts that CPU's first touches. Registering again
+ * with the same node keeps a rank's sub-heap. EINVAL for a NULL team or a
+ * node that is not online; ENOSPC when the heap has no room for more
+ * sub-heaps. */
 int nw_psm_register_team(const nw_team_t* team);
 
 /* At least `bytes` bytes (0 is served as 1) for `owner`, aligned like
