@@ -237,6 +237,12 @@ struct ApplyOptions {
 // that were moved are moved back, interleave weights are restored, and
 // Error(field "pages") names the pages that failed and the errno. Pages
 // this call populated stay populated (their contents are unchanged).
+// A range that shares its first or last 2 MiB block with another mapping
+// (the kernel merges adjacent anonymous mappings) may already hold a
+// transparent huge page made by a fault there; its small pages sit on one
+// node and move only together, so a fine-grained plan reports them off the
+// plan. Ranges on 2 MiB boundaries (os::sys::map_for_placement, or
+// aligned_alloc(2 MiB) with a length rounded up to it) cannot meet one.
 PlacementResult apply(void* addr, std::size_t bytes, const PlacementPlan& plan,
                       os::Os& os = os::linux_os(), const ApplyOptions& options = {});
 

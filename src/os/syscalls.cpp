@@ -41,6 +41,14 @@ int map_anonymous_aligned(std::size_t bytes, std::size_t alignment, void*& out) 
     return 0;
 }
 
+int map_for_placement(std::size_t bytes, void*& out, std::size_t& mapped) noexcept {
+    if (bytes > SIZE_MAX - huge_block) return ENOMEM;
+    const std::size_t span = (bytes + huge_block - 1) & ~(huge_block - 1);
+    if (int err = map_anonymous_aligned(span, huge_block, out)) return err;
+    mapped = span;
+    return 0;
+}
+
 int unmap(void* addr, std::size_t bytes) noexcept { return result_of(::munmap(addr, bytes)); }
 
 int madvise(void* addr, std::size_t bytes, int advice) noexcept { return result_of(::madvise(addr, bytes, advice)); }

@@ -13,6 +13,7 @@
 #include "numaware/balancing.hpp"
 #include "numaware/error.hpp"
 #include "os/os.hpp"
+#include "os/syscalls.hpp"
 #include "placement/page_locations.hpp"
 
 namespace numaware::stencil::detail {
@@ -84,12 +85,9 @@ void check_options(const Options& o, const char* static_only) {
 
 PlacedArray::PlacedArray(std::size_t bytes) : bytes_(bytes) {
     if (bytes == 0) throw Error("grid", "an array of 0 bytes cannot be mapped");
-    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) {
-        const int err = errno;
-        throw Error("grid", "cannot map " + std::to_string(bytes) + " bytes for the grid: " + std::strerror(err),
-                    err == 0 ? ENOMEM : err);
-    }
+    void* p = nullptr;
+    if (int err = os::sys::map_for_placement(bytes, p, mapped_))
+        throw Error("grid", "cannot map " + std::to_string(bytes) + " bytes for the grid: " + std::strerror(err), err);
     data_ = static_cast<double*>(p);
 }
 
@@ -98,21 +96,24 @@ PlacedArray::PlacedArray(std::size_t bytes) : bytes_(bytes) {
 PlacedArray::~PlacedArray() {
     if (data_) {
         forget_placement(data_, bytes_);
-        ::munmap(data_, bytes_);
+        (void)os::sys::unmap(data_, mapped_);
     }
 }
 
 PlacedArray::PlacedArray(PlacedArray&& other) noexcept
-    : data_(std::exchange(other.data_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
+    : data_(std::exchange(other.data_, nullptr)),
+      bytes_(std::exchange(other.bytes_, 0)),
+      mapped_(std::exchange(other.mapped_, 0)) {}
 
 PlacedArray& PlacedArray::operator=(PlacedArray&& other) noexcept {
     if (this != &other) {
         if (data_) {
             forget_placement(data_, bytes_);
-            ::munmap(data_, bytes_);
+            (void)os::sys::unmap(data_, mapped_);
         }
         data_ = std::exchange(other.data_, nullptr);
         bytes_ = std::exchange(other.bytes_, 0);
+        mapped_ = std::exchange(other.mapped_, 0);
     }
     return *this;
 }

@@ -50,6 +50,7 @@ public:
 private:
     double* data_ = nullptr;
     std::size_t bytes_ = 0;
+    std::size_t mapped_ = 0;   // bytes_ rounded up to 2 MiB (os::sys::map_for_placement)
 };
 
 // A byte range [lo, hi) of an array that one rank owns.

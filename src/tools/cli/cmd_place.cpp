@@ -17,6 +17,7 @@
 #include "numaware/machine.hpp"
 #include "numaware/placement.hpp"
 #include "os/os.hpp"
+#include "os/syscalls.hpp"
 #include "tools/cli/commands.hpp"
 
 namespace numaware::cli {
@@ -134,9 +135,10 @@ void run_place(const PlaceOptions& opt) {
     for (const std::string& spec : specs) {
         Row row;
         row.spec = spec;
-        void* addr = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (addr == MAP_FAILED)
-            throw Error("--size", "cannot map " + opt.size + ": " + errno_name(errno), errno);
+        void* addr = nullptr;
+        std::size_t mapped = 0;
+        if (int err = os::sys::map_for_placement(size, addr, mapped))
+            throw Error("--size", "cannot map " + opt.size + ": " + errno_name(err), err);
         try {
             const PlacementPolicy policy = parse_policy(spec, m);
             row.plan = plan(policy, addr, size, m, po);
@@ -148,7 +150,7 @@ void run_place(const PlaceOptions& opt) {
             if (row.plan) row.realisation = short_realisation(*row.plan, nullptr);
         }
         forget_placement(addr, size);   // placement remembers what apply() placed
-        ::munmap(addr, size);
+        (void)os::sys::unmap(addr, mapped);
         rows.push_back(std::move(row));
     }
 
