@@ -108,6 +108,11 @@ int calling_node() {
 void* placed_mapping(std::size_t bytes, const PlacementPolicy* policy, bool pinned) {
     void* m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) return nullptr;
+    // A page-by-page plan wants small pages; asked for at once, so that the
+    // mapping is not merged with the next one malloc makes (plan() makes
+    // some), whose faults could otherwise put a transparent huge page over
+    // this one's first pages, on one node (placement.hpp, apply()).
+    if (policy != nullptr && policy->fine_grained()) (void)madvise(m, bytes, MADV_NOHUGEPAGE);
     try {
         if (policy != nullptr) {
             const PlacementPlan p = plan(*policy, m, bytes, team_machine());
