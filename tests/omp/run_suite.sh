@@ -271,6 +271,15 @@ for prog in "$@"; do
         [[ $got == "$want" ]] || { bad "affinity masks with $vars: output differs"; diff <(echo "$want") <(echo "$got") | head; }
     done
     say "ok: GOMP_CPU_AFFINITY binds as under libgomp; OMP_PROC_BIND=false leaves no places"
+    # OpenMP 5.1's ll_caches and an abstract name's count of places, which
+    # GCC 12's libgomp reads (the shim refused ll_caches and ignored counts).
+    for vars in "OMP_PLACES=ll_caches" "OMP_PLACES=ll_caches OMP_PROC_BIND=spread" "OMP_PLACES=cores(1)" \
+                "OMP_PLACES=threads(1) OMP_PROC_BIND=spread" "OMP_PLACES=ll_caches(1) OMP_PROC_BIND=close"; do
+        want=$(env OMP_NUM_THREADS=2 $vars "$prog" masks 2>&1)
+        got=$(env OMP_NUM_THREADS=2 $vars LD_PRELOAD=$preload "$prog" masks 2>&1)
+        [[ $got == "$want" ]] || { bad "affinity masks with $vars: output differs"; diff <(echo "$want") <(echo "$got") | head; }
+    done
+    say "ok: OMP_PLACES=ll_caches and counted places bind as under libgomp"
 done
 
 # A pinned allocator's blocks are locked in memory while they live (the

@@ -76,8 +76,15 @@ TEST(OmpSettings, PlacesAbstractNamesAndExplicitLists) {
     omp::Places p;
     ASSERT_TRUE(omp::parse_places("cores", p));
     EXPECT_EQ(p.kind, omp::PlaceKind::cores);
+    EXPECT_EQ(p.count, 0u);
     ASSERT_TRUE(omp::parse_places("numa_domains(2)", p));
     EXPECT_EQ(p.kind, omp::PlaceKind::numa_domains);
+    EXPECT_EQ(p.count, 2u);
+    ASSERT_TRUE(omp::parse_places("LL_Caches", p));
+    EXPECT_EQ(p.kind, omp::PlaceKind::ll_caches);
+    EXPECT_EQ(p.count, 0u);
+    ASSERT_TRUE(omp::parse_places("ll_caches(3)", p));
+    EXPECT_EQ(p.count, 3u);
     ASSERT_TRUE(omp::parse_places("{0,1},{2:2}", p));
     EXPECT_EQ(p.kind, omp::PlaceKind::explicit_list);
     EXPECT_EQ(p.sets, (std::vector<std::vector<unsigned>>{{0, 1}, {2, 3}}));
@@ -85,7 +92,7 @@ TEST(OmpSettings, PlacesAbstractNamesAndExplicitLists) {
     EXPECT_EQ(p.sets, (std::vector<std::vector<unsigned>>{{0, 1}, {4, 5}, {8, 9}}));
     ASSERT_TRUE(omp::parse_places("{6:3:-2}", p));
     EXPECT_EQ(p.sets, (std::vector<std::vector<unsigned>>{{6, 4, 2}}));
-    for (const char* bad : {"", "cores(0)", "lanes", "{}", "{0,1", "{0:0}", "{1:3:-1}", "{0},", "!{0}", "{0}:0"})
+    for (const char* bad : {"", "cores(0)", "ll_caches(", "ll_caches()", "lanes", "{}", "{0,1", "{0:0}", "{1:3:-1}", "{0},", "!{0}", "{0}:0"})
         EXPECT_FALSE(omp::parse_places(bad, p)) << bad;
 }
 

@@ -39,6 +39,25 @@ TEST(OmpPlaces, AbstractNamesFollowTheMachineAndTheAllowedCpus) {
     EXPECT_EQ(omp::place_list(plain, {}, kind(omp::PlaceKind::cores)), (L{{0}, {1}, {2}, {3}}));
 }
 
+TEST(OmpPlaces, LastLevelCachesAndCountedPlaces) {
+    using L = omp::PlaceList;
+    // An L3 per node and an L2 per core: the last level is the L3.
+    Machine m = smt_machine();
+    for (unsigned c = 0; c < 8; c += 2) m.caches.push_back(numaware::Cache{2, "unified", 1 << 20, 64, {c, c + 1}});
+    m.caches.push_back(numaware::Cache{3, "unified", 32 << 20, 64, {0, 1, 2, 3}});
+    m.caches.push_back(numaware::Cache{3, "unified", 32 << 20, 64, {4, 5, 6, 7}});
+    m.caches.push_back(numaware::Cache{1, "instruction", 32768, 64, {0, 1, 2, 3, 4, 5, 6, 7}});
+    EXPECT_EQ(omp::place_list(m, {}, kind(omp::PlaceKind::ll_caches)), (L{{0, 1, 2, 3}, {4, 5, 6, 7}}));
+    EXPECT_EQ(omp::place_list(m, {5, 6}, kind(omp::PlaceKind::ll_caches)), (L{{5, 6}}));
+    // Without caches in the model, a node's CPUs.
+    const Machine plain = Machine::from_spec("nodes=2 cpus-per-node=2");
+    EXPECT_EQ(omp::place_list(plain, {}, kind(omp::PlaceKind::ll_caches)), (L{{0, 1}, {2, 3}}));
+    // A count keeps the first places, after the cpuset's.
+    EXPECT_EQ(omp::place_list(m, {}, omp::Places{omp::PlaceKind::cores, {}, 3}), (L{{0, 1}, {2, 3}, {4, 5}}));
+    EXPECT_EQ(omp::place_list(m, {1, 6}, omp::Places{omp::PlaceKind::threads, {}, 1}), (L{{1}}));
+    EXPECT_EQ(omp::place_list(m, {}, omp::Places{omp::PlaceKind::numa_domains, {}, 9}), (L{{0, 1, 2, 3}, {4, 5, 6, 7}}));
+}
+
 TEST(OmpPlaces, ExplicitListsKeepTheirOrderWithoutDisallowedCpus) {
     const Machine m = smt_machine();
     const omp::Places listed{omp::PlaceKind::explicit_list, {{6, 7}, {0, 1}, {5}, {3, 2}, {0, 1}}};

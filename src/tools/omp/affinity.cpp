@@ -84,6 +84,19 @@ PlaceList place_list(const Machine& machine, const std::vector<unsigned>& allowe
             add(std::move(core));
         }
         break;
+    case PlaceKind::ll_caches:
+        // The CPUs that share the CPU's last-level cache (its highest
+        // data or unified level); without caches in the model, its node's.
+        for (const Node& n : machine.nodes)
+            for (unsigned c : n.cpus) {
+                const Cache* last = nullptr;
+                for (const Cache& k : machine.caches)
+                    if (k.type != "instruction" && (last == nullptr || k.level > last->level) &&
+                        std::find(k.cpus.begin(), k.cpus.end(), c) != k.cpus.end())
+                        last = &k;
+                add(last != nullptr ? last->cpus : n.cpus);
+            }
+        break;
     case PlaceKind::sockets:
     case PlaceKind::numa_domains:
         for (const Node& n : machine.nodes) add(n.cpus);
@@ -92,6 +105,9 @@ PlaceList place_list(const Machine& machine, const std::vector<unsigned>& allowe
         for (const auto& set : places.sets) add(set);
         break;
     }
+    // "cores(4)": the first places, as libgomp takes them.
+    if (places.kind != PlaceKind::explicit_list && places.count != 0 && list.size() > places.count)
+        list.resize(places.count);
     return list;
 }
 

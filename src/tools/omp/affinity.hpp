@@ -22,10 +22,13 @@ using PlaceList = std::vector<std::vector<unsigned>>;   // CPU OS indices per pl
 //   threads       one place per CPU;
 //   cores         the CPUs that share a level-1 cache (one per CPU when
 //                 the model has no caches);
+//   ll_caches     the CPUs that share a last-level cache (each node's CPUs
+//                 when the model has no caches);
 //   sockets,      each node's CPUs: the machine model has nodes, not
 //   numa_domains  packages, so a socket is taken to be a node;
 //   explicit      the listed sets, without CPUs the process may not use;
 //                 a set left empty is dropped.
+// An abstract name's count ("cores(4)") keeps the first that many places.
 PlaceList place_list(const Machine& machine, const std::vector<unsigned>& allowed, const Places& places);
 
 // The CPUs of `machine` in `allowed` (the CPUs the process may use;

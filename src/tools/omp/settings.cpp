@@ -125,17 +125,19 @@ bool parse_places(std::string_view text, Places& out) {
         // An abstract name, optionally with a count of places: "cores(4)".
         std::string name = lower(t);
         const std::size_t paren = name.find('(');
+        unsigned count = 0;
         if (paren != std::string::npos) {
-            unsigned count = 0;
             if (name.back() != ')' || !whole_number(std::string_view(name).substr(paren + 1, name.size() - paren - 2), count) ||
                 count == 0)
                 return false;
-            name.resize(paren);   // the count only narrows the places; numaware plans every CPU it may use
+            name.resize(paren);
         }
         name = std::string(trim(name));
         Places p;
+        p.count = count;
         if (name == "threads") p.kind = PlaceKind::threads;
         else if (name == "cores") p.kind = PlaceKind::cores;
+        else if (name == "ll_caches") p.kind = PlaceKind::ll_caches;
         else if (name == "sockets") p.kind = PlaceKind::sockets;
         else if (name == "numa_domains") p.kind = PlaceKind::numa_domains;
         else return false;
@@ -290,7 +292,8 @@ Settings read_settings(const GetEnv& getenv, const Warn& warn) {
     }
     if (const char* v = getenv("OMP_PLACES")) {
         if (parse_places(v, s.places)) s.places_set = true;
-        else invalid("OMP_PLACES", v, "threads, cores, sockets, numa_domains or a list of {CPU,...} places");
+        else invalid("OMP_PLACES", v, "threads, cores, ll_caches, sockets, numa_domains (each optionally with a "
+                                      "count, e.g. cores(4)) or a list of {CPU,...} places");
     }
     // libgomp's own variables, read as libgomp reads them: GOMP_CPU_AFFINITY
     // gives the places when OMP_PLACES gives none and OMP_PROC_BIND is not

@@ -26,11 +26,12 @@ struct Schedule {
 enum class Bind : int { false_ = 0, true_ = 1, primary = 2, close = 3, spread = 4 };
 
 // OMP_PLACES: the abstract names, or an explicit list of CPU sets.
-enum class PlaceKind { threads, cores, sockets, numa_domains, explicit_list };
+enum class PlaceKind { threads, cores, ll_caches, sockets, numa_domains, explicit_list };
 
 struct Places {
     PlaceKind kind = PlaceKind::cores;
     std::vector<std::vector<unsigned>> sets;   // explicit_list only: CPU OS indices per place
+    unsigned count = 0;                        // an abstract name's "(N)": the first N places; 0: all
 };
 
 struct Settings {

@@ -2,6 +2,7 @@
 // parallel region (team.hpp).
 #include "tools/omp/team.hpp"
 
+#include "tools/omp/affinity.hpp"
 #include "tools/omp/futex.hpp"
 #include "tools/omp/libgomp_icv.hpp"
 #include "tools/omp/tasking.hpp"
@@ -273,15 +274,21 @@ Placement plan_places(const Machine& machine, unsigned threads, Bind bind, const
     Placement p;
     p.cpus.resize(threads);
     if (bind == Bind::false_) return p;
-    if (places.kind == PlaceKind::explicit_list) {
+    // Places that the threads layer's plan does not give (a CPU or a node
+    // per thread): listed ones, last-level caches, a count of places.
+    const PlaceList listed = places.kind == PlaceKind::explicit_list ? places.sets
+                             : places.kind == PlaceKind::ll_caches || places.count != 0
+                                 ? place_list(machine, initial_cpus(), places)
+                                 : PlaceList{};
+    if (!listed.empty()) {
         // Threads over the listed places: close packs them in order, spread
         // strides over them; primary keeps all on the first place.
-        const std::size_t count = places.sets.size();
+        const std::size_t count = listed.size();
         for (unsigned t = 0; t < threads; ++t) {
             std::size_t k = t % count;
             if (bind == Bind::primary) k = 0;
             else if (bind == Bind::spread && threads < count) k = t * count / threads;
-            p.cpus[t] = places.sets[k];
+            p.cpus[t] = listed[k];
         }
         return p;
     }
