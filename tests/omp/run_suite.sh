@@ -282,6 +282,22 @@ for prog in "$@"; do
     say "ok: OMP_PLACES=ll_caches and counted places bind as under libgomp"
 done
 
+# run-sched-var from OMP_SCHEDULE as libgomp reads it: a chunk of 0 is the
+# kind's default, auto keeps a chunk (a runtime loop under auto is static
+# with it), static is monotonic
+# unless said otherwise (the shim refused 'dynamic,0', 'static,0' and
+# 'auto,4', and reported chunk 0 where libgomp reports 1).
+for prog in "$@"; do
+    [[ $(basename "$prog") == schedule ]] || continue
+    for s in "static" "static,0" "static,3" "dynamic,0" "guided" "auto" "auto,4" "monotonic:dynamic,2" \
+             "nonmonotonic:static,5"; do
+        want=$(OMP_NUM_THREADS=3 OMP_SCHEDULE=$s "$prog" 2>&1)
+        got=$(OMP_NUM_THREADS=3 OMP_SCHEDULE=$s LD_PRELOAD=$preload "$prog" 2>&1)
+        [[ $got == "$want" ]] || { bad "OMP_SCHEDULE=$s: output differs"; diff <(echo "$want") <(echo "$got") | head; }
+    done
+    say "ok: OMP_SCHEDULE and omp_set_schedule as libgomp keeps them"
+done
+
 # A pinned allocator's blocks are locked in memory while they live (the
 # shim only: GCC 12's libgomp refuses pinned allocators).
 # Sanitizers turn mlock into a no-op, so under one (OMP_SUITE_PRELOAD_FIRST)

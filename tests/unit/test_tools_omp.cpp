@@ -140,13 +140,31 @@ TEST(OmpSettings, ScheduleKindsModifiersAndChunks) {
     ASSERT_TRUE(omp::parse_schedule("guided,4", s));
     EXPECT_EQ(s.kind, omp::Sched::guided);
     EXPECT_EQ(s.chunk, 4);
+    EXPECT_FALSE(s.monotonic);
+    // As libgomp keeps run-sched-var (checked against it: omp_get_schedule
+    // under the same OMP_SCHEDULE): a chunk of 0, given or not, is 1 for
+    // every kind but static; static is monotonic unless said otherwise;
+    // auto keeps a chunk (its runtime loops are static with it).
     ASSERT_TRUE(omp::parse_schedule("monotonic:dynamic", s));
     EXPECT_EQ(s.kind, omp::Sched::dynamic);
     EXPECT_TRUE(s.monotonic);
-    EXPECT_EQ(s.chunk, 0);
+    EXPECT_EQ(s.chunk, 1);
+    ASSERT_TRUE(omp::parse_schedule("dynamic,0", s));
+    EXPECT_EQ(s.chunk, 1);
     ASSERT_TRUE(omp::parse_schedule("STATIC", s));
     EXPECT_EQ(s.kind, omp::Sched::static_);
-    for (const char* bad : {"", "fast", "dynamic,0", "auto,4", "sometimes:static", "guided,x"})
+    EXPECT_EQ(s.chunk, 0);
+    EXPECT_TRUE(s.monotonic);
+    ASSERT_TRUE(omp::parse_schedule("static,0", s));
+    EXPECT_EQ(s.chunk, 0);
+    ASSERT_TRUE(omp::parse_schedule("nonmonotonic:static,3", s));
+    EXPECT_FALSE(s.monotonic);
+    EXPECT_EQ(s.chunk, 3);
+    ASSERT_TRUE(omp::parse_schedule("auto,4", s));
+    EXPECT_EQ(s.kind, omp::Sched::auto_);
+    EXPECT_EQ(s.chunk, 4);
+    EXPECT_EQ(omp::Schedule{}.chunk, 1);   // the default: dynamic, 1
+    for (const char* bad : {"", "fast", "dynamic,-1", "sometimes:static", "guided,x", "static,"})
         EXPECT_FALSE(omp::parse_schedule(bad, s)) << bad;
 }
 

@@ -88,8 +88,12 @@ void omp_set_schedule(int kind, int chunk) {
     ThreadState& st = thread_state();
     const int k = kind & 0x7fffffff;
     if (k < 1 || k > 4) return;   // not an omp_sched_t: ignored, as libgomp does
+    // libgomp's rule: below 1 is the kind's default (static 0, else 1); auto
+    // keeps the chunk run-sched-var had, which its runtime loops use (a
+    // static schedule of that chunk).
+    if (k != 4) st.run_sched.chunk = chunk > 0 ? chunk : k == 1 ? 0 : 1;
+    else if (!st.run_sched_set) st.run_sched.chunk = run_schedule().chunk;
     st.run_sched.kind = static_cast<Sched>(k);
-    st.run_sched.chunk = chunk > 0 ? chunk : 0;
     st.run_sched.monotonic = (static_cast<unsigned>(kind) & 0x80000000u) != 0;
     st.run_sched_set = true;
 }

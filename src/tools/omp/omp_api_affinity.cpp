@@ -142,7 +142,13 @@ std::string display_env_text(bool verbose) {
     omp_sched_t kind;
     int chunk = 0;
     omp_get_schedule(&kind, &chunk);
-    line("OMP_SCHEDULE", chunk > 0 ? fmt::format("{},{}", sched_name(kind), chunk) : sched_name(kind));
+    // As libgomp shows it: MONOTONIC: for a monotonic kind other than
+    // static, the chunk unless it is the kind's default, none for auto.
+    const int k = static_cast<int>(kind) & 0x7fffffff;
+    const bool monotonic = (static_cast<unsigned>(kind) & 0x80000000u) != 0 && k != 1;
+    const bool show_chunk = k == 1 ? chunk != 0 : k != 4 && chunk != 1;
+    line("OMP_SCHEDULE", fmt::format("{}{}{}", monotonic ? "MONOTONIC:" : "", sched_name(k),
+                                     show_chunk ? fmt::format(",{}", chunk) : std::string()));
     std::string binds = bind_name(omp_get_proc_bind());
     for (Bind b : s.nested_binds) binds += fmt::format(",{}", bind_name(static_cast<int>(b)));
     line("OMP_PROC_BIND", binds);

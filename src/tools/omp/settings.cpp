@@ -253,11 +253,13 @@ bool parse_cpu_affinity(std::string_view text, Places& out) {
 bool parse_schedule(std::string_view text, Schedule& out) {
     std::string_view t = trim(text);
     Schedule s;
+    int modifier = 0;   // 1 monotonic, -1 nonmonotonic, 0 none
     const std::size_t colon = t.find(':');
     if (colon != std::string_view::npos) {
         const std::string mod = lower(trim(t.substr(0, colon)));
-        if (mod == "monotonic") s.monotonic = true;
-        else if (mod != "nonmonotonic") return false;
+        if (mod == "monotonic") modifier = 1;
+        else if (mod == "nonmonotonic") modifier = -1;
+        else return false;
         t.remove_prefix(colon + 1);
     }
     const std::size_t comma = t.find(',');
@@ -267,11 +269,12 @@ bool parse_schedule(std::string_view text, Schedule& out) {
     else if (kind == "guided") s.kind = Sched::guided;
     else if (kind == "auto") s.kind = Sched::auto_;
     else return false;
-    if (comma != std::string_view::npos) {
-        long chunk = 0;
-        if (s.kind == Sched::auto_ || !whole_number(t.substr(comma + 1), chunk) || chunk <= 0) return false;
-        s.chunk = chunk;
-    }
+    // As libgomp reads it: static is monotonic unless said otherwise; a
+    // chunk of 0 is the kind's default; auto keeps a chunk it does not use.
+    s.monotonic = modifier == 1 || (modifier == 0 && s.kind == Sched::static_);
+    long chunk = 0;
+    if (comma != std::string_view::npos && (!whole_number(t.substr(comma + 1), chunk) || chunk < 0)) return false;
+    s.chunk = chunk == 0 && s.kind != Sched::static_ ? 1 : chunk;
     out = s;
     return true;
 }

@@ -16,9 +16,12 @@ namespace numaware::omp {
 // A loop schedule as omp_sched_t numbers it (omp.h).
 enum class Sched : int { static_ = 1, dynamic = 2, guided = 3, auto_ = 4 };
 
+// run-sched-var as libgomp keeps it: a chunk of 0 (given or not) is 1 for
+// every kind but static, whose 0 means "blocks"; a runtime loop under auto
+// is static with the chunk held (as libgomp's).
 struct Schedule {
     Sched kind = Sched::dynamic;   // libgomp's default run-sched-var
-    long chunk = 0;                // 0: the kind's default
+    long chunk = 1;
     bool monotonic = false;
 };
 
