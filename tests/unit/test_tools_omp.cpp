@@ -135,6 +135,25 @@ TEST(OmpSettings, GompCpuAffinityIsOnePlacePerCpuInTheOrderGiven) {
     EXPECT_EQ(read({{"GOMP_STACKSIZE", "256"}, {"OMP_STACKSIZE", "1M"}}).stack_bytes, std::size_t{1} << 20);
 }
 
+TEST(OmpSettings, TaskPriorityDefaultDeviceAndCancellation) {
+    std::vector<std::string> warnings;
+    EXPECT_EQ(read({}).max_task_priority, 0u);
+    EXPECT_EQ(read({{"OMP_MAX_TASK_PRIORITY", "7"}}).max_task_priority, 7u);
+    EXPECT_EQ(read({{"OMP_DEFAULT_DEVICE", "3"}}).default_device, 3);
+    EXPECT_EQ(read({{"OMP_MAX_TASK_PRIORITY", "-1"}, {"OMP_DEFAULT_DEVICE", "x"}}, &warnings).max_task_priority, 0u);
+    ASSERT_EQ(warnings.size(), 2u);
+    EXPECT_NE(warnings[0].find("OMP_MAX_TASK_PRIORITY: '-1'"), std::string::npos) << warnings[0];
+    EXPECT_NE(warnings[1].find("OMP_DEFAULT_DEVICE: 'x'"), std::string::npos) << warnings[1];
+    // Cancellation is not supported: asking for it is said, on one line.
+    warnings.clear();
+    EXPECT_TRUE(read({{"OMP_CANCELLATION", "true"}}, &warnings).cancellation_asked);
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_NE(warnings[0].find("OMP_CANCELLATION=true: cancellation is not supported"), std::string::npos);
+    warnings.clear();
+    EXPECT_FALSE(read({{"OMP_CANCELLATION", "false"}}, &warnings).cancellation_asked);
+    EXPECT_TRUE(warnings.empty());
+}
+
 TEST(OmpSettings, ScheduleKindsModifiersAndChunks) {
     omp::Schedule s;
     ASSERT_TRUE(omp::parse_schedule("guided,4", s));

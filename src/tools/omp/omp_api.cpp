@@ -80,7 +80,7 @@ void omp_set_max_active_levels(int levels) {
 }
 int omp_get_supported_active_levels(void) { return static_cast<int>(supported_active_levels); }
 int omp_get_cancellation(void) { return 0; }
-int omp_get_max_task_priority(void) { return 0; }
+int omp_get_max_task_priority(void) { return static_cast<int>(settings().max_task_priority); }
 int omp_get_proc_bind(void) { return static_cast<int>(bind_var(thread_state())); }
 
 // ---- schedule ----
@@ -105,8 +105,19 @@ void omp_get_schedule(int* kind, int* chunk) {
 
 // ---- devices, and the host teams construct: the host is the only device ----
 int omp_get_num_devices(void) { return 0; }
-int omp_get_default_device(void) { return 0; }
-void omp_set_default_device(int) {}
+// default-device-var: OMP_DEFAULT_DEVICE, then omp_set_default_device (a
+// negative number is ignored, as libgomp does); there are no devices, so
+// every target region runs on the host whatever it holds.
+namespace {
+std::atomic<int>& default_device_var() {
+    static std::atomic<int> v{settings().default_device};
+    return v;
+}
+}  // namespace
+int omp_get_default_device(void) { return default_device_var().load(std::memory_order_relaxed); }
+void omp_set_default_device(int device) {
+    if (device >= 0) default_device_var().store(device, std::memory_order_relaxed);
+}
 int omp_is_initial_device(void) { return 1; }
 int omp_get_initial_device(void) { return 0; }
 int omp_get_device_num(void) { return 0; }

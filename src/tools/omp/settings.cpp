@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <climits>
 #include <iterator>
 #include <limits>
 
@@ -352,6 +353,22 @@ Settings read_settings(const GetEnv& getenv, const Warn& warn) {
         if (whole_number(std::string_view(v), limit) && limit > 0) s.teams_thread_limit = limit;
         else invalid("OMP_TEAMS_THREAD_LIMIT", v, "a positive integer");
     }
+    if (const char* v = getenv("OMP_MAX_TASK_PRIORITY")) {
+        unsigned priority = 0;
+        if (whole_number(std::string_view(v), priority) && priority <= static_cast<unsigned>(INT_MAX))
+            s.max_task_priority = priority;
+        else invalid("OMP_MAX_TASK_PRIORITY", v, "a non-negative integer");
+    }
+    if (const char* v = getenv("OMP_DEFAULT_DEVICE")) {
+        unsigned device = 0;
+        if (whole_number(std::string_view(v), device) && device <= static_cast<unsigned>(INT_MAX))
+            s.default_device = static_cast<int>(device);
+        else invalid("OMP_DEFAULT_DEVICE", v, "a non-negative integer");
+    }
+    boolean("OMP_CANCELLATION", s.cancellation_asked);
+    if (s.cancellation_asked)
+        warn("numaware-omp: OMP_CANCELLATION=true: cancellation is not supported; cancel constructs are ignored "
+             "and omp_get_cancellation() returns false (unset OMP_CANCELLATION or run under libgomp)");
     if (const char* v = getenv("OMP_AFFINITY_FORMAT")) s.affinity_format = v;
     boolean("OMP_DISPLAY_AFFINITY", s.display_affinity);
     if (const char* v = getenv("OMP_DISPLAY_ENV")) {

@@ -55,6 +55,13 @@ struct Settings {
     unsigned thread_limit = 0;                 // OMP_THREAD_LIMIT; 0: none
     unsigned num_teams = 0;                    // OMP_NUM_TEAMS; 0: one team per node the process may use
     unsigned teams_thread_limit = 0;           // OMP_TEAMS_THREAD_LIMIT; 0: none
+    // OMP_MAX_TASK_PRIORITY: reported (omp_get_max_task_priority); the
+    // priority clause is a hint the task runtime does not use.
+    unsigned max_task_priority = 0;
+    int default_device = 0;                    // OMP_DEFAULT_DEVICE: default-device-var (the host runs targets)
+    // OMP_CANCELLATION=true: cancellation is not supported, so cancel-var
+    // stays false and the variable is warned about at start.
+    bool cancellation_asked = false;
     std::string affinity_format;               // OMP_AFFINITY_FORMAT; empty: the default (affinity.hpp)
     bool display_affinity = false;             // OMP_DISPLAY_AFFINITY
     enum class Display { no, yes, verbose };
