@@ -296,6 +296,16 @@ for prog in "$@"; do
         [[ $got == "$want" ]] || { bad "OMP_SCHEDULE=$s: output differs"; diff <(echo "$want") <(echo "$got") | head; }
     done
     say "ok: OMP_SCHEDULE and omp_set_schedule as libgomp keeps them"
+    # OMP_DISPLAY_ENV's schedule and wait policy, as libgomp shows them (the
+    # shim's block comes after libgomp's own, which the program loads too).
+    for vars in "OMP_SCHEDULE=static,0" "OMP_SCHEDULE=monotonic:dynamic,3" "OMP_SCHEDULE=auto,4 OMP_WAIT_POLICY=active" \
+                "OMP_WAIT_POLICY=passive"; do
+        want=$(env $vars OMP_DISPLAY_ENV=true "$prog" 2>&1 >/dev/null | grep -E "OMP_(SCHEDULE|WAIT_POLICY) =")
+        got=$(env $vars OMP_DISPLAY_ENV=true LD_PRELOAD=$preload "$prog" 2>&1 >/dev/null |
+              grep -E "OMP_(SCHEDULE|WAIT_POLICY) =" | tail -2)
+        [[ -n $want && $got == "$want" ]] || bad "OMP_DISPLAY_ENV with $vars: '$got', libgomp '$want'"
+    done
+    say "ok: OMP_DISPLAY_ENV shows the schedule and the wait policy as libgomp does"
 done
 
 # A pinned allocator's blocks are locked in memory while they live (the

@@ -152,6 +152,13 @@ TEST(OmpSettings, TaskPriorityDefaultDeviceAndCancellation) {
     warnings.clear();
     EXPECT_FALSE(read({{"OMP_CANCELLATION", "false"}}, &warnings).cancellation_asked);
     EXPECT_TRUE(warnings.empty());
+    // OMP_WAIT_POLICY: how long waiters spin (team.cpp).
+    EXPECT_EQ(read({}).wait_policy, omp::Settings::Wait::unset);
+    EXPECT_EQ(read({{"OMP_WAIT_POLICY", "ACTIVE"}}).wait_policy, omp::Settings::Wait::active);
+    EXPECT_EQ(read({{"OMP_WAIT_POLICY", " passive"}}).wait_policy, omp::Settings::Wait::passive);
+    EXPECT_EQ(read({{"OMP_WAIT_POLICY", "busy"}}, &warnings).wait_policy, omp::Settings::Wait::unset);
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_NE(warnings[0].find("OMP_WAIT_POLICY: 'busy' (expected active or passive)"), std::string::npos) << warnings[0];
 }
 
 TEST(OmpSettings, ScheduleKindsModifiersAndChunks) {

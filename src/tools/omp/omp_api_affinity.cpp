@@ -154,7 +154,7 @@ std::string display_env_text(bool verbose) {
     line("OMP_PROC_BIND", binds);
     line("OMP_PLACES", places_text(team_places()));
     line("OMP_STACKSIZE", s.stack_bytes ? fmt::format("{}", s.stack_bytes) : "the system's default");
-    line("OMP_WAIT_POLICY", "PASSIVE");
+    line("OMP_WAIT_POLICY", s.wait_policy == Settings::Wait::active ? "ACTIVE" : "PASSIVE");
     line("OMP_THREAD_LIMIT", std::to_string(omp_get_thread_limit()));
     line("OMP_MAX_ACTIVE_LEVELS", std::to_string(omp_get_max_active_levels()));
     line("OMP_NUM_TEAMS", std::to_string(omp_get_max_teams()));

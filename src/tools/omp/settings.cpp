@@ -365,6 +365,12 @@ Settings read_settings(const GetEnv& getenv, const Warn& warn) {
             s.default_device = static_cast<int>(device);
         else invalid("OMP_DEFAULT_DEVICE", v, "a non-negative integer");
     }
+    if (const char* v = getenv("OMP_WAIT_POLICY")) {
+        const std::string d = lower(trim(v));
+        if (d == "active") s.wait_policy = Settings::Wait::active;
+        else if (d == "passive") s.wait_policy = Settings::Wait::passive;
+        else invalid("OMP_WAIT_POLICY", v, "active or passive");
+    }
     boolean("OMP_CANCELLATION", s.cancellation_asked);
     if (s.cancellation_asked)
         warn("numaware-omp: OMP_CANCELLATION=true: cancellation is not supported; cancel constructs are ignored "

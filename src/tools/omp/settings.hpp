@@ -62,6 +62,11 @@ struct Settings {
     // OMP_CANCELLATION=true: cancellation is not supported, so cancel-var
     // stays false and the variable is warned about at start.
     bool cancellation_asked = false;
+    // OMP_WAIT_POLICY: how long a waiting thread of a team that fits the
+    // CPUs spins before it sleeps (team.cpp): unset, a short while; active,
+    // about a second; passive, not at all. More threads than CPUs never spin.
+    enum class Wait { unset, active, passive };
+    Wait wait_policy = Wait::unset;
     std::string affinity_format;               // OMP_AFFINITY_FORMAT; empty: the default (affinity.hpp)
     bool display_affinity = false;             // OMP_DISPLAY_AFFINITY
     enum class Display { no, yes, verbose };

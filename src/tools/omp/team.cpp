@@ -403,7 +403,7 @@ public:
         // the enclosing teams' threads counted).
         unsigned threads = n;
         for (unsigned size : master.sizes) threads = size != 0 && threads > UINT_MAX / size ? UINT_MAX : threads * size;
-        spin_ = threads <= available_cpus() ? spin_iterations : 0;
+        spin_ = threads <= available_cpus() ? spin_iterations() : 0;
         team.start(n, spin_);
         team.fn = fn;
         team.data = data;
@@ -607,7 +607,17 @@ private:
         }
     }
 
-    static constexpr unsigned spin_iterations = 2000;   // about 20-60 microseconds of pause
+    // Pauses a waiter spends before it sleeps, by OMP_WAIT_POLICY: unset,
+    // 2,000 (about 20-60 microseconds); active, 2^25 (about a second: it
+    // asked for waiting threads that use their CPU); passive, none.
+    static unsigned spin_iterations() {
+        switch (settings().wait_policy) {
+            case Settings::Wait::active: return 1u << 25;
+            case Settings::Wait::passive: return 0;
+            case Settings::Wait::unset: break;
+        }
+        return 2000;
+    }
     std::atomic<unsigned> spin_{0};
     bool busy_ = false;
     const unsigned level_;   // the active level of the regions it runs (0: the outermost)
