@@ -14,6 +14,16 @@ preload="${OMP_SUITE_PRELOAD_FIRST:+$OMP_SUITE_PRELOAD_FIRST:}$shim"
 fail=0
 say() { printf '%s\n' "$*"; }
 bad() { say "FAIL: $*"; fail=1; }
+# same_as_libgomp VARS PROG [ARG...]: PROG's output under libgomp and under
+# the shim with the environment VARS (NAME=VALUE words) must be equal; a
+# difference fails, shown.
+same_as_libgomp() {
+    local vars=$1 want got
+    shift
+    want=$(env $vars "$@" 2>&1)
+    got=$(env $vars LD_PRELOAD="$preload" "$@" 2>&1)
+    [[ $got == "$want" ]] || { bad "$(basename "$1") $* with $vars: output differs"; diff <(echo "$want") <(echo "$got") | head; }
+}
 
 # The policies, from the shim's own refusal of a bogus one (one line,
 # status 2, naming the variable and listing them).
@@ -44,9 +54,7 @@ for prog in "$@"; do
     done
     # The environment's schedule reaches schedule(runtime) the same way.
     for sched in "static,5" "dynamic,3" "guided" "nonmonotonic:dynamic"; do
-        want=$(OMP_SCHEDULE=$sched OMP_NUM_THREADS=3 "$prog" 2>&1)
-        got=$(OMP_SCHEDULE=$sched OMP_NUM_THREADS=3 LD_PRELOAD=$preload "$prog" 2>&1)
-        [[ $got == "$want" ]] || bad "$name, OMP_SCHEDULE=$sched: output differs"
+        same_as_libgomp "OMP_SCHEDULE=$sched OMP_NUM_THREADS=3" "$prog"
     done
 done
 
@@ -71,9 +79,7 @@ fi
 for prog in "$@"; do
     [[ $(basename "$prog") == sync ]] || continue
     for bind in "OMP_PROC_BIND=close" "OMP_PROC_BIND=spread" "OMP_PLACES=cores" "OMP_PROC_BIND=false"; do
-        want=$(env "$bind" "$prog" 2>&1)
-        got=$(env "$bind" LD_PRELOAD="$preload" "$prog" 2>&1)
-        [[ $got == "$want" ]] || { bad "sync with $bind: output differs"; diff <(echo "$want") <(echo "$got") | head; }
+        same_as_libgomp "$bind" "$prog"
     done
     say "ok: sync under OMP_PROC_BIND/OMP_PLACES as under libgomp"
 done
@@ -86,16 +92,12 @@ for prog in "$@"; do
     for bind in "close,close" "close,primary" "close,spread" "primary,close" "true" "false" "spread"; do
         extra=""
         [[ $bind == true ]] && extra="OMP_NESTED=true"
-        want=$(env NESTED_PLACES=1 OMP_PLACES=threads OMP_PROC_BIND=$bind $extra "$prog" 2>&1)
-        got=$(env NESTED_PLACES=1 OMP_PLACES=threads OMP_PROC_BIND=$bind $extra LD_PRELOAD="$preload" "$prog" 2>&1)
-        [[ $got == "$want" ]] || { bad "nested with OMP_PROC_BIND=$bind: output differs"; diff <(echo "$want") <(echo "$got") | head; }
+        same_as_libgomp "NESTED_PLACES=1 OMP_PLACES=threads OMP_PROC_BIND=$bind $extra" "$prog"
     done
     say "ok: nested teams' places under OMP_PROC_BIND lists as under libgomp"
     # OMP_THREAD_LIMIT bounds the nested teams' threads together.
     for limit in 2 3 4 6 9; do
-        want=$(NESTED_THREAD_LIMIT=1 OMP_THREAD_LIMIT=$limit "$prog" 2>&1)
-        got=$(NESTED_THREAD_LIMIT=1 OMP_THREAD_LIMIT=$limit LD_PRELOAD="$preload" "$prog" 2>&1)
-        [[ $got == "$want" ]] || { bad "nested with OMP_THREAD_LIMIT=$limit: output differs"; diff <(echo "$want") <(echo "$got") | head; }
+        same_as_libgomp "NESTED_THREAD_LIMIT=1 OMP_THREAD_LIMIT=$limit" "$prog"
     done
     say "ok: OMP_THREAD_LIMIT over nested teams as under libgomp"
 done
@@ -266,18 +268,14 @@ for prog in "$@"; do
     for vars in "GOMP_CPU_AFFINITY=1,0" "GOMP_CPU_AFFINITY=1" "GOMP_CPU_AFFINITY=0-1:1 OMP_NUM_THREADS=3" \
                 "GOMP_CPU_AFFINITY=1,0 OMP_PROC_BIND=spread" "GOMP_CPU_AFFINITY=1,0 OMP_PLACES=threads" \
                 "GOMP_CPU_AFFINITY=1,0 OMP_PROC_BIND=false" "OMP_PROC_BIND=false OMP_PLACES=threads"; do
-        want=$(env OMP_NUM_THREADS=2 $vars "$prog" masks 2>&1)
-        got=$(env OMP_NUM_THREADS=2 $vars LD_PRELOAD=$preload "$prog" masks 2>&1)
-        [[ $got == "$want" ]] || { bad "affinity masks with $vars: output differs"; diff <(echo "$want") <(echo "$got") | head; }
+        same_as_libgomp "OMP_NUM_THREADS=2 $vars" "$prog" masks
     done
     say "ok: GOMP_CPU_AFFINITY binds as under libgomp; OMP_PROC_BIND=false leaves no places"
     # OpenMP 5.1's ll_caches and an abstract name's count of places, which
     # GCC 12's libgomp reads (the shim refused ll_caches and ignored counts).
     for vars in "OMP_PLACES=ll_caches" "OMP_PLACES=ll_caches OMP_PROC_BIND=spread" "OMP_PLACES=cores(1)" \
                 "OMP_PLACES=threads(1) OMP_PROC_BIND=spread" "OMP_PLACES=ll_caches(1) OMP_PROC_BIND=close"; do
-        want=$(env OMP_NUM_THREADS=2 $vars "$prog" masks 2>&1)
-        got=$(env OMP_NUM_THREADS=2 $vars LD_PRELOAD=$preload "$prog" masks 2>&1)
-        [[ $got == "$want" ]] || { bad "affinity masks with $vars: output differs"; diff <(echo "$want") <(echo "$got") | head; }
+        same_as_libgomp "OMP_NUM_THREADS=2 $vars" "$prog" masks
     done
     say "ok: OMP_PLACES=ll_caches and counted places bind as under libgomp"
 done
@@ -291,9 +289,7 @@ for prog in "$@"; do
     [[ $(basename "$prog") == schedule ]] || continue
     for s in "static" "static,0" "static,3" "dynamic,0" "guided" "auto" "auto,4" "monotonic:dynamic,2" \
              "nonmonotonic:static,5"; do
-        want=$(OMP_NUM_THREADS=3 OMP_SCHEDULE=$s "$prog" 2>&1)
-        got=$(OMP_NUM_THREADS=3 OMP_SCHEDULE=$s LD_PRELOAD=$preload "$prog" 2>&1)
-        [[ $got == "$want" ]] || { bad "OMP_SCHEDULE=$s: output differs"; diff <(echo "$want") <(echo "$got") | head; }
+        same_as_libgomp "OMP_NUM_THREADS=3 OMP_SCHEDULE=$s" "$prog"
     done
     say "ok: OMP_SCHEDULE and omp_set_schedule as libgomp keeps them"
     # OMP_DISPLAY_ENV's schedule and wait policy, as libgomp shows them (the

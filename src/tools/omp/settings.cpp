@@ -9,6 +9,7 @@
 #include <climits>
 #include <iterator>
 #include <limits>
+#include <type_traits>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -325,6 +326,16 @@ Settings read_settings(const GetEnv& getenv, const Warn& warn) {
         else if (d != "false") invalid(name, v, "true or false");
     };
     boolean("OMP_DYNAMIC", s.dynamic);
+    // A whole-number variable: `out` set when it is at least `lowest` (0 or
+    // 1) and at most INT_MAX, warned about otherwise.
+    const auto number = [&](const char* name, unsigned lowest, auto& out) {
+        const char* v = getenv(name);
+        if (v == nullptr) return;
+        unsigned n = 0;
+        if (whole_number(std::string_view(v), n) && n >= lowest && n <= static_cast<unsigned>(INT_MAX))
+            out = static_cast<std::remove_reference_t<decltype(out)>>(n);
+        else invalid(name, v, lowest == 0 ? "a non-negative integer" : "a positive integer");
+    };
     // Lists of more than one level ask for nested teams.
     if (!s.nested_threads.empty() || !s.nested_binds.empty()) s.max_active_levels = supported_active_levels;
     if (const char* v = getenv("OMP_NESTED")) {
@@ -338,33 +349,11 @@ Settings read_settings(const GetEnv& getenv, const Warn& warn) {
         if (whole_number(std::string_view(v), levels)) s.max_active_levels = std::min(levels, supported_active_levels);
         else invalid("OMP_MAX_ACTIVE_LEVELS", v, "a non-negative integer");
     }
-    if (const char* v = getenv("OMP_THREAD_LIMIT")) {
-        unsigned limit = 0;
-        if (whole_number(std::string_view(v), limit) && limit > 0) s.thread_limit = limit;
-        else invalid("OMP_THREAD_LIMIT", v, "a positive integer");
-    }
-    if (const char* v = getenv("OMP_NUM_TEAMS")) {
-        unsigned teams = 0;
-        if (whole_number(std::string_view(v), teams) && teams > 0) s.num_teams = teams;
-        else invalid("OMP_NUM_TEAMS", v, "a positive integer");
-    }
-    if (const char* v = getenv("OMP_TEAMS_THREAD_LIMIT")) {
-        unsigned limit = 0;
-        if (whole_number(std::string_view(v), limit) && limit > 0) s.teams_thread_limit = limit;
-        else invalid("OMP_TEAMS_THREAD_LIMIT", v, "a positive integer");
-    }
-    if (const char* v = getenv("OMP_MAX_TASK_PRIORITY")) {
-        unsigned priority = 0;
-        if (whole_number(std::string_view(v), priority) && priority <= static_cast<unsigned>(INT_MAX))
-            s.max_task_priority = priority;
-        else invalid("OMP_MAX_TASK_PRIORITY", v, "a non-negative integer");
-    }
-    if (const char* v = getenv("OMP_DEFAULT_DEVICE")) {
-        unsigned device = 0;
-        if (whole_number(std::string_view(v), device) && device <= static_cast<unsigned>(INT_MAX))
-            s.default_device = static_cast<int>(device);
-        else invalid("OMP_DEFAULT_DEVICE", v, "a non-negative integer");
-    }
+    number("OMP_THREAD_LIMIT", 1, s.thread_limit);
+    number("OMP_NUM_TEAMS", 1, s.num_teams);
+    number("OMP_TEAMS_THREAD_LIMIT", 1, s.teams_thread_limit);
+    number("OMP_MAX_TASK_PRIORITY", 0, s.max_task_priority);
+    number("OMP_DEFAULT_DEVICE", 0, s.default_device);
     if (const char* v = getenv("OMP_WAIT_POLICY")) {
         const std::string d = lower(trim(v));
         if (d == "active") s.wait_policy = Settings::Wait::active;
