@@ -60,6 +60,11 @@ struct TeamMapping {
     // Explicit CPU OS indices, rank r on cpus[r]. When non-empty, `kind`
     // is ignored and `nodes` must be 0.
     std::vector<unsigned> cpus{};
+    // Explicit nodes (OS indices) whose CPUs the team runs on, laid out by
+    // `kind` in ascending index order like the first-K rule (numactl's
+    // --cpunodebind). When non-empty, `nodes` must be 0 and `cpus` empty;
+    // every listed node must be in the machine and have CPUs.
+    NodeSet node_set{};
 };
 
 // Where one rank runs.
@@ -86,12 +91,18 @@ struct TeamLayout {
 // (K) nodes that have CPUs, in ascending OS index order; all of them for
 // K = 0. Throws Error("nodes", ...) when K exceeds the nodes with CPUs.
 NodeSet team_nodes(const Machine& machine, unsigned nodes);
+// The same for a whole mapping: its node_set when it names one (checked:
+// Error("node_set", ...) for a node that is not in the machine or has no
+// CPUs, and for a node_set combined with `nodes` or `cpus`), else the
+// first-K rule above.
+NodeSet team_nodes(const Machine& machine, const TeamMapping& mapping);
 
 // Pure and deterministic. Oversubscription is refused: two ranks never share
 // a CPU, because a pinned team that time-slices a CPU makes every barrier
 // wait for the slowest time slice. Throws Error naming the input:
 //   threads == 0; threads larger than the CPUs of the chosen nodes;
 //   nodes (K) larger than the number of nodes with CPUs;
+//   a node_set node that is absent or has no CPUs, or a node_set with nodes or cpus;
 //   an explicit CPU that is not in the machine, or listed twice;
 //   an explicit list combined with `nodes`, or whose length differs from threads.
 TeamLayout plan_team(const Machine& machine, const TeamMapping& mapping);

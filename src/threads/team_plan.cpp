@@ -101,12 +101,36 @@ NodeSet team_nodes(const Machine& machine, unsigned nodes) {
     return NodeSet(with_cpus);
 }
 
+NodeSet team_nodes(const Machine& machine, const TeamMapping& mapping) {
+    if (mapping.node_set.empty()) return team_nodes(machine, mapping.nodes);
+    const std::string listed = mapping.node_set.to_string();
+    if (!mapping.cpus.empty())
+        throw Error("node_set", fmt::format("node_set={} cannot be combined with an explicit CPU list; the list "
+                                            "already says where each rank runs",
+                                            listed));
+    if (mapping.nodes != 0)
+        throw Error("node_set", fmt::format("node_set={} cannot be combined with nodes={}: give the nodes or their "
+                                            "count, not both",
+                                            listed, mapping.nodes));
+    for (unsigned id : mapping.node_set.to_vector()) {
+        if (!machine.all_nodes().contains(id)) throw Error("node_set", machine.absent_node_reason(id));
+        if (!machine.node(id).has_cpus())
+            throw Error("node_set", fmt::format("node {} has no CPUs (a memory-only node cannot run threads); the "
+                                                "nodes with CPUs are {}",
+                                                id, machine.nodes_with_cpus().to_string()));
+    }
+    return mapping.node_set;
+}
+
 TeamLayout plan_team(const Machine& machine, const TeamMapping& mapping) {
-    if (!mapping.cpus.empty()) return plan_explicit(machine, mapping);
+    if (!mapping.cpus.empty()) {
+        if (!mapping.node_set.empty()) (void)team_nodes(machine, mapping);   // refuses the combination
+        return plan_explicit(machine, mapping);
+    }
 
     if (mapping.threads == 0) throw Error("threads", "threads=0: a team needs at least 1 thread");
 
-    const NodeSet chosen_set = team_nodes(machine, mapping.nodes);
+    const NodeSet chosen_set = team_nodes(machine, mapping);
     std::vector<const Node*> chosen;
     for (unsigned id : chosen_set.to_vector()) chosen.push_back(&machine.node(id));
     std::size_t capacity = 0;

@@ -103,6 +103,29 @@ TEST(TeamPlan, MemoryOnlyNodesNeverGetRanksAndDoNotCountForK) {
     EXPECT_NE(msg.find("memory-only nodes 1,3"), std::string::npos) << msg;
 }
 
+TEST(TeamPlan, ANodeSetUsesTheNamedNodesInIndexOrder) {
+    const Machine m = machine_of({{0, {0, 4}}, {1, {1, 5}}, {2, {}}, {3, {3, 7}}});
+    const TeamLayout s = plan_team(m, {.threads = 3, .kind = MappingKind::scatter, .node_set = NodeSet{3, 1}});
+    EXPECT_EQ(nodes_of(s), (std::vector<unsigned>{1, 3, 1}));
+    EXPECT_EQ(cpus_of(s), (std::vector<unsigned>{1, 3, 5}));
+    const TeamLayout c = plan_team(m, {.threads = 2, .node_set = NodeSet{3}});
+    EXPECT_EQ(cpus_of(c), (std::vector<unsigned>{3, 7}));
+    EXPECT_EQ(team_nodes(m, TeamMapping{.node_set = NodeSet{0, 3}}), (NodeSet{0, 3}));
+    EXPECT_EQ(team_nodes(m, TeamMapping{.nodes = 2}), (NodeSet{0, 1}));
+    std::string msg = plan_error(m, {.threads = 3, .node_set = NodeSet{3}}, "threads");
+    EXPECT_NE(msg.find("threads=3 exceeds the 2 CPUs of node 3 (limit 2)"), std::string::npos) << msg;
+    msg = plan_error(m, {.threads = 1, .node_set = NodeSet{1, 2}}, "node_set");
+    EXPECT_NE(msg.find("node 2 has no CPUs (a memory-only node cannot run threads); the nodes with CPUs are 0-1,3"),
+              std::string::npos)
+        << msg;
+    msg = plan_error(m, {.threads = 1, .node_set = NodeSet{4}}, "node_set");
+    EXPECT_NE(msg.find("node 4 is not in this machine (nodes: 0-3)"), std::string::npos) << msg;
+    msg = plan_error(m, {.threads = 1, .nodes = 1, .node_set = NodeSet{0}}, "node_set");
+    EXPECT_NE(msg.find("node_set=0 cannot be combined with nodes=1"), std::string::npos) << msg;
+    msg = plan_error(m, {.cpus = {0}, .node_set = NodeSet{0}}, "node_set");
+    EXPECT_NE(msg.find("cannot be combined with an explicit CPU list"), std::string::npos) << msg;
+}
+
 TEST(TeamPlan, ExplicitCpuListKeepsRankOrder) {
     const Machine m = four_by_two();
     const TeamLayout l = plan_team(m, {.cpus = {7, 0, 5}});

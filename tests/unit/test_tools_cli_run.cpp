@@ -126,6 +126,24 @@ TEST(RunCli, AffinityIsTheUnionOfTheTeamLayoutsCpus) {
     EXPECT_EQ(one.out, "Cpus_allowed_list:\t" + format_cpu_list(l.cpus()) + "\n");
 }
 
+// --cpu-nodes: the CPUs of the named nodes (numactl --cpunodebind), on a
+// two-node machine model whose node 1 holds this host's CPU 1.
+TEST(RunCli, CpuNodesRunsOnTheNamedNodesCpus) {
+    if (Machine::from_live().cpu_count() < 2) GTEST_FAIL() << "this test needs a host with 2 CPUs (0 and 1)";
+    const std::string two = "nodes=2 cpus-per-node=1 mem-per-node=256M distances=10,21/21,10";
+    const Outcome one = cli({"run", "--machine", two, "--cpu-nodes", "1", "--json", "--", "grep", "Cpus_allowed_list",
+                             "/proc/self/status"});
+    ASSERT_EQ(one.status, 0) << one.err;
+    EXPECT_EQ(one.out, "Cpus_allowed_list:\t1\n");
+    const nlohmann::json j = nlohmann::json::parse(one.err);
+    EXPECT_EQ(j.at("nodes"), "1");
+    EXPECT_EQ(j.at("cpus"), "1");
+    const Outcome both = cli({"run", "--machine", two, "--cpu-nodes", "0,1", "--threads", "2", "--mapping", "scatter",
+                              "--", "grep", "Cpus_allowed_list", "/proc/self/status"});
+    ASSERT_EQ(both.status, 0) << both.err;
+    EXPECT_EQ(both.out, "Cpus_allowed_list:\t0-1\n");
+}
+
 // --omp: the OpenMP drop-in preloaded, the planned CPUs as OpenMP places in
 // rank order, the policy passed on; the child's environment shows them.
 TEST(RunCli, OmpPreloadsTheShimWithThePlannedPlaces) {
@@ -166,6 +184,12 @@ TEST(RunCli, BadInputIsOneLineNamingTheInput) {
         {{"run", "--cpus", "0,100000", "--", "true"}, "--cpus: cpus[1]: CPU 100000 is not in this machine"},
         {{"run", "--cpus", "0", "--nodes", "1", "--", "true"}, "--cpus: an explicit CPU list cannot be combined"},
         {{"run", "--mapping", "spread", "--", "true"}, "--mapping: unknown mapping 'spread'"},
+        {{"run", "--cpu-nodes", "99", "--", "true"}, "--cpu-nodes: node 99 is not in this machine"},
+        {{"run", "--cpu-nodes", "0", "--nodes", "1", "--", "true"}, "--cpu-nodes: names the nodes; --nodes counts them"},
+        {{"run", "--cpu-nodes", "0", "--cpus", "0", "--", "true"}, "--cpus: an explicit CPU list cannot be combined"},
+        {{"run", "--cpu-nodes", "0-x", "--", "true"}, "--cpu-nodes"},
+        {{"run", "--machine", "nodes=2 cpus=1,0 mem=256M,256M distances=10,21/21,10", "--cpu-nodes", "1", "--", "true"},
+         "--cpu-nodes: node 1 has no CPUs (a memory-only node cannot run threads); the nodes with CPUs are 0"},
         {{"run", "--pages", "interleave:77", "--", "true"}, "policy 'interleave:77'"},
         {{"run", "--", "/nonexistent/command"}, "command: cannot run '/nonexistent/command'"},
         {{"run", "--policy", "dep", "--", "true"}, "--policy: is the task scheduler of --omp; add --omp"},

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Checks `numaware run --pages interleave:all` through the child's own
-# /proc/self/numa_maps, inside an emulated machine (or on any host).
+# /proc/self/numa_maps, and `numaware run --cpu-nodes` through its
+# Cpus_allowed_list, inside an emulated machine (or on any host).
 #
 # usage: run_check.sh NUMAWARE GUEST_TESTS [EXPECTED_POLICY]
 #   NUMAWARE         the numaware binary
@@ -62,3 +63,16 @@ echo "$line" | awk -v list="${expect#*:}" '
     }' || fail "pages are not spread evenly over $expect"
 
 echo "run_check: PASS: $expect, pages spread evenly"
+
+# --cpu-nodes N (numactl --cpunodebind): the child runs on exactly node N's
+# CPUs as the kernel lists them; N is the highest node that has CPUs.
+node=""
+for d in /sys/devices/system/node/node[0-9]*; do
+    n=${d##*node}
+    [ -n "$(cat "$d/cpulist")" ] && { [ -z "$node" ] || [ "$n" -gt "$node" ]; } && node=$n
+done
+[ -n "$node" ] || fail "no node with CPUs in /sys/devices/system/node"
+want=$(cat "/sys/devices/system/node/node$node/cpulist")
+got=$("$nw" run --cpu-nodes "$node" -- grep Cpus_allowed_list /proc/self/status | awk '{print $2}')
+[ "$got" = "$want" ] || fail "--cpu-nodes $node ran on CPUs '$got'; node $node's are '$want'"
+echo "run_check: PASS: --cpu-nodes $node ran on CPUs $got"

@@ -39,6 +39,7 @@ struct RunOptions {
     std::optional<unsigned> threads;
     std::string mapping = "contiguous";
     std::optional<unsigned> nodes;
+    std::string cpu_nodes;   // --cpu-nodes: a node list
     std::string cpus;
     std::string pages;
     std::string machine = "live";
@@ -89,23 +90,26 @@ std::vector<std::pair<std::string, std::string>> omp_environment(const RunOption
 // (no CPU option given: like numactl, run then changes only memory).
 std::optional<TeamLayout> plan_cpus(const RunOptions& o, const Machine& machine, bool mapping_given) {
     if (!o.cpus.empty()) {
-        if (o.nodes || mapping_given)
-            throw Error("--cpus", "an explicit CPU list cannot be combined with --nodes or --mapping");
+        if (o.nodes || !o.cpu_nodes.empty() || mapping_given)
+            throw Error("--cpus", "an explicit CPU list cannot be combined with --nodes, --cpu-nodes or --mapping");
         TeamMapping m;
         m.cpus = parse_cpu_list(o.cpus, "--cpus");
         m.threads = o.threads.value_or(0);
         return plan_team(machine, m);
     }
-    if (!o.threads && !o.nodes && !mapping_given) return std::nullopt;
+    if (!o.threads && !o.nodes && o.cpu_nodes.empty() && !mapping_given) return std::nullopt;
+    if (o.nodes && !o.cpu_nodes.empty())
+        throw Error("--cpu-nodes", "names the nodes; --nodes counts them: give one of the two");
     TeamMapping m;
     m.kind = parse_mapping_kind(o.mapping, "--mapping");
     m.nodes = o.nodes.value_or(0);
+    if (!o.cpu_nodes.empty()) m.node_set = NodeSet::parse(o.cpu_nodes, "--cpu-nodes");
     if (o.threads) {
         m.threads = *o.threads;
     } else {
         // No --threads: every CPU of the chosen nodes.
         std::size_t cpus = 0;
-        for (unsigned id : team_nodes(machine, m.nodes).to_vector()) cpus += machine.node(id).cpus.size();
+        for (unsigned id : team_nodes(machine, m).to_vector()) cpus += machine.node(id).cpus.size();
         m.threads = static_cast<unsigned>(cpus);
     }
     return plan_team(machine, m);
@@ -119,6 +123,8 @@ std::optional<TeamLayout> plan_cpus_for_cli(const RunOptions& o, const Machine& 
     } catch (const Error& e) {
         if (e.field() == "threads" || e.field() == "nodes")
             throw Error("--" + e.field(), std::string(e.what()).substr(e.field().size() + 2), e.code());
+        if (e.field() == "node_set")
+            throw Error("--cpu-nodes", std::string(e.what()).substr(e.field().size() + 2), e.code());
         if (e.field().rfind("cpus[", 0) == 0) throw Error("--cpus", e.what(), e.code());
         throw;
     }
@@ -203,7 +209,11 @@ void add_run_command(CLI::App& app) {
     auto* mapping = sub->add_option("--mapping", opts->mapping,
                                     "contiguous (fill a node, then the next) or scatter (round-robin over nodes)");
     sub->add_option("--nodes", opts->nodes, "Use the first K nodes that have CPUs (default: all)");
-    sub->add_option("--cpus", opts->cpus, "Explicit CPU list, e.g. 0-3,8 (instead of --threads/--mapping/--nodes)");
+    sub->add_option("--cpu-nodes", opts->cpu_nodes,
+                    "Run on the CPUs of these nodes, e.g. 1,3 (numactl --cpunodebind), laid out by --mapping; "
+                    "instead of --nodes");
+    sub->add_option("--cpus", opts->cpus,
+                    "Explicit CPU list, e.g. 0-3,8 (instead of --threads/--mapping/--nodes/--cpu-nodes)");
     sub->add_option("--pages", opts->pages,
                     "Process memory policy: first-touch, bind:NODES, preferred:N, preferred-many:NODES, "
                     "interleave:NODES|all, weighted:N=W,..., local, remote");
@@ -217,8 +227,9 @@ void add_run_command(CLI::App& app) {
                   "Print what is applied (pages, cpus, nodes, command) as one JSON line on stderr before exec");
     sub->add_option("command", opts->command, "The command and its arguments, after --")->required();
     sub->footer(
-        "Without --threads, --nodes, --mapping or --cpus the CPU affinity is left as it is.\n"
+        "Without --threads, --nodes, --cpu-nodes, --mapping or --cpus the CPU affinity is left as it is.\n"
         "Example: numaware run --pages interleave:all --threads 4 --mapping scatter -- cat /proc/self/numa_maps\n"
+        "         numaware run --cpu-nodes 1 --pages bind:1 -- ./server   (numactl -N 1 -m 1)\n"
         "         numaware run --omp --threads 8 --mapping scatter -- ./openmp_program");
     sub->callback([opts, mapping] { run_command(*opts, mapping->count() > 0); });
 }
