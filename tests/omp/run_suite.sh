@@ -304,6 +304,21 @@ for prog in "$@"; do
     say "ok: OMP_DISPLAY_ENV shows the schedule and the wait policy as libgomp does"
 done
 
+# Cancellation (cancel.c runs itself with OMP_CANCELLATION=true above):
+# with cancel-var false the cancel constructs do nothing, as under libgomp,
+# and OMP_DISPLAY_ENV shows cancel-var as libgomp does.
+for prog in "$@"; do
+    [[ $(basename "$prog") == cancel ]] || continue
+    for n in 1 3; do same_as_libgomp "OMP_CANCELLATION=false OMP_NUM_THREADS=$n" "$prog"; done
+    for v in true false; do
+        want=$(OMP_CANCELLATION=$v OMP_DISPLAY_ENV=true "$prog" 2>&1 >/dev/null | grep -E "OMP_CANCELLATION =")
+        got=$(OMP_CANCELLATION=$v OMP_DISPLAY_ENV=true LD_PRELOAD=$preload "$prog" 2>&1 >/dev/null |
+              grep -E "OMP_CANCELLATION =" | tail -1)
+        [[ -n $want && $got == "$want" ]] || bad "OMP_DISPLAY_ENV with OMP_CANCELLATION=$v: '$got', libgomp '$want'"
+    done
+    say "ok: cancellation off as under libgomp; OMP_DISPLAY_ENV shows cancel-var as libgomp does"
+done
+
 # A pinned allocator's blocks are locked in memory while they live (the
 # shim only: GCC 12's libgomp refuses pinned allocators).
 # Sanitizers turn mlock into a no-op, so under one (OMP_SUITE_PRELOAD_FIRST)

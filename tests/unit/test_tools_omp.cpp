@@ -144,14 +144,17 @@ TEST(OmpSettings, TaskPriorityDefaultDeviceAndCancellation) {
     ASSERT_EQ(warnings.size(), 2u);
     EXPECT_NE(warnings[0].find("OMP_MAX_TASK_PRIORITY: '-1'"), std::string::npos) << warnings[0];
     EXPECT_NE(warnings[1].find("OMP_DEFAULT_DEVICE: 'x'"), std::string::npos) << warnings[1];
-    // Cancellation is not supported: asking for it is said, on one line.
+    // cancel-var.
     warnings.clear();
-    EXPECT_TRUE(read({{"OMP_CANCELLATION", "true"}}, &warnings).cancellation_asked);
-    ASSERT_EQ(warnings.size(), 1u);
-    EXPECT_NE(warnings[0].find("OMP_CANCELLATION=true: cancellation is not supported"), std::string::npos);
-    warnings.clear();
-    EXPECT_FALSE(read({{"OMP_CANCELLATION", "false"}}, &warnings).cancellation_asked);
+    EXPECT_FALSE(read({}).cancellation);
+    EXPECT_TRUE(read({{"OMP_CANCELLATION", "true"}}, &warnings).cancellation);
+    EXPECT_TRUE(read({{"OMP_CANCELLATION", " TRUE "}}, &warnings).cancellation);
+    EXPECT_FALSE(read({{"OMP_CANCELLATION", "false"}}, &warnings).cancellation);
     EXPECT_TRUE(warnings.empty());
+    EXPECT_FALSE(read({{"OMP_CANCELLATION", "yes"}}, &warnings).cancellation);
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_NE(warnings[0].find("OMP_CANCELLATION: 'yes'"), std::string::npos) << warnings[0];
+    warnings.clear();
     // OMP_WAIT_POLICY: how long waiters spin (team.cpp).
     EXPECT_EQ(read({}).wait_policy, omp::Settings::Wait::unset);
     EXPECT_EQ(read({{"OMP_WAIT_POLICY", "ACTIVE"}}).wait_policy, omp::Settings::Wait::active);

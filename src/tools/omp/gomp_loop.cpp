@@ -359,12 +359,14 @@ bool GOMP_loop_maybe_nonmonotonic_runtime_next(long* is, long* ie) { return next
 
 void GOMP_loop_end(void) {
     leave_current();
-    thread_state().team->barrier.wait();
+    (void)thread_state().team->barrier.wait();
 }
 void GOMP_loop_end_nowait(void) { leave_current(); }
+// The end of a loop in a region that may be cancelled: true when the
+// region is (`cancel for` ends at this barrier as any loop does).
 bool GOMP_loop_end_cancel(void) {
-    GOMP_loop_end();
-    return false;   // cancellation is off (OMP_CANCELLATION unset): never cancelled
+    leave_current();
+    return thread_state().team->barrier.wait();
 }
 
 // ---- unsigned long long loops ----
@@ -586,12 +588,12 @@ void GOMP_scope_start(std::uintptr_t* reductions) {
 void GOMP_workshare_task_reduction_unregister(bool cancelled) { end_workshare_reductions(cancelled); }
 void GOMP_sections_end(void) {
     leave_current();
-    thread_state().team->barrier.wait();
+    (void)thread_state().team->barrier.wait();
 }
 void GOMP_sections_end_nowait(void) { leave_current(); }
 bool GOMP_sections_end_cancel(void) {
-    GOMP_sections_end();
-    return false;
+    leave_current();
+    return thread_state().team->barrier.wait();
 }
 void GOMP_parallel_sections(void (*fn)(void*), void* data, unsigned nt, unsigned count, unsigned flags) {
     parallel_loop(fn, data, nt, 1, static_cast<long>(count) + 1, 1, 2, 1, false, flags);

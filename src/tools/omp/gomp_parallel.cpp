@@ -16,6 +16,9 @@
 namespace numaware::omp {
 namespace {
 
+// GOMP_cancel's `which`, as GCC passes it (GOMP_CANCEL_* in its gomp-constants.h).
+constexpr int cancel_for = 2, cancel_sections = 4, cancel_taskgroup_kind = 8;
+
 Lock g_default_critical;   // trivially destroyed: a thread may hold it at exit
 Lock g_atomic;
 
@@ -81,16 +84,43 @@ void GOMP_teams_reg(void (*fn)(void*), void* data, unsigned num_teams, unsigned 
     run_teams(fn, data, num_teams, thread_limit);
 }
 
-void GOMP_barrier(void) { thread_state().team->barrier.wait(); }
-bool GOMP_barrier_cancel(void) {
-    GOMP_barrier();
-    return false;   // cancellation is off: never cancelled
+void GOMP_barrier(void) { (void)thread_state().team->barrier.wait(); }
+// A barrier in a region that may be cancelled: true when it is (the code
+// then goes to the region's end).
+bool GOMP_barrier_cancel(void) { return thread_state().team->barrier.wait(); }
+
+// Cancellation. With cancel-var false (OMP_CANCELLATION unset or false, the
+// default) `cancel` and `cancellation point` do nothing and return false,
+// as the standard says. Otherwise, `which` as GCC passes it:
+//   1 parallel: the team's barrier is cancelled (Barrier::cancel): waiters
+//     leave, every later barrier of the region returns at once, and tasks
+//     not started are discarded;
+//   2 for, 4 sections: the worksharing construct the thread is in;
+//   8 taskgroup: the current task's innermost taskgroup.
+// True tells the caller's code to go to the end of the construct. A
+// cancellation point (or `cancel` with a false if clause) answers whether
+// the construct is cancelled; for a taskgroup, also a cancelled region.
+bool GOMP_cancellation_point(int which) {
+    if (!settings().cancellation) return false;
+    ThreadState& st = thread_state();
+    if (which & (cancel_for | cancel_sections))
+        return st.cursor.current != nullptr && st.cursor.current->cancelled.load(std::memory_order_acquire);
+    if (which & cancel_taskgroup_kind) return task_cancelled(*st.team, current_task(st).taskgroup);
+    return st.team->barrier.cancelled();
 }
-// Cancellation is off unless OMP_CANCELLATION=true (refused at start-up):
-// `cancel` does nothing and no region is ever cancelled, as the standard
-// says for cancel-var false.
-bool GOMP_cancel(int /*which*/, bool /*do_cancel*/) { return false; }
-bool GOMP_cancellation_point(int /*which*/) { return false; }
+bool GOMP_cancel(int which, bool do_cancel) {
+    if (!settings().cancellation) return false;
+    if (!do_cancel) return GOMP_cancellation_point(which);
+    ThreadState& st = thread_state();
+    if (which & (cancel_for | cancel_sections)) {
+        if (st.cursor.current != nullptr) st.cursor.current->cancelled.store(true, std::memory_order_release);
+    } else if (which & cancel_taskgroup_kind) {
+        cancel_taskgroup();
+    } else {
+        st.team->barrier.cancel();
+    }
+    return true;
+}
 
 bool GOMP_single_start(void) {
     bool first = false;

@@ -79,7 +79,7 @@ void omp_set_max_active_levels(int levels) {
     if (levels >= 0) set_max_active_levels(std::min(static_cast<unsigned>(levels), supported_active_levels));
 }
 int omp_get_supported_active_levels(void) { return static_cast<int>(supported_active_levels); }
-int omp_get_cancellation(void) { return 0; }
+int omp_get_cancellation(void) { return settings().cancellation ? 1 : 0; }
 int omp_get_max_task_priority(void) { return static_cast<int>(settings().max_task_priority); }
 int omp_get_proc_bind(void) { return static_cast<int>(bind_var(thread_state())); }
 

@@ -159,7 +159,7 @@ std::string display_env_text(bool verbose) {
     line("OMP_MAX_ACTIVE_LEVELS", std::to_string(omp_get_max_active_levels()));
     line("OMP_NUM_TEAMS", std::to_string(omp_get_max_teams()));
     line("OMP_TEAMS_THREAD_LIMIT", std::to_string(omp_get_teams_thread_limit()));
-    line("OMP_CANCELLATION", "FALSE");
+    line("OMP_CANCELLATION", s.cancellation ? "TRUE" : "FALSE");
     line("OMP_DEFAULT_DEVICE", std::to_string(omp_get_default_device()));
     line("OMP_MAX_TASK_PRIORITY", std::to_string(omp_get_max_task_priority()));
     line("OMP_DISPLAY_AFFINITY", s.display_affinity ? "TRUE" : "FALSE");

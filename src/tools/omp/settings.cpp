@@ -360,10 +360,7 @@ Settings read_settings(const GetEnv& getenv, const Warn& warn) {
         else if (d == "passive") s.wait_policy = Settings::Wait::passive;
         else invalid("OMP_WAIT_POLICY", v, "active or passive");
     }
-    boolean("OMP_CANCELLATION", s.cancellation_asked);
-    if (s.cancellation_asked)
-        warn("numaware-omp: OMP_CANCELLATION=true: cancellation is not supported; cancel constructs are ignored "
-             "and omp_get_cancellation() returns false (unset OMP_CANCELLATION or run under libgomp)");
+    boolean("OMP_CANCELLATION", s.cancellation);
     if (const char* v = getenv("OMP_AFFINITY_FORMAT")) s.affinity_format = v;
     boolean("OMP_DISPLAY_AFFINITY", s.display_affinity);
     if (const char* v = getenv("OMP_DISPLAY_ENV")) {

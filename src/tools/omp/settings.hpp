@@ -59,9 +59,9 @@ struct Settings {
     // priority clause is a hint the task runtime does not use.
     unsigned max_task_priority = 0;
     int default_device = 0;                    // OMP_DEFAULT_DEVICE: default-device-var (the host runs targets)
-    // OMP_CANCELLATION=true: cancellation is not supported, so cancel-var
-    // stays false and the variable is warned about at start.
-    bool cancellation_asked = false;
+    // OMP_CANCELLATION: cancel-var; `cancel` and `cancellation point`
+    // act only when it is true (gomp_parallel.cpp).
+    bool cancellation = false;
     // OMP_WAIT_POLICY: how long a waiting thread of a team that fits the
     // CPUs spins before it sleeps (team.cpp): unset, a short while; active,
     // about a second; passive, not at all. More threads than CPUs never spin.

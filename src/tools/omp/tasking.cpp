@@ -211,9 +211,14 @@ void run_deferred(OmpTask* t) noexcept {
         if (ev->state.fetch_or(DetachEvent::token_set, std::memory_order_acq_rel) & DetachEvent::fulfilled)
             rt.fulfill(ev->token);
     }
+    // A task of a cancelled region or taskgroup that has not started is
+    // discarded (its body does not run; it completes at once). A detached
+    // task runs: its event is the program's to fulfil.
+    const bool discard = settings().cancellation && t->event == nullptr && task_cancelled(*st.team, t->taskgroup);
     OmpTask* const outer = st.current;
     st.current = t;
-    t->fn(t->arg);
+    if (!discard) [[likely]]
+        t->fn(t->arg);
     st.current = outer;
     return_spare_refs(st, *t);
     if (DetachEvent* ev = t->event) {
@@ -383,7 +388,7 @@ tasks::Runtime& team_runtime(Team& team) {
                 }
             }
             rt = kept.get();
-            team.barrier.attach(rt);
+            team.attach(rt);
             team.runtime.store(rt, std::memory_order_release);
         }
     }
@@ -554,6 +559,10 @@ void create_task_with(ThreadState& st, OmpTask& parent, tasks::Runtime* rt, cons
 void create_task(const TaskArgs& a, void (*adjust)(void*, void*), void* ctx) {
     ThreadState& st = thread_state();
     OmpTask& parent = current_task(st);
+    // In a cancelled region or taskgroup a new task is discarded at once,
+    // as libgomp does: it is not made, and its dependences are not recorded.
+    if (settings().cancellation && task_cancelled(*st.team, parent.taskgroup)) [[unlikely]]
+        return;
     // A detached task is deferred even in a team of one: its thread goes on
     // and fulfils the event later (included and if(0) tasks wait for it).
     tasks::Runtime* rt = parent.final                            ? nullptr
@@ -611,6 +620,17 @@ void wait_depend(void** depend) {
     // The empty task only waits: it has finished before any later sibling
     // exists, so it orders nothing after it.
     if (!deps.empty()) wait_for_predecessors(rt, deps);
+}
+
+bool task_cancelled(const Team& team, const TaskGroup* g) {
+    if (team.barrier.cancelled()) return true;
+    for (; g != nullptr; g = g->outer)
+        if (g->cancelled.load(std::memory_order_acquire)) return true;
+    return false;
+}
+
+void cancel_taskgroup() {
+    if (TaskGroup* g = current_task().taskgroup) g->cancelled.store(true, std::memory_order_release);
 }
 
 void taskgroup_begin() {

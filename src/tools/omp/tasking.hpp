@@ -37,6 +37,10 @@ struct TaskGroup {
     // The innermost task reduction registration (task_reduction.hpp) its
     // tasks remap into: its own, or the enclosing taskgroup's.
     std::uintptr_t* reductions = nullptr;
+    // `cancel taskgroup` met in one of its tasks (OMP_CANCELLATION=true):
+    // its tasks, and those of the taskgroups inside it, that have not
+    // started are discarded.
+    std::atomic<bool> cancelled{false};
 };
 
 // Records are 64-byte aligned (tasking.cpp, new_task_record). The first
@@ -119,6 +123,14 @@ void create_task(const TaskArgs& a, void (*adjust)(void* arg, void* ctx) = nullp
 // omp_fulfill_event: `event` is a handle that a task with the detach
 // clause got; a handle fulfilled twice, or none, stops the program.
 void fulfill_event(void* event);
+
+// Cancellation (OMP_CANCELLATION=true). Whether a task of `team` in
+// taskgroup `g` is cancelled: the region's barrier is (`cancel parallel`),
+// or `g` or a taskgroup around it is (`cancel taskgroup`).
+bool task_cancelled(const Team& team, const TaskGroup* g);
+// `cancel taskgroup` from the current task: its innermost taskgroup (none:
+// nothing to cancel).
+void cancel_taskgroup();
 
 // Waits for the current task's children (taskwait).
 void wait_children();

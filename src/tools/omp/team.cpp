@@ -52,15 +52,17 @@ namespace {
 struct GenerationWait {
     const std::atomic<std::uint32_t>* generation;
     std::uint32_t seen;
+    const std::atomic<bool>* cancelled;
 };
 bool generation_moved(void* p) {
     const auto* w = static_cast<const GenerationWait*>(p);
-    return w->generation->load(std::memory_order_acquire) != w->seen;
+    return w->generation->load(std::memory_order_acquire) != w->seen ||
+           w->cancelled->load(std::memory_order_acquire);
 }
 bool runtime_quiescent(void* p) { return static_cast<const tasks::Runtime*>(p)->quiescent(); }
 }  // namespace
 
-void Barrier::wait() {
+bool Barrier::wait() {
     // Read before arriving: once every thread has arrived, the last one may
     // leave and reset the barrier for the next region.
     const unsigned parties = parties_, spin = spin_;
@@ -72,8 +74,11 @@ void Barrier::wait() {
             take_seat(*rt, thread_state().num);
             rt->run_until(runtime_quiescent, rt, tasks::Runtime::Sleep::never);
         }
-        return;
+        return cancelled_.load(std::memory_order_relaxed);
     }
+    // A cancelled region: nobody arrives any more (the generation it
+    // interrupted is never released).
+    if (cancelled_.load(std::memory_order_acquire)) return true;
     if (rt != nullptr) take_seat(*rt, thread_state().num);
     const std::uint32_t gen = generation_.load(std::memory_order_acquire);
     if (arrived_.fetch_add(1, std::memory_order_acq_rel) + 1 == parties) {
@@ -92,20 +97,23 @@ void Barrier::wait() {
         signal_.fetch_add(1, std::memory_order_seq_cst);
         if (sleepers_.load(std::memory_order_seq_cst) != 0) futex_wake_all(signal_);
         if (rt != nullptr) rt->wake();
-        return;
+        return false;
     }
-    // Run the team's tasks until the last thread releases the barrier;
-    // without a runtime yet, wait, and start helping if one appears (the
-    // first task of a `single` is made after the other threads reached its
-    // barrier: attach() wakes them).
+    // Run the team's tasks until the last thread releases the barrier (or
+    // the region is cancelled); without a runtime yet, wait, and start
+    // helping if one appears (the first task of a `single` is made after
+    // the other threads reached its barrier: attach() wakes them).
     const auto help = [&](tasks::Runtime& r) {
         take_seat(r, thread_state().num);
-        GenerationWait w{&generation_, gen};
+        GenerationWait w{&generation_, gen, &cancelled_};
         r.run_until(generation_moved, &w);
+        return generation_.load(std::memory_order_acquire) == gen;
     };
+    const auto released = [&] { return generation_.load(std::memory_order_acquire) != gen; };
     if (rt != nullptr) return help(*rt);
     for (unsigned i = 0; i < spin; ++i) {
-        if (generation_.load(std::memory_order_acquire) != gen) return;
+        if (released()) return false;
+        if (cancelled_.load(std::memory_order_acquire)) return true;
         if (tasks::Runtime* r = runtime_.load(std::memory_order_acquire)) return help(*r);
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();
@@ -114,22 +122,33 @@ void Barrier::wait() {
     // More threads than CPUs: the CPU goes to the threads waited for a few
     // times before this one sleeps (yields_before_sleep).
     for (unsigned i = 0; spin == 0 && i < yields_before_sleep; ++i) {
-        if (generation_.load(std::memory_order_acquire) != gen) return;
+        if (released()) return false;
+        if (cancelled_.load(std::memory_order_acquire)) return true;
         if (tasks::Runtime* r = runtime_.load(std::memory_order_acquire)) return help(*r);
         sched_yield();
     }
     sleepers_.fetch_add(1, std::memory_order_seq_cst);
     tasks::Runtime* appeared = nullptr;
+    bool cancelled = false;
     for (;;) {
-        // The signal before the looks: a release or an attach() after it
-        // moves it, and the futex_wait returns at once.
+        // The signal before the looks: a release, an attach() or a cancel()
+        // after it moves it, and the futex_wait returns at once.
         const std::uint32_t s = signal_.load(std::memory_order_seq_cst);
         if (generation_.load(std::memory_order_seq_cst) != gen) break;
+        if ((cancelled = cancelled_.load(std::memory_order_seq_cst))) break;
         if ((appeared = runtime_.load(std::memory_order_seq_cst)) != nullptr) break;
         futex_wait(signal_, s);
     }
     sleepers_.fetch_sub(1, std::memory_order_relaxed);
-    if (appeared != nullptr) help(*appeared);
+    if (appeared != nullptr) return help(*appeared);
+    return cancelled;
+}
+
+void Barrier::cancel() {
+    cancelled_.store(true, std::memory_order_seq_cst);
+    signal_.fetch_add(1, std::memory_order_seq_cst);
+    if (sleepers_.load(std::memory_order_seq_cst) != 0) futex_wake_all(signal_);
+    if (tasks::Runtime* rt = runtime_.load(std::memory_order_acquire)) rt->wake();
 }
 
 void Barrier::attach(tasks::Runtime* rt) {
@@ -719,9 +738,12 @@ void member_enter(Team& team, unsigned num, ThreadState& st) {
     display_affinity_on_entry();
 }
 
-// The region's closing barrier, then the thread's outer state back.
+// The region's closing barrier, then the thread's outer state back. A
+// cancelled region's threads leave its barrier at different generations, or
+// without arriving: they meet once more, at the closing barrier, which is
+// never cancelled.
 void member_leave(ThreadState& st) {
-    st.team->barrier.wait();
+    if (st.team->barrier.wait()) st.team->closing.wait();
     leave_region(st);
     st = std::move(t_outer.back());
     t_outer.pop_back();

@@ -51,12 +51,23 @@ public:
         parties_ = parties;
         spin_ = spin;
         arrived_.store(0, std::memory_order_relaxed);
+        cancelled_.store(false, std::memory_order_relaxed);
     }
     // Explicit tasks (tasking.hpp): once the team has a task runtime, the
     // waiters run its tasks, and the last to arrive releases the others
     // only when every task has finished.
     void attach(tasks::Runtime* rt);
-    void wait();
+    // Waits for the team. True when the barrier was cancelled (cancel()):
+    // the waiters leave without the others, and a thread that comes to it
+    // afterwards does not wait at all.
+    bool wait();
+    // `cancel parallel` (OMP_CANCELLATION=true): every waiter leaves now,
+    // and so will every later wait() until reset(). Nothing releases the
+    // generation it interrupts: a cancelled region ends at a barrier of its
+    // own (Team::closing). Only the region's own implicit tasks cancel it,
+    // so a generation whose threads have all arrived is never cancelled.
+    void cancel();
+    bool cancelled() const { return cancelled_.load(std::memory_order_acquire); }
 
 private:
     std::atomic<tasks::Runtime*> runtime_{nullptr};
@@ -64,11 +75,13 @@ private:
     unsigned spin_ = 0;
     std::atomic<unsigned> arrived_{0};
     std::atomic<std::uint32_t> generation_{0};
-    // The word sleepers wait on: bumped by a release and by attach(), so
-    // that a wake between a sleeper's last look and its futex_wait is not
-    // lost (the wait returns at once when the word has moved).
+    // The word sleepers wait on: bumped by a release, by attach() and by
+    // cancel(), so that a wake between a sleeper's last look and its
+    // futex_wait is not lost (the wait returns at once when the word has
+    // moved).
     std::atomic<std::uint32_t> signal_{0};
     std::atomic<unsigned> sleepers_{0};   // waiters that may be asleep on signal_
+    std::atomic<bool> cancelled_{false};
 };
 
 struct TaskGroup;   // tasking.hpp
@@ -85,6 +98,9 @@ struct ContentionGroup {
 struct Team {
     unsigned size = 1;
     Barrier barrier;
+    // Where a region whose barrier was cancelled ends: every thread meets
+    // here once, after leaving `barrier` cancelled (member_leave).
+    Barrier closing;
     WorkShares workshares;
     void (*fn)(void*) = nullptr;
     void* data = nullptr;
@@ -121,11 +137,17 @@ struct Team {
         loop_prestarted = false;
         initial_taskgroup = nullptr;
         barrier.reset(threads, spin);
+        closing.reset(threads, spin);
         workshares.reset();
         const auto kept = runtimes.find(threads);
         tasks::Runtime* rt = kept == runtimes.end() ? nullptr : kept->second.get();
         runtime.store(rt, std::memory_order_relaxed);
+        attach(rt);
+    }
+    // The team's task runtime, to both barriers.
+    void attach(tasks::Runtime* rt) {
         barrier.attach(rt);
+        closing.attach(rt);
     }
 };
 

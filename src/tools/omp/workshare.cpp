@@ -158,6 +158,7 @@ bool WorkShares::enter(std::uint64_t g, WorkShare*& out) {
         s.doacross.clear();
         s.ordered = false;
         s.ordered_next.store(0, std::memory_order_relaxed);
+        s.cancelled.store(false, std::memory_order_relaxed);
         std::free(s.mem);
         s.mem = nullptr;
         return true;

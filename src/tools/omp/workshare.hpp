@@ -78,6 +78,7 @@ struct WorkShare {
     void* mem = nullptr;                    // GOMP_loop_start's team-shared memory
     std::uintptr_t* task_reductions = nullptr;   // the first thread's registration (task_reduction.hpp)
     Doacross doacross;                      // a doacross loop's progress (dims() 0: none)
+    std::atomic<bool> cancelled{false};     // `cancel for` or `cancel sections` met (OMP_CANCELLATION=true)
     bool ordered = false;                   // an `ordered` loop:
     std::atomic<std::uint64_t> ordered_next{0};   // the chunk starting here may run its ordered regions
 };
