@@ -51,6 +51,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include "machine/machine_internal.hpp"
 #include "util/text.hpp"
 #include "numaware/error.hpp"
@@ -487,8 +489,33 @@ __attribute__((constructor)) void read_start_affinity() {
     start_affinity = std::move(cpus);
 }
 
+// The XML format version of an hwloc export, from its root element
+// (<topology version="2.0">; hwloc 1.x wrote none: 1), or 0 when the text
+// has no <topology> element to read it from (hwloc's load then says why).
+unsigned xml_format_major(const std::string& xml) {
+    const std::size_t root = xml.find("<topology");
+    if (root == std::string::npos) return 0;
+    const std::size_t end = xml.find('>', root);
+    const std::string tag = xml.substr(root, end == std::string::npos ? std::string::npos : end - root);
+    const std::size_t at = tag.find("version=\"");
+    if (at == std::string::npos) return 1;
+    unsigned major = 0;
+    for (std::size_t i = at + 9; i < tag.size() && tag[i] >= '0' && tag[i] <= '9' && major < 1000; ++i)
+        major = major * 10 + static_cast<unsigned>(tag[i] - '0');
+    return major;
+}
+
 // An hwloc XML text, named `source` in errors and `name` in the machine.
 Machine machine_from_xml(const std::string& xml, const std::string& source, const std::string& name) {
+    // hwloc refuses a format newer than its own major version with EINVAL
+    // alone (its reason goes nowhere unless HWLOC_XML_VERBOSE is set): say it.
+    const unsigned readable = hwloc_get_api_version() >> 16;   // the loaded hwloc's major version
+    if (const unsigned major = xml_format_major(xml); major > readable)
+        throw Error(source, fmt::format("the file is in hwloc's XML format {}, which the hwloc {}.x loaded here "
+                                        "cannot read (it reads formats 1 to {}): export it again with hwloc {}.x "
+                                        "(lstopo-no-graphics --of xml FILE), or use numaware with a newer hwloc",
+                                        major, readable, readable, readable),
+                    EINVAL);
     probe_xml(xml, source);
     Topology topo = new_topology(source);
     if (hwloc_topology_set_xmlbuffer(topo.get(), xml.data(), static_cast<int>(xml.size() + 1)) != 0)

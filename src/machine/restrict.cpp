@@ -99,10 +99,13 @@ Machine Machine::restrict_to(const std::vector<unsigned>& cpus, const NodeSet& a
         kept.push_back(i);
     }
     if (out.cpu_count() == 0)
-        throw Error("cpus", std::string(by) + " allows no CPU of this machine (CPUs: " +
+        throw Error("cpus", "no CPU of this machine is in " + std::string(by) + " (CPUs: " +
                                 format_index_list(std::vector<unsigned>(known.begin(), known.end())) + ")");
-    if (out.memory_nodes().empty())
-        throw Error("memory nodes", std::string(by) + " allows no node with memory (nodes with memory: " +
+    // A machine whose nodes record no memory size (an hwloc 1.x XML, a
+    // synthetic topology) has no memory to restrict: its nodes stay as
+    // they are, as they do unrestricted.
+    if (out.memory_nodes().empty() && !this->memory_nodes().empty())
+        throw Error("memory nodes", "no node with memory is in " + std::string(by) + " (nodes with memory: " +
                                         this->memory_nodes().to_string() + ")");
     for (const Cache& c : caches) {
         Cache k = c;

@@ -114,9 +114,16 @@ TEST(MachineRestrict, BadAllowedSetsAreRefusedNamingTheKeyAndTheLimit) {
     test::expect_error([&] { (void)two.restrict_to({0}, NodeSet{7}, "a test cpuset"); }, "memory nodes",
                        "node 7 is not in this machine (nodes: 0-1)");
     test::expect_error([&] { (void)two.restrict_to({}, two.all_nodes(), "a test cpuset"); }, "cpus",
-                       "a test cpuset allows no CPU of this machine (CPUs: 0-1)");
+                       "no CPU of this machine is in a test cpuset (CPUs: 0-1)");
     test::expect_error([&] { (void)two.restrict_to({0}, NodeSet{}, "a test cpuset"); }, "memory nodes",
-                       "a test cpuset allows no node with memory (nodes with memory: 0-1)");
+                       "no node with memory is in a test cpuset (nodes with memory: 0-1)");
+    // Without any memory size recorded there is no memory to restrict: the
+    // allowed CPUs' nodes stay, as unrestricted.
+    Machine unknown = Machine::from_synthetic("nodes=2 cpus=2,2");
+    for (Node& n : unknown.nodes) n.memory_bytes = 0;
+    const Machine part = unknown.restrict_to({0, 1}, NodeSet{}, "a test cpuset");
+    EXPECT_EQ(part.all_nodes(), NodeSet{0});
+    EXPECT_EQ(part.left_out.cpus, (std::vector<unsigned>{2, 3}));
 }
 
 TEST(MachineRestrict, RestrictingTwiceKeepsBothAndNamesBoth) {

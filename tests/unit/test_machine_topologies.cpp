@@ -5,6 +5,8 @@
 // checkout. Where the folder is absent the cases are skipped, saying so.
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -219,6 +221,32 @@ TEST(RealTopologies, BadXmlIsNamed) {
         ADD_FAILURE() << "accepted a broken XML file";
     } catch (const numaware::Error& e) {
         EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+    }
+    std::remove(path.c_str());
+}
+
+// A file exported by a newer hwloc (XML format 3, as hwloc's own test files
+// now are): hwloc 2 refuses it with EINVAL alone; the error says why.
+TEST(RealTopologies, ANewerXmlFormatIsNamedWithWhatToDo) {
+    REQUIRE_TOPOLOGIES();
+    std::ifstream in(topology_dir + "/16em64t-4s2c2t.xml");
+    std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string root = R"(<topology version="2.0">)";
+    ASSERT_NE(xml.find(root), std::string::npos);
+    xml.replace(xml.find(root), root.size(), R"(<topology version="3.0">)");
+    const std::string path = ::testing::TempDir() + "/numaware_format3.xml";
+    std::ofstream(path) << xml;
+    try {
+        (void)Machine::from_spec(path);
+        ADD_FAILURE() << "accepted an XML format this hwloc cannot read";
+    } catch (const numaware::Error& e) {
+        const std::string what = e.what();
+        EXPECT_EQ(e.code(), EINVAL);
+        EXPECT_NE(what.find(path), std::string::npos) << what;
+        EXPECT_NE(what.find("the file is in hwloc's XML format 3, which the hwloc 2.x loaded here cannot read "
+                            "(it reads formats 1 to 2): export it again with hwloc 2.x"),
+                  std::string::npos)
+            << what;
     }
     std::remove(path.c_str());
 }

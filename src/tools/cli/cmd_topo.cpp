@@ -48,7 +48,8 @@ std::string memory(std::uint64_t bytes) {
 
 void show(const Machine& m) {
     fmt::print("machine: {}\n", m.name);
-    fmt::print("{} nodes, {} CPUs\n\n", m.node_count(), m.cpu_count());
+    fmt::print("{} {}, {} {}\n\n", m.node_count(), m.node_count() == 1 ? "node" : "nodes", m.cpu_count(),
+               m.cpu_count() == 1 ? "CPU" : "CPUs");
     fmt::print("{:>6} {:>10} {:>5} {:<8} {}\n", "node", "memory", "tier", "kind", "cpus");
     for (const Node& n : m.nodes)
         fmt::print("{:>6} {:>10} {:>5} {:<8} {}{}{}\n", n.os_index, memory(n.memory_bytes), n.tier, n.kind,
