@@ -10,12 +10,13 @@
 //    a KNL's MCDRAM node and its DDR node share the same cpuset. Linux,
 //    however, puts each CPU on exactly one node and reports HBM/MCDRAM/CXL
 //    nodes as CPU-less. So a PU goes to the node that contains it in its
-//    cpuset, preferring a node without a memory subtype (plain DRAM), then
+//    cpuset, preferring plain DRAM (no memory subtype, or "DRAM"), then
 //    the smallest cpuset, then the lowest OS index. A node left without PUs
 //    is memory-only.
-//  * Kind and tier: hwloc 2.9 names special memory by the node's subtype
-//    ("MCDRAM", "HBM", "NVM", "SPM", "GPUMemory", ...); it has no memory-tier
-//    attribute yet. No subtype -> kind "DRAM", tier 0. "MCDRAM"/"HBM" ->
+//  * Kind and tier: hwloc names special memory by the node's subtype
+//    ("MCDRAM", "HBM", "NVM", "SPM", "GPUMemory", "CXL-DRAM", ...); 2.10 and
+//    later also name ordinary memory "DRAM" when they find heterogeneous
+//    memory. No subtype or "DRAM" -> kind "DRAM", tier 0. "MCDRAM"/"HBM" ->
 //    that kind, tier 0 (fast memory is not a slower tier). Any other subtype
 //    -> kind = the subtype, tier 1. A CPU-less node without a subtype stays
 //    "DRAM": hwloc gives no evidence that it is CXL, so we do not claim it.
@@ -213,8 +214,13 @@ void probe_xml(const std::string& xml, const std::string& source) {
 
 std::string subtype_of(hwloc_obj_t node) { return node->subtype ? std::string(node->subtype) : std::string(); }
 
+// hwloc's NUMA node subtypes: none (hwloc before 2.10, and ordinary
+// memory), DRAM (2.10 and later name ordinary memory so once they find
+// heterogeneous memory), HBM, MCDRAM (KNL), SPM, NVM, GPUMemory, CXL-DRAM,
+// CXL-NVM. DRAM and the high-bandwidth kinds are tier 0; the others are
+// farther or slower, tier 1.
 void set_kind_and_tier(Node& node, const std::string& subtype) {
-    if (subtype.empty()) {
+    if (subtype.empty() || subtype == "DRAM") {
         node.kind = "DRAM";
         node.tier = 0;
     } else if (subtype == "MCDRAM" || subtype == "HBM") {
@@ -255,8 +261,10 @@ public:
     }
 
 private:
+    // Ordinary memory: no subtype, or hwloc 2.10's "DRAM".
+    static bool plain(hwloc_obj_t node) { return node->subtype == nullptr || std::strcmp(node->subtype, "DRAM") == 0; }
     bool better(std::size_t a, std::size_t b) const {
-        const bool a_plain = objs_[a]->subtype == nullptr, b_plain = objs_[b]->subtype == nullptr;
+        const bool a_plain = plain(objs_[a]), b_plain = plain(objs_[b]);
         if (a_plain != b_plain) return a_plain;
         const int wa = hwloc_bitmap_weight(objs_[a]->cpuset), wb = hwloc_bitmap_weight(objs_[b]->cpuset);
         if (wa != wb) return wa < wb;

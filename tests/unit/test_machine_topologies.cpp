@@ -225,6 +225,37 @@ TEST(RealTopologies, BadXmlIsNamed) {
     std::remove(path.c_str());
 }
 
+// hwloc 2.10 and later name ordinary memory "DRAM" once they find
+// heterogeneous memory, and CXL memory "CXL-DRAM": DRAM stays tier 0.
+TEST(RealTopologies, DramSubtypeIsTheDefaultTier) {
+    REQUIRE_TOPOLOGIES();
+    std::ifstream in(topology_dir + "/64intel64-fakeKNL-SNC4-hybrid.xml");
+    std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (const std::string& node : {std::string(R"(type="NUMANode" os_index="0")"),
+                                    std::string(R"(type="NUMANode" os_index="1")")}) {
+        ASSERT_NE(xml.find(node), std::string::npos) << node;
+        xml.insert(xml.find(node) + node.size(), R"( subtype="DRAM")");
+    }
+    const std::string cxl = R"(type="NUMANode" os_index="2")";
+    ASSERT_NE(xml.find(cxl), std::string::npos);
+    xml.insert(xml.find(cxl) + cxl.size(), R"( subtype="CXL-DRAM")");
+    const std::string path = ::testing::TempDir() + "/numaware_dram_subtype.xml";
+    std::ofstream(path) << xml;
+    const Machine m = Machine::from_spec(path);
+    std::remove(path.c_str());
+    for (unsigned id : {0u, 1u, 3u}) {
+        EXPECT_EQ(m.node(id).kind, "DRAM") << id;
+        EXPECT_EQ(m.node(id).tier, 0) << id;
+    }
+    EXPECT_EQ(m.node(2).kind, "CXL-DRAM");
+    EXPECT_EQ(m.node(2).tier, 1);
+    EXPECT_EQ(m.node(7).kind, "MCDRAM");
+    EXPECT_EQ(m.node(7).tier, 0);
+    // A "DRAM" node keeps the CPUs it shares with its MCDRAM node.
+    EXPECT_EQ(m.node(0).cpus.size(), 16u);
+    EXPECT_FALSE(m.node(7).has_cpus());
+}
+
 // A file exported by a newer hwloc (XML format 3, as hwloc's own test files
 // now are): hwloc 2 refuses it with EINVAL alone; the error says why.
 TEST(RealTopologies, ANewerXmlFormatIsNamedWithWhatToDo) {
