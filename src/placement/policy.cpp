@@ -268,7 +268,10 @@ NodeSet parse_nodes(std::string_view text, const Machine& machine, const std::st
     try {
         return NodeSet::parse(text, field);
     } catch (const Error& e) {
-        throw Error(field, std::string("bad node list '") + std::string(text) + "' (" + e.what() + ")");
+        // NodeSet::parse named the field already: its reason alone follows.
+        const std::string what = e.what();
+        throw Error(field, std::string("bad node list '") + std::string(text) + "': " +
+                               what.substr(std::min(what.size(), e.field().size() + 2)));
     }
 }
 

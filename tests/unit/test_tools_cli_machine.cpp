@@ -83,3 +83,24 @@ TEST(TopoCommand, ARestrictedMachineShowsItsAllowedPartAndWhatWasLeftOut) {
     EXPECT_TRUE(numaware::test::one_line(bad.out)) << bad.out;
     EXPECT_NE(bad.out.find("allowed-cpus"), std::string::npos) << bad.out;
 }
+
+// `numaware place`: a policy that is malformed, or names what this machine
+// does not have, is bad input: one line, before anything is mapped.
+TEST(PlaceCommand, ABadPolicyIsOneLineNamingIt) {
+    const struct {
+        const char* policy;
+        const char* expect;
+    } cases[] = {
+        {"bind:9999", "--policy: policy 'bind:9999': bad node list '9999': node 9999 is out of range (limit 1023)"},
+        {"cyclic:0/0", "--policy: policy 'cyclic:0/0': the cyclic unit is 0 pages; it must be at least 1"},
+        {"bind:77", "--policy: policy 'bind:77': node 77 is not in this machine"},
+        {"spread:0", "--policy: policy 'spread:0'"},
+    };
+    for (const auto& c : cases) {
+        const Result r = run_cli(std::string("place --size 4M --policy first-touch --policy '") + c.policy + "'", true);
+        EXPECT_NE(r.status, 0) << c.policy;
+        ASSERT_FALSE(r.out.empty()) << c.policy;
+        EXPECT_EQ(r.out.find('\n'), r.out.size() - 1) << "expected exactly one line:\n" << r.out;
+        EXPECT_NE(r.out.find(c.expect), std::string::npos) << r.out;
+    }
+}

@@ -109,6 +109,15 @@ void run_place(const PlaceOptions& opt) {
     if (size == 0) throw Error("--size", "must be more than 0 bytes");
     const Machine m = Machine::from_live();
     os::Os& os = os::linux_os();
+    // The policies asked for are checked before anything is pinned or
+    // mapped: a malformed one, or one this machine cannot hold, is bad input.
+    for (const std::string& spec : opt.policies) {
+        try {
+            (void)parse_policy(spec, m);
+        } catch (const Error& e) {
+            throw Error("--policy", e.what(), e.code());
+        }
+    }
 
     // Pin to the first allowed CPU so first-touch, local and remote have
     // one well-defined thread to be relative to.
