@@ -129,6 +129,11 @@ TEST(SimCli, TasksBadInputIsOneLineNamingTheInput) {
         {"--baseline nope", "--baseline"},
         {"--contention maybe", "contention"},
         {"--window 0", "window"},
+        // A sign on an unsigned option (CLI11 alone read -1 into a 64-bit
+        // one as 2^64 - 1).
+        {"--seed -1", "--seed: must be a whole number 0 or more, without a sign; got '-1'"},
+        {"--window -5", "--window: must be a whole number 0 or more"},
+        {"--threads -1", "--threads: must be a whole number 0 or more"},
         // Negative asks for the default; NaN is not negative and is refused.
         {"--steal-delay-tasks nan", "steal_delay_tasks"},
         {"--steal-delay-tasks nan", "got nan"},

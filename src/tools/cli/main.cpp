@@ -12,6 +12,23 @@
 namespace numaware::cli {
 namespace {
 int g_exit_status = 0;
+
+// CLI11 reads "-1" into a 64-bit unsigned option as 2^64 - 1 (a seed, a
+// window, a probe's iteration count that then never ends); the 32-bit ones
+// it refuses. Every unsigned option of every command refuses a sign alike.
+void refuse_negative_unsigned(CLI::App& app) {
+    const CLI::Validator no_sign(
+        [](std::string& text) {
+            const std::size_t first = text.find_first_not_of(" \t");
+            return first != std::string::npos && (text[first] == '-' || text[first] == '+')
+                       ? "must be a whole number 0 or more, without a sign; got '" + text + "'"
+                       : std::string();
+        },
+        "", "unsigned");
+    for (CLI::Option* o : app.get_options())
+        if (o->get_type_name() == "UINT") o->check(no_sign);
+    for (CLI::App* sub : app.get_subcommands({})) refuse_negative_unsigned(*sub);
+}
 }
 void set_exit_status(int status) { g_exit_status = status; }
 int exit_status() { return g_exit_status; }
@@ -34,6 +51,7 @@ int main(int argc, char** argv) {
     numaware::cli::add_sim_command(app);
     numaware::cli::add_trace_command(app);
     numaware::cli::add_advise_command(app);
+    numaware::cli::refuse_negative_unsigned(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
