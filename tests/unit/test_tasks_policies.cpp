@@ -202,6 +202,26 @@ TEST(TaskPolicies, NodeQueuesStealNearestFirstWithoutDelay) {
     EXPECT_EQ(node_order(*p, 3), (std::vector<unsigned>{1, 0}));
 }
 
+// A node with CPUs and no memory: no policy places a task by its data there,
+// so its workers look first in their own queue and then in the queue of the
+// node serving their nearest memory (node 1 here: SLIT 15 against 30), not
+// only after the steal delay; its other rings follow as usual.
+TEST(TaskPolicies, WorkersOfAMemorylessNodeTakeTheirNearestMemorysTasksFirst) {
+    Fixture f("nodes=3 cpus=1,1,1 mem=512M,512M,0 distances=10,21,30/21,10,15/30,15,10");
+    ASSERT_EQ(f.ctx.nodes, (std::vector<unsigned>{0, 1, 2}));
+    for (auto name : {"lq", "dep", "rip-dep", "rip-mw"}) {
+        auto p = f.attach(name);   // the default steal delay
+        EXPECT_EQ(node_order(*p, 2), (std::vector<unsigned>{2, 1})) << name;
+        EXPECT_EQ(node_order(*p, 2, 1u << 30), (std::vector<unsigned>{2, 1, 0})) << name;
+        // Nodes with memory keep their order.
+        EXPECT_EQ(node_order(*p, 0), (std::vector<unsigned>{0})) << name;
+        EXPECT_EQ(node_order(*p, 1, 1u << 30), (std::vector<unsigned>{1, 2, 0})) << name;
+    }
+    // Without any memory size in the model there is nothing to be near.
+    Fixture g("nodes=2 cpus=1,1 mem=0,0 distances=10,21/21,10");
+    EXPECT_EQ(node_order(*g.attach("dep"), 1), (std::vector<unsigned>{1}));
+}
+
 // ---- LQ ---------------------------------------------------------------
 
 TEST(TaskPolicies, LqPicksNodeWithMostBytes) {

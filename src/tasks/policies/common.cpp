@@ -82,6 +82,15 @@ Topology make_topology(const PolicyContext& ctx, std::uint64_t policy_seed) {
     for (const Node& node : machine.nodes)
         topo.serving_slot_of[node.os_index] =
             static_cast<int>(topo.node_slot(nearest_first(machine, node.os_index, topo.nodes).front()));
+    const NodeSet memory_nodes = machine.memory_nodes();
+    for (unsigned node : topo.nodes) {
+        int slot = -1;
+        if (!memory_nodes.empty() && !memory_nodes.contains(node)) {
+            const int serving = topo.serving_slot(static_cast<int>(machine.memory_node_near(node)));
+            if (serving >= 0 && topo.nodes[static_cast<std::size_t>(serving)] != node) slot = serving;
+        }
+        topo.memory_slot.push_back(slot);
+    }
     topo.seed = hash_words({policy_seed, ctx.seed});
     return topo;
 }
@@ -99,7 +108,13 @@ void node_steal_order(const Topology& topo, unsigned worker, std::uint64_t round
     const auto& near = topo.nearest[slot];
     const auto& rings = topo.ring_end[slot];
     const std::uint64_t ring = delay_rounds == 0 ? rings.size() - 1 : std::min<std::uint64_t>(round / delay_rounds, rings.size() - 1);
-    for (std::size_t i = 0; i < rings[ring]; ++i) order.push_back(QueueRef{QueueRef::Kind::node, near[i]});
+    const int memory = topo.memory_slot[slot];
+    const unsigned memory_node = memory >= 0 ? topo.nodes[static_cast<std::size_t>(memory)] : 0;
+    for (std::size_t i = 0; i < rings[ring]; ++i) {
+        if (memory >= 0 && near[i] == memory_node) continue;   // listed second, below
+        order.push_back(QueueRef{QueueRef::Kind::node, near[i]});
+        if (i == 0 && memory >= 0) order.push_back(QueueRef{QueueRef::Kind::node, memory_node});
+    }
 }
 
 std::uint64_t bytes_per_node(const Topology& topo, std::span<const DepInfo> deps, std::span<std::uint64_t> per_node) {

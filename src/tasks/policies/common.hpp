@@ -72,6 +72,12 @@ struct Topology {
     // by OS index), or -1 for an index the machine does not have. One load
     // per dependency when a policy counts bytes per node.
     std::vector<int> serving_slot_of;
+    // For each worker node (parallel to `nodes`) without memory of its own
+    // (a CPU-only node: some multi-die servers, cloud VMs): the position of
+    // the worker node that serves its nearest memory node (Machine::
+    // memory_node_near), whose tasks are as near to its workers as any
+    // task's data can be; -1 for a node with memory, or none to name.
+    std::vector<int> memory_slot;
     std::uint64_t seed = 1;
 
     std::size_t node_slot(unsigned os_index) const;   // position in `nodes`; nodes.size() if absent
@@ -94,7 +100,9 @@ struct Topology {
 Topology make_topology(const PolicyContext& ctx, std::uint64_t policy_seed);
 
 // Writes the steal order of a node-queue policy after `round` rounds of
-// idleness: its own node's queue, then the other worker nodes nearest
+// idleness: its own node's queue (and, on a node without memory, the queue
+// of the node serving its nearest memory: no policy places a task by data
+// on a node that holds none), then the other worker nodes nearest
 // first, one distance ring more every `delay_rounds` rounds (0: every ring
 // at once). Stealing late and near keeps a task near its data while the
 // queues of its own node still have work (PolicyOptions::steal_delay_tasks).
