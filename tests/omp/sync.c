@@ -7,6 +7,7 @@
 
 int main(void) {
     long crit = 0, named = 0, atom = 0, red = 0, singles = 0, locked = 0, nested_ok = 1;
+    long nowait_singles = 0, loop_iterations = 0;
     double fred = 0;
     long maxv = -1, minv = 1L << 40;
     int copied_ok = 1, threads = 0, barrier_ok = 1, nest = 0;
@@ -48,6 +49,27 @@ int main(void) {
 #pragma omp single copyprivate(value)
         value = 42;
         if (value != 42) copied_ok = 0;
+        /* Singles without a barrier, so that a thread runs ahead of the
+           others by many, between loops and copyprivate singles (which take
+           construct slots): each one runs once. */
+        for (int k = 0; k < 20000; ++k) {
+#pragma omp single nowait
+            {
+#pragma omp atomic
+                nowait_singles++;
+            }
+            if (k % 1000 == 999) {
+#pragma omp for schedule(dynamic) nowait
+                for (int i = 0; i < 10; ++i) {
+#pragma omp atomic
+                    loop_iterations++;
+                }
+                int v = 0;
+#pragma omp single copyprivate(v)
+                v = k;
+                if (v != k) copied_ok = 0;
+            }
+        }
         arrived[me % 64] = 1;
 #pragma omp barrier
         for (int t = 0; t < omp_get_num_threads() && t < 64; ++t)
@@ -69,6 +91,7 @@ int main(void) {
     printf("reduction + double %s\n", fred == 0.5 * (double)t ? "exact" : "WRONG");
     printf("reduction max/min %s\n", maxv == t - 1 && minv == 0 ? "exact" : "WRONG");
     printf("single ran %ld time(s)\n", singles);
+    printf("single nowait ran %ld time(s), loops between them %ld iterations\n", nowait_singles, loop_iterations);
     printf("copyprivate %s\n", copied_ok ? "reached every thread" : "WRONG");
     printf("barrier %s\n", barrier_ok ? "held" : "WRONG");
     printf("nested %s\n", nested_ok ? "serialised, levels right" : "WRONG");

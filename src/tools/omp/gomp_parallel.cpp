@@ -122,11 +122,17 @@ bool GOMP_cancel(int which, bool do_cancel) {
     return true;
 }
 
+// The first thread to reach a `single` runs it. Threads meet the team's
+// singles in the same order, so the team's count of singles taken says
+// whether this one (the thread's own count) is taken yet; with `nowait` a
+// thread may be several singles ahead of another, and the count only moves
+// on from the single its winner met.
 bool GOMP_single_start(void) {
-    bool first = false;
-    enter_construct([](WorkShare&) {}, &first);
-    leave_current();
-    return first;
+    ThreadState& st = thread_state();
+    std::uint64_t mine = st.cursor.singles++;
+    std::atomic<std::uint64_t>& taken = st.team->singles;
+    return taken.load(std::memory_order_relaxed) == mine &&
+           taken.compare_exchange_strong(mine, mine + 1, std::memory_order_acq_rel, std::memory_order_relaxed);
 }
 
 void* GOMP_single_copy_start(void) {

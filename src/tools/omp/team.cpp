@@ -92,10 +92,15 @@ bool Barrier::wait() {
         }
         arrived_.store(0, std::memory_order_relaxed);
         // Sequentially consistent with the sleepers' count: either a waiter
-        // sees the new generation, or this sees the waiter and wakes it.
+        // counted itself after this load, and then sees the new generation
+        // before it sleeps, or this sees it and moves the signal (a sleeper
+        // between its look and its futex_wait returns at once) and wakes it.
+        // Waiters that only spin cost no second locked instruction here.
         generation_.fetch_add(1, std::memory_order_seq_cst);
-        signal_.fetch_add(1, std::memory_order_seq_cst);
-        if (sleepers_.load(std::memory_order_seq_cst) != 0) futex_wake_all(signal_);
+        if (sleepers_.load(std::memory_order_seq_cst) != 0) {
+            signal_.fetch_add(1, std::memory_order_seq_cst);
+            futex_wake_all(signal_);
+        }
         if (rt != nullptr) rt->wake();
         return false;
     }

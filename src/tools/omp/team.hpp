@@ -105,6 +105,10 @@ struct Team {
     void (*fn)(void*) = nullptr;
     void* data = nullptr;
     bool loop_prestarted = false;   // construct 0 is a combined parallel loop's, set up before the fork
+    // `single` constructs (without copyprivate) taken so far: the first
+    // thread at single k moves it from k to k + 1 (GOMP_single_start), with
+    // no construct slot to enter and leave.
+    std::atomic<std::uint64_t> singles{0};
     // Where the region is nested: the encountering thread's levels and
     // ancestors, which every thread of the team extends.
     unsigned parent_level = 0, parent_active_level = 0;
@@ -135,6 +139,7 @@ struct Team {
     void start(unsigned threads, unsigned spin = 0) {
         size = threads;
         loop_prestarted = false;
+        singles.store(0, std::memory_order_relaxed);
         initial_taskgroup = nullptr;
         barrier.reset(threads, spin);
         closing.reset(threads, spin);

@@ -110,6 +110,7 @@ struct WorkShareCursor {
     std::uint64_t static_trip = 0; // chunks of a static schedule taken so far
     Chunk chunk;                   // the chunk it runs (ordered loops pass their turn on by chunks)
     bool holds_chunk = false;
+    std::uint64_t singles = 0;     // `single` constructs (without copyprivate) met in this region
 };
 
 // Waits (a short spin, then yielding) until `word` holds `value`.
