@@ -93,8 +93,8 @@ struct TeamLayout {
 NodeSet team_nodes(const Machine& machine, unsigned nodes);
 // The same for a whole mapping: its node_set when it names one (checked:
 // Error("node_set", ...) for a node that is not in the machine or has no
-// CPUs, and for a node_set combined with `nodes` or `cpus`), else the
-// first-K rule above.
+// CPUs, and for a node_set combined with `nodes`), else the first-K rule
+// above. plan_team refuses a node_set beside an explicit CPU list.
 NodeSet team_nodes(const Machine& machine, const TeamMapping& mapping);
 
 // Pure and deterministic. Oversubscription is refused: two ranks never share

@@ -53,6 +53,10 @@ TeamLayout plan_explicit(const Machine& machine, const TeamMapping& mapping) {
         throw Error("nodes", fmt::format("nodes={} cannot be combined with an explicit CPU list; "
                                          "the list already says where each rank runs",
                                          mapping.nodes));
+    if (!mapping.node_set.empty())
+        throw Error("node_set", fmt::format("node_set={} cannot be combined with an explicit CPU list; the list "
+                                            "already says where each rank runs",
+                                            mapping.node_set.to_string()));
     const std::size_t listed = mapping.cpus.size();
     if (mapping.threads != 0 && mapping.threads != listed)
         throw Error("threads", fmt::format("threads={} but the CPU list names {} CPUs; "
@@ -103,15 +107,10 @@ NodeSet team_nodes(const Machine& machine, unsigned nodes) {
 
 NodeSet team_nodes(const Machine& machine, const TeamMapping& mapping) {
     if (mapping.node_set.empty()) return team_nodes(machine, mapping.nodes);
-    const std::string listed = mapping.node_set.to_string();
-    if (!mapping.cpus.empty())
-        throw Error("node_set", fmt::format("node_set={} cannot be combined with an explicit CPU list; the list "
-                                            "already says where each rank runs",
-                                            listed));
     if (mapping.nodes != 0)
         throw Error("node_set", fmt::format("node_set={} cannot be combined with nodes={}: give the nodes or their "
                                             "count, not both",
-                                            listed, mapping.nodes));
+                                            mapping.node_set.to_string(), mapping.nodes));
     for (unsigned id : mapping.node_set.to_vector()) {
         if (!machine.all_nodes().contains(id)) throw Error("node_set", machine.absent_node_reason(id));
         if (!machine.node(id).has_cpus())
@@ -123,10 +122,7 @@ NodeSet team_nodes(const Machine& machine, const TeamMapping& mapping) {
 }
 
 TeamLayout plan_team(const Machine& machine, const TeamMapping& mapping) {
-    if (!mapping.cpus.empty()) {
-        if (!mapping.node_set.empty()) (void)team_nodes(machine, mapping);   // refuses the combination
-        return plan_explicit(machine, mapping);
-    }
+    if (!mapping.cpus.empty()) return plan_explicit(machine, mapping);
 
     if (mapping.threads == 0) throw Error("threads", "threads=0: a team needs at least 1 thread");
 

@@ -25,6 +25,17 @@ same_as_libgomp() {
     [[ $got == "$want" ]] || { bad "$(basename "$1") $* with $vars: output differs"; diff <(echo "$want") <(echo "$got") | head; }
 }
 
+# display_env_as_libgomp VARS REGEX PROG: the OMP_DISPLAY_ENV lines that
+# match REGEX must read as libgomp's. Under the shim they are the last ones:
+# its block comes after libgomp's own, which the program loads too.
+display_env_as_libgomp() {
+    local vars=$1 regex=$2 prog=$3 want got n
+    want=$(env $vars OMP_DISPLAY_ENV=true "$prog" 2>&1 >/dev/null | grep -E "$regex")
+    n=$(printf '%s\n' "$want" | grep -c .)
+    got=$(env $vars OMP_DISPLAY_ENV=true LD_PRELOAD="$preload" "$prog" 2>&1 >/dev/null | grep -E "$regex" | tail -n "$n")
+    [[ -n $want && $got == "$want" ]] || bad "OMP_DISPLAY_ENV with $vars: '$got', libgomp '$want'"
+}
+
 # The policies, from the shim's own refusal of a bogus one (one line,
 # status 2, naming the variable and listing them).
 out=$(NUMAWARE_POLICY=bogus LD_PRELOAD=$preload "$1" 2>&1 >/dev/null); rc=$?
@@ -292,14 +303,10 @@ for prog in "$@"; do
         same_as_libgomp "OMP_NUM_THREADS=3 OMP_SCHEDULE=$s" "$prog"
     done
     say "ok: OMP_SCHEDULE and omp_set_schedule as libgomp keeps them"
-    # OMP_DISPLAY_ENV's schedule and wait policy, as libgomp shows them (the
-    # shim's block comes after libgomp's own, which the program loads too).
+    # OMP_DISPLAY_ENV's schedule and wait policy, as libgomp shows them.
     for vars in "OMP_SCHEDULE=static,0" "OMP_SCHEDULE=monotonic:dynamic,3" "OMP_SCHEDULE=auto,4 OMP_WAIT_POLICY=active" \
                 "OMP_WAIT_POLICY=passive"; do
-        want=$(env $vars OMP_DISPLAY_ENV=true "$prog" 2>&1 >/dev/null | grep -E "OMP_(SCHEDULE|WAIT_POLICY) =")
-        got=$(env $vars OMP_DISPLAY_ENV=true LD_PRELOAD=$preload "$prog" 2>&1 >/dev/null |
-              grep -E "OMP_(SCHEDULE|WAIT_POLICY) =" | tail -2)
-        [[ -n $want && $got == "$want" ]] || bad "OMP_DISPLAY_ENV with $vars: '$got', libgomp '$want'"
+        display_env_as_libgomp "$vars" "OMP_(SCHEDULE|WAIT_POLICY) =" "$prog"
     done
     say "ok: OMP_DISPLAY_ENV shows the schedule and the wait policy as libgomp does"
 done
@@ -310,12 +317,7 @@ done
 for prog in "$@"; do
     [[ $(basename "$prog") == cancel ]] || continue
     for n in 1 3; do same_as_libgomp "OMP_CANCELLATION=false OMP_NUM_THREADS=$n" "$prog"; done
-    for v in true false; do
-        want=$(OMP_CANCELLATION=$v OMP_DISPLAY_ENV=true "$prog" 2>&1 >/dev/null | grep -E "OMP_CANCELLATION =")
-        got=$(OMP_CANCELLATION=$v OMP_DISPLAY_ENV=true LD_PRELOAD=$preload "$prog" 2>&1 >/dev/null |
-              grep -E "OMP_CANCELLATION =" | tail -1)
-        [[ -n $want && $got == "$want" ]] || bad "OMP_DISPLAY_ENV with OMP_CANCELLATION=$v: '$got', libgomp '$want'"
-    done
+    for v in true false; do display_env_as_libgomp "OMP_CANCELLATION=$v" "OMP_CANCELLATION =" "$prog"; done
     say "ok: cancellation off as under libgomp; OMP_DISPLAY_ENV shows cancel-var as libgomp does"
 done
 

@@ -357,17 +357,14 @@ bool GOMP_loop_nonmonotonic_guided_next(long* is, long* ie) { return next_long(i
 bool GOMP_loop_nonmonotonic_runtime_next(long* is, long* ie) { return next_long(is, ie); }
 bool GOMP_loop_maybe_nonmonotonic_runtime_next(long* is, long* ie) { return next_long(is, ie); }
 
-void GOMP_loop_end(void) {
-    leave_current();
-    (void)thread_state().team->barrier.wait();
-}
-void GOMP_loop_end_nowait(void) { leave_current(); }
 // The end of a loop in a region that may be cancelled: true when the
 // region is (`cancel for` ends at this barrier as any loop does).
 bool GOMP_loop_end_cancel(void) {
     leave_current();
     return thread_state().team->barrier.wait();
 }
+void GOMP_loop_end(void) { (void)GOMP_loop_end_cancel(); }
+void GOMP_loop_end_nowait(void) { leave_current(); }
 
 // ---- unsigned long long loops ----
 bool GOMP_loop_ull_static_start(bool up, unsigned long long s, unsigned long long e, unsigned long long i,
@@ -586,15 +583,9 @@ void GOMP_scope_start(std::uintptr_t* reductions) {
 
 // The end of a worksharing construct with task reductions.
 void GOMP_workshare_task_reduction_unregister(bool cancelled) { end_workshare_reductions(cancelled); }
-void GOMP_sections_end(void) {
-    leave_current();
-    (void)thread_state().team->barrier.wait();
-}
+bool GOMP_sections_end_cancel(void) { return GOMP_loop_end_cancel(); }
+void GOMP_sections_end(void) { (void)GOMP_loop_end_cancel(); }
 void GOMP_sections_end_nowait(void) { leave_current(); }
-bool GOMP_sections_end_cancel(void) {
-    leave_current();
-    return thread_state().team->barrier.wait();
-}
 void GOMP_parallel_sections(void (*fn)(void*), void* data, unsigned nt, unsigned count, unsigned flags) {
     parallel_loop(fn, data, nt, 1, static_cast<long>(count) + 1, 1, 2, 1, false, flags);
 }
