@@ -296,6 +296,7 @@ std::atomic<std::uint64_t> g_run_at_once{0};
 const std::string* g_report_path = nullptr;
 
 void write_report() {
+    if (g_report_path == nullptr) return;   // a fork()'s child (forget_report_after_fork)
     const std::string& path = *g_report_path;
     std::lock_guard g(g_report_mutex);
     std::string runtimes;
@@ -338,6 +339,10 @@ void prepare_report() {
     g_reported = new std::vector<Reported>;
     std::atexit(write_report);
 }
+
+// No lock: the child has one thread, and the lock may have been held by
+// one of the parent's others when it forked.
+void forget_report_after_fork() { g_report_path = nullptr; }
 
 OmpTask& current_task() { return current_task(thread_state()); }
 

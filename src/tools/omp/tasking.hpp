@@ -83,6 +83,9 @@ tasks::Runtime& team_runtime(Team& team);
 // balance, overheads), and beside it the Chrome trace of its tasks
 // (trace_path()). A no-op without the variable.
 void prepare_report();
+// fork()'s child writes no report: the file is its parent's, written when
+// the parent exits.
+void forget_report_after_fork();
 // Where runtime `index` of `count` puts its trace: FILE without a final
 // ".json", then ".trace.json" (".trace.INDEX.json" when there are several).
 std::string trace_path(const std::string& report, std::size_t index, std::size_t count);

@@ -191,10 +191,13 @@ namespace {
 // NUMAWARE_POLICY stops the program before it starts, and the warnings
 // come first, as libgomp's do. OMP_DISPLAY_ENV shows the environment then
 // (after libgomp's own display, when libgomp is loaded too).
+void after_fork_in_child();
+
 [[gnu::constructor]] void read_environment_at_load() {
     (void)settings();
     (void)initial_cpus();
     prepare_report();
+    pthread_atfork(nullptr, nullptr, after_fork_in_child);
     if (settings().display_env != Settings::Display::no)
         std::fputs(display_env_text(settings().display_env == Settings::Display::verbose).c_str(), stderr);
 }
@@ -474,6 +477,20 @@ public:
         return true;
     }
 
+    // fork()'s child: of the parent's threads only the one that forked
+    // runs here, so the pool has no workers any more; the next region
+    // starts new ones and binds the master again.
+    void forget_threads_after_fork(std::vector<std::unique_ptr<tasks::Runtime>>& left) {
+        workers_.clear();
+        planned_for_ = 0;
+        master_pinned_ = false;
+        team_.leave_runtimes(left);
+    }
+    static void forget_calling_threads_after_fork(std::vector<std::unique_ptr<tasks::Runtime>>& left) {
+        for (Pool* p : calling_threads())
+            if (p != nullptr) p->forget_threads_after_fork(left);
+    }
+
     // Ends the pool's threads (their initial thread is ending).
     void stop() {
         for (auto& w : workers_) {
@@ -663,10 +680,43 @@ private:
 Team::Team() = default;
 Team::~Team() = default;
 
+void Team::leave_runtimes(std::vector<std::unique_ptr<tasks::Runtime>>& left) {
+    for (auto& [threads, rt] : runtimes) left.push_back(std::move(rt));
+    runtimes.clear();
+    runtime.store(nullptr, std::memory_order_relaxed);
+    attach(nullptr);
+}
+
 bool pause_pool() {
     if (thread_state().active_level > 0) return false;
     return Pool::pause_calling_threads();
 }
+
+namespace {
+
+// The task runtimes that fork()'s children left alone (Team::leave_runtimes):
+// reachable from here, so that a leak checker does not count them.
+std::vector<std::unique_ptr<tasks::Runtime>>* g_left_by_fork = nullptr;
+
+// pthread_atfork's child handler. libgomp has none, and a child that
+// starts a parallel region after its parent ran one waits for the
+// parent's pool threads for ever (Python's multiprocessing with fork,
+// a server that forks its workers); LLVM's libomp starts afresh. So does
+// the shim, when the thread that forked was outside every parallel region:
+// its pools and its own team drop the threads and runtimes that stayed in
+// the parent. Forked from inside a region, the child is left as it is: the
+// region's other threads are not there to finish it (docs/OPENMP.md).
+void after_fork_in_child() {
+    ThreadState& st = thread_state();
+    if (st.level > 0) return;
+    if (g_left_by_fork == nullptr) g_left_by_fork = new std::vector<std::unique_ptr<tasks::Runtime>>;
+    (void)set_seat_aside();   // the seat was in a runtime that is left
+    Pool::forget_calling_threads_after_fork(*g_left_by_fork);
+    st.team->leave_runtimes(*g_left_by_fork);
+    forget_report_after_fork();
+}
+
+}  // namespace
 
 TeamLayout task_layout(unsigned threads, const std::vector<std::vector<unsigned>>& cpus) {
     const Machine& m = machine();

@@ -154,6 +154,11 @@ struct Team {
         barrier.attach(rt);
         closing.attach(rt);
     }
+    // fork()'s child: the runtimes' threads (a RIP policy's partitioning
+    // thread) did not come along, and a runtime's destructor would wait
+    // for them. They move to `left` and are never destroyed; the next
+    // region that makes a task starts a new one.
+    void leave_runtimes(std::vector<std::unique_ptr<tasks::Runtime>>& left);
 };
 
 // What a thread knows about the region it runs in. Outside every parallel
