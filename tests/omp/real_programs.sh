@@ -11,7 +11,9 @@
 #                on libgomp: k-means (Lloyd and Elkan: critical sections,
 #                locks) and histogram gradient boosting; and threadpoolctl's
 #                limit on OpenMP threads, which it sets through libgomp's
-#                own handle (tools/omp/libgomp_icv.hpp).
+#                own handle (tools/omp/libgomp_icv.hpp); and k-means in
+#                multiprocessing's fork pool, which libgomp's children
+#                cannot run.
 # Every run under the shim, at 1-3 threads and every NUMAWARE_POLICY, must
 # give the bytes that the same program gives under libgomp at the same
 # thread count. k-means sums its threads' partial results in whatever order
@@ -159,3 +161,30 @@ for t in $threads; do
     done
 done
 echo "scikit-learn: k-means (Lloyd, Elkan), gradient boosting and threadpoolctl's OpenMP limit at 1-3 threads under every policy: $sk_runs runs, results as libgomp's"
+
+# multiprocessing's fork pool after the parent fitted a model: under
+# libgomp the children wait for ever for the parent's pool threads; under
+# the shim (docs/OPENMP.md, fork()) each child's k-means must end as the
+# same fits do in the parent itself.
+cat > "$WORK/mp.py" <<'PY'
+import multiprocessing, sys
+import numpy as np
+from sklearn.cluster import KMeans
+X = np.random.RandomState(0).rand(3000, 4)
+def fit(seed):
+    m = KMeans(n_clusters=3, n_init=1, random_state=seed).fit(X)
+    return int(m.n_iter_), m.labels_.tolist()
+here = [fit(s) for s in (1, 2, 3)]
+with multiprocessing.get_context("fork").Pool(2) as pool:
+    there = pool.map(fit, [1, 2, 3])
+assert [h[0] for h in here] == [t[0] for t in there], f"iterations: parent {[h[0] for h in here]}, children {[t[0] for t in there]}"
+assert all(h[1] == t[1] for h, t in zip(here, there)), "labels differ between parent and children"
+assert fit(4)[0] > 0
+print(len(there))
+PY
+for p in dfifo rip-dep; do
+    out=$(OMP_NUM_THREADS=2 NUMAWARE_POLICY=$p LD_PRELOAD=$SHIM timeout 120 "$PY3" "$WORK/mp.py") ||
+        fail "scikit-learn in multiprocessing's fork pool ($p): status $? (124: a child still waiting)"
+    [ "$out" = 3 ] || fail "scikit-learn in multiprocessing's fork pool ($p): printed '$out'"
+done
+echo "scikit-learn: k-means in multiprocessing's fork pool after the parent's, under dfifo and rip-dep: as in the parent"
