@@ -50,7 +50,7 @@ say "policies: $policies"
 
 for prog in "$@"; do
     name=$(basename "$prog")
-    [[ $name == unsupported || $name == deadlock || $name == fork || $name == app_* ]] && continue
+    [[ $name == unsupported || $name == deadlock || $name == fork || $name == wait_policy || $name == app_* ]] && continue
     for n in 1 2 3 4; do
         want=$(OMP_NUM_THREADS=$n "$prog" 2>&1) || bad "$name under libgomp, $n threads: status $?"
         for policy in $policies; do
@@ -414,6 +414,42 @@ for prog in "$@"; do
         done
     done
     say "ok: OpenMP in fork()'s children, 1-4 threads, every policy, as under libomp"
+done
+
+# What idle team threads cost (wait_policy.c: the CPU time a 2-thread
+# team's other thread uses while the initial thread sleeps a second):
+# OMP_WAIT_POLICY=passive and GOMP_SPINCOUNT=0 sleep at once (under 100 ms),
+# OMP_WAIT_POLICY=active and GOMP_SPINCOUNT=INFINITE spin (over 250 ms: the
+# CPU may be shared with other tests); GOMP_SPINCOUNT overrides
+# OMP_WAIT_POLICY; libgomp alike. OMP_DISPLAY_ENV
+# shows GOMP_SPINCOUNT as libgomp does when it is given.
+for prog in "$@"; do
+    [[ $(basename "$prog") == wait_policy ]] || continue
+    for runtime in libgomp shim; do
+        pre=""
+        [[ $runtime == shim ]] && pre=$preload
+        for case in "sleeps:OMP_WAIT_POLICY=passive" "sleeps:GOMP_SPINCOUNT=0" "sleeps:GOMP_SPINCOUNT=0 OMP_WAIT_POLICY=active" \
+                    "spins:OMP_WAIT_POLICY=active" "spins:GOMP_SPINCOUNT=INFINITE" \
+                    "spins:GOMP_SPINCOUNT=infinity OMP_WAIT_POLICY=passive"; do
+            vars=${case#*:}
+            out=$(env $vars LD_PRELOAD="$pre" "$prog" 2>&1)
+            ms=$(printf '%s\n' "$out" | sed -n 's/.*used \([0-9]*\) ms.*/\1/p')
+            [[ -n $ms && $out == "2 threads;"* ]] || { bad "wait_policy under $runtime with $vars: $out"; continue; }
+            if [[ $case == spins:* ]]; then
+                ((ms > 250)) || bad "$runtime with $vars: idle threads used $ms ms in a second (spinning: over 250)"
+            else
+                ((ms < 100)) || bad "$runtime with $vars: idle threads used $ms ms in a second (sleeping: under 100)"
+            fi
+        done
+    done
+    for v in 5k 0 "7 k" 2M infinite 12; do
+        want=$(GOMP_SPINCOUNT="$v" OMP_DISPLAY_ENV=verbose "$prog" 2>&1 >/dev/null | grep "GOMP_SPINCOUNT =")
+        got=$(GOMP_SPINCOUNT="$v" OMP_DISPLAY_ENV=verbose LD_PRELOAD=$preload "$prog" 2>&1 >/dev/null | grep "GOMP_SPINCOUNT =" | tail -n 1)
+        [[ -n $want && $got == "$want" ]] || bad "OMP_DISPLAY_ENV with GOMP_SPINCOUNT='$v': '$got', libgomp '$want'"
+    done
+    out=$(GOMP_SPINCOUNT=1.5k LD_PRELOAD=$preload "$prog" 2>&1 >/dev/null | grep numaware-omp)
+    [[ $out == *"GOMP_SPINCOUNT"*"'1.5k'"* ]] || bad "GOMP_SPINCOUNT=1.5k: '$out'"
+    say "ok: idle threads sleep or spin by OMP_WAIT_POLICY and GOMP_SPINCOUNT, as under libgomp"
 done
 
 # Every GOMP_* and omp_* entry point of libgomp is the shim's, implemented

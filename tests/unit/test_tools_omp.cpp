@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <set>
 #include <string>
@@ -162,6 +163,37 @@ TEST(OmpSettings, TaskPriorityDefaultDeviceAndCancellation) {
     EXPECT_EQ(read({{"OMP_WAIT_POLICY", "busy"}}, &warnings).wait_policy, omp::Settings::Wait::unset);
     ASSERT_EQ(warnings.size(), 1u);
     EXPECT_NE(warnings[0].find("OMP_WAIT_POLICY: 'busy' (expected active or passive)"), std::string::npos) << warnings[0];
+    warnings.clear();
+    // GOMP_SPINCOUNT, libgomp's: the count itself, which OMP_WAIT_POLICY
+    // then no longer decides.
+    EXPECT_EQ(omp::spin_count(read({})), 2000u);
+    EXPECT_EQ(omp::spin_count(read({{"OMP_WAIT_POLICY", "active"}})), 30'000'000'000u);
+    EXPECT_EQ(omp::spin_count(read({{"OMP_WAIT_POLICY", "passive"}})), 0u);
+    EXPECT_EQ(omp::spin_count(read({{"GOMP_SPINCOUNT", "5k"}, {"OMP_WAIT_POLICY", "passive"}})), 5000u);
+    EXPECT_EQ(omp::spin_count(read({{"GOMP_SPINCOUNT", "0"}, {"OMP_WAIT_POLICY", "active"}})), 0u);
+    EXPECT_EQ(omp::spin_count(read({{"GOMP_SPINCOUNT", "bogus"}}, &warnings)), 2000u);
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_NE(warnings[0].find("GOMP_SPINCOUNT: 'bogus'"), std::string::npos) << warnings[0];
+}
+
+TEST(OmpSettings, SpinCountAsLibgompReadsIt) {
+    // Each checked against libgomp 12's OMP_DISPLAY_ENV=verbose.
+    const std::uint64_t most = std::numeric_limits<std::uint64_t>::max();
+    const std::pair<const char*, std::uint64_t> good[] = {
+        {"300000", 300000},  {"5K", 5000},       {"2m", 2000000}, {"3g", 3000000000ull}, {"1T", 1000000000000ull},
+        {" 7 ", 7},          {"7 k", 7000},      {"0", 0},        {"INFINITY", most},     {"infinite", most},
+        {"20000000T", most}, {"18446744073709551615", most},     {"18446744073709552", 18446744073709552ull},
+        {"99999999999999999999", most}};
+    for (const auto& [text, want] : good) {
+        std::uint64_t got = 1;
+        ASSERT_TRUE(omp::parse_spin_count(text, got)) << text;
+        EXPECT_EQ(got, want) << text;
+    }
+    for (const char* text : {"", " ", "k", "0x10", "1.5k", "-1", "5 kk", "5q", "infinit", "1e3"}) {
+        std::uint64_t got = 42;
+        EXPECT_FALSE(omp::parse_spin_count(text, got)) << "'" << text << "'";
+        EXPECT_EQ(got, 42u) << text;
+    }
 }
 
 TEST(OmpSettings, ScheduleKindsModifiersAndChunks) {

@@ -165,6 +165,7 @@ std::string display_env_text(bool verbose) {
     line("OMP_DISPLAY_AFFINITY", s.display_affinity ? "TRUE" : "FALSE");
     line("OMP_AFFINITY_FORMAT", current_format());
     if (verbose) {
+        line("GOMP_SPINCOUNT", std::to_string(spin_count(s)));
         line("NUMAWARE_POLICY", s.policy);
         line("NUMAWARE_RIP_WINDOW", std::to_string(s.rip_window));
         line("NUMAWARE_TASK_THROTTLE", std::to_string(s.task_throttle));

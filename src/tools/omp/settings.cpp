@@ -214,6 +214,48 @@ bool parse_stack_size(std::string_view text, std::size_t& out) {
     return true;
 }
 
+bool parse_spin_count(std::string_view text, std::uint64_t& out) {
+    std::string_view t = trim(text);
+    const std::string word = lower(std::string(t));
+    if (word == "infinite" || word == "infinity") {
+        out = std::numeric_limits<std::uint64_t>::max();
+        return true;
+    }
+    std::uint64_t unit = 1;
+    if (!t.empty() && std::isalpha(static_cast<unsigned char>(t.back()))) {
+        switch (std::tolower(static_cast<unsigned char>(t.back()))) {
+            case 'k': unit = 1000; break;
+            case 'm': unit = 1000'000; break;
+            case 'g': unit = 1000'000'000; break;
+            case 't': unit = 1000'000'000'000; break;
+            default: return false;
+        }
+        t.remove_suffix(1);
+    }
+    t = trim(t);
+    if (t.empty() || t.find_first_not_of("0123456789") != std::string_view::npos) return false;
+    std::uint64_t v = 0;
+    const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    constexpr std::uint64_t most = std::numeric_limits<std::uint64_t>::max();
+    if (ec == std::errc::result_out_of_range || (ec == std::errc{} && v > most / unit)) {
+        out = most;   // beyond any wait: as INFINITE
+        return true;
+    }
+    if (ec != std::errc{} || end != t.data() + t.size()) return false;
+    out = v * unit;
+    return true;
+}
+
+std::uint64_t spin_count(const Settings& s) {
+    if (s.spin_count_set) return *s.spin_count_set;
+    switch (s.wait_policy) {
+        case Settings::Wait::active: return 30'000'000'000;   // libgomp's (its manual: GOMP_SPINCOUNT)
+        case Settings::Wait::passive: return 0;
+        case Settings::Wait::unset: break;
+    }
+    return 2000;
+}
+
 bool parse_cpu_affinity(std::string_view text, Places& out) {
     Places p;
     p.kind = PlaceKind::explicit_list;
@@ -359,6 +401,11 @@ Settings read_settings(const GetEnv& getenv, const Warn& warn) {
         if (d == "active") s.wait_policy = Settings::Wait::active;
         else if (d == "passive") s.wait_policy = Settings::Wait::passive;
         else invalid("OMP_WAIT_POLICY", v, "active or passive");
+    }
+    if (const char* v = getenv("GOMP_SPINCOUNT")) {
+        std::uint64_t n = 0;
+        if (parse_spin_count(v, n)) s.spin_count_set = n;
+        else invalid("GOMP_SPINCOUNT", v, "INFINITE, INFINITY or a non-negative count, optionally with k, M, G or T");
     }
     boolean("OMP_CANCELLATION", s.cancellation);
     if (const char* v = getenv("OMP_AFFINITY_FORMAT")) s.affinity_format = v;

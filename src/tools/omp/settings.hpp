@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,10 +64,14 @@ struct Settings {
     // act only when it is true (gomp_parallel.cpp).
     bool cancellation = false;
     // OMP_WAIT_POLICY: how long a waiting thread of a team that fits the
-    // CPUs spins before it sleeps (team.cpp): unset, a short while; active,
-    // about a second; passive, not at all. More threads than CPUs never spin.
+    // CPUs spins before it sleeps (spin_count()): unset, a short while;
+    // active, minutes; passive, not at all. More threads than CPUs never spin.
     enum class Wait { unset, active, passive };
     Wait wait_policy = Wait::unset;
+    // GOMP_SPINCOUNT, libgomp's own: the pauses a waiter spends before it
+    // sleeps, which OMP_WAIT_POLICY then no longer decides (spin_count()).
+    // UINT64_MAX: INFINITE. Unset: none given.
+    std::optional<std::uint64_t> spin_count_set;
     std::string affinity_format;               // OMP_AFFINITY_FORMAT; empty: the default (affinity.hpp)
     bool display_affinity = false;             // OMP_DISPLAY_AFFINITY
     enum class Display { no, yes, verbose };
@@ -107,5 +112,16 @@ bool parse_stack_size(std::string_view text, std::size_t& out);
 // the order given (thread i binds to the i-th, cyclically).
 bool parse_cpu_affinity(std::string_view text, Places& out);
 bool parse_schedule(std::string_view text, Schedule& out);
+// GOMP_SPINCOUNT as libgomp reads it: INFINITE or INFINITY (UINT64_MAX),
+// or a non-negative decimal count, optionally followed by k, M, G or T
+// (thousand to trillion; any case, spaces allowed around); a count too
+// large saturates at UINT64_MAX.
+bool parse_spin_count(std::string_view text, std::uint64_t& out);
+
+// The pauses a waiting thread of a team that fits the CPUs spends before it
+// sleeps: GOMP_SPINCOUNT's when given, else by OMP_WAIT_POLICY: unset
+// 2,000 (about 20-60 microseconds), active libgomp's 30 billion (minutes:
+// waiters use their CPU, as asked), passive 0.
+std::uint64_t spin_count(const Settings& s);
 
 }  // namespace numaware::omp

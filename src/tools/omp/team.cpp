@@ -65,7 +65,8 @@ bool runtime_quiescent(void* p) { return static_cast<const tasks::Runtime*>(p)->
 bool Barrier::wait() {
     // Read before arriving: once every thread has arrived, the last one may
     // leave and reset the barrier for the next region.
-    const unsigned parties = parties_, spin = spin_;
+    const unsigned parties = parties_;
+    const std::uint64_t spin = spin_;
     tasks::Runtime* rt = runtime_.load(std::memory_order_acquire);
     if (parties <= 1) {
         // A team of one has a runtime only for detached tasks (create_task):
@@ -116,7 +117,7 @@ bool Barrier::wait() {
     };
     const auto released = [&] { return generation_.load(std::memory_order_acquire) != gen; };
     if (rt != nullptr) return help(*rt);
-    for (unsigned i = 0; i < spin; ++i) {
+    for (std::uint64_t i = 0; i < spin; ++i) {
         if (released()) return false;
         if (cancelled_.load(std::memory_order_acquire)) return true;
         if (tasks::Runtime* r = runtime_.load(std::memory_order_acquire)) return help(*r);
@@ -615,8 +616,8 @@ private:
         ThreadState& st = thread_state();
         std::uint32_t seen = 0;
         for (;;) {
-            const unsigned spin = spin_;   // the last region's: an idle worker's guess at the next
-            for (unsigned i = 0; w.go.load(std::memory_order_acquire) == seen; ++i) {
+            const std::uint64_t spin = spin_;   // the last region's: an idle worker's guess at the next
+            for (std::uint64_t i = 0; w.go.load(std::memory_order_acquire) == seen; ++i) {
                 if (i < spin) {
 #if defined(__x86_64__) || defined(__i386__)
                     __builtin_ia32_pause();
@@ -648,18 +649,9 @@ private:
         }
     }
 
-    // Pauses a waiter spends before it sleeps, by OMP_WAIT_POLICY: unset,
-    // 2,000 (about 20-60 microseconds); active, 2^25 (about a second: it
-    // asked for waiting threads that use their CPU); passive, none.
-    static unsigned spin_iterations() {
-        switch (settings().wait_policy) {
-            case Settings::Wait::active: return 1u << 25;
-            case Settings::Wait::passive: return 0;
-            case Settings::Wait::unset: break;
-        }
-        return 2000;
-    }
-    std::atomic<unsigned> spin_{0};
+    // Pauses a waiter spends before it sleeps (settings.hpp, spin_count).
+    static std::uint64_t spin_iterations() { return spin_count(settings()); }
+    std::atomic<std::uint64_t> spin_{0};
     bool busy_ = false;
     const unsigned level_;   // the active level of the regions it runs (0: the outermost)
     Team team_;   // its regions' team, reused region after region

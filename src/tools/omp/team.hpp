@@ -47,7 +47,7 @@ public:
     // `spin`: pause iterations before sleeping; 0 for a team with more
     // threads than CPUs, whose spinning waiters would take the CPU from the
     // threads they wait for.
-    void reset(unsigned parties, unsigned spin) {
+    void reset(unsigned parties, std::uint64_t spin) {
         parties_ = parties;
         spin_ = spin;
         arrived_.store(0, std::memory_order_relaxed);
@@ -72,7 +72,7 @@ public:
 private:
     std::atomic<tasks::Runtime*> runtime_{nullptr};
     unsigned parties_;
-    unsigned spin_ = 0;
+    std::uint64_t spin_ = 0;
     std::atomic<unsigned> arrived_{0};
     std::atomic<std::uint32_t> generation_{0};
     // The word sleepers wait on: bumped by a release, by attach() and by
@@ -136,7 +136,7 @@ struct Team {
     Team();
     ~Team();
 
-    void start(unsigned threads, unsigned spin = 0) {
+    void start(unsigned threads, std::uint64_t spin = 0) {
         size = threads;
         loop_prestarted = false;
         singles.store(0, std::memory_order_relaxed);
