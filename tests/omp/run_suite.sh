@@ -50,7 +50,7 @@ say "policies: $policies"
 
 for prog in "$@"; do
     name=$(basename "$prog")
-    [[ $name == unsupported || $name == deadlock || $name == fork || $name == wait_policy || $name == app_* ]] && continue
+    [[ $name == unsupported || $name == deadlock || $name == fork || $name == wait_policy || $name == dynamic || $name == app_* ]] && continue
     for n in 1 2 3 4; do
         want=$(OMP_NUM_THREADS=$n "$prog" 2>&1) || bad "$name under libgomp, $n threads: status $?"
         for policy in $policies; do
@@ -450,6 +450,26 @@ for prog in "$@"; do
     out=$(GOMP_SPINCOUNT=1.5k LD_PRELOAD=$preload "$prog" 2>&1 >/dev/null | grep numaware-omp)
     [[ $out == *"GOMP_SPINCOUNT"*"'1.5k'"* ]] || bad "GOMP_SPINCOUNT=1.5k: '$out'"
     say "ok: idle threads sleep or spin by OMP_WAIT_POLICY and GOMP_SPINCOUNT, as under libgomp"
+done
+
+# dyn-var (dynamic.c): with OMP_DYNAMIC=true a team of OMP_NUM_THREADS=8, or
+# a num_threads(64) clause, gets at most the CPUs the process may use (less
+# the load, libgomp's rule: the machine's load decides the exact count, so
+# only the bounds are checked); after omp_set_dynamic(0), the count asked
+# for. Under libgomp and the shim alike.
+for prog in "$@"; do
+    [[ $(basename "$prog") == dynamic ]] || continue
+    cpus=$(nproc)
+    for runtime in libgomp shim; do
+        pre=""
+        [[ $runtime == shim ]] && pre=$preload
+        out=$(OMP_DYNAMIC=true OMP_NUM_THREADS=8 LD_PRELOAD="$pre" "$prog" 2>&1)
+        read -r d1 t1 c1 d0 t0 c0 <<< "$(printf '%s\n' "$out" | sed -n 's/^dynamic \([01]\): team \([0-9]*\), with num_threads(64) \([0-9]*\)$/\1 \2 \3/p' | tr '\n' ' ')"
+        if [[ $d1 != 1 || $d0 != 0 || -z $c0 ]] || ((t1 < 1 || t1 > cpus || c1 < 1 || c1 > cpus || t0 != 8 || c0 != 64)); then
+            bad "OMP_DYNAMIC=true under $runtime on $cpus CPUs: $out"
+        fi
+    done
+    say "ok: OMP_DYNAMIC=true bounds teams by the CPUs as libgomp does; omp_set_dynamic(0) lifts it"
 done
 
 # Every GOMP_* and omp_* entry point of libgomp is the shim's, implemented

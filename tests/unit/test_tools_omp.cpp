@@ -176,6 +176,18 @@ TEST(OmpSettings, TaskPriorityDefaultDeviceAndCancellation) {
     EXPECT_NE(warnings[0].find("GOMP_SPINCOUNT: 'bogus'"), std::string::npos) << warnings[0];
 }
 
+TEST(OmpSettings, DynamicThreadsAsLibgompBoundsThem) {
+    // CPUs, nthreads-var, 15-minute load average -> the most threads.
+    EXPECT_EQ(omp::dynamic_threads(2, 8, 0.0), 2u);
+    EXPECT_EQ(omp::dynamic_threads(2, 8, 0.85), 2u);    // 0.95: rounds down
+    EXPECT_EQ(omp::dynamic_threads(2, 8, 0.9), 1u);     // 1.0
+    EXPECT_EQ(omp::dynamic_threads(2, 8, 11.16), 1u);   // measured: libgomp ran 1 thread at this load
+    EXPECT_EQ(omp::dynamic_threads(64, 16, 3.2), 13u);
+    EXPECT_EQ(omp::dynamic_threads(64, 16, 40.0), 1u);
+    EXPECT_EQ(omp::dynamic_threads(4, 1, 0.0), 1u);
+    EXPECT_EQ(omp::dynamic_threads(8, 8, -1.0), 8u);   // no load average known
+}
+
 TEST(OmpSettings, SpinCountAsLibgompReadsIt) {
     // Each checked against libgomp 12's OMP_DISPLAY_ENV=verbose.
     const std::uint64_t most = std::numeric_limits<std::uint64_t>::max();

@@ -32,6 +32,9 @@ const void* self() {
 }
 
 }  // namespace
+
+bool dyn_var() { return g_dynamic_set.load() ? g_dynamic.load() : settings().dynamic; }
+
 }  // namespace numaware::omp
 
 using namespace numaware::omp;
@@ -70,7 +73,7 @@ void omp_set_dynamic(int on) {
     g_dynamic.store(on != 0);
     g_dynamic_set.store(true);
 }
-int omp_get_dynamic(void) { return g_dynamic_set.load() ? g_dynamic.load() : settings().dynamic; }
+int omp_get_dynamic(void) { return dyn_var(); }
 void omp_set_nested(int on) { set_max_active_levels(on ? supported_active_levels : 1); }
 int omp_get_max_active_levels(void) { return static_cast<int>(std::min<unsigned>(max_active_levels(), INT_MAX)); }
 int omp_get_nested(void) { return omp_get_max_active_levels() > 1; }

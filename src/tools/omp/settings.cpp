@@ -256,6 +256,14 @@ std::uint64_t spin_count(const Settings& s) {
     return 2000;
 }
 
+unsigned dynamic_threads(unsigned cpus, unsigned nthreads_var, double load15) {
+    const unsigned usable = std::min(cpus, nthreads_var);
+    const double busy = load15 + 0.1;
+    if (!(busy >= 0)) return std::max(usable, 1u);   // NaN or negative: no load known
+    if (busy >= usable) return 1;
+    return usable - static_cast<unsigned>(busy);
+}
+
 bool parse_cpu_affinity(std::string_view text, Places& out) {
     Places p;
     p.kind = PlaceKind::explicit_list;

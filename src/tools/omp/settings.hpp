@@ -124,4 +124,10 @@ bool parse_spin_count(std::string_view text, std::uint64_t& out);
 // waiters use their CPU, as asked), passive 0.
 std::uint64_t spin_count(const Settings& s);
 
+// dyn-var true (OMP_DYNAMIC, omp_set_dynamic): the most threads a region
+// gets, libgomp's rule: the CPUs the process may use, at most nthreads-var,
+// less the machine's 15-minute load average (`load15`, rounded down after
+// adding 0.1); at least 1.
+unsigned dynamic_threads(unsigned cpus, unsigned nthreads_var, double load15);
+
 }  // namespace numaware::omp

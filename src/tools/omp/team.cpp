@@ -905,6 +905,10 @@ unsigned team_size_for(unsigned requested) {
     // OMP_MAX_ACTIVE_LEVELS=0 serialises them all.
     if (st.active_level >= max_active_levels() || st.serial_regions) return 1;
     unsigned n = requested ? requested : nthreads_var();
+    if (dyn_var()) {
+        double load[3];
+        n = std::min(n, dynamic_threads(available_cpus(), nthreads_var(), getloadavg(load, 3) == 3 ? load[2] : -1.0));
+    }
     if (const unsigned limit = thread_limit()) n = std::min(n, limit);
     return std::max(n, 1u);
 }

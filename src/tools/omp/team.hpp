@@ -308,6 +308,8 @@ unsigned available_cpus();
 // outside every region, libgomp's value when the process has libgomp
 // (libgomp_icv.hpp).
 unsigned nthreads_var();
+// dyn-var: OMP_DYNAMIC, or what omp_set_dynamic set (omp_api.cpp).
+bool dyn_var();
 // omp_set_num_threads: sets it (passed on to libgomp outside every region).
 void set_nthreads_var(unsigned n);
 
