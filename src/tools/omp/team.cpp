@@ -598,10 +598,20 @@ private:
 
     void pin(unsigned num) {
         const std::vector<unsigned>& cpus = placement_.cpus[num];
-        if (cpus.empty()) return;
-        if (const int err = os::linux_os().set_affinity(0, cpus); err != 0)
-            fatal(fmt::format("cannot bind OpenMP thread {} to CPUs {}: {} (OMP_PROC_BIND=false runs unbound)", num,
-                              format_cpu_list(cpus), std::strerror(err)));
+        if (cpus.empty() || binding_refused()) return;
+        const int err = os::linux_os().set_affinity(0, cpus);
+        if (err == 0) return;
+        // Binding nobody asked for (numaware's default) is given up where
+        // the system refuses it (a sandbox's seccomp filter, a container
+        // without the right): the threads run unbound, said once. Binding
+        // asked for through the environment fails as under libgomp.
+        const Settings& s = settings();
+        if (!s.bind_set && !s.places_set) {
+            refuse_binding(err);
+            return;
+        }
+        fatal(fmt::format("cannot bind OpenMP thread {} to CPUs {}: {} (OMP_PROC_BIND=false runs unbound)", num,
+                          format_cpu_list(cpus), std::strerror(err)));
     }
 
     void pin_master() {
@@ -820,7 +830,25 @@ unsigned max_active_levels() {
 
 void set_max_active_levels(unsigned levels) { g_max_active_levels.store(levels, std::memory_order_relaxed); }
 
-Bind bind_var(const ThreadState& st) { return st.bind_var_set ? st.bind_var : settings().bind; }
+namespace {
+std::atomic<bool> g_binding_refused{false};
+}  // namespace
+
+bool binding_refused() { return g_binding_refused.load(std::memory_order_relaxed); }
+
+void refuse_binding(int err) {
+    if (g_binding_refused.exchange(true)) return;
+    std::fprintf(stderr,
+                 "numaware-omp: the system does not let threads be bound to CPUs (sched_setaffinity: %s); OpenMP "
+                 "threads run unbound (set OMP_PROC_BIND=false to say so, or OMP_PROC_BIND/OMP_PLACES to require "
+                 "binding)\n",
+                 std::strerror(err));
+}
+
+Bind bind_var(const ThreadState& st) {
+    if (binding_refused()) return Bind::false_;
+    return st.bind_var_set ? st.bind_var : settings().bind;
+}
 
 ContentionGroup& group_of(ThreadState& st) {
     if (st.group != nullptr) return *st.group;

@@ -237,6 +237,10 @@ void set_max_active_levels(unsigned levels);
 // level L gets the list's element L, else the proc_bind clause of its
 // region, else its encountering thread's.
 Bind bind_var(const ThreadState& st);
+// Binding that the system refused (refuse_binding, from the pool): every
+// later region runs unbound and bind-var reads false.
+bool binding_refused();
+void refuse_binding(int err);
 // The contention group of the calling thread's state.
 ContentionGroup& group_of(ThreadState& st);
 
