@@ -4,6 +4,7 @@
 
 #include "tools/omp/affinity.hpp"
 #include "tools/omp/futex.hpp"
+#include "tools/omp/launch_cpus.hpp"
 #include "tools/omp/libgomp_icv.hpp"
 #include "tools/omp/tasking.hpp"
 
@@ -215,9 +216,10 @@ struct Placement {
 // One catch: libgomp is loaded too (the program links it), its constructor
 // runs before this library's, and when OMP_PROC_BIND or OMP_PLACES asks for
 // binding it has already bound the initial thread to its first place. The
-// thread's mask then says nothing about the process's; the cgroup's cpuset
-// (a container's, a batch job's) does, and a taskset mask is lost
-// (docs/OPENMP.md).
+// thread's mask then says nothing about the process's: the mask noted at
+// libgomp's pthread_setaffinity_np does (launch_cpus.hpp). Should libgomp
+// have bound the thread without that call, the cgroup's cpuset (a
+// container's, a batch job's) is taken, and a taskset mask is lost.
 std::vector<unsigned> cgroup_cpus() {
     std::ifstream cgroups("/proc/self/cgroup");
     std::string line;
@@ -252,6 +254,10 @@ const std::vector<unsigned>& initial_cpus() {
         const Settings& s = settings();
         const bool libgomp_bound = (s.bind_set && s.bind != Bind::false_) || (s.places_set && s.bind != Bind::false_);
         std::vector<unsigned> c;
+        // The mask noted before libgomp bound the initial thread; failing
+        // that, when binding was asked for (libgomp may have bound it some
+        // other way), the cgroup's CPUs.
+        if (launch_cpus(c)) return c;
         if (libgomp_bound) return cgroup_cpus();   // empty: unknown, the whole machine
         if (os::linux_os().get_affinity(0, c) != 0) c.clear();
         std::sort(c.begin(), c.end());
@@ -320,7 +326,11 @@ Placement plan_places(const Machine& machine, unsigned threads, Bind bind, const
         }
         return p;
     }
-    const unsigned planned = std::min(threads, available_cpus());
+    // The machine model and the launch mask agree on the CPUs (both read
+    // before any thread was bound); the model's count also bounds the plan
+    // should they not, so that the plan never asks for more CPUs than the
+    // model has.
+    const unsigned planned = std::min({threads, available_cpus(), static_cast<unsigned>(machine.cpu_count())});
     const TeamMapping mapping = allowed_mapping(
         machine, planned, bind == Bind::spread ? MappingKind::scatter : MappingKind::contiguous);
     const TeamLayout layout = plan_team(machine, mapping);
@@ -728,7 +738,8 @@ TeamLayout task_layout(unsigned threads, const std::vector<std::vector<unsigned>
     p.cpus.resize(threads);
     // Threads without a place: contiguous over the allowed CPUs, cyclically.
     const TeamLayout fallback =
-        plan_team(m, allowed_mapping(m, std::min(threads, available_cpus()), MappingKind::contiguous));
+        plan_team(m, allowed_mapping(m, std::min({threads, available_cpus(), static_cast<unsigned>(m.cpu_count())}),
+                                     MappingKind::contiguous));
     TeamLayout layout;
     for (unsigned t = 0; t < threads; ++t) {
         const unsigned cpu = !p.cpus[t].empty() ? p.cpus[t].front() : fallback.ranks[t % fallback.size()].cpu;
