@@ -101,6 +101,22 @@ if [ "${1:-}" = "--guest" ]; then
     rc=$?
     cat /tmp/alloc.txt
     echo "@@ allocators exit=$rc"
+    # An MPI rank's binding: the process given node 2's CPUs (taskset, as
+    # mpirun --bind-to numa gives them) with binding asked for; libgomp's
+    # constructor binds the initial thread first, and the shim must still
+    # see the rank's CPUs and put each thread where libgomp puts it. (The
+    # guest has no cgroup cpuset, the case that misled the shim before
+    # launch_cpus.cpp; run_suite.sh's taskset runs on the host have one.)
+    cpus=$(cat /sys/devices/system/node/node2/cpulist)
+    for v in "OMP_PROC_BIND=close" "OMP_PLACES=cores OMP_PROC_BIND=spread"; do
+        want=$(env $v OMP_NUM_THREADS=2 taskset -c "$cpus" "$dir/affinity" masks 2>&1)
+        got=$(env $v OMP_NUM_THREADS=2 LD_PRELOAD=$shim taskset -c "$cpus" "$dir/affinity" masks 2>&1)
+        if [ -n "$want" ] && [ "$want" = "$got" ]; then
+            echo "@@ rank same $v, node 2's CPUs $cpus: $(echo "$got" | tr '\n' ';')"
+        else
+            echo "@@ rank differs $v, node 2's CPUs $cpus: libgomp '$(echo "$want" | tr '\n' ';')' shim '$(echo "$got" | tr '\n' ';')'"
+        fi
+    done
     exit 0
 fi
 
@@ -114,12 +130,14 @@ trap 'rm -rf "$work"' EXIT
 "$nw" vm --machine "$machine" --kernel 6.1 --timeout 1100 -- \
     sh "$self" --guest "$shim" "$dir" "$threads" "$sizes" > "$work/raw"
 rc=$?
-grep '^@@ app=\|^@@ exit=\|^@@ hang\|^@@ stack\|^@@ alloc\|^@@ balancing' "$work/raw"
+grep '^@@ app=\|^@@ exit=\|^@@ hang\|^@@ stack\|^@@ alloc\|^@@ balancing\|^@@ rank' "$work/raw"
 [ "$rc" -eq 0 ] || fail "the guest run exited with $rc"
 grep -q '^@@ balancing \(0\|absent\)$' "$work/raw" ||
     fail "automatic NUMA balancing was not off in the guest during the runs (the @@ balancing line above)"
 grep -q '^@@ allocators exit=0$' "$work/raw" ||
     fail "the OpenMP allocators did not put pages where their partition trait says (the @@ alloc lines above)"
+[ "$(grep -c '^@@ rank same ' "$work/raw")" -eq 2 ] ||
+    fail "a process bound to node 2's CPUs with OMP_PROC_BIND did not get libgomp's thread CPUs under the shim (the @@ rank lines above)"
 
 REPEATS=$repeats python3 - "$work/raw" "$machine" "$threads" "$table" <<'EOF'
 import json, os, re, statistics, sys
