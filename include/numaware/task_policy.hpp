@@ -176,6 +176,12 @@ public:
     // homes, which workers on other CPUs write as their tasks finish.
     // Default: true.
     virtual bool reads_homes() const { return true; }
+    // Where place() sends every task, whatever the task, when that is
+    // settled once attach() has run (a node policy whose workers are all on
+    // one node); the executor then places without reading the task's
+    // dependencies, which the worker that made it ready may not have in
+    // its cache. Read after attach(). Default: none (place() decides).
+    virtual std::optional<Destination> fixed_destination() const { return std::nullopt; }
 
     // The queues worker `worker` tries, in order, when it has been looking
     // for work for `round` rounds since it last found some (round 0: its

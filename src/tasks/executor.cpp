@@ -33,6 +33,7 @@ void Executor::start() {
     unlocked_completion = policy->concurrent_place() && !options.record_graph;
     policy_uses_submissions = policy->uses_submissions();
     policy_reads_homes = policy->reads_homes();
+    fixed_destination = policy->fixed_destination();
     queues.init(ctx.nodes, ctx.worker_node);
     for (std::size_t i = 0; i < ctx.nodes.size(); ++i) node_wake.push_back(std::make_unique<NodeWake>());
     for (std::size_t w = 0; w < layout.size(); ++w) {

@@ -132,6 +132,7 @@ struct Executor {
     bool unlocked_completion = false;   // set by start(), see the design above
     bool policy_uses_submissions = true;   // Policy::uses_submissions(), set by start()
     bool policy_reads_homes = true;        // Policy::reads_homes(), set by start()
+    std::optional<Destination> fixed_destination;   // Policy::fixed_destination(), set by start()
     PolicyContext ctx;
     std::vector<std::unique_ptr<Worker>> workers;
     NodeQueues queues;
@@ -245,6 +246,7 @@ struct Executor {
         return std::span<const DepInfo>(out, t.deps.size());
     }
     Destination place(Task* t) {
+        if (fixed_destination) return *fixed_destination;
         SmallVec<DepInfo, 8> view;   // on the stack up to 8 dependencies
         view.resize(t->deps.size());
         return policy->place(TaskView{t->id, dep_infos(*t, view.data(), policy_reads_homes), {}, t->hint});

@@ -291,6 +291,35 @@ TEST(TaskPolicies, DepSpreadsTasksWithoutDependenciesAndKeepsOneNodeMachinesOnTh
     }
 }
 
+// A policy's fixed destination (the executor's place() without reading the
+// task) only where place() itself sends every task there: the node
+// policies when all workers are on one node, memory-only nodes beside it
+// included; never DFIFO (per worker) or the RIP policies (they hold tasks).
+TEST(TaskPolicies, FixedDestinationOnlyWherePlaceSendsEveryTaskThere) {
+    Fixture one("nodes=3 cpus=2,0,0 mem-per-node=64M distances=10,21,31/21,10,21/31,21,10", 2);
+    for (const char* name : {"lq", "dep", "sa"}) {
+        auto p = one.attach(name);
+        const std::optional<Destination> fixed = p->fixed_destination();
+        ASSERT_TRUE(fixed.has_value()) << name;
+        EXPECT_EQ(*fixed, Destination::to_node(0)) << name;
+        std::uint64_t x = 88172645463325252ull;
+        for (TaskId id = 0; id < 300; ++id) {
+            std::vector<DepInfo> deps;
+            for (unsigned k = 0; k < id % 4; ++k) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                const int home = static_cast<int>(x % 4) - 1;   // -1 (unallocated), 0, 1 or 2
+                deps.push_back({k + 1, 64 + x % 4096, k % 2 ? AccessMode::in : AccessMode::inout,
+                                home < 0 ? unallocated : home});
+            }
+            EXPECT_EQ(place(*p, id, deps, static_cast<int>(id % 4) - 1), *fixed) << name << " task " << id;
+        }
+    }
+    for (const char* name : {"dfifo", "rip-dep", "rip-mw"}) EXPECT_FALSE(one.attach(name)->fixed_destination()) << name;
+    Fixture two(two_nodes);
+    for (const char* name : {"dfifo", "lq", "dep", "sa", "rip-dep", "rip-mw"})
+        EXPECT_FALSE(two.attach(name)->fixed_destination()) << name;
+}
+
 // Against the definition, on random tasks: the node holding the most
 // bytes wins; among equal nodes (or with the virtual socket, which stands
 // for any node) the choice is one of them, and it depends on the task,

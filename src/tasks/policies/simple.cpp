@@ -72,6 +72,12 @@ public:
 
     bool concurrent_place() const override { return true; }
     bool uses_submissions() const override { return false; }
+    // One worker node: LQ's heaviest node, DEP's (and its ties'), SA's hint
+    // or round robin all name it, and a home anywhere else counts for it.
+    std::optional<Destination> fixed_destination() const override {
+        if (topo_.nodes.size() != 1) return std::nullopt;
+        return Destination::to_node(topo_.nodes.front());
+    }
 
 protected:
     std::uint64_t seed_;
