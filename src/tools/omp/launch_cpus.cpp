@@ -24,16 +24,18 @@ namespace {
 constexpr std::size_t mask_words = 8192 / (sizeof(unsigned long) * CHAR_BIT);
 constinit unsigned long g_mask[mask_words] = {};
 constinit long g_mask_bytes = 0;   // what the kernel wrote; 0: none noted
-constinit std::atomic<bool> g_noted{false};
+constinit std::atomic<bool> g_taken{false};   // the first call has come
+constinit std::atomic<bool> g_noted{false};   // and g_mask, g_mask_bytes are written
 
 using SetAffinity = int (*)(pthread_t, std::size_t, const cpu_set_t*);
 constinit std::atomic<SetAffinity> g_next{nullptr};
 
 void note_launch_mask() {
-    if (g_noted.exchange(true, std::memory_order_acq_rel)) return;
+    if (g_taken.exchange(true, std::memory_order_acq_rel)) return;
     // The raw call: glibc's wrapper wants a cpu_set_t of its own size.
     const long bytes = syscall(SYS_sched_getaffinity, 0, sizeof g_mask, g_mask);
     g_mask_bytes = bytes > 0 ? bytes : 0;
+    g_noted.store(true, std::memory_order_release);
 }
 
 }  // namespace
