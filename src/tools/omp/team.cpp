@@ -441,7 +441,7 @@ public:
         // the enclosing teams' threads counted).
         unsigned threads = n;
         for (unsigned size : master.sizes) threads = size != 0 && threads > UINT_MAX / size ? UINT_MAX : threads * size;
-        spin_ = threads <= available_cpus() ? spin_iterations() : 0;
+        spin_ = threads <= available_cpus() ? spin_count(settings()) : 0;
         team.start(n, spin_);
         team.fn = fn;
         team.data = data;
@@ -669,8 +669,6 @@ private:
         }
     }
 
-    // Pauses a waiter spends before it sleeps (settings.hpp, spin_count).
-    static std::uint64_t spin_iterations() { return spin_count(settings()); }
     std::atomic<std::uint64_t> spin_{0};
     bool busy_ = false;
     const unsigned level_;   // the active level of the regions it runs (0: the outermost)
