@@ -2,8 +2,8 @@
 // one per node that has workers, and a worker's search through them.
 //
 // The policy's place() chooses the queue of a ready task; a worker searches
-// the queues its policy's steal_order() lists (round 0's list is cached: it
-// depends only on what attach() set), its own queue newest first, every
+// the queues its policy's steal_order() lists (each round's list drawn
+// once, round 0's at the start), its own queue newest first, every
 // other queue oldest first. The search is the per-task path, so it is
 // inline here.
 #pragma once
@@ -52,11 +52,25 @@ struct LaterQueue {
     std::size_t backlog = 0;
 };
 
-// A worker's steal orders, touched only by that worker.
+// A worker's steal orders, touched only by that worker. steal_order() is
+// a function of (worker, round) (task_policy.hpp), so a round's list is
+// drawn once, not at every search of that round: an idle DFIFO worker of
+// a team of 1,024 drew a list of 1,024 queues at every search, and a
+// RIP worker rebuilt its node's list of worker queues.
 struct StealOrder {
     std::vector<QueueRef> round0;    // steal_order(worker, 0), cached
-    std::vector<QueueRef> scratch;   // later rounds
+    std::vector<QueueRef> scratch;   // the round scratch_round's
+    std::uint64_t scratch_round = 0;   // 0: scratch holds no round yet
     std::vector<LaterQueue> later;   // node queues of later rounds, nearest first
+
+    const std::vector<QueueRef>& at(const Policy& policy, unsigned worker, std::uint64_t round) {
+        if (round == 0) return round0;
+        if (round != scratch_round) {
+            policy.steal_order(worker, round, scratch);
+            scratch_round = round;
+        }
+        return scratch;
+    }
 };
 
 // A task a search found; `stolen` when it came from a queue the searching
@@ -125,12 +139,7 @@ public:
     Found find(unsigned worker, unsigned node, std::uint64_t round, std::uint64_t ticks_per_round, Policy& policy,
                StealOrder& order, std::uint32_t floor = 0) {
         const auto deeper = [floor](const Task* c) { return c->depth > floor; };
-        const std::vector<QueueRef>* refs = &order.round0;
-        if (round != 0) {
-            policy.steal_order(worker, round, order.scratch);
-            refs = &order.scratch;
-        }
-        for (const QueueRef& q : *refs) {
+        for (const QueueRef& q : order.at(policy, worker, round)) {
             Task* t = nullptr;
             bool own = true;
             QueueSlot* from = nullptr;

@@ -118,13 +118,7 @@ std::uint64_t Worker::pause_ticks(IdleClock& clock) {
         ex_.fulfilled_count.load(std::memory_order_acquire) != 0 ||
         ex_.held_count.load(std::memory_order_acquire) != 0 || !ex_.queues.any_queued())
         return 0;
-    const std::uint64_t round = clock.round(ex_);
-    const std::vector<QueueRef>* reachable = &steal.round0;
-    if (round != 0) {
-        ex_.policy->steal_order(id, round, steal.scratch);
-        reachable = &steal.scratch;
-    }
-    return ex_.queues.any_queued(*reachable) ? 0 : clock.ticks_per_round;
+    return ex_.queues.any_queued(steal.at(*ex_.policy, id, clock.round(ex_))) ? 0 : clock.ticks_per_round;
 }
 
 // Two clock reads per task: at the body's start and end. The runtime

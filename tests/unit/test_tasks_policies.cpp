@@ -181,6 +181,37 @@ TEST(TaskPolicies, DfifoRoundRobinAndStealPermutations) {
     EXPECT_GT(distinct.size(), 4u);   // rounds draw different permutations
 }
 
+// Teams whose other workers number a prime (11), a composite (12), one and
+// none: every round lists each worker once, its own queue first; the first
+// victim is drawn over all the others, and so is the order after it (a
+// fixed step would make the second victim a function of the first).
+TEST(TaskPolicies, DfifoStealOrderCoversEveryWorkerFromARandomStart) {
+    for (unsigned workers : {12u, 13u, 2u, 1u}) {
+        Fixture f("nodes=1 cpus-per-node=16 mem-per-node=1G", workers);
+        auto p = f.attach("dfifo");
+        for (unsigned w : {0u, workers / 2, workers - 1}) {
+            std::set<unsigned> first;
+            std::set<std::pair<unsigned, unsigned>> first_two;
+            for (std::uint64_t round = 0; round < 400; ++round) {
+                std::vector<QueueRef> order;
+                p->steal_order(w, round, order);
+                ASSERT_EQ(order.size(), workers) << workers << " workers";
+                EXPECT_EQ(order.front(), (QueueRef{QueueRef::Kind::worker, w}));
+                std::vector<unsigned> idx;
+                for (const auto& q : order) idx.push_back(q.index);
+                std::sort(idx.begin(), idx.end());
+                for (unsigned i = 0; i < workers; ++i) ASSERT_EQ(idx[i], i) << workers << " workers, round " << round;
+                if (workers > 1) first.insert(order[1].index);
+                if (workers > 2) first_two.insert({order[1].index, order[2].index});
+            }
+            EXPECT_EQ(first.size(), workers - 1) << workers << " workers: a first victim never drawn";
+            if (workers > 3) {
+                EXPECT_GT(first_two.size(), 2 * (workers - 1)) << workers << " workers";
+            }
+        }
+    }
+}
+
 // ---- node-queue steal order -------------------------------------------
 
 // Four nodes in two pairs (distance 21 within a pair, 31 across). With

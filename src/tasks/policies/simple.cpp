@@ -3,7 +3,8 @@
 //
 // DFIFO  per-worker queues; task t goes to worker t mod workers; a worker
 //        looks at its own queue, then every other worker's queue in a
-//        random permutation drawn from hash(seed, worker, round).
+//        random cyclic order drawn from hash(seed, worker, round): a
+//        uniform start and a step prime to the number of the others.
 //        Locality-unaware baseline.
 // LQ     locality queues: a task goes to the node queue of the node holding
 //        most of its dependency bytes (ties: lowest OS index); a task with
@@ -25,6 +26,7 @@
 // as unallocated. A hint on a node without workers goes to the nearest
 // worker node.
 #include <algorithm>
+#include <numeric>
 
 #include "common.hpp"
 
@@ -47,13 +49,22 @@ public:
         const std::size_t n = topo_.worker_node.size();
         if (worker >= n) return;
         order.push_back(QueueRef{QueueRef::Kind::worker, worker});
-        for (unsigned w = 0; w < n; ++w)
-            if (w != worker) order.push_back(QueueRef{QueueRef::Kind::worker, w});
-        // Fisher-Yates over the other workers.
+        // The other workers, numbered 0..others-1 (the worker itself left
+        // out), visited from a random start by a random step prime to
+        // their count: every one once, the first a uniform draw. Two
+        // draws a round, not one per worker: an idle worker of a team of
+        // 1,024 drew a permutation of them every round (71% of the run's
+        // samples at 1,024 threads, BENCHMARKS.md, 2026-12-06).
+        const std::size_t others = n - 1;
+        if (others == 0) return;
         SplitMix rng(hash_words({topo_.seed, worker, round}));
-        for (std::size_t i = order.size() - 1; i > 1; --i) {
-            const std::size_t j = 1 + static_cast<std::size_t>(rng.below(i));   // in [1, i]
-            std::swap(order[i], order[j]);
+        std::size_t at = static_cast<std::size_t>(rng.below(others));
+        std::size_t step = others == 1 ? 1 : 1 + static_cast<std::size_t>(rng.below(others - 1));   // in [1, others)
+        while (std::gcd(step, others) != 1) step = step + 1 == others ? 1 : step + 1;
+        for (std::size_t i = 0; i < others; ++i) {
+            order.push_back(QueueRef{QueueRef::Kind::worker, static_cast<unsigned>(at < worker ? at : at + 1)});
+            at += step;
+            if (at >= others) at -= others;
         }
     }
 
