@@ -176,6 +176,11 @@ public:
     // homes, which workers on other CPUs write as their tasks finish.
     // Default: true.
     virtual bool reads_homes() const { return true; }
+    // True when place() reads only `task.id` (and what attach() set): the
+    // executor then passes no dependencies and no hint, and the worker
+    // that made a task ready places it without reading the task. Default:
+    // false.
+    virtual bool places_by_id() const { return false; }
     // Where place() sends every task, whatever the task, when that is
     // settled once attach() has run (a node policy whose workers are all on
     // one node); the executor then places without reading the task's

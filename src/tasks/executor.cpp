@@ -33,6 +33,7 @@ void Executor::start() {
     unlocked_completion = policy->concurrent_place() && !options.record_graph;
     policy_uses_submissions = policy->uses_submissions();
     policy_reads_homes = policy->reads_homes();
+    policy_places_by_id = policy->places_by_id();
     fixed_destination = policy->fixed_destination();
     queues.init(ctx.nodes, ctx.worker_node);
     for (std::size_t i = 0; i < ctx.nodes.size(); ++i) node_wake.push_back(std::make_unique<NodeWake>());
@@ -239,7 +240,7 @@ TaskId Executor::submit(TaskFn&& fn, std::span<const Dep> deps, int hint, Runtim
         // From here a finishing predecessor may make the task ready.
         if (!t->deps.empty()) ready = tracker.commit(*t);
         if (ready) {
-            target = queue_for(t, place(t));
+            target = queue_for(t, place(t, t->id));
             first_held = target == nullptr && team == nullptr && held_count.load(std::memory_order_relaxed) == 1;
         }
         // Only a policy that holds tasks (RIP's windows) needs it: the line

@@ -132,6 +132,7 @@ struct Executor {
     bool unlocked_completion = false;   // set by start(), see the design above
     bool policy_uses_submissions = true;   // Policy::uses_submissions(), set by start()
     bool policy_reads_homes = true;        // Policy::reads_homes(), set by start()
+    bool policy_places_by_id = false;      // Policy::places_by_id(), set by start()
     std::optional<Destination> fixed_destination;   // Policy::fixed_destination(), set by start()
     PolicyContext ctx;
     std::vector<std::unique_ptr<Worker>> workers;
@@ -245,8 +246,11 @@ struct Executor {
         }
         return std::span<const DepInfo>(out, t.deps.size());
     }
-    Destination place(Task* t) {
+    // `id` is t->id, which a caller that has it (a ReadyNode) passes so
+    // that a policy placing by id alone does not read the task.
+    Destination place(Task* t, TaskId id) {
         if (fixed_destination) return *fixed_destination;
+        if (policy_places_by_id) return policy->place(TaskView{id});
         SmallVec<DepInfo, 8> view;   // on the stack up to 8 dependencies
         view.resize(t->deps.size());
         return policy->place(TaskView{t->id, dep_infos(*t, view.data(), policy_reads_homes), {}, t->hint});

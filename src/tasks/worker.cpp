@@ -250,7 +250,7 @@ void Worker::complete_unlocked(Task* t) {
         Task* s = static_cast<Task*>(n.node);
         prefetch_for_run(s);
         if (ex_.observer != nullptr) ready_ids.push_back(s->id);
-        to_push.emplace_back(&ex_.queues.queue_for(ex_.place(s)), s);
+        to_push.emplace_back(&ex_.queues.queue_for(ex_.place(s, n.id)), s);
     }
     made_ready.clear();
     push_ready();
@@ -291,7 +291,7 @@ void Worker::settle_locked() {
             for (const ReadyNode& n : ex_.ready_scratch) {
                 Task* s = static_cast<Task*>(n.node);
                 if (ex_.observer != nullptr) ready_ids.push_back(s->id);
-                if (QueueSlot* q = ex_.queue_for(s, ex_.place(s))) to_push.emplace_back(q, s);
+                if (QueueSlot* q = ex_.queue_for(s, ex_.place(s, n.id))) to_push.emplace_back(q, s);
             }
             ex_.ready_scratch.clear();
         }

@@ -351,6 +351,29 @@ TEST(TaskPolicies, FixedDestinationOnlyWherePlaceSendsEveryTaskThere) {
         EXPECT_FALSE(two.attach(name)->fixed_destination()) << name;
 }
 
+// A policy that places by id (the executor then places a ready task
+// without reading it) places every task as it does with the task's
+// dependencies, homes and hint: DFIFO only. The others read them.
+TEST(TaskPolicies, PlacesByIdOnlyWherePlaceReadsNothingElse) {
+    Fixture f(four_nodes, 2);
+    for (const char* name : {"dfifo", "lq", "dep", "sa", "rip-dep", "rip-mw"}) {
+        auto p = f.attach(name);
+        EXPECT_EQ(p->places_by_id(), std::string(name) == "dfifo") << name;
+        if (!p->places_by_id()) continue;
+        std::uint64_t x = 88172645463325252ull;
+        for (TaskId id = 0; id < 300; ++id) {
+            std::vector<DepInfo> deps;
+            for (unsigned k = 0; k < id % 4; ++k) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                const int home = static_cast<int>(x % 5) - 1;   // -1 (unallocated), 0 to 3
+                deps.push_back({k + 1, 64 + x % 4096, k % 2 ? AccessMode::in : AccessMode::inout,
+                                home < 0 ? unallocated : home});
+            }
+            EXPECT_EQ(place(*p, id, deps, static_cast<int>(id % 5) - 1), p->place(TaskView{id})) << name << " task " << id;
+        }
+    }
+}
+
 // Against the definition, on random tasks: the node holding the most
 // bytes wins; among equal nodes (or with the virtual socket, which stands
 // for any node) the choice is one of them, and it depends on the task,

@@ -44,6 +44,7 @@ public:
     bool concurrent_place() const override { return true; }
     bool uses_submissions() const override { return false; }
     bool reads_homes() const override { return false; }
+    bool places_by_id() const override { return true; }
     void steal_order(unsigned worker, std::uint64_t round, std::vector<QueueRef>& order) const override {
         order.clear();
         const std::size_t n = topo_.worker_node.size();
