@@ -54,8 +54,8 @@ public:
         // out), visited from a random start by a random step prime to
         // their count: every one once, the first a uniform draw. Two
         // draws a round, not one per worker: an idle worker of a team of
-        // 1,024 drew a permutation of them every round (71% of the run's
-        // samples at 1,024 threads, BENCHMARKS.md, 2026-12-06).
+        // 1,024 drew a permutation of them every round: 71% of the samples
+        // of 1,024 threads on 2 CPUs (BENCHMARKS.md, 2026-12-05 23:45).
         const std::size_t others = n - 1;
         if (others == 0) return;
         SplitMix rng(hash_words({topo_.seed, worker, round}));
