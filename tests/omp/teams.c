@@ -2,7 +2,8 @@
  * to GOMP_teams_reg): a league with num_teams, distribute over the teams,
  * a parallel region inside each team under a thread_limit, the team and
  * league numbers everywhere, and the nteams-var and teams-thread-limit-var
- * ICVs. Deterministic: the suite compares the output with libgomp's. */
+ * ICVs, initial and set. Deterministic: the suite compares the output
+ * with libgomp's. */
 #include <omp.h>
 #include <stdio.h>
 
@@ -12,6 +13,9 @@ int main(void) {
     static long part[8];
     static int seen_teams[8], seen_limit[8], seen_threads[8], inner_team[8];
     long total = 0;
+    /* Unset, nteams-var is 0 (the standard's initial value), whatever a
+     * teams construct then makes. */
+    printf("initial ICVs: max teams %d, teams thread limit %d\n", omp_get_max_teams(), omp_get_teams_thread_limit());
 #pragma omp teams num_teams(3) thread_limit(2) reduction(+ : total)
     {
         const int t = omp_get_team_num();

@@ -880,14 +880,20 @@ unsigned thread_limit() {
 }
 
 namespace {
-std::atomic<unsigned> g_nteams{0};                // 0: OMP_NUM_TEAMS', else one per node
+std::atomic<unsigned> g_nteams{0};                // 0: OMP_NUM_TEAMS's
 std::atomic<unsigned> g_teams_thread_limit{0};    // 0: OMP_TEAMS_THREAD_LIMIT's
 }  // namespace
 
 unsigned nteams_var() {
     if (const unsigned set = g_nteams.load(std::memory_order_relaxed)) return set;
-    if (settings().num_teams) return settings().num_teams;
-    // numaware's default: one team per node the process may run on.
+    return settings().num_teams;
+}
+
+namespace {
+// The teams a teams construct makes while nteams-var is 0 (the standard
+// leaves the number to the implementation): one per node the process may
+// run on.
+unsigned teams_by_default() {
     const std::vector<unsigned>& allowed = initial_cpus();
     unsigned nodes = 0;
     for (const Node& n : machine().nodes) {
@@ -899,6 +905,8 @@ unsigned nteams_var() {
     }
     return std::max(nodes, 1u);
 }
+}  // namespace
+
 void set_nteams_var(unsigned teams) { g_nteams.store(teams, std::memory_order_relaxed); }
 unsigned teams_thread_limit_var() {
     const unsigned set = g_teams_thread_limit.load(std::memory_order_relaxed);
@@ -908,7 +916,7 @@ void set_teams_thread_limit_var(unsigned limit) { g_teams_thread_limit.store(lim
 
 void run_teams(void (*fn)(void*), void* data, unsigned num_teams, unsigned limit) {
     ThreadState& st = thread_state();
-    const unsigned teams = num_teams ? num_teams : nteams_var();
+    const unsigned teams = num_teams ? num_teams : nteams_var() ? nteams_var() : teams_by_default();
     if (limit == 0) limit = teams_thread_limit_var();
     const unsigned outer_size = st.league_size, outer_num = st.league_num, outer_limit = st.thread_limit;
     st.league_size = teams;

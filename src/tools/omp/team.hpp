@@ -221,6 +221,8 @@ unsigned thread_limit();
 void run_teams(void (*fn)(void*), void* data, unsigned num_teams, unsigned limit);
 // nteams-var and teams-thread-limit-var (omp_set_num_teams,
 // omp_set_teams_thread_limit; OMP_NUM_TEAMS, OMP_TEAMS_THREAD_LIMIT).
+// nteams-var is 0 until set, as the standard and libgomp have it: a
+// teams construct then makes one team per node the process may run on.
 unsigned nteams_var();
 void set_nteams_var(unsigned teams);
 unsigned teams_thread_limit_var();
