@@ -60,8 +60,8 @@ struct Task : DepNode {
 // task ready, as it does: the task was written at its submission, usually
 // long before, and its first read by the worker that runs it missed in
 // every cache on the critical path of a chain of tasks. The 1000x1000
-// OpenMP wavefront under DEP on the AMD host, alternated: 0.67-0.76 s
-// without, 0.36-0.38 s with (BENCHMARKS.md, 2026-12-06).
+// OpenMP wavefront under DEP on the Intel host, alternated: 0.78-0.89 s
+// without, 0.33-0.55 s with (BENCHMARKS.md, 2026-12-06).
 inline void prefetch_for_run(const Task* t) {
     static_assert(alignof(Task) == 64 && sizeof(Task) % 64 == 0);
     const char* at = reinterpret_cast<const char*>(t);

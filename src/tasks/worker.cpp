@@ -285,11 +285,9 @@ void Worker::settle_locked() {
             if (t->deps[k].access != AccessMode::in) ex_.region_homes.first_written(*t->homes[k], node);
         if (!t->deps.empty()) {
             ex_.tracker.complete(*t, ex_.ready_scratch);
-            // Every ready task's lines requested before place() reads the
-            // first of them: their misses overlap.
-            for (const ReadyNode& n : ex_.ready_scratch) prefetch_for_run(static_cast<const Task*>(n.node));
             for (const ReadyNode& n : ex_.ready_scratch) {
                 Task* s = static_cast<Task*>(n.node);
+                prefetch_for_run(s);
                 if (ex_.observer != nullptr) ready_ids.push_back(s->id);
                 if (QueueSlot* q = ex_.queue_for(s, ex_.place(s, n.id))) to_push.emplace_back(q, s);
             }

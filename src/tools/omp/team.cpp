@@ -916,7 +916,8 @@ void set_teams_thread_limit_var(unsigned limit) { g_teams_thread_limit.store(lim
 
 void run_teams(void (*fn)(void*), void* data, unsigned num_teams, unsigned limit) {
     ThreadState& st = thread_state();
-    const unsigned teams = num_teams ? num_teams : nteams_var() ? nteams_var() : teams_by_default();
+    const unsigned set = nteams_var();
+    const unsigned teams = num_teams ? num_teams : set ? set : teams_by_default();
     if (limit == 0) limit = teams_thread_limit_var();
     const unsigned outer_size = st.league_size, outer_num = st.league_num, outer_limit = st.thread_limit;
     st.league_size = teams;
