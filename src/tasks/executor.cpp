@@ -163,6 +163,20 @@ std::uint64_t Executor::ticks_per_round() const {
 }
 
 // ---- submission ------------------------------------------------------------
+void Executor::init_task(Task& t, TaskId id, TaskFn&& fn, int hint, Runtime::Group::State* group, Task* parent) {
+    t.id = id;
+    t.fn = std::move(fn);
+    t.hint = hint;
+    t.group = group;
+    t.parent = parent;
+    t.depth = parent != nullptr ? parent->depth + 1 : 1;
+    t.refs.store(body_refs, std::memory_order_relaxed);
+    t.children = 0;
+    t.detach_pending.store(0, std::memory_order_relaxed);
+    if (parent != nullptr) ++parent->children;   // the parent's body runs on this thread
+    if (group != nullptr) group->count.fetch_add(1, std::memory_order_relaxed);
+}
+
 TaskId Executor::submit(TaskFn&& fn, std::span<const Dep> deps, int hint, Runtime::Group::State* group) {
     Worker* me = tls.rt == this ? tls.worker : nullptr;
     Task* parent = me != nullptr ? tls.current : nullptr;
@@ -179,7 +193,15 @@ TaskId Executor::submit(TaskFn&& fn, std::span<const Dep> deps, int hint, Runtim
     bool ready = true;
     QueueSlot* target = nullptr;
     bool first_held = false;   // hosted: sleeping waiters must watch the window (may_cut())
-    {
+    if (deps.empty() && unlocked_completion && !policy_uses_submissions) {
+        // Nothing of the lock's to do: the task is numbered by the count
+        // every spawn adds to, and placed by a policy that places
+        // concurrently and holds nothing.
+        id = spawned.fetch_add(1, std::memory_order_acq_rel);
+        init_task(*t, id, std::move(fn), hint, group, parent);
+        metrics.note_spawn();
+        target = &queues.queue_for(place(t, id));
+    } else {
         std::unique_lock g(sched);
         if (!deps.empty()) {
             try {
@@ -190,19 +212,8 @@ TaskId Executor::submit(TaskFn&& fn, std::span<const Dep> deps, int hint, Runtim
                 throw;
             }
         }
-        id = next_id++;
-        t->id = id;
-        t->fn = std::move(fn);
-        t->hint = hint;
-        t->group = group;
-        t->parent = parent;
-        t->depth = parent != nullptr ? parent->depth + 1 : 1;
-        t->refs.store(body_refs, std::memory_order_relaxed);
-        t->children = 0;
-        t->detach_pending.store(0, std::memory_order_relaxed);
-        if (parent != nullptr) ++parent->children;   // the parent's body runs on this thread
-        if (group != nullptr) group->count.fetch_add(1, std::memory_order_relaxed);
-        spawned.store(id + 1, std::memory_order_release);
+        id = spawned.fetch_add(1, std::memory_order_acq_rel);
+        init_task(*t, id, std::move(fn), hint, group, parent);
         metrics.note_spawn();
         std::span<const Edge> preds;
         if (!t->deps.empty()) {

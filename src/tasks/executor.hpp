@@ -14,7 +14,9 @@
 //    add(), the region homes) and every policy call but steal_order() and,
 //    for a policy whose concurrent_place() is true, place(), as the policy
 //    threading contract asks. A task without dependencies takes the lock
-//    only to be numbered and placed; its completion takes no lock at all.
+//    only to be numbered and placed, and not even that when the policy
+//    places concurrently and is not called at submission; its completion
+//    takes no lock at all.
 //  * A task with dependencies completes without the lock too when the
 //    policy places concurrently and no graph is recorded
 //    (`unlocked_completion`), unless it wrote a region whose home the
@@ -146,7 +148,6 @@ struct Executor {
     alignas(128) SleepLock sched;
     alignas(128) DepTracker tracker;
     RegionHomes region_homes;
-    TaskId next_id = 0;
     std::unordered_map<TaskId, Task*> held;
     std::vector<ReadyNode> ready_scratch;   // locked completions
     std::vector<void*> forgotten_scratch;   // region homes of regions the tracker forgot
@@ -155,8 +156,10 @@ struct Executor {
     TaskGraph graph;
 
     // ---- shared atomics ----------------------------------------------------
-    // `spawned` is written by every spawn; the flags below are read by
-    // idle workers, so they live on another pair of lines.
+    // `spawned` is written by every spawn, whose id it gives (a task
+    // without dependencies, of a policy that places concurrently, takes no
+    // lock: Executor::submit); the flags below are read by idle workers,
+    // so they live on another pair of lines.
     alignas(128) std::atomic<std::uint64_t> spawned{0};
     alignas(128) std::atomic<std::uint64_t> held_count{0};
     // Hosted runtimes only: the last submission's Ticks and worker (-1: a
@@ -200,11 +203,15 @@ struct Executor {
     TaskPool pool;
 
     // ---- waking ---------------------------------------------------------------
-    // Sleepers and pushers meet on atomics: a pusher's read-modify-write of
-    // a sleeper count either sees a sleeper's increment (and wakes it) or
-    // precedes it, and then the sleeper's own read-modify-write makes the
-    // push visible to its final check of the queues. A sleeper counts
-    // itself in its node's count and in the total before that check.
+    // Sleepers and pushers meet on sequentially consistent fences (the
+    // store-buffering pattern): a pusher pushes, fences and reads a
+    // sleeper count; a sleeper counts itself in its node's count and in
+    // the total, fences and checks the queues. Either the pusher's fence
+    // comes first, and the sleeper's check sees the push, or the
+    // sleeper's does, and the pusher sees the count and wakes it. The
+    // pusher only reads the counts: a read-modify-write there (as before)
+    // took each count's line from the other CPUs at every push, 44% of
+    // submit() in the shim's fib (BENCHMARKS.md, 2026-12-06).
     //
     // A push wakes the sleepers of the node whose workers own the queue
     // (wake_node): the other nodes' workers would only take the task after
@@ -212,20 +219,26 @@ struct Executor {
     // busy), everyone is woken (wake_workers), so that a farther worker can
     // take the task once its delay has passed or the backlog rule applies.
     void wake_workers() {
-        if (sleepers.fetch_add(0, std::memory_order_seq_cst) > 0)
-            for (auto& n : node_wake) {
-                n->epoch.fetch_add(1, std::memory_order_release);
-                n->epoch.notify_all();
-            }
+        full_fence();
+        wake_all_seen();
     }
     void wake_node(std::size_t slot) {
+        full_fence();
         NodeWake& n = *node_wake[slot];
-        if (n.sleepers.fetch_add(0, std::memory_order_seq_cst) > 0) {
+        if (n.sleepers.load(std::memory_order_relaxed) > 0) {
             n.epoch.fetch_add(1, std::memory_order_release);
             n.epoch.notify_all();
             return;
         }
-        wake_workers();
+        wake_all_seen();
+    }
+    // After the pusher's fence: every node's sleepers if there are any.
+    void wake_all_seen() {
+        if (sleepers.load(std::memory_order_relaxed) > 0)
+            for (auto& n : node_wake) {
+                n->epoch.fetch_add(1, std::memory_order_release);
+                n->epoch.notify_all();
+            }
     }
     void wake_waiters();
 
@@ -297,6 +310,8 @@ struct Executor {
 
     // ---- submission ------------------------------------------------------------
     TaskId submit(TaskFn&& fn, std::span<const Dep> deps, int hint, Runtime::Group::State* group);
+    // A new task's fields, before anyone else may see it.
+    static void init_task(Task& t, TaskId id, TaskFn&& fn, int hint, Runtime::Group::State* group, Task* parent);
     void announce_created(TaskId id, bool ready, std::uint64_t at);
 
     // ---- exceptions ----------------------------------------------------------------

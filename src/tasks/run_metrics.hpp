@@ -56,10 +56,12 @@ public:
         const auto d = static_cast<std::int64_t>(ticks - zero_.load(std::memory_order_relaxed));
         return static_cast<double>(d) * spt_;
     }
-    // The makespan starts at the first spawn (called under the scheduler lock).
+    // The makespan starts at the first spawn (spawns without a dependency
+    // may race here: the first stamp stays).
     void note_spawn() {
-        if (first_spawn_.load(std::memory_order_relaxed) == 0)
-            first_spawn_.store(Ticks::now(), std::memory_order_relaxed);
+        if (first_spawn_.load(std::memory_order_relaxed) != 0) return;
+        std::uint64_t none = 0;
+        first_spawn_.compare_exchange_strong(none, Ticks::now(), std::memory_order_relaxed);
     }
     void add_partition(std::uint64_t ticks) { partition_ticks_.fetch_add(ticks, std::memory_order_relaxed); }
 

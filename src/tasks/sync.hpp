@@ -24,6 +24,18 @@ inline void cpu_relax() {
 #endif
 }
 
+// A sequentially consistent fence, for the store-buffering handshake of
+// sleepers and pushers (Executor::wake_node). On x86 it is a locked OR on
+// the thread's own stack: no shared line moves. ThreadSanitizer does not
+// model fences (GCC warns, -Wtsan): nothing but atomics is read across
+// this one, so there is no race for it to miss.
+inline void full_fence() noexcept {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wtsan"
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+#pragma GCC diagnostic pop
+}
+
 // Test-and-test-and-set for the short critical sections of queues and the
 // task pool: unlocking is a plain store. Yields only after a long spin
 // (the holder was preempted), which is rare for these few instructions.

@@ -88,6 +88,7 @@ bool Worker::idle(unsigned& spins, IdleClock& clock) {
     const std::uint32_t e = mine.epoch.load(std::memory_order_acquire);
     mine.sleepers.fetch_add(1, std::memory_order_seq_cst);
     ex_.sleepers.fetch_add(1, std::memory_order_seq_cst);
+    full_fence();   // against the pushers' (Executor::wake_node)
     const bool work = ex_.queues.any_queued() || ex_.stopping.load(std::memory_order_acquire) ||
                       ex_.fulfilled_count.load(std::memory_order_acquire) != 0 ||
                       (ex_.waiters.load(std::memory_order_acquire) > 0 &&
@@ -454,13 +455,14 @@ void Worker::wait_hosted(bool (*done)(void*), void* arg, bool may_sleep) {
         }
         // Asleep as in idle(); the condition is checked once more after
         // counting in, and whoever makes it true calls Runtime::wake(),
-        // whose read-modify-write of the sleepers' count either sees this
-        // sleeper or precedes its count, and then this check sees the
-        // condition.
+        // whose fence and read of the sleepers' count either see this
+        // sleeper or precede its count and fence, and then this check sees
+        // the condition.
         Executor::NodeWake& mine = *ex_.node_wake[static_cast<std::size_t>(ex_.queues.slot_of(node))];
         const std::uint32_t e = mine.epoch.load(std::memory_order_acquire);
         mine.sleepers.fetch_add(1, std::memory_order_seq_cst);
         ex_.sleepers.fetch_add(1, std::memory_order_seq_cst);
+        full_fence();
         const bool held =
             ex_.held_count.load(std::memory_order_acquire) > 0 && ex_.partitions.outstanding() == 0;
         const std::uint64_t now = Ticks::now();
