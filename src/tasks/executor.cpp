@@ -34,6 +34,7 @@ void Executor::start() {
     policy_uses_submissions = policy->uses_submissions();
     policy_reads_homes = policy->reads_homes();
     policy_places_by_id = policy->places_by_id();
+    policy_may_hold = !policy->concurrent_place();
     fixed_destination = policy->fixed_destination();
     queues.init(ctx.nodes, ctx.worker_node);
     for (std::size_t i = 0; i < ctx.nodes.size(); ++i) node_wake.push_back(std::make_unique<NodeWake>());

@@ -31,7 +31,8 @@
 //    service's thread; the tasks finish_job() releases are routed like any
 //    ready task.
 //  * Held tasks cannot deadlock a wait: every waiter registers in
-//    `waiters`, calls flush() when tasks are held and no job is out, and
+//    `waiters` (a worker helping in a wait only when the policy may hold
+//    tasks), calls flush() when tasks are held and no job is out, and
 //    idle workers do the same while someone waits. A hosted runtime's
 //    waiters are its own threads, waiting while another one may still be
 //    spawning into the window: there only the thread that submitted the
@@ -135,6 +136,10 @@ struct Executor {
     bool policy_uses_submissions = true;   // Policy::uses_submissions(), set by start()
     bool policy_reads_homes = true;        // Policy::reads_homes(), set by start()
     bool policy_places_by_id = false;      // Policy::places_by_id(), set by start()
+    // Whether the policy may hold tasks (not concurrent_place()): only then
+    // does a worker that helps in a wait count itself in `waiters`, for
+    // the flush of held tasks (Worker::help_begin). Set by start().
+    bool policy_may_hold = true;
     std::optional<Destination> fixed_destination;   // Policy::fixed_destination(), set by start()
     PolicyContext ctx;
     std::vector<std::unique_ptr<Worker>> workers;

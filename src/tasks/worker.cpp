@@ -367,7 +367,10 @@ void Worker::flush_releases() {
 // ---- helping in a wait ------------------------------------------------------------
 Worker::Helping Worker::help_begin() {
     const std::uint64_t start = Ticks::now();
-    ex_.waiters.fetch_add(1, std::memory_order_acq_rel);
+    // Counted for the flush of held tasks only: otherwise the count's line
+    // moved between the CPUs twice a taskwait (19% of wait_hosted in the
+    // shim's fib), and workers that ran dry checked for quiescence for it.
+    if (ex_.policy_may_hold) ex_.waiters.fetch_add(1, std::memory_order_acq_rel);
     const Helping h{help_floor, start, since, running_since.load(std::memory_order_relaxed), IdleClock{}, 0};
     if (tls.current != nullptr) help_floor = tls.current->depth;
     // Helping outside tasks it takes any work (idle); inside one, only
@@ -493,7 +496,7 @@ void Worker::wait_hosted(bool (*done)(void*), void* arg, bool may_sleep) {
 
 void Worker::help_end(const Helping& h) {
     help_floor = h.saved_floor;
-    ex_.waiters.fetch_sub(1, std::memory_order_acq_rel);
+    if (ex_.policy_may_hold) ex_.waiters.fetch_sub(1, std::memory_order_acq_rel);
     running_since.store(h.saved_running, std::memory_order_relaxed);
     since = h.saved_since;
     excluded += Ticks::now() - h.start;
