@@ -35,6 +35,9 @@ void Executor::start() {
     policy_reads_homes = policy->reads_homes();
     policy_places_by_id = policy->places_by_id();
     policy_may_hold = !policy->concurrent_place();
+    const std::size_t online = std::thread::hardware_concurrency();
+    const std::size_t cpus = online == 0 ? machine.cpu_count() : std::min(machine.cpu_count(), online);
+    oversubscribed = cpus != 0 && layout.size() > cpus;
     fixed_destination = policy->fixed_destination();
     queues.init(ctx.nodes, ctx.worker_node);
     for (std::size_t i = 0; i < ctx.nodes.size(); ++i) node_wake.push_back(std::make_unique<NodeWake>());

@@ -140,6 +140,10 @@ struct Executor {
     // does a worker that helps in a wait count itself in `waiters`, for
     // the flush of held tasks (Worker::help_begin). Set by start().
     bool policy_may_hold = true;
+    // More workers than CPUs to run them (the machine model's, at most the
+    // host's online ones): waiting workers yield instead of spinning
+    // (Worker::spin_pause). Set by start().
+    bool oversubscribed = false;
     std::optional<Destination> fixed_destination;   // Policy::fixed_destination(), set by start()
     PolicyContext ctx;
     std::vector<std::unique_ptr<Worker>> workers;

@@ -75,7 +75,7 @@ bool Worker::idle(unsigned& spins, IdleClock& clock) {
     if (ex_.waiters.load(std::memory_order_acquire) > 0) ex_.maybe_flush();
     if (spins < idle_searches) {
         ++spins;
-        for (unsigned i = 0; i < idle_search_pauses; ++i) cpu_relax();
+        spin_pause(idle_search_pauses);
         return false;
     }
     if (const std::uint64_t pause = pause_ticks(clock)) {
@@ -364,6 +364,14 @@ void Worker::flush_releases() {
     if (rel_parent == nullptr) unsettled.store(0, std::memory_order_release);
 }
 
+void Worker::spin_pause(unsigned pauses) {
+    if (ex_.oversubscribed) {
+        std::this_thread::yield();
+        return;
+    }
+    for (unsigned i = 0; i < pauses; ++i) cpu_relax();
+}
+
 // ---- helping in a wait ------------------------------------------------------------
 Worker::Helping Worker::help_begin() {
     const std::uint64_t start = Ticks::now();
@@ -445,7 +453,7 @@ void Worker::wait_hosted(bool (*done)(void*), void* arg, bool may_sleep) {
         if (help_search(h)) continue;
         if (h.spins < spin_searches) {
             ++h.spins;
-            for (int i = 0; i < 16; ++i) cpu_relax();
+            spin_pause(16);
             since = Ticks::now();
             continue;
         }

@@ -36,8 +36,9 @@ namespace numaware::tasks::detail {
 
 struct Executor;
 
-// Failed searches a worker spins through (16 pauses each) before it
-// sleeps or pauses, while it waits (Worker::wait_hosted()).
+// Failed searches a worker spins through (16 pauses each, or a yield of
+// the CPU when the runtime has more workers than CPUs: Worker::spin_pause)
+// before it sleeps or pauses, while it waits (Worker::wait_hosted()).
 inline constexpr unsigned spin_searches = 255;
 // The same for an idle worker (Worker::idle()): fewer searches, farther
 // apart, for about the same time spun. Each search reads the queues'
@@ -145,6 +146,11 @@ private:
     void help_end(const Helping& h);
 
     bool idle(unsigned& spins, IdleClock& clock);   // true: it slept until a push
+    // Between two failed searches: `pauses` pause instructions, or, when
+    // the runtime has more workers than CPUs (Executor::oversubscribed),
+    // the CPU yielded: a worker that spins there holds the CPU that the
+    // one running what it waits for needs.
+    void spin_pause(unsigned pauses);
     // Work is queued only where this worker may not take it yet (a farther
     // node, before its steal delay): how long to pause before looking again
     // (one round), or 0 to go on as without such work.
