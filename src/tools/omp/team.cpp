@@ -51,13 +51,13 @@ void unsupported(const char* symbol, const char* what) {
 
 namespace {
 struct GenerationWait {
-    const std::atomic<std::uint32_t>* generation;
+    const std::atomic<std::uint64_t>* state;
     std::uint32_t seen;
     const std::atomic<bool>* cancelled;
 };
 bool generation_moved(void* p) {
     const auto* w = static_cast<const GenerationWait*>(p);
-    return w->generation->load(std::memory_order_acquire) != w->seen ||
+    return Barrier::generation_of(w->state->load(std::memory_order_acquire)) != w->seen ||
            w->cancelled->load(std::memory_order_acquire);
 }
 bool runtime_quiescent(void* p) { return static_cast<const tasks::Runtime*>(p)->quiescent(); }
@@ -82,8 +82,9 @@ bool Barrier::wait() {
     // interrupted is never released).
     if (cancelled_.load(std::memory_order_acquire)) return true;
     if (rt != nullptr) take_seat(*rt, thread_state().num);
-    const std::uint32_t gen = generation_.load(std::memory_order_acquire);
-    if (arrived_.fetch_add(1, std::memory_order_acq_rel) + 1 == parties) {
+    const std::uint64_t arrival = state_.fetch_add(1, std::memory_order_acq_rel);
+    const std::uint32_t gen = generation_of(arrival);
+    if ((arrival & arrived_mask) + 1 == parties) {
         // Every thread has arrived, so no implicit task makes tasks any
         // more; read again, after the others' arrivals: a runtime attached
         // by the first task of a thread that arrived is seen here.
@@ -92,13 +93,14 @@ bool Barrier::wait() {
             take_seat(*rt, thread_state().num);
             rt->run_until(runtime_quiescent, rt, tasks::Runtime::Sleep::never);
         }
-        arrived_.store(0, std::memory_order_relaxed);
+        // The next generation with nobody arrived, in one step: nobody
+        // else writes the word until it moves (every party has arrived).
         // Sequentially consistent with the sleepers' count: either a waiter
         // counted itself after this load, and then sees the new generation
         // before it sleeps, or this sees it and moves the signal (a sleeper
         // between its look and its futex_wait returns at once) and wakes it.
         // Waiters that only spin cost no second locked instruction here.
-        generation_.fetch_add(1, std::memory_order_seq_cst);
+        state_.fetch_add((std::uint64_t{1} << 32) - parties, std::memory_order_seq_cst);
         if (sleepers_.load(std::memory_order_seq_cst) != 0) {
             signal_.fetch_add(1, std::memory_order_seq_cst);
             futex_wake_all(signal_);
@@ -112,11 +114,11 @@ bool Barrier::wait() {
     // the other threads reached its barrier: attach() wakes them).
     const auto help = [&](tasks::Runtime& r) {
         take_seat(r, thread_state().num);
-        GenerationWait w{&generation_, gen, &cancelled_};
+        GenerationWait w{&state_, gen, &cancelled_};
         r.run_until(generation_moved, &w);
-        return generation_.load(std::memory_order_acquire) == gen;
+        return generation_of(state_.load(std::memory_order_acquire)) == gen;
     };
-    const auto released = [&] { return generation_.load(std::memory_order_acquire) != gen; };
+    const auto released = [&] { return generation_of(state_.load(std::memory_order_acquire)) != gen; };
     if (rt != nullptr) return help(*rt);
     for (std::uint64_t i = 0; i < spin; ++i) {
         if (released()) return false;
@@ -141,7 +143,7 @@ bool Barrier::wait() {
         // The signal before the looks: a release, an attach() or a cancel()
         // after it moves it, and the futex_wait returns at once.
         const std::uint32_t s = signal_.load(std::memory_order_seq_cst);
-        if (generation_.load(std::memory_order_seq_cst) != gen) break;
+        if (generation_of(state_.load(std::memory_order_seq_cst)) != gen) break;
         if ((cancelled = cancelled_.load(std::memory_order_seq_cst))) break;
         if ((appeared = runtime_.load(std::memory_order_seq_cst)) != nullptr) break;
         futex_wait(signal_, s);

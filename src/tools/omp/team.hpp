@@ -32,8 +32,13 @@ namespace numaware::omp {
 
 struct OmpTask;
 
-// A team barrier: a counter and a generation; waiters spin briefly, then
-// sleep on the generation (a futex through std::atomic::wait).
+// A team barrier: a counter and a generation in one word, so that a
+// thread arrives and learns the generation it waits out in one
+// read-modify-write (reading the generation first, then adding, took the
+// word's line from the other CPU twice); waiters spin briefly, then sleep
+// on a futex word. What a region does not change (the party count, the
+// spin, the runtime, the cancel flag) is on a line of its own, which the
+// spinning waiters read without taking it from anyone.
 // A waiter in a team with more threads than CPUs does not spin: it yields
 // its CPU this many times, then sleeps on a futex. A sleep and its wake cost
 // two system calls and a context switch each; a yield hands the CPU to a
@@ -50,7 +55,7 @@ public:
     void reset(unsigned parties, std::uint64_t spin) {
         parties_ = parties;
         spin_ = spin;
-        arrived_.store(0, std::memory_order_relaxed);
+        state_.store(state_.load(std::memory_order_relaxed) & ~arrived_mask, std::memory_order_relaxed);
         cancelled_.store(false, std::memory_order_relaxed);
     }
     // Explicit tasks (tasking.hpp): once the team has a task runtime, the
@@ -69,19 +74,24 @@ public:
     void cancel();
     bool cancelled() const { return cancelled_.load(std::memory_order_acquire); }
 
+    // The generation of a state word.
+    static std::uint32_t generation_of(std::uint64_t state) { return static_cast<std::uint32_t>(state >> 32); }
+
 private:
-    std::atomic<tasks::Runtime*> runtime_{nullptr};
+    static constexpr std::uint64_t arrived_mask = 0xFFFFFFFFu;
+    // Set per region, read at every wait.
+    alignas(64) std::atomic<tasks::Runtime*> runtime_{nullptr};
     unsigned parties_;
     std::uint64_t spin_ = 0;
-    std::atomic<unsigned> arrived_{0};
-    std::atomic<std::uint32_t> generation_{0};
+    std::atomic<bool> cancelled_{false};
+    // The generation (high 32 bits) and the threads arrived in it (low).
+    alignas(64) std::atomic<std::uint64_t> state_{0};
     // The word sleepers wait on: bumped by a release, by attach() and by
     // cancel(), so that a wake between a sleeper's last look and its
     // futex_wait is not lost (the wait returns at once when the word has
     // moved).
     std::atomic<std::uint32_t> signal_{0};
     std::atomic<unsigned> sleepers_{0};   // waiters that may be asleep on signal_
-    std::atomic<bool> cancelled_{false};
 };
 
 struct TaskGroup;   // tasking.hpp
