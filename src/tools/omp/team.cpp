@@ -470,7 +470,7 @@ public:
 
     void end(ThreadState& master) {
         member_leave(master);
-        team_.group->threads.fetch_sub(team_.reserved, std::memory_order_acq_rel);
+        if (team_.reserved != 0) team_.group->threads.fetch_sub(team_.reserved, std::memory_order_acq_rel);
         restore_seat(aside_);
         aside_ = SeatAside{};
         busy_ = false;
@@ -978,15 +978,18 @@ void parallel_begin(void (*fn)(void*), void* data, unsigned requested, void (*be
     if (n > 1) {
         // thread-limit-var bounds the contention group's threads in use:
         // the team gets those still free (libgomp's rule).
-        const unsigned limit = thread_limit();
-        std::atomic<unsigned>& used = fork.group->threads;
-        unsigned now = used.load(std::memory_order_relaxed), more;
-        do {
-            more = n - 1;
-            if (limit) more = std::min(more, limit > now ? limit - now : 0u);
-        } while (!used.compare_exchange_weak(now, now + more, std::memory_order_acq_rel, std::memory_order_relaxed));
-        fork.reserved = more;
-        n = more + 1;
+        // Without a limit (the group's for its whole life: OMP_THREAD_LIMIT
+        // or a teams construct's clause) nobody reads the count, and it is
+        // not kept: a locked instruction per region.
+        if (const unsigned limit = thread_limit(); limit != 0) {
+            std::atomic<unsigned>& used = fork.group->threads;
+            unsigned now = used.load(std::memory_order_relaxed), more;
+            do {
+                more = std::min(n - 1, limit > now ? limit - now : 0u);
+            } while (!used.compare_exchange_weak(now, now + more, std::memory_order_acq_rel, std::memory_order_relaxed));
+            fork.reserved = more;
+            n = more + 1;
+        }
     }
     if (n == 1) {
         // A serialised region: a team of one on this thread.

@@ -52,11 +52,18 @@ public:
     // `spin`: pause iterations before sleeping; 0 for a team with more
     // threads than CPUs, whose spinning waiters would take the CPU from the
     // threads they wait for.
-    void reset(unsigned parties, std::uint64_t spin) {
-        parties_ = parties;
-        spin_ = spin;
-        state_.store(state_.load(std::memory_order_relaxed) & ~arrived_mask, std::memory_order_relaxed);
-        cancelled_.store(false, std::memory_order_relaxed);
+    // Before a region's threads are started (their start publishes it),
+    // with the team's task runtime as it is then (attach() for one made
+    // during the region). Writes only what changes: the waiters of the
+    // last region read these lines, and a write takes them back.
+    void reset(unsigned parties, std::uint64_t spin, tasks::Runtime* rt) {
+        if (parties_ != parties) parties_ = parties;
+        if (spin_ != spin) spin_ = spin;
+        if (runtime_.load(std::memory_order_relaxed) != rt) runtime_.store(rt, std::memory_order_relaxed);
+        // A released generation has nobody arrived; a cancelled one may.
+        if (const std::uint64_t st = state_.load(std::memory_order_relaxed); (st & arrived_mask) != 0)
+            state_.store(st & ~arrived_mask, std::memory_order_relaxed);
+        if (cancelled_.load(std::memory_order_relaxed)) cancelled_.store(false, std::memory_order_relaxed);
     }
     // Explicit tasks (tasking.hpp): once the team has a task runtime, the
     // waiters run its tasks, and the last to arrive releases the others
@@ -97,7 +104,8 @@ private:
 struct TaskGroup;   // tasking.hpp
 
 // A contention group (an initial thread and the threads of the teams it and
-// they start): its threads in use, which thread-limit-var bounds.
+// they start): its threads in use, which thread-limit-var bounds (kept only
+// when the group has a limit: parallel_begin).
 struct ContentionGroup {
     std::atomic<unsigned> threads{1};
 };
@@ -151,13 +159,12 @@ struct Team {
         loop_prestarted = false;
         singles.store(0, std::memory_order_relaxed);
         initial_taskgroup = nullptr;
-        barrier.reset(threads, spin);
-        closing.reset(threads, spin);
-        workshares.reset();
         const auto kept = runtimes.find(threads);
         tasks::Runtime* rt = kept == runtimes.end() ? nullptr : kept->second.get();
+        barrier.reset(threads, spin, rt);
+        closing.reset(threads, spin, rt);
+        workshares.reset();
         runtime.store(rt, std::memory_order_relaxed);
-        attach(rt);
     }
     // The team's task runtime, to both barriers.
     void attach(tasks::Runtime* rt) {
