@@ -398,9 +398,9 @@ struct Fork {
     ContentionGroup* group = nullptr;
     unsigned reserved = 0;              // threads added to the group's count
     void apply(Team& team) const {
-        team.bind = bind;
-        team.group = group;
-        team.reserved = reserved;
+        set_if_changed(team.bind, bind);
+        set_if_changed(team.group, group);
+        set_if_changed(team.reserved, reserved);
     }
 };
 
@@ -445,8 +445,8 @@ public:
         for (unsigned size : master.sizes) threads = size != 0 && threads > UINT_MAX / size ? UINT_MAX : threads * size;
         spin_ = threads <= available_cpus() ? spin_count(settings()) : 0;
         team.start(n, spin_);
-        team.fn = fn;
-        team.data = data;
+        set_if_changed(team.fn, fn);
+        set_if_changed(team.data, data);
         set_parent(team, master);
         fork.apply(team);
         if (before_fork) before_fork(team, before_arg);
@@ -750,13 +750,13 @@ TeamLayout task_layout(unsigned threads, const std::vector<std::vector<unsigned>
 
 // The team's view of where it is nested, from the encountering thread.
 void set_parent(Team& team, const ThreadState& encountering) {
-    team.parent_level = encountering.level;
-    team.parent_active_level = encountering.active_level;
-    team.parent_ancestors = encountering.ancestors;
-    team.parent_sizes = encountering.sizes;
-    team.parent_league_size = encountering.league_size;
-    team.parent_league_num = encountering.league_num;
-    team.parent_thread_limit = encountering.thread_limit;
+    set_if_changed(team.parent_level, encountering.level);
+    set_if_changed(team.parent_active_level, encountering.active_level);
+    set_if_changed(team.parent_ancestors, encountering.ancestors);
+    set_if_changed(team.parent_sizes, encountering.sizes);
+    set_if_changed(team.parent_league_size, encountering.league_size);
+    set_if_changed(team.parent_league_num, encountering.league_num);
+    set_if_changed(team.parent_thread_limit, encountering.thread_limit);
 }
 
 namespace {

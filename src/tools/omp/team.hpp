@@ -110,6 +110,15 @@ struct ContentionGroup {
     std::atomic<unsigned> threads{1};
 };
 
+// Sets `field` to `value` only when they differ. What the encountering
+// thread writes before a fork, the team's threads read: an unchanged line
+// stays in their caches (a region run again with the same team writes
+// nothing there).
+template <class T, class U>
+void set_if_changed(T& field, const U& value) {
+    if (field != value) field = value;
+}
+
 // One parallel region's team. A pool's team is reused region after region;
 // a serialised region (one thread: beyond max-active-levels-var, or asked
 // for) has its own, kept by the encountering thread.
@@ -155,16 +164,16 @@ struct Team {
     ~Team();
 
     void start(unsigned threads, std::uint64_t spin = 0) {
-        size = threads;
-        loop_prestarted = false;
-        singles.store(0, std::memory_order_relaxed);
-        initial_taskgroup = nullptr;
+        set_if_changed(size, threads);
+        set_if_changed(loop_prestarted, false);
+        if (singles.load(std::memory_order_relaxed) != 0) singles.store(0, std::memory_order_relaxed);
+        set_if_changed(initial_taskgroup, nullptr);
         const auto kept = runtimes.find(threads);
         tasks::Runtime* rt = kept == runtimes.end() ? nullptr : kept->second.get();
         barrier.reset(threads, spin, rt);
         closing.reset(threads, spin, rt);
         workshares.reset();
-        runtime.store(rt, std::memory_order_relaxed);
+        if (runtime.load(std::memory_order_relaxed) != rt) runtime.store(rt, std::memory_order_relaxed);
     }
     // The team's task runtime, to both barriers.
     void attach(tasks::Runtime* rt) {

@@ -66,13 +66,17 @@ WorkShares::~WorkShares() {
 }
 
 void WorkShares::reset() {
+    // Only what differs is written: the team's threads read these lines in
+    // the last region, and a write per slot per region took each back.
     for (unsigned i = 0; i < ring_size; ++i) {
         WorkShare& s = slots_[i];
-        s.serves.store(i, std::memory_order_relaxed);
-        s.state.store(0, std::memory_order_relaxed);
-        s.left.store(0, std::memory_order_relaxed);
-        std::free(s.mem);
-        s.mem = nullptr;
+        if (s.serves.load(std::memory_order_relaxed) != i) s.serves.store(i, std::memory_order_relaxed);
+        if (s.state.load(std::memory_order_relaxed) != 0) s.state.store(0, std::memory_order_relaxed);
+        if (s.left.load(std::memory_order_relaxed) != 0) s.left.store(0, std::memory_order_relaxed);
+        if (s.mem != nullptr) {
+            std::free(s.mem);
+            s.mem = nullptr;
+        }
     }
 }
 
