@@ -3,6 +3,7 @@
 // scopes (Dep::scope), on a 2-node synthetic machine, for every policy.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -207,6 +208,51 @@ TEST_P(HostedRuntime, ScopesSeparateDependencies) {
     EXPECT_EQ(rt.open_scope(), a);   // reused, oldest first
     rt.unhost();
     helper.join();
+}
+
+// Both seats spawn at once, from outside tasks and from inside them, tasks
+// with and without dependencies: a task without dependencies of a policy
+// that places concurrently takes no lock (Executor::submit), so this is
+// where two spawners race for ids and queues. Every task runs once, every
+// id is given once, and the runtime is quiescent with every task counted.
+TEST_P(HostedRuntime, SeatsSpawningAtOnceGetDistinctIdsAndEveryTaskRunsOnce) {
+    Runtime rt{machine, two_ranks(), policy(GetParam())};
+    constexpr int per_seat = 3000;   // each spawns a child: 2 tasks per spawn
+    std::atomic<int> ran{0};
+    std::atomic<int> started{0};
+    int tokens[2] = {0, 0};
+    std::vector<TaskId> ids[2];
+    const auto spawner = [&](unsigned seat) {
+        rt.host(seat);
+        started.fetch_add(1);
+        while (started.load() < 2) std::this_thread::yield();
+        ids[seat].reserve(per_seat);
+        for (int i = 0; i < per_seat; ++i) {
+            const auto body = [&rt, &ran] {
+                ran.fetch_add(1);
+                rt.spawn([&ran] { ran.fetch_add(1); });
+                rt.taskwait();
+            };
+            if (i % 10 == 0) ids[seat].push_back(rt.spawn(body, {inout(&tokens[seat], sizeof(int))}));
+            else ids[seat].push_back(rt.spawn(body));
+        }
+        std::pair<std::atomic<int>*, int> c{&ran, 4 * per_seat};
+        rt.run_until(counter_reached, &c, Runtime::Sleep::never);
+        rt.run_until(all_done, &rt, Runtime::Sleep::never);
+        rt.unhost();
+    };
+    std::thread other(spawner, 1u);
+    spawner(0);
+    other.join();
+    EXPECT_EQ(ran.load(), 4 * per_seat);
+    std::vector<TaskId> all(ids[0]);
+    all.insert(all.end(), ids[1].begin(), ids[1].end());
+    std::sort(all.begin(), all.end());
+    EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end()) << "an id was given twice";
+    EXPECT_EQ(all.size(), static_cast<std::size_t>(2 * per_seat));
+    EXPECT_TRUE(rt.quiescent());
+    EXPECT_EQ(rt.unfinished(), 0u);
+    EXPECT_EQ(rt.report().tasks, static_cast<std::uint64_t>(4 * per_seat));
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryPolicy, HostedRuntime, ::testing::ValuesIn(numaware::test::all_policy_names()),
