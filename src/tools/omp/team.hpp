@@ -21,6 +21,7 @@
 #include "numaware/machine.hpp"
 #include "numaware/team.hpp"
 #include "tools/omp/affinity.hpp"
+#include "tools/omp/set_if_changed.hpp"
 #include "tools/omp/settings.hpp"
 #include "tools/omp/workshare.hpp"
 
@@ -57,13 +58,12 @@ public:
     // during the region). Writes only what changes: the waiters of the
     // last region read these lines, and a write takes them back.
     void reset(unsigned parties, std::uint64_t spin, tasks::Runtime* rt) {
-        if (parties_ != parties) parties_ = parties;
-        if (spin_ != spin) spin_ = spin;
-        if (runtime_.load(std::memory_order_relaxed) != rt) runtime_.store(rt, std::memory_order_relaxed);
+        set_if_changed(parties_, parties);
+        set_if_changed(spin_, spin);
+        set_if_changed(runtime_, rt);
         // A released generation has nobody arrived; a cancelled one may.
-        if (const std::uint64_t st = state_.load(std::memory_order_relaxed); (st & arrived_mask) != 0)
-            state_.store(st & ~arrived_mask, std::memory_order_relaxed);
-        if (cancelled_.load(std::memory_order_relaxed)) cancelled_.store(false, std::memory_order_relaxed);
+        set_if_changed(state_, state_.load(std::memory_order_relaxed) & ~arrived_mask);
+        set_if_changed(cancelled_, false);
     }
     // Explicit tasks (tasking.hpp): once the team has a task runtime, the
     // waiters run its tasks, and the last to arrive releases the others
@@ -109,15 +109,6 @@ struct TaskGroup;   // tasking.hpp
 struct ContentionGroup {
     std::atomic<unsigned> threads{1};
 };
-
-// Sets `field` to `value` only when they differ. What the encountering
-// thread writes before a fork, the team's threads read: an unchanged line
-// stays in their caches (a region run again with the same team writes
-// nothing there).
-template <class T, class U>
-void set_if_changed(T& field, const U& value) {
-    if (field != value) field = value;
-}
 
 // One parallel region's team. A pool's team is reused region after region;
 // a serialised region (one thread: beyond max-active-levels-var, or asked
@@ -166,14 +157,14 @@ struct Team {
     void start(unsigned threads, std::uint64_t spin = 0) {
         set_if_changed(size, threads);
         set_if_changed(loop_prestarted, false);
-        if (singles.load(std::memory_order_relaxed) != 0) singles.store(0, std::memory_order_relaxed);
+        set_if_changed(singles, std::uint64_t{0});
         set_if_changed(initial_taskgroup, nullptr);
         const auto kept = runtimes.find(threads);
         tasks::Runtime* rt = kept == runtimes.end() ? nullptr : kept->second.get();
         barrier.reset(threads, spin, rt);
         closing.reset(threads, spin, rt);
         workshares.reset();
-        if (runtime.load(std::memory_order_relaxed) != rt) runtime.store(rt, std::memory_order_relaxed);
+        set_if_changed(runtime, rt);
     }
     // The team's task runtime, to both barriers.
     void attach(tasks::Runtime* rt) {

@@ -2,6 +2,8 @@
 // worksharing slots (workshare.hpp).
 #include "tools/omp/workshare.hpp"
 
+#include "tools/omp/set_if_changed.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -66,13 +68,11 @@ WorkShares::~WorkShares() {
 }
 
 void WorkShares::reset() {
-    // Only what differs is written: the team's threads read these lines in
-    // the last region, and a write per slot per region took each back.
     for (unsigned i = 0; i < ring_size; ++i) {
         WorkShare& s = slots_[i];
-        if (s.serves.load(std::memory_order_relaxed) != i) s.serves.store(i, std::memory_order_relaxed);
-        if (s.state.load(std::memory_order_relaxed) != 0) s.state.store(0, std::memory_order_relaxed);
-        if (s.left.load(std::memory_order_relaxed) != 0) s.left.store(0, std::memory_order_relaxed);
+        set_if_changed(s.serves, i);
+        set_if_changed(s.state, 0);
+        set_if_changed(s.left, 0u);
         if (s.mem != nullptr) {
             std::free(s.mem);
             s.mem = nullptr;
