@@ -164,6 +164,15 @@ void Runtime::run_until(bool (*done)(void*), void* arg, Sleep sleep) {
     tls.worker->wait_hosted(done, arg, sleep == Sleep::allowed);
 }
 
+std::size_t Runtime::help_if_oversubscribed(std::size_t max_tasks) {
+    check_hosted(*impl_, "help_if_oversubscribed");
+    if (tls.rt != impl_.get() || tls.worker == nullptr)
+        throw Error("help_if_oversubscribed",
+                    "the calling thread has no worker's seat in this runtime; call host() first");
+    if (!impl_->oversubscribed || impl_->policy_may_hold || max_tasks == 0) return 0;
+    return tls.worker->run_ready(max_tasks);
+}
+
 void Runtime::wake() { impl_->wake_workers(); }
 
 std::uintptr_t Runtime::detach() {

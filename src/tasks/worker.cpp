@@ -502,6 +502,26 @@ void Worker::wait_hosted(bool (*done)(void*), void* arg, bool may_sleep) {
     help_end(h);
 }
 
+std::size_t Worker::run_ready(std::size_t max_tasks) {
+    Helping h = help_begin();
+    std::size_t ran = 0;
+    while (ran < max_tasks) {
+        flush_releases();
+        if (Found f = ex_.queues.find(id, node, h.clock.round(ex_), h.clock.ticks_per_round, *ex_.policy, steal,
+                                      help_floor)) {
+            run(f);
+            ++ran;
+            continue;
+        }
+        if (!flush_deferred() && !take_fulfilled()) break;
+    }
+    // As wait_hosted() leaves: nothing this thread ran stays deferred.
+    flush_deferred();
+    flush_releases();
+    help_end(h);
+    return ran;
+}
+
 void Worker::help_end(const Helping& h) {
     help_floor = h.saved_floor;
     if (ex_.policy_may_hold) ex_.waiters.fetch_sub(1, std::memory_order_acq_rel);

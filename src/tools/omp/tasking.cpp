@@ -444,10 +444,15 @@ namespace {
 // thread are queued), a new task without `depend` runs at once on its
 // creating thread, which the standard allows for any task. Tasks with
 // `depend` are always queued: their data is what the locality policies
-// place. The count (Runtime::unfinished) reads every worker's line, so a
-// thread reads it once every throttle_check_every tasks it creates, and
-// keeps the answer in between.
+// place (where the threads outnumber the CPUs, the creating thread runs
+// some ready ones first: create_task_with). The count
+// (Runtime::unfinished) reads every worker's line, so a thread reads it
+// once every throttle_check_every tasks it creates, and keeps the answer
+// in between.
 constexpr unsigned throttle_check_every = 16;
+// Ready tasks that a thread over the throttle runs before it queues a task
+// with `depend`, where the team's threads outnumber its CPUs.
+constexpr std::size_t throttle_help_tasks = 16;
 
 bool over_throttle(ThreadState& st, const tasks::Runtime& rt) {
     if (st.throttle_rt == &rt && st.throttle_countdown != 0) {   // set only when the throttle is on
@@ -470,6 +475,12 @@ void create_task_with(ThreadState& st, OmpTask& parent, tasks::Runtime* rt, cons
 
     const bool throttled = rt != nullptr && !a.undeferred && a.depend == nullptr && a.detach == nullptr &&
                            over_throttle(st, *rt);
+    // Over the throttle a task with `depend` is queued all the same, but
+    // where the team's threads outnumber its CPUs the creating thread first
+    // runs some ready tasks: the thread that would run them waits for this
+    // one's CPU anyway, and the queue stays short (Runtime::help_if_oversubscribed).
+    if (rt != nullptr && a.depend != nullptr && !a.undeferred && !all_memory && over_throttle(st, *rt))
+        rt->help_if_oversubscribed(throttle_help_tasks);
     if (throttled && g_reported != nullptr) g_run_at_once.fetch_add(1, std::memory_order_relaxed);
     if (rt == nullptr || a.undeferred || throttled || all_memory) {
         // Undeferred (or throttled): after its predecessors, at once, on this thread.
