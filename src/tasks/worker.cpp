@@ -80,24 +80,37 @@ bool Worker::idle(unsigned& spins, IdleClock& clock) {
     }
     if (const std::uint64_t pause = pause_ticks(clock)) {
         // The idle clock runs on: the steal delay counts this pause.
-        std::this_thread::sleep_for(
-            std::chrono::duration<double>(static_cast<double>(pause) * Ticks::seconds_per_tick()));
+        sleep_ticks(pause);
         return false;
     }
+    const bool work = sleep_unless(
+        [&] {
+            return ex_.queues.any_queued() || ex_.stopping.load(std::memory_order_acquire) ||
+                   ex_.fulfilled_count.load(std::memory_order_acquire) != 0 ||
+                   (ex_.waiters.load(std::memory_order_acquire) > 0 &&
+                    ex_.held_count.load(std::memory_order_acquire) > 0 && ex_.partitions.outstanding() == 0);
+        },
+        [](std::atomic<std::uint32_t>& epoch, std::uint32_t seen) { epoch.wait(seen, std::memory_order_acquire); });
+    spins = 0;
+    return !work;
+}
+
+void Worker::sleep_ticks(std::uint64_t ticks) {
+    std::this_thread::sleep_for(std::chrono::duration<double>(static_cast<double>(ticks) * Ticks::seconds_per_tick()));
+}
+
+template <class HasWork, class Sleep>
+bool Worker::sleep_unless(HasWork has_work, Sleep sleep) {
     Executor::NodeWake& mine = *ex_.node_wake[static_cast<std::size_t>(ex_.queues.slot_of(node))];
-    const std::uint32_t e = mine.epoch.load(std::memory_order_acquire);
+    const std::uint32_t seen = mine.epoch.load(std::memory_order_acquire);
     mine.sleepers.fetch_add(1, std::memory_order_seq_cst);
     ex_.sleepers.fetch_add(1, std::memory_order_seq_cst);
     full_fence();   // against the pushers' (Executor::wake_node)
-    const bool work = ex_.queues.any_queued() || ex_.stopping.load(std::memory_order_acquire) ||
-                      ex_.fulfilled_count.load(std::memory_order_acquire) != 0 ||
-                      (ex_.waiters.load(std::memory_order_acquire) > 0 &&
-                       ex_.held_count.load(std::memory_order_acquire) > 0 && ex_.partitions.outstanding() == 0);
-    if (!work) mine.epoch.wait(e, std::memory_order_acquire);
+    const bool work = has_work();
+    if (!work) sleep(mine.epoch, seen);
     ex_.sleepers.fetch_sub(1, std::memory_order_relaxed);
     mine.sleepers.fetch_sub(1, std::memory_order_relaxed);
-    spins = 0;
-    return !work;
+    return work;
 }
 
 // A worker whose node has run dry spun until its steal delay let it take
@@ -459,8 +472,7 @@ void Worker::wait_hosted(bool (*done)(void*), void* arg, bool may_sleep) {
         }
         if (take_unserved(h)) continue;
         if (const std::uint64_t pause = pause_ticks(h.clock)) {   // as in idle()
-            std::this_thread::sleep_for(
-                std::chrono::duration<double>(static_cast<double>(pause) * Ticks::seconds_per_tick()));
+            sleep_ticks(pause);
             since = Ticks::now();
             continue;
         }
@@ -469,27 +481,23 @@ void Worker::wait_hosted(bool (*done)(void*), void* arg, bool may_sleep) {
         // whose fence and read of the sleepers' count either see this
         // sleeper or precede its count and fence, and then this check sees
         // the condition.
-        Executor::NodeWake& mine = *ex_.node_wake[static_cast<std::size_t>(ex_.queues.slot_of(node))];
-        const std::uint32_t e = mine.epoch.load(std::memory_order_acquire);
-        mine.sleepers.fetch_add(1, std::memory_order_seq_cst);
-        ex_.sleepers.fetch_add(1, std::memory_order_seq_cst);
-        full_fence();
-        const bool held =
-            ex_.held_count.load(std::memory_order_acquire) > 0 && ex_.partitions.outstanding() == 0;
-        const std::uint64_t now = Ticks::now();
-        const bool work = done(arg) || !deferred.empty() || ex_.queues.any_queued() ||
-                          ex_.fulfilled_count.load(std::memory_order_acquire) != 0 ||
-                          (held && ex_.may_cut(static_cast<int>(id), now));
-        // Held tasks that another thread may still be adding to: look
-        // again when they would have waited long enough (a timed sleep,
-        // which a push does not cut short).
-        if (!work && held)
-            std::this_thread::sleep_for(std::chrono::duration<double>(
-                static_cast<double>(ex_.stall_left(now)) * Ticks::seconds_per_tick()));
-        else if (!work)
-            mine.epoch.wait(e, std::memory_order_acquire);
-        ex_.sleepers.fetch_sub(1, std::memory_order_relaxed);
-        mine.sleepers.fetch_sub(1, std::memory_order_relaxed);
+        bool held = false;
+        std::uint64_t now = 0;
+        sleep_unless(
+            [&] {
+                held = ex_.held_count.load(std::memory_order_acquire) > 0 && ex_.partitions.outstanding() == 0;
+                now = Ticks::now();
+                return done(arg) || !deferred.empty() || ex_.queues.any_queued() ||
+                       ex_.fulfilled_count.load(std::memory_order_acquire) != 0 ||
+                       (held && ex_.may_cut(static_cast<int>(id), now));
+            },
+            [&](std::atomic<std::uint32_t>& epoch, std::uint32_t seen) {
+                // Held tasks that another thread may still be adding to:
+                // look again when they would have waited long enough (a
+                // timed sleep, which a push does not cut short).
+                if (held) sleep_ticks(ex_.stall_left(now));
+                else epoch.wait(seen, std::memory_order_acquire);
+            });
         h.spins = 0;
         h.clock.start = Ticks::now();
         since = Ticks::now();

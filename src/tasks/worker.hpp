@@ -159,6 +159,15 @@ private:
     // node, before its steal delay): how long to pause before looking again
     // (one round), or 0 to go on as without such work.
     std::uint64_t pause_ticks(IdleClock& clock);
+    static void sleep_ticks(std::uint64_t ticks);   // a timed sleep of `ticks` clock ticks
+    // The sleep of an idle or waiting worker: it counts itself in as a
+    // sleeper of its node and of the executor, fences against the pushers
+    // (Executor::wake_node), asks has_work() once more and, without work,
+    // calls sleep(epoch, seen) with its node's epoch and the value read
+    // before it counted in; then it counts itself out. Returns
+    // has_work()'s answer.
+    template <class HasWork, class Sleep>
+    bool sleep_unless(HasWork has_work, Sleep sleep);
     void run(const Found& f);   // f.task, found by a search
     std::uint64_t announce_start(const Task* t, bool stolen, std::uint64_t at);
     void complete(Task* t);
