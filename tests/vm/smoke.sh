@@ -9,7 +9,9 @@
 # harness environment. Outside it checks that the guest's exit status comes
 # back as numaware's and that guest stdout and stderr arrive separately.
 # With 6.12 it also boots the 4-node machine on that kernel and checks that
-# weighted interleave is there. Prints boot+power-off seconds per machine.
+# weighted interleave is there, and a 16-node machine (the most `numaware
+# vm` emulates) with two memory-only nodes. Prints boot+power-off seconds
+# per machine.
 #
 # The same file is the guest-side checker (called with --guest).
 set -u
@@ -66,6 +68,25 @@ M4_D="10,21,31,31/21,10,21,31/31,21,10,21/31,31,21,10"
 M4="nodes=4 cpus-per-node=1 mem-per-node=256M distances=$M4_D"
 M8_D="10,16,16,16,28,28,22,40/16,10,16,16,28,28,22,40/16,16,10,16,22,22,28,40/16,16,16,10,22,22,28,40/28,28,22,22,10,16,16,40/28,28,22,22,16,10,16,40/22,22,28,28,16,16,10,40/40,40,40,40,40,40,40,10"
 M8="nodes=8 cpus=1,1,1,1,1,1,1,0 mem-per-node=256M distances=$M8_D"
+# 16 nodes, the most numaware vm emulates: four groups of four (10 local,
+# 16 within a group, 32 across), and nodes 14 and 15 memory only (CXL-like
+# expanders, 40 from every other node, 16 between them).
+M16_D=$(awk 'BEGIN {
+    for (i = 0; i < 16; i++) {
+        row = ""
+        for (j = 0; j < 16; j++) {
+            if (i == j) d = 10
+            else if (i >= 14 && j >= 14) d = 16
+            else if (i >= 14 || j >= 14) d = 40
+            else if (int(i / 4) == int(j / 4)) d = 16
+            else d = 32
+            row = row (j ? "," : "") d
+        }
+        out = out (i ? "/" : "") row
+    }
+    print out
+}')
+M16="nodes=16 cpus=1,1,1,1,1,1,1,1,1,1,1,1,1,1,0,0 mem-per-node=128M distances=$M16_D"
 
 # boot LABEL KERNEL SPEC NODES CPULESS DISTANCES [weighted]
 boot() {
@@ -107,6 +128,7 @@ esac
 case "$which_kernels" in
     6.12|all)
         boot "4-node 10/21/31 (6.12)" 6.12 "$M4" 4 - "$M4_D" weighted
+        boot "16-node, CPU-less 14,15 (6.12)" 6.12 "$M16" 16 14,15 "$M16_D"
         ;;
 esac
 
