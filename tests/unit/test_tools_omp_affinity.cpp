@@ -39,6 +39,22 @@ TEST(OmpPlaces, AbstractNamesFollowTheMachineAndTheAllowedCpus) {
     EXPECT_EQ(omp::place_list(plain, {}, kind(omp::PlaceKind::cores)), (L{{0}, {1}, {2}, {3}}));
 }
 
+// The places threads are bound to from an explicit list (OMP_PLACES,
+// GOMP_CPU_AFFINITY) under a cpuset: the same CPUs as the reported list
+// (place_list), but a repeated place stays, as libgomp binds thread i to the
+// i-th listed place. Before, the binding took the list as written: under
+// `taskset -c 0`, OMP_PLACES={1},{0} bound thread 0 to CPU 1, outside the
+// process's CPUs and outside the one place the shim reported.
+TEST(OmpPlaces, ListedPlacesKeepOnlyTheAllowedCpusAndTheirRepeats) {
+    using L = omp::PlaceList;
+    const omp::Places listed{omp::PlaceKind::explicit_list, {{1}, {0}, {0, 1}, {0}}};
+    EXPECT_EQ(omp::usable_listed_places(listed, {}), (L{{1}, {0}, {0, 1}, {0}}));
+    EXPECT_EQ(omp::usable_listed_places(listed, {0}), (L{{0}, {0}, {0}}));
+    EXPECT_EQ(omp::usable_listed_places(listed, {2, 3}), L{}) << "nothing usable: the team is planned without it";
+    const Machine m = smt_machine();
+    EXPECT_EQ(omp::place_list(m, {0}, listed), (L{{0}})) << "the reported list names each place once";
+}
+
 TEST(OmpPlaces, LastLevelCachesAndCountedPlaces) {
     using L = omp::PlaceList;
     // An L3 per node and an L2 per core: the last level is the L3.

@@ -62,6 +62,13 @@ std::vector<unsigned> allowed_cpus(const Machine& machine, const std::vector<uns
     return only_allowed(machine_cpus(machine), allowed);
 }
 
+PlaceList usable_listed_places(const Places& places, const std::vector<unsigned>& allowed) {
+    PlaceList list;
+    for (const auto& set : places.sets)
+        if (std::vector<unsigned> cpus = only_allowed(set, allowed); !cpus.empty()) list.push_back(std::move(cpus));
+    return list;
+}
+
 PlaceList place_list(const Machine& machine, const std::vector<unsigned>& allowed, const Places& places) {
     PlaceList list;
     const auto add = [&](std::vector<unsigned> cpus) {

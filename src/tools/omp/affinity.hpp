@@ -30,6 +30,11 @@ using PlaceList = std::vector<std::vector<unsigned>>;   // CPU OS indices per pl
 //                 a set left empty is dropped.
 // An abstract name's count ("cores(4)") keeps the first that many places.
 PlaceList place_list(const Machine& machine, const std::vector<unsigned>& allowed, const Places& places);
+// An explicit list's places (OMP_PLACES, GOMP_CPU_AFFINITY) as threads are
+// bound to them: each keeps the CPUs in `allowed` (empty: all), a place left
+// with none is dropped, and repeated places stay (libgomp binds thread i to
+// the i-th listed place, repeats included; place_list() lists each once).
+PlaceList usable_listed_places(const Places& places, const std::vector<unsigned>& allowed);
 
 // The CPUs of `machine` in `allowed` (the CPUs the process may use;
 // empty: every CPU of the machine), ascending.

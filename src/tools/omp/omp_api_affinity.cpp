@@ -93,10 +93,16 @@ std::string places_text(const PlaceList& list) {
 
 // Unbound threads (OMP_PROC_BIND=false) have no place list, as under
 // libgomp: no places, every thread's place -1.
+// An explicit list that names no CPU the process may use gives way to the
+// default, cores, as the binding does (team.cpp, plan_places).
 const PlaceList& team_places() {
-    static const PlaceList list = settings().bind == Bind::false_
-                                      ? PlaceList{}
-                                      : place_list(team_machine(), initial_cpus(), settings().places);
+    static const PlaceList list = [] {
+        if (settings().bind == Bind::false_) return PlaceList{};
+        PlaceList l = place_list(team_machine(), initial_cpus(), settings().places);
+        if (l.empty() && settings().places.kind == PlaceKind::explicit_list)
+            l = place_list(team_machine(), initial_cpus(), Places{});
+        return l;
+    }();
     return list;
 }
 

@@ -301,6 +301,17 @@ TeamMapping allowed_mapping(const Machine& machine, unsigned threads, MappingKin
     return m;
 }
 
+// An explicit place list (OMP_PLACES, GOMP_CPU_AFFINITY) that names no CPU
+// the process may use (taskset, a cpuset): said once, on stderr.
+void warn_no_usable_place() {
+    static std::atomic<bool> said{false};
+    if (said.exchange(true)) return;
+    std::fprintf(stderr,
+                 "numaware-omp: the place list (OMP_PLACES or GOMP_CPU_AFFINITY) names no CPU this process may use "
+                 "(%s); threads are bound over those CPUs as without it\n",
+                 initial_cpus().empty() ? "every CPU of the machine" : format_cpu_list(initial_cpus()).c_str());
+}
+
 // The places of the team, from a binding policy (OMP_PROC_BIND's, or a
 // proc_bind clause's) and OMP_PLACES, through the threads layer's plan for
 // the machine model, over the CPUs the process may use. Threads beyond
@@ -311,11 +322,15 @@ Placement plan_places(const Machine& machine, unsigned threads, Bind bind, const
     p.cpus.resize(threads);
     if (bind == Bind::false_) return p;
     // Places that the threads layer's plan does not give (a CPU or a node
-    // per thread): listed ones, last-level caches, a count of places.
-    const PlaceList listed = places.kind == PlaceKind::explicit_list ? places.sets
+    // per thread): listed ones, last-level caches, a count of places. A
+    // listed place keeps only the CPUs the process may use, as the place
+    // list reports it (team_places()); a list left with none gives way to
+    // the plan below, over those CPUs.
+    const PlaceList listed = places.kind == PlaceKind::explicit_list ? usable_listed_places(places, initial_cpus())
                              : places.kind == PlaceKind::ll_caches || places.count != 0
                                  ? place_list(machine, initial_cpus(), places)
                                  : PlaceList{};
+    if (listed.empty() && places.kind == PlaceKind::explicit_list) warn_no_usable_place();
     if (!listed.empty()) {
         // Threads over the listed places: close packs them in order, spread
         // strides over them; primary keeps all on the first place.
