@@ -325,7 +325,7 @@ private:
 // initial_part_steps of them. For a double-buffered sweep the first run
 // holds the initialisation and the first sweep (which writes the second
 // buffer for the first time), the second run the next two sweeps.
-inline constexpr unsigned initial_part_steps = 2;
+inline constexpr unsigned initial_part_steps = tasks::window_initial_steps;
 // RIP's window is capped so that its partitioning stays bounded
 // (tasks::window_step_cap).
 inline constexpr std::size_t initial_part_cap = tasks::window_step_cap;

@@ -50,6 +50,15 @@ inline constexpr std::uint64_t rounds_per_task = 16;
 // (docs/SIMULATOR.md, "Partitioning cost", has Scotch's time for it). The
 // simulator caps the graph's initial part (sim::initial_part_cap) alike.
 inline constexpr std::size_t window_step_cap = 32768;
+// RIP's first window is at most the graph's first window_initial_steps
+// steps: the initialisation (with what the program writes for the first
+// time right after it, such as a double-buffered sweep's second buffer) and
+// the first iteration, the published window being the initialisation and
+// the first 2-3 iterations. It ends there once it holds a task per part:
+// on small steps a window of PolicyOptions::window tasks spanned the whole
+// run, and the partition cut along time (BENCHMARKS.md, 2026-12-06, 16
+// nodes). The simulator's sim::initial_part counts the same steps.
+inline constexpr unsigned window_initial_steps = 2;
 // PolicyOptions::steal_delay_tasks when unset (see there).
 inline constexpr double default_steal_delay_tasks = 32;
 // A command-line steal delay, where a negative value asks for the default:
@@ -220,6 +229,10 @@ struct PolicyOptions {
     // kept in the next one as fixed vertices (< window).
     std::size_t window = 256;
     std::size_t initial_extra = 0;
+    // RIP: the first window also ends after this many steps of the graph
+    // (tasks::window_initial_steps, the published window), once it holds a
+    // task per part; 0: only `window` + `initial_extra` count.
+    unsigned first_window_steps = window_initial_steps;
     std::size_t intersection = 32;
     // Allowed load imbalance of a partition, as a fraction (Scotch's
     // balance ratio). In [0, 1).

@@ -550,11 +550,38 @@ void expect_one_node_per_chain(const ChainGraph& g, const std::vector<unsigned>&
     EXPECT_EQ(used.size(), g.chains);
 }
 
+// RIP's first window ends after the graph's first two steps (the published
+// window: the initialisation and the first iteration) once it holds a task
+// per part, however large PolicyOptions::window is: 4 chains on 4 nodes,
+// a step being one task of each chain, close at task 8; with the steps'
+// rule off, at the window's size. A step of fewer tasks than parts does not
+// close it.
+TEST(TaskPolicies, RipFirstWindowEndsAfterTheFirstSteps) {
+    const auto first_job_tasks = [](const Fixture& f, const ChainGraph& g, unsigned steps) {
+        PolicyOptions o;
+        o.window = 40;
+        o.first_window_steps = steps;
+        auto p = f.attach("rip-dep", o);
+        for (TaskId id = 0; id < g.size(); ++id) {
+            p->on_submit(g.view(id));
+            if (auto job = p->take_job()) return job->tasks();
+        }
+        return std::size_t{0};
+    };
+    const Fixture four(four_nodes);
+    EXPECT_EQ(first_job_tasks(four, ChainGraph(4, 16), 2), 8u);
+    EXPECT_EQ(first_job_tasks(four, ChainGraph(4, 16), 3), 12u);
+    EXPECT_EQ(first_job_tasks(four, ChainGraph(4, 16), 0), 40u);
+    // Steps of 2 tasks on 4 parts: the window waits for 4 tasks (2 steps).
+    EXPECT_EQ(first_job_tasks(four, ChainGraph(2, 40), 1), 4u);
+}
+
 TEST(TaskPolicies, RipDepPartitionsChainsOntoDistinctNodes) {
     Fixture f(four_nodes);
     const ChainGraph g(4, 16);
     PolicyOptions o;
     o.window = g.size();
+    o.first_window_steps = 0;   // one window for the whole graph: no homes here for DEP to follow
     auto p = f.attach("rip-dep", o);
     const auto node = schedule(f, *p, g);
     expect_one_node_per_chain(g, node);
@@ -866,6 +893,7 @@ TEST(TaskPolicies, RipJobsRunConcurrentlyWithPolicyCalls) {
     PolicyOptions o;
     o.window = 64;
     o.intersection = 8;
+    o.first_window_steps = 0;   // window 0 of 64 tasks, whatever its steps
     auto a = f.attach("rip-mw", o);
     auto b = f.attach("rip-mw", o);
     for (TaskId id = 0; id <= 64; ++id) {   // task 64 starts a step: window 0 closes with 64 tasks
@@ -1041,6 +1069,7 @@ TEST(TaskPolicies, RipPartitionsTileGraphByData) {
         for (auto name : {"rip-dep", "rip-mw"}) {
             PolicyOptions o;
             o.window = g.size();
+            o.first_window_steps = 0;   // the whole graph in one window
             auto p = f.attach(name, o);
             const std::vector<unsigned> node = schedule_graph(f, *p, g);
             const std::uint64_t cross = cross_bytes(g, node);

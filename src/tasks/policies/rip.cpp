@@ -2,13 +2,17 @@
 // in windows of submitted tasks (Sánchez Barrera, ch. 6).
 //
 // Both collect the submitted tasks (on_submit, creation order) into
-// windows: window 0 holds at least `window + initial_extra` tasks and ends
-// at a step boundary (below), every later one holds `window`.
+// windows: window 0 holds the first steps of the graph, or at least
+// `window + initial_extra` tasks if those come first, and ends at a step
+// boundary (below); every later one holds `window`.
 // Steps: runs of consecutive tasks in which no region is written twice (an
 // initialisation, one sweep of an in-place or double-buffered stencil); a
 // task that writes a region the current run wrote starts the next one.
 // Window 0 closes at the first step boundary at or after its size, or at
-// twice its size (tasks::window_step_cap at most), whichever comes first;
+// twice its size (tasks::window_step_cap at most), or at the end of the
+// first PolicyOptions::first_window_steps steps (tasks::window_initial_steps
+// by default: the published window, the initialisation and the first
+// iteration) once it holds a task per part, whichever comes first;
 // at its size if its current step has written nothing (no data to
 // balance). Cut mid-step, a window balanced on task count is not balanced
 // on data: with 10x10 Gauss-Seidel tiles on 4 nodes a 256-task window held
@@ -168,7 +172,10 @@ public:
 
     void on_submit(const TaskView& task) override {
         if (!moving_ && windows_closed_ > 0) return;   // RIP-DEP: DEP from here on
-        if (windows_closed_ == 0 && starts_step(task) && filling_.tasks.size() >= capacity(0)) {
+        if (windows_closed_ == 0 && starts_step(task) &&
+            (filling_.tasks.size() >= capacity(0) ||
+             (options_.first_window_steps != 0 && steps_ended_ >= options_.first_window_steps &&
+              filling_.tasks.size() >= topo_.nodes.size()))) {
             close_window();
             if (!moving_) return;
         }
@@ -370,7 +377,10 @@ private:
         bool starts = false;
         for (const DepInfo& d : task.deps)
             if (d.access != AccessMode::in && written_in_step_.count(d.region) != 0) starts = true;
-        if (starts) written_in_step_.clear();
+        if (starts) {
+            written_in_step_.clear();
+            ++steps_ended_;
+        }
         for (const DepInfo& d : task.deps)
             if (d.access != AccessMode::in) written_in_step_.insert(d.region);
         return starts;
@@ -400,6 +410,7 @@ private:
     std::unordered_map<std::uint64_t, unsigned> region_part_;   // RIP-MW: region -> part of its first anchor (its first writer's, as homes follow the first writer)
     std::unordered_set<std::uint64_t> written_in_window_;   // regions a task of the filling window writes
     std::unordered_set<std::uint64_t> written_in_step_;     // window 0: regions the current step writes
+    unsigned steps_ended_ = 0;                              // window 0: steps it holds whole
 };
 
 }  // namespace
