@@ -401,17 +401,21 @@ Worker::Helping Worker::help_begin() {
     return h;
 }
 
+// One search of the queues while helping, and the task it found run: true
+// if there was one.
+bool Worker::help_run_one(Helping& h) {
+    Found f = ex_.queues.find(id, node, h.clock.round(ex_), h.clock.ticks_per_round, *ex_.policy, steal, help_floor);
+    if (!f) return false;
+    run(f);
+    h.clock.searches = 0;
+    h.spins = 0;
+    return true;
+}
+
 // A search while helping: true when it ran a task or settled deferred
 // completions, false (the idle time counted) when there was nothing.
 bool Worker::help_search(Helping& h) {
-    if (Found f = ex_.queues.find(id, node, h.clock.round(ex_), h.clock.ticks_per_round, *ex_.policy, steal,
-                                  help_floor)) {
-        run(f);
-        h.clock.searches = 0;
-        h.spins = 0;
-        return true;
-    }
-    if (flush_deferred() || take_fulfilled()) return true;
+    if (help_run_one(h) || flush_deferred() || take_fulfilled()) return true;
     const std::uint64_t now = Ticks::now();
     if (h.clock.searches == 0) WorkerCounters::add(counters.runtime, now - since);
     h.clock.failed(ex_, now);
@@ -515,13 +519,8 @@ std::size_t Worker::run_ready(std::size_t max_tasks) {
     std::size_t ran = 0;
     while (ran < max_tasks) {
         flush_releases();
-        if (Found f = ex_.queues.find(id, node, h.clock.round(ex_), h.clock.ticks_per_round, *ex_.policy, steal,
-                                      help_floor)) {
-            run(f);
-            ++ran;
-            continue;
-        }
-        if (!flush_deferred() && !take_fulfilled()) break;
+        if (help_run_one(h)) ++ran;
+        else if (!flush_deferred() && !take_fulfilled()) break;
     }
     // As wait_hosted() leaves: nothing this thread ran stays deferred.
     flush_deferred();

@@ -143,6 +143,7 @@ private:
         unsigned spins;
     };
     Helping help_begin();
+    bool help_run_one(Helping& h);  // one search; ran the task it found
     bool help_search(Helping& h);   // ran a task or settled deferred completions
     void help_step(Helping& h);
     bool take_unserved(Helping& h);

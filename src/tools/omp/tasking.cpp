@@ -445,7 +445,7 @@ namespace {
 // creating thread, which the standard allows for any task. Tasks with
 // `depend` are always queued: their data is what the locality policies
 // place (where the threads outnumber the CPUs, the creating thread runs
-// some ready ones first: create_task_with). The count
+// some ready ones first: create_task_depending). The count
 // (Runtime::unfinished) reads every worker's line, so a thread reads it
 // once every throttle_check_every tasks it creates, and keeps the answer
 // in between.
@@ -475,12 +475,6 @@ void create_task_with(ThreadState& st, OmpTask& parent, tasks::Runtime* rt, cons
 
     const bool throttled = rt != nullptr && !a.undeferred && a.depend == nullptr && a.detach == nullptr &&
                            over_throttle(st, *rt);
-    // Over the throttle a task with `depend` is queued all the same, but
-    // where the team's threads outnumber its CPUs the creating thread first
-    // runs some ready tasks: the thread that would run them waits for this
-    // one's CPU anyway, and the queue stays short (Runtime::help_if_oversubscribed).
-    if (rt != nullptr && a.depend != nullptr && !a.undeferred && !all_memory && over_throttle(st, *rt))
-        rt->help_if_oversubscribed(throttle_help_tasks);
     if (throttled && g_reported != nullptr) g_run_at_once.fetch_add(1, std::memory_order_relaxed);
     if (rt == nullptr || a.undeferred || throttled || all_memory) {
         // Undeferred (or throttled): after its predecessors, at once, on this thread.
@@ -567,6 +561,11 @@ void create_task_with(ThreadState& st, OmpTask& parent, tasks::Runtime* rt, cons
                                              const TaskArgs& a, void (*adjust)(void*, void*), void* ctx) {
     DependList deps;
     read_depend(a.depend, child_scope(parent, rt), deps);
+    // Over the throttle a task with `depend` is queued all the same, but
+    // where the team's threads outnumber its CPUs the creating thread first
+    // runs some ready tasks: the thread that would run them waits for this
+    // one's CPU anyway, and the queue stays short (Runtime::help_if_oversubscribed).
+    if (!a.undeferred && !deps.all_memory() && over_throttle(st, rt)) rt.help_if_oversubscribed(throttle_help_tasks);
     create_task_with(st, parent, &rt, a, adjust, ctx, &deps);
 }
 
