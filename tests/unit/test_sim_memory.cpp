@@ -369,8 +369,11 @@ TEST(SimMemoryCache, LruEvictsTheLeastRecentlyUsed) {
 TEST(SimMemoryCache, AnErasedLineLeavesAnEmptyWayThatIsFilledNext) {
     mem::detail::Cache c(4 * 64, 4, 64);   // one set, 4 ways
     for (std::uint64_t line : {0, 1, 2, 3}) EXPECT_EQ(c.insert(line, 0, 0).tag, 0u);
-    c.touch(c.find(0));   // line 1 is now the least recently used
-    c.erase(c.find(2));
+    const mem::detail::LineRef zero = c.find(0), two = c.find(2);
+    ASSERT_TRUE(zero);
+    ASSERT_TRUE(two);
+    c.touch(zero);   // line 1 is now the least recently used
+    c.erase(two);
     EXPECT_FALSE(c.find(2));
     EXPECT_EQ(c.insert(4, 0, 0).tag, 0u);   // into line 2's way: nothing evicted
     for (std::uint64_t line : {0, 1, 3, 4}) EXPECT_TRUE(c.find(line)) << line;

@@ -16,6 +16,10 @@
 #include <new>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace numaware::sim::memory::detail {
 
 inline constexpr std::uint8_t line_prefetched = 1;
@@ -61,7 +65,7 @@ public:
     static constexpr unsigned max_ways = 16;
     Cache() = default;
     Cache(std::uint64_t bytes, unsigned ways, unsigned line_bytes)
-        : ways_(ways), sets_(bytes / line_bytes / ways), mask_(is_pow2(sets_) ? sets_ - 1 : 0),
+        : ways_(ways), sets_(bytes / line_bytes / ways), mask_(is_pow2(sets_) ? sets_ - 1 : 0), pow2_(is_pow2(sets_)),
           tags_at_(3), ready_at_(3 + ways), words_((3 + 2 * ways + 7) / 8 * 8),
           data_(allocate(static_cast<std::size_t>(sets_ * words_))) {
         for (unsigned w = 0; w < ways_; ++w) (w % 2 == 0 ? even_ways_ : odd_ways_) |= std::uint64_t{1} << (w / 2 * 8);
@@ -72,24 +76,31 @@ public:
         }
     }
 
-    LineRef find(std::uint64_t line) {
+    [[gnu::always_inline]] LineRef find(std::uint64_t line) {
         std::uint64_t* set = set_of(line);
         const std::uint64_t* t = set + tags_at_;
         const std::uint64_t key = line + 1;
         // Every way is compared (no early exit): which way holds a line
         // is unpredictable, a fixed trip count per cache is not. The way
         // counts of the presets have their compares written out.
-        unsigned match;
+        unsigned match;   // bit w * step: way w holds it
+        unsigned step = 1;
         switch (ways_) {
             case 2: match = matching<2>(t, key); break;
+#if defined(__SSE2__)
+            case 4: match = matching_halves<4>(t, key), step = 2; break;
+            case 8: match = matching_halves<8>(t, key), step = 2; break;
+            case 16: match = matching_halves<16>(t, key), step = 2; break;
+#else
             case 4: match = matching<4>(t, key); break;
             case 8: match = matching<8>(t, key); break;
             case 16: match = matching<16>(t, key); break;
+#endif
             default:
                 match = 0;
                 for (unsigned w = 0; w < ways_; ++w) match |= static_cast<unsigned>(t[w] == key) << w;
         }
-        return match == 0 ? LineRef{} : ref(set, static_cast<unsigned>(std::countr_zero(match)));
+        return match == 0 ? LineRef{} : ref(set, static_cast<unsigned>(std::countr_zero(match)) / step);
     }
     // Asks the host for the host lines of `line`'s set that a lookup reads,
     // so that a lookup that comes later does not wait for them.
@@ -146,9 +157,31 @@ private:
         for (unsigned w = 0; w < W; ++w) match |= static_cast<unsigned>(t[w] == key) << w;
         return match;
     }
+#if defined(__SSE2__)
+    // The same with SSE2, four ways to a step: its 32-bit halves compared,
+    // packed to bytes, one mask bit each; way w matches when bits 2w and
+    // 2w + 1 both do. Returns bit 2w for a match of way w.
+    template <unsigned W>
+    [[gnu::always_inline]] static unsigned matching_halves(const std::uint64_t* t, std::uint64_t key) {
+        static_assert(W % 4 == 0 && W <= 16);
+        const __m128i k = _mm_set1_epi64x(static_cast<long long>(key));
+        const auto halves = [&](unsigned w) {
+            return _mm_cmpeq_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(t + w)), k);
+        };
+        unsigned m = 0;
+#pragma GCC unroll 4
+        for (unsigned w = 0; w < W; w += 8) {
+            const __m128i low = _mm_packs_epi32(halves(w), halves(w + 2));
+            const __m128i high = W - w >= 8 ? _mm_packs_epi32(halves(w + 4), halves(w + 6)) : low;
+            const unsigned bytes = static_cast<unsigned>(_mm_movemask_epi8(_mm_packs_epi16(low, high)));
+            m |= (W - w >= 8 ? bytes : bytes & 0xFFu) << (2 * w);
+        }
+        return m & (m >> 1) & 0x55555555u;
+    }
+#endif
     static bool is_pow2(std::uint64_t n) { return n != 0 && (n & (n - 1)) == 0; }
     std::uint64_t* set_of(std::uint64_t line) const {
-        const std::uint64_t set = mask_ != 0 || sets_ == 1 ? (line & mask_) : line % sets_;
+        const std::uint64_t set = pow2_ ? (line & mask_) : line % sets_;
         return &data_[static_cast<std::size_t>(set * words_)];
     }
     LineRef ref(std::uint64_t* set, unsigned w) const { return LineRef{set, w, ready_at_}; }
@@ -181,6 +214,7 @@ private:
     unsigned ways_ = 1;
     std::uint64_t sets_ = 1;
     std::uint64_t mask_ = 0;
+    bool pow2_ = true;   // sets_ is a power of two (1 too): the set is line & mask_
     unsigned tags_at_ = 3, ready_at_ = 4;   // in words: [lru][flags: 2 words][tags][ready]
     std::uint64_t words_ = 8;               // per set, a multiple of 8 (64 bytes)
     std::uint64_t even_ways_ = 0, odd_ways_ = 0;   // bit 0 of each byte that holds a way's age
@@ -191,14 +225,16 @@ private:
 class Tlb {
 public:
     explicit Tlb(unsigned entries = 64)
-        : sets_(entries / 4), mask_((sets_ & (sets_ - 1)) == 0 ? sets_ - 1 : 0), slots_(entries) {}
+        : sets_(entries / 4), mask_((sets_ & (sets_ - 1)) == 0 ? sets_ - 1 : 0),
+          pow2_((sets_ & (sets_ - 1)) == 0), slots_(entries) {}
     bool contains(std::uint64_t page) const {
         return matching(first_of(page), page) != 0;
     }
     void access(std::uint64_t page) {
         ++clock_;
-        // Most accesses stay in the page of the one before.
-        if (last_ < slots_.size() && slots_[last_].tag == page + 1) {
+        // Most accesses stay in the page of the one before (slot 0 before
+        // the first: its tag 0 is no page's).
+        if (slots_[last_].tag == page + 1) {
             slots_[last_].used = clock_;
             return;
         }
@@ -210,8 +246,10 @@ public:
             slots_[last_].used = clock_;
             return;
         }
-        unsigned v = 0;   // the least recently used (the first of equals)
-        for (unsigned w = 1; w < 4; ++w) v = s[w].used < s[v].used ? w : v;
+        // The least recently used (the first of equals), the four compared
+        // written out.
+        const unsigned a = s[1].used < s[0].used ? 1 : 0, b = s[3].used < s[2].used ? 3 : 2;
+        const unsigned v = s[b].used < s[a].used ? b : a;
         s[v] = Slot{page + 1, clock_};
         last_ = first + v;
     }
@@ -224,7 +262,7 @@ private:
     // The first slot of the page's set: a mask when the set count is a
     // power of two (every preset's), a division otherwise.
     std::size_t first_of(std::uint64_t page) const {
-        return static_cast<std::size_t>((mask_ != 0 || sets_ == 1 ? (page & mask_) : page % sets_) * 4);
+        return static_cast<std::size_t>((pow2_ ? (page & mask_) : page % sets_) * 4);
     }
     // The ways of the set at `first` that hold `page`, one bit each (the
     // four compared written out).
@@ -236,9 +274,10 @@ private:
     }
     std::uint64_t sets_;
     std::uint64_t mask_;
+    bool pow2_;
     std::vector<Slot> slots_;
     std::uint64_t clock_ = 0;
-    std::size_t last_ = ~std::size_t{0};   // the slot of the last access (none yet)
+    std::size_t last_ = 0;   // the slot of the last access
 };
 
 }  // namespace numaware::sim::memory::detail

@@ -405,7 +405,6 @@ struct MemorySim::Impl {
         const std::uint64_t line = a.addr >> line_shift;
         const std::uint64_t page = a.addr >> page_shift;
         c.tlb.access(page);
-        const int home = home_for_demand(page, c);
         const std::uint8_t dirty = a.write ? line_dirty : 0;
         double done;
         bool l1_hit = false, l1_prefetch_hit = false, exclusive = false;
@@ -420,7 +419,7 @@ struct MemorySim::Impl {
             ++r.l1.served;
             r.l1.served_latency_ns += done - t;
         } else {
-            done = l1_miss(c, a, t, line, home, dirty);
+            done = l1_miss(c, a, t, line, dirty);
         }
         // A store to a line that others may hold (the L1 copy is not
         // exclusive) invalidates their copies first. The store buffer hides
@@ -436,8 +435,7 @@ struct MemorySim::Impl {
 
     // The rest of a demand access that missed the L1 (out of line: most
     // accesses hit, and their path stays short).
-    [[gnu::noinline]] double l1_miss(Core& c, const Access& a, double& t, std::uint64_t line, int home,
-                                     std::uint8_t dirty) {
+    [[gnu::noinline]] double l1_miss(Core& c, const Access& a, double& t, std::uint64_t line, std::uint8_t dirty) {
         double done;
         ++r.l1.demand_misses;
         // What an L2 miss reads next, asked of the host now, beside the L2
@@ -472,6 +470,11 @@ struct MemorySim::Impl {
             } else {
                 ++r.l3.demand_misses;
                 ++r.dram.demand_accesses;
+                // Only here does the access need its page's home, and here
+                // is where a page's first access always lands (a line of a
+                // page without a home is in no cache: prefetches drop
+                // unmapped pages), so the first touch is taken here too.
+                const int home = home_for_demand(a.addr >> page_shift, c);
                 done = dram_read(c.socket, static_cast<unsigned>(home), t + l3_ns);
                 ++r.dram.served;
                 r.dram.served_latency_ns += done - issued;

@@ -94,7 +94,7 @@ public:
         const std::uint64_t n = s.rows;
         const std::uint64_t k = s.nonzeros_per_row;
         const auto cols = std::make_shared<const std::vector<std::uint32_t>>(random_columns(s));
-        constexpr std::uint64_t rows_per_segment = 64;
+        constexpr std::uint64_t rows_per_segment = 8;
         // Init: each thread writes its rows of everything.
         add_loop("init", false, [n, k](unsigned r, unsigned t) {
             return each(static_block(n, t, r), rows_per_segment, [n, k](std::uint64_t i, Emitter& e) {
