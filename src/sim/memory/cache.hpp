@@ -83,14 +83,14 @@ public:
         // Every way is compared (no early exit): which way holds a line
         // is unpredictable, a fixed trip count per cache is not. The way
         // counts of the presets have their compares written out.
-        unsigned match;   // bit w * step: way w holds it
-        unsigned step = 1;
+        unsigned match;   // bit w << shift: way w holds it
+        unsigned shift = 0;
         switch (ways_) {
             case 2: match = matching<2>(t, key); break;
 #if defined(__SSE2__)
-            case 4: match = matching_halves<4>(t, key), step = 2; break;
-            case 8: match = matching_halves<8>(t, key), step = 2; break;
-            case 16: match = matching_halves<16>(t, key), step = 2; break;
+            case 4: match = matching_halves<4>(t, key), shift = 1; break;
+            case 8: match = matching_halves<8>(t, key), shift = 1; break;
+            case 16: match = matching_halves<16>(t, key), shift = 1; break;
 #else
             case 4: match = matching<4>(t, key); break;
             case 8: match = matching<8>(t, key); break;
@@ -100,7 +100,7 @@ public:
                 match = 0;
                 for (unsigned w = 0; w < ways_; ++w) match |= static_cast<unsigned>(t[w] == key) << w;
         }
-        return match == 0 ? LineRef{} : ref(set, static_cast<unsigned>(std::countr_zero(match)) / step);
+        return match == 0 ? LineRef{} : ref(set, static_cast<unsigned>(std::countr_zero(match)) >> shift);
     }
     // Asks the host for the host lines of `line`'s set that a lookup reads,
     // so that a lookup that comes later does not wait for them.
