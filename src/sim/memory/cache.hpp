@@ -85,20 +85,28 @@ public:
         // counts of the presets have their compares written out.
         unsigned match;   // bit w << shift: way w holds it
         unsigned shift = 0;
-        switch (ways_) {
-            case 2: match = matching<2>(t, key); break;
+        // The presets' way counts, the L1's first (most lookups), tested
+        // in turn: a compare each, where a switch took a tree of them.
+        if (ways_ == 2) {
+            match = matching<2>(t, key);
 #if defined(__SSE2__)
-            case 4: match = matching_halves<4>(t, key), shift = 1; break;
-            case 8: match = matching_halves<8>(t, key), shift = 1; break;
-            case 16: match = matching_halves<16>(t, key), shift = 1; break;
+        } else if (ways_ == 8) {
+            match = matching_halves<8>(t, key), shift = 1;
+        } else if (ways_ == 16) {
+            match = matching_halves<16>(t, key), shift = 1;
+        } else if (ways_ == 4) {
+            match = matching_halves<4>(t, key), shift = 1;
 #else
-            case 4: match = matching<4>(t, key); break;
-            case 8: match = matching<8>(t, key); break;
-            case 16: match = matching<16>(t, key); break;
+        } else if (ways_ == 8) {
+            match = matching<8>(t, key);
+        } else if (ways_ == 16) {
+            match = matching<16>(t, key);
+        } else if (ways_ == 4) {
+            match = matching<4>(t, key);
 #endif
-            default:
-                match = 0;
-                for (unsigned w = 0; w < ways_; ++w) match |= static_cast<unsigned>(t[w] == key) << w;
+        } else {
+            match = 0;
+            for (unsigned w = 0; w < ways_; ++w) match |= static_cast<unsigned>(t[w] == key) << w;
         }
         return match == 0 ? LineRef{} : ref(set, static_cast<unsigned>(std::countr_zero(match)) >> shift);
     }

@@ -81,45 +81,55 @@ private:
     // An empty entry's pc, so that only a pc of that value needs `used`
     // to tell an entry from an empty one.
     static constexpr std::uint64_t empty_pc = ~std::uint64_t{0};
-    struct Entry {
-        std::uint64_t pc = empty_pc;
-        std::uint64_t last_line = 0;
-        std::int64_t stride = 0;
-        int conf = conf_start;
-        std::uint64_t used = 0;   // LRU stamp; 0: empty
+    // A set's fields way by way (its four PCs in one host line).
+    struct alignas(64) Set {
+        std::array<std::uint64_t, ways> pc{empty_pc, empty_pc, empty_pc, empty_pc};
+        std::array<std::uint64_t, ways> used{};   // LRU stamp; 0: empty
+        std::array<std::uint64_t, ways> last_line{};
+        std::array<std::int64_t, ways> stride{};
+        std::array<int, ways> conf{conf_start, conf_start, conf_start, conf_start};
     };
-    std::array<Entry, sets * ways> table_{};
+    // The ways of `s` that hold `pc`, one bit each (every way compared,
+    // written out: no early exit to mispredict).
+    static unsigned matching(const Set& s, std::uint64_t pc) {
+        const auto same = [&](unsigned w) { return static_cast<unsigned>(s.pc[w] == pc) << w; };
+        const auto hit = [&](unsigned w) { return static_cast<unsigned>((s.used[w] != 0) & (s.pc[w] == pc)) << w; };
+        static_assert(ways == 4);
+        return pc != empty_pc ? same(0) | same(1) | same(2) | same(3) : hit(0) | hit(1) | hit(2) | hit(3);
+    }
+    std::array<Set, sets> table_{};
     std::uint64_t clock_ = 0;
 };
 
 inline std::int64_t StrideTable::observe(std::uint64_t pc, std::uint64_t line) {
-    Entry* set = &table_[(pc * 0x9E3779B97F4A7C15ull >> 60) * ways];
+    Set& s = table_[pc * 0x9E3779B97F4A7C15ull >> 60];
     ++clock_;
-    // Every way compared, written out: no early exit to mispredict.
-    static_assert(ways == 4);
-    const auto hit = [&](unsigned w) { return static_cast<unsigned>((set[w].used != 0) & (set[w].pc == pc)) << w; };
-    const auto same_pc = [&](unsigned w) { return static_cast<unsigned>(set[w].pc == pc) << w; };
-    const unsigned match = pc != empty_pc ? same_pc(0) | same_pc(1) | same_pc(2) | same_pc(3)
-                                          : hit(0) | hit(1) | hit(2) | hit(3);
+    const unsigned match = matching(s, pc);
     if (match == 0) {
-        Entry* victim = set;
-        for (unsigned w = 1; w < ways; ++w)
-            if (set[w].used < victim->used) victim = &set[w];
-        *victim = Entry{pc, line, 0, conf_start, clock_};
+        // The least recently used way (the first of equals), the four
+        // compared written out.
+        const unsigned a = s.used[1] < s.used[0] ? 1 : 0, b = s.used[3] < s.used[2] ? 3 : 2;
+        const unsigned v = s.used[b] < s.used[a] ? b : a;
+        s.pc[v] = pc;
+        s.used[v] = clock_;
+        s.last_line[v] = line;
+        s.stride[v] = 0;
+        s.conf[v] = conf_start;
         return 0;
     }
-    Entry* e = &set[std::countr_zero(match)];
-    e->used = clock_;
-    const std::int64_t d = static_cast<std::int64_t>(line - e->last_line);
+    const unsigned w = static_cast<unsigned>(std::countr_zero(match));
+    s.used[w] = clock_;
+    const std::int64_t d = static_cast<std::int64_t>(line - s.last_line[w]);
     if (d == 0) return 0;   // the same line again: nothing new to predict
-    if (d == e->stride) {
-        if (e->conf < conf_max) ++e->conf;
+    int& conf = s.conf[w];
+    if (d == s.stride[w]) {
+        if (conf < conf_max) ++conf;
     } else {
-        if (e->conf > 0) --e->conf;
-        if (e->conf < conf_threshold) e->stride = d;
+        if (conf > 0) --conf;
+        if (conf < conf_threshold) s.stride[w] = d;
     }
-    e->last_line = line;
-    return e->conf >= conf_threshold && e->stride != 0 ? e->stride : 0;
+    s.last_line[w] = line;
+    return conf >= conf_threshold && s.stride[w] != 0 ? s.stride[w] : 0;
 }
 
 // Stride predictions of orders 1..far: order <= near goes to the L1; the
