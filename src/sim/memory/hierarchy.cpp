@@ -401,7 +401,7 @@ struct MemorySim::Impl {
     // ---- a demand access ----------------------------------------------------
     // Returns the time its data is there; `t`, the issue time, moves on
     // when the core has to wait for an MSHR.
-    double demand(Core& c, const Access& a, double& t) {
+    [[gnu::always_inline]] double demand(Core& c, const Access& a, double& t) {
         const std::uint64_t line = a.addr >> line_shift;
         const std::uint64_t page = a.addr >> page_shift;
         c.tlb.access(page);
@@ -432,6 +432,9 @@ struct MemorySim::Impl {
             for (auto& pf : c.l1_prefetchers) prefetch(c, *pf, detail::Trigger{a.pc, line, l1_hit, l1_prefetch_hit, t}, line);
         return done;
     }
+
+    // A further line of an access that crosses lines (rare): out of line.
+    [[gnu::noinline]] double demand_part(Core& c, const Access& a, double& t) { return demand(c, a, t); }
 
     // The rest of a demand access that missed the L1 (out of line: most
     // accesses hit, and their path stays short).
@@ -624,7 +627,7 @@ struct MemorySim::Impl {
         for (std::uint64_t l = first + 1; l <= last && l <= first + 63; ++l) {
             Access part = a;
             part.addr = l << line_shift;
-            done = std::max(done, demand(c, part, t));
+            done = std::max(done, demand_part(c, part, t));
         }
         const double retire = a.write ? t + l1_ns : done;
         c.rob[(c.rob_head + c.rob_size) & c.rob_mask] = RobEntry{c.instr, retire};
