@@ -699,7 +699,6 @@ struct MemorySim::Impl {
         // while it stays less than one L3 hit latency ahead of the next one:
         // shared queues see requests out of machine order by at most that.
         constexpr int batch = 64;
-        constexpr std::size_t l1_lookahead = 4;
         const double quantum = l3_ns;
         using Turn = std::pair<double, std::size_t>;
         std::priority_queue<Turn, std::vector<Turn>, std::greater<>> turns;
@@ -711,9 +710,6 @@ struct MemorySim::Impl {
             Core& c = cores[i];
             const double second = turns.empty() ? std::numeric_limits<double>::infinity() : turns.top().first + quantum;
             for (int k = 0; k < batch && c.active && c.now <= second; ++k) {
-                // The L1 set of an access a few ahead, asked of the host now:
-                // 16 cores' L1s do not fit the host's L1.
-                if (c.pos + l1_lookahead < c.len) c.l1.prefetch(c.buf[c.pos + l1_lookahead].addr >> line_shift);
                 step(c, c.buf[c.pos]);
                 if (++c.pos == c.len) c.active = refill(c);
             }
