@@ -95,7 +95,7 @@ public:
         const std::uint64_t k = s.nonzeros_per_row;
         const auto cols = std::make_shared<const std::vector<std::uint32_t>>(random_columns(s));
         // A segment is emitted whole and then replayed a batch at a time:
-        // 8 rows of class A are about 500 accesses (12 KB) a thread, so 16
+        // 8 rows of class A are about 500 accesses (16 KB) a thread, so 16
         // threads' segments stay in the host's L2 (64 rows did not).
         constexpr std::uint64_t rows_per_segment = 8;
         // Init: each thread writes its rows of everything.
