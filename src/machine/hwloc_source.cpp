@@ -36,6 +36,7 @@
 //    live system. Files without page types get Machine's default, 4096.
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -44,11 +45,13 @@
 #include <unordered_map>
 #include <vector>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <hwloc.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/sysinfo.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -553,7 +556,87 @@ Machine machine_from_hwloc_synthetic(const std::string& description) {
 
 }  // namespace detail
 
+namespace {
+
+// hwloc's sysfs root: "/" unless HWLOC_FSROOT points its Linux backend
+// elsewhere (a saved or made-up /sys and /proc, as hwloc's own tests use).
+std::string sysfs_root() {
+    const char* root = std::getenv("HWLOC_FSROOT");
+    std::string r = root != nullptr && *root != '\0' ? root : "";
+    while (!r.empty() && r.back() == '/') r.pop_back();
+    return r;
+}
+
+// Whether the system's node directory exists but lists no node. hwloc's
+// Linux backend then stops the process (2.9: the assertion `nbnodes >= 1`
+// in list_sysfsnode) where libgomp and numactl carry on: a sysfs that a
+// container or sandbox masked with an empty directory. (A kernel without
+// NUMA has no such directory, and hwloc reads it as one node.)
+bool node_directory_is_empty(const std::string& root) {
+    DIR* dir = ::opendir((root + "/sys/devices/system/node").c_str());
+    if (dir == nullptr) return false;
+    bool any = false;
+    while (const dirent* e = ::readdir(dir)) {
+        const std::string_view name(e->d_name);
+        if (name.size() > 4 && name.substr(0, 4) == "node" &&
+            name.find_first_not_of("0123456789", 4) == std::string_view::npos) {
+            any = true;
+            break;
+        }
+    }
+    ::closedir(dir);
+    return !any;
+}
+
+// The live system without NUMA information: one node 0 holding the online
+// CPUs (the kernel's list, read with hwloc's parser; the start affinity, or
+// CPUs 0..n-1, when the list cannot be read) and the memory sysinfo()
+// gives, with the base page of sysconf. Its name says why.
+Machine one_node_machine(const std::string& root) {
+    Machine m;
+    m.name = "live (one node: /sys/devices/system/node lists none)";
+    Node node;
+    node.os_index = 0;
+    std::string online;
+    try {
+        online = std::string(trim(detail::read_text_file(root + "/sys/devices/system/cpu/online")));
+    } catch (const Error&) {
+    }
+    if (!online.empty()) {
+        Bitmap set(hwloc_bitmap_alloc());
+        if (set != nullptr && hwloc_bitmap_list_sscanf(set.get(), online.c_str()) == 0 && !hwloc_bitmap_iszero(set.get()) &&
+            hwloc_bitmap_weight(set.get()) > 0) {
+            unsigned cpu = 0;
+            hwloc_bitmap_foreach_begin(cpu, set.get()) {
+                if (cpu < Machine::max_cpus) node.cpus.push_back(cpu);
+            }
+            hwloc_bitmap_foreach_end();
+        }
+    }
+    if (node.cpus.empty() && start_affinity) node.cpus = *start_affinity;
+    if (node.cpus.empty()) {
+        const long n = ::sysconf(_SC_NPROCESSORS_ONLN);
+        for (unsigned c = 0; c < static_cast<unsigned>(n > 0 ? n : 1); ++c) node.cpus.push_back(c);
+    }
+    struct sysinfo info {};
+    if (::sysinfo(&info) == 0) node.memory_bytes = static_cast<std::uint64_t>(info.totalram) * info.mem_unit;
+    m.nodes.push_back(std::move(node));
+    m.distances = {{10}};
+    const long page = ::sysconf(_SC_PAGESIZE);
+    if (page >= 1024 && (page & (page - 1)) == 0) m.page_bytes = static_cast<std::uint64_t>(page);
+    m.validate();
+    return m;
+}
+
+}  // namespace
+
 Machine Machine::from_live() {
+    const std::string root = sysfs_root();
+    if (node_directory_is_empty(root)) {
+        Machine one = one_node_machine(root);
+        if (!start_affinity) return one;
+        return affinity_part(std::move(one), *start_affinity, "this process's CPU affinity");
+    }
     Topology topo = new_topology("live");
     load(topo.get(), "live");
     const char* host = hwloc_obj_get_info_by_name(hwloc_get_root_obj(topo.get()), "HostName");

@@ -1,6 +1,14 @@
 // Tests for the machine model: synthetic descriptions, validation errors,
 // JSON round trips, sizes and queries. No hwloc files needed here.
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <string>
+#include <vector>
+
+#include <sched.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -332,6 +340,70 @@ TEST(MachineLive, LoadsThisSystem) {
     EXPECT_FALSE(m.nodes_with_cpus().empty());
     EXPECT_EQ(Machine::from_json(m.to_json()), m);
     EXPECT_EQ(Machine::from_spec("live").nodes, m.nodes);
+}
+
+// A sysfs whose node directory lists no node (a container or sandbox
+// masked it with an empty directory): hwloc 2.9's Linux backend stops the
+// process there (an assertion), so the live machine is one node holding
+// the online CPUs that this process may use, and says why. The sysfs is a
+// made-up one under HWLOC_FSROOT, the root hwloc itself reads from.
+TEST(MachineLive, AnEmptyNodeDirectoryIsOneNode) {
+    char dir_template[] = "/tmp/numaware-fsroot-XXXXXX";
+    const char* root_c = ::mkdtemp(dir_template);
+    ASSERT_NE(root_c, nullptr);
+    const std::string root = root_c;
+    const std::string system = root + "/sys/devices/system";
+    for (const std::string& d : {root + "/sys", root + "/sys/devices", system, system + "/node", system + "/cpu"})
+        ASSERT_EQ(::mkdir(d.c_str(), 0755), 0) << d;
+    // Not a node: the kernel's files beside node0, node1... stay.
+    for (const std::string& f : {system + "/node/has_cpu", system + "/node/possible"}) {
+        std::FILE* out = std::fopen(f.c_str(), "w");
+        ASSERT_NE(out, nullptr);
+        std::fclose(out);
+    }
+    {
+        std::FILE* out = std::fopen((system + "/cpu/online").c_str(), "w");
+        ASSERT_NE(out, nullptr);
+        std::fputs("0,2-3\n", out);
+        std::fclose(out);
+    }
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    ASSERT_EQ(::sched_getaffinity(0, sizeof set, &set), 0);
+    std::vector<unsigned> expected;
+    for (unsigned c : {0u, 2u, 3u})
+        if (CPU_ISSET(c, &set)) expected.push_back(c);
+    ASSERT_EQ(::setenv("HWLOC_FSROOT", root.c_str(), 1), 0);
+    std::optional<Machine> m;
+    std::string error;
+    try {
+        m = Machine::from_live();
+    } catch (const std::exception& e) {
+        error = e.what();
+    }
+    ::unsetenv("HWLOC_FSROOT");
+    for (const std::string& f : {system + "/node/has_cpu", system + "/node/possible", system + "/cpu/online"})
+        std::remove(f.c_str());
+    for (const std::string& d : {system + "/cpu", system + "/node", system, root + "/sys/devices", root + "/sys", root})
+        ::rmdir(d.c_str());
+    if (expected.empty()) {
+        // This process may use none of CPUs 0, 2 and 3: refused, by name.
+        EXPECT_TRUE(contains(error, "cpus")) << error;
+        return;
+    }
+    ASSERT_TRUE(m.has_value()) << error;
+    ASSERT_EQ(m->node_count(), 1u);
+    EXPECT_EQ(m->nodes[0].os_index, 0u);
+    EXPECT_EQ(m->nodes[0].cpus, expected);
+    EXPECT_GT(m->nodes[0].memory_bytes, 0u);
+    EXPECT_EQ(m->distances, (numaware::NodeMatrix<unsigned>{{10}}));
+    EXPECT_TRUE(contains(m->name, "/sys/devices/system/node lists none")) << m->name;
+    EXPECT_EQ(m->page_bytes, static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE)));
+    // The CPUs this process may not use are named as left out, by whom.
+    if (expected.size() < 3u) {
+        EXPECT_EQ(m->left_out.by, "this process's CPU affinity");
+    }
+    EXPECT_EQ(Machine::from_json(m->to_json()), *m);
 }
 
 TEST(Size, ParsesAndFormats) {
