@@ -604,8 +604,7 @@ Machine one_node_machine(const std::string& root) {
     }
     if (!online.empty()) {
         Bitmap set(hwloc_bitmap_alloc());
-        if (set != nullptr && hwloc_bitmap_list_sscanf(set.get(), online.c_str()) == 0 && !hwloc_bitmap_iszero(set.get()) &&
-            hwloc_bitmap_weight(set.get()) > 0) {
+        if (set != nullptr && hwloc_bitmap_list_sscanf(set.get(), online.c_str()) == 0 && hwloc_bitmap_weight(set.get()) > 0) {
             unsigned cpu = 0;
             hwloc_bitmap_foreach_begin(cpu, set.get()) {
                 if (cpu < Machine::max_cpus) node.cpus.push_back(cpu);
@@ -628,25 +627,26 @@ Machine one_node_machine(const std::string& root) {
     return m;
 }
 
-}  // namespace
-
-Machine Machine::from_live() {
-    const std::string root = sysfs_root();
-    if (node_directory_is_empty(root)) {
-        Machine one = one_node_machine(root);
-        if (!start_affinity) return one;
-        return affinity_part(std::move(one), *start_affinity, "this process's CPU affinity");
-    }
+// The live system as hwloc reads it, restricted to hwloc's allowed sets
+// (the cgroup cpuset: Slurm, containers).
+Machine live_from_hwloc() {
     Topology topo = new_topology("live");
     load(topo.get(), "live");
     const char* host = hwloc_obj_get_info_by_name(hwloc_get_root_obj(topo.get()), "HostName");
     // A guest without a host name reports "(none)"; say nothing then.
     const bool named = host != nullptr && *host != '\0' && std::string_view(host) != "(none)";
     Machine full = machine_from_topology(topo.get(), std::string("live") + (named ? std::string(" (") + host + ")" : ""));
+    return allowed_part(topo.get(), std::move(full), "this process's cpuset");
+}
+
+}  // namespace
+
+Machine Machine::from_live() {
     // Two restrictions, each named only when it leaves something out: the
     // cgroup cpuset (Slurm, containers), then the affinity the process
     // started with (taskset, numactl --cpunodebind, a job's task binding).
-    Machine allowed = allowed_part(topo.get(), std::move(full), "this process's cpuset");
+    const std::string root = sysfs_root();
+    Machine allowed = node_directory_is_empty(root) ? one_node_machine(root) : live_from_hwloc();
     if (!start_affinity) return allowed;
     return affinity_part(std::move(allowed), *start_affinity, "this process's CPU affinity");
 }

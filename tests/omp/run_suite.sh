@@ -100,10 +100,10 @@ fi
 # asking it; the program runs as under libgomp. A mount namespace of our
 # own (unshare -rm: root, or an unprivileged user namespace) holds the
 # empty directory.
+masked() { unshare -rm sh -c 'mount -t tmpfs none /sys/devices/system/node && exec env "$@"' masked "$@"; }
 if command -v unshare >/dev/null && unshare -rm true 2>/dev/null; then
     for prog in "$@"; do
         [[ $(basename "$prog") == sync ]] || continue
-        masked() { unshare -rm sh -c 'mount -t tmpfs none /sys/devices/system/node && exec env "$@"' masked "$@"; }
         want=$(masked OMP_NUM_THREADS=2 "$prog" 2>&1) || bad "sync under libgomp with an empty node directory: status $?"
         got=$(masked OMP_NUM_THREADS=2 LD_PRELOAD=$preload "$prog" 2>&1) ||
             bad "sync under the shim with an empty node directory: status $? ($(printf '%s' "$got" | head -c 300))"

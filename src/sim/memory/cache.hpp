@@ -83,32 +83,16 @@ public:
         // Every way is compared (no early exit): which way holds a line
         // is unpredictable, a fixed trip count per cache is not. The way
         // counts of the presets have their compares written out.
-        unsigned match;   // bit w << shift: way w holds it
-        unsigned shift = 0;
         // The presets' way counts, the L1's first (most lookups), tested
         // in turn: a compare each, where a switch took a tree of them.
-        if (ways_ == 2) {
-            match = matching<2>(t, key);
-#if defined(__SSE2__)
-        } else if (ways_ == 8) {
-            match = matching_halves<8>(t, key), shift = 1;
-        } else if (ways_ == 16) {
-            match = matching_halves<16>(t, key), shift = 1;
-        } else if (ways_ == 4) {
-            match = matching_halves<4>(t, key), shift = 1;
-#else
-        } else if (ways_ == 8) {
-            match = matching<8>(t, key);
-        } else if (ways_ == 16) {
-            match = matching<16>(t, key);
-        } else if (ways_ == 4) {
-            match = matching<4>(t, key);
-#endif
-        } else {
-            match = 0;
-            for (unsigned w = 0; w < ways_; ++w) match |= static_cast<unsigned>(t[w] == key) << w;
-        }
-        return match == 0 ? LineRef{} : ref(set, static_cast<unsigned>(std::countr_zero(match)) >> shift);
+        Match m;
+        if (ways_ == 2) m = match_of<2>(t, key);
+        else if (ways_ == 8) m = match_of<8>(t, key);
+        else if (ways_ == 16) m = match_of<16>(t, key);
+        else if (ways_ == 4) m = match_of<4>(t, key);
+        else
+            for (unsigned w = 0; w < ways_; ++w) m.bits |= static_cast<unsigned>(t[w] == key) << w;
+        return m.bits == 0 ? LineRef{} : ref(set, static_cast<unsigned>(std::countr_zero(m.bits)) >> m.shift);
     }
     // Asks the host for the host lines of `line`'s set that a lookup reads,
     // so that a lookup that comes later does not wait for them.
@@ -187,6 +171,18 @@ private:
         return m & (m >> 1) & 0x55555555u;
     }
 #endif
+    // The ways of W that hold `key`: bit w << shift for way w (SSE2's
+    // compares for 4 ways and more, where the host has them).
+    struct Match {
+        unsigned bits = 0, shift = 0;
+    };
+    template <unsigned W>
+    [[gnu::always_inline]] static Match match_of(const std::uint64_t* t, std::uint64_t key) {
+#if defined(__SSE2__)
+        if constexpr (W >= 4) return {matching_halves<W>(t, key), 1};
+#endif
+        return {matching<W>(t, key), 0};
+    }
     static bool is_pow2(std::uint64_t n) { return n != 0 && (n & (n - 1)) == 0; }
     std::uint64_t* set_of(std::uint64_t line) const {
         const std::uint64_t set = pow2_ ? (line & mask_) : line % sets_;
