@@ -36,49 +36,53 @@ struct CacheLine {
 };
 
 // A present line: its arrival time and flags, in place. Two words (its
-// set, its way and where the set's arrival times start), so that a lookup
-// returns it in registers.
+// set, its way, the set's way count and where its arrival times start),
+// so that a lookup returns it in registers.
 class LineRef {
 public:
     LineRef() = default;
-    LineRef(std::uint64_t* set, unsigned way, unsigned ready_at) : set_(set), way_(way), ready_at_(ready_at) {}
+    LineRef(std::uint64_t* set, unsigned way, unsigned ways, unsigned ready_at)
+        : set_(set), way_(static_cast<std::uint16_t>(way)), ways_(static_cast<std::uint16_t>(ways)), ready_at_(ready_at) {}
     explicit operator bool() const { return set_ != nullptr; }
     double ready() const { return std::bit_cast<double>(set_[ready_at_ + way_]); }
     // unsigned char: may alias the words
-    std::uint8_t& flags() const { return reinterpret_cast<std::uint8_t*>(set_ + 1)[way_]; }
+    std::uint8_t& flags() const { return reinterpret_cast<std::uint8_t*>(set_ + ways_ + 1)[way_]; }
 
 private:
     friend class Cache;
-    std::uint64_t* set_ = nullptr;   // its first word is the LRU word
-    std::uint32_t way_ = 0;
+    std::uint64_t& lru() const { return set_[ways_]; }
+    std::uint64_t* set_ = nullptr;   // its first words are the tags
+    std::uint16_t way_ = 0, ways_ = 0;
     std::uint32_t ready_at_ = 0;
 };
 
 // Each set is one contiguous block, so a lookup and an insert touch a few
-// adjacent host cache lines: an LRU word (4-bit ages, way w at bits 4w, 0
-// the most recent), the ways' flags, their tags (line address + 1, 0
-// empty) and their arrival times. At most 16 ways. The blocks are whole
-// host cache lines (64 bytes), aligned, so a set of up to 2 ways is one
-// host line and one of 8 ways is three.
+// adjacent host cache lines: the ways' tags (line address + 1, 0 empty)
+// first, so that a lookup that misses reads them alone (one host line for
+// up to 8 ways, two for 16), then an LRU word (4-bit ages, way w at bits
+// 4w, 0 the most recent), the ways' flags (a byte each) and their arrival
+// times. At most 16 ways. The blocks are whole host cache lines (64
+// bytes), aligned, so a set of up to 2 ways is one host line and one of 8
+// ways is three.
 class Cache {
 public:
     static constexpr unsigned max_ways = 16;
     Cache() = default;
     Cache(std::uint64_t bytes, unsigned ways, unsigned line_bytes)
         : ways_(ways), sets_(bytes / line_bytes / ways), mask_(is_pow2(sets_) ? sets_ - 1 : 0), pow2_(is_pow2(sets_)),
-          tags_at_(3), ready_at_(3 + ways), words_((3 + 2 * ways + 7) / 8 * 8),
+          ready_at_(ways + 1 + (ways + 7) / 8), words_((ready_at_ + ways + 7) / 8 * 8),
           data_(allocate(static_cast<std::size_t>(sets_ * words_))) {
         for (unsigned w = 0; w < ways_; ++w) (w % 2 == 0 ? even_ways_ : odd_ways_) |= std::uint64_t{1} << (w / 2 * 8);
         for (std::uint64_t s = 0; s < sets_; ++s) {
             std::uint64_t lru = 0;   // initial order: way w has age w
             for (unsigned w = 0; w < ways_; ++w) lru |= std::uint64_t{w} << (4 * w);
-            data_[static_cast<std::size_t>(s * words_)] = lru;
+            data_[static_cast<std::size_t>(s * words_ + ways_)] = lru;
         }
     }
 
     [[gnu::always_inline]] LineRef find(std::uint64_t line) {
         std::uint64_t* set = set_of(line);
-        const std::uint64_t* t = set + tags_at_;
+        const std::uint64_t* t = set;
         const std::uint64_t key = line + 1;
         // Every way is compared (no early exit): which way holds a line
         // is unpredictable, a fixed trip count per cache is not. The way
@@ -100,14 +104,14 @@ public:
         const std::uint64_t* set = set_of(line);
         for (std::uint64_t k = 0; k < ready_at_; k += 8) __builtin_prefetch(set + k);
     }
-    void touch(const LineRef& l) { make_recent(*l.set_, l.way_); }
+    void touch(const LineRef& l) { make_recent(l.lru(), l.way_); }
     // Removes a present line (a coherence invalidation): its way becomes
     // empty and the next to be filled in its set.
     void erase(const LineRef& l) {
         std::uint64_t* set = l.set_;
-        set[tags_at_ + l.way_] = 0;
+        set[l.way_] = 0;
         l.flags() = 0;
-        std::uint64_t& lru = set[0];
+        std::uint64_t& lru = l.lru();
         const std::uint64_t age = (lru >> (4 * l.way_)) & 15u;
         for (unsigned w = 0; w < ways_; ++w) {
             const std::uint64_t a = (lru >> (4 * w)) & 15u;
@@ -119,14 +123,14 @@ public:
     // nothing).
     CacheLine insert(std::uint64_t line, double ready, std::uint8_t flags) {
         std::uint64_t* set = set_of(line);
-        std::uint64_t* t = set + tags_at_;
-        const unsigned v = oldest(set[0]);   // an empty way ages too
+        std::uint64_t* t = set;
+        const unsigned v = oldest(set[ways_]);   // an empty way ages too
         const LineRef r = ref(set, v);
         const CacheLine old{t[v], r.flags()};
         t[v] = line + 1;
         set[ready_at_ + v] = std::bit_cast<std::uint64_t>(ready);
         r.flags() = flags;
-        make_recent(set[0], v);
+        make_recent(set[ways_], v);
         return old;
     }
     std::uint64_t sets() const { return sets_; }
@@ -188,7 +192,7 @@ private:
         const std::uint64_t set = pow2_ ? (line & mask_) : line % sets_;
         return &data_[static_cast<std::size_t>(set * words_)];
     }
-    LineRef ref(std::uint64_t* set, unsigned w) const { return LineRef{set, w, ready_at_}; }
+    LineRef ref(std::uint64_t* set, unsigned w) const { return LineRef{set, w, ways_, ready_at_}; }
     // The LRU word's ages are a permutation of 0..ways-1. They are worked
     // on a byte each, in two words: the even ways' ages and the odd ways'.
     static constexpr std::uint64_t nibbles = 0x0F0F0F0F0F0F0F0Full, ones = 0x0101010101010101ull,
@@ -219,7 +223,7 @@ private:
     std::uint64_t sets_ = 1;
     std::uint64_t mask_ = 0;
     bool pow2_ = true;   // sets_ is a power of two (1 too): the set is line & mask_
-    unsigned tags_at_ = 3, ready_at_ = 4;   // in words: [lru][flags: 2 words][tags][ready]
+    unsigned ready_at_ = 3;   // in words: [tags][lru][flags: a word per 8 ways][ready]
     std::uint64_t words_ = 8;               // per set, a multiple of 8 (64 bytes)
     std::uint64_t even_ways_ = 0, odd_ways_ = 0;   // bit 0 of each byte that holds a way's age
     Words data_;

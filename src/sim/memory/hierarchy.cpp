@@ -205,6 +205,7 @@ struct MemorySim::Impl {
         l2_ns = p.l2.latency_cycles * cyc;
         l3_ns = p.l3.latency_cycles * cyc;
         for (std::size_t k = 0; k < retire_ns.size(); ++k) retire_ns[k] = retiring_ns(k);
+        rob_slack_ns = retiring_ns(p.rob_window) / 2;
         while ((1u << line_shift) < p.line_bytes) ++line_shift;
         while ((1u << page_shift) < p.page_bytes) ++page_shift;
         directory = Directory(page_shift - line_shift);
@@ -257,10 +258,16 @@ struct MemorySim::Impl {
     }
 
     // ---- pages ------------------------------------------------------------
-    int home_for_demand(std::uint64_t page, Core& c) {
+    // The page's home, or -1 while it has none: the core's memo first.
+    int known_home(std::uint64_t page, Core& c) {
         Core::KnownHome& k = c.known_homes[page % Core::home_memo_size];
         if (k.page_plus_1 == page + 1) return k.home;
-        int h = homes.find(page);
+        const int h = homes.find(page);
+        if (h >= 0) k = Core::KnownHome{page + 1, h};
+        return h;
+    }
+    int home_for_demand(std::uint64_t page, Core& c) {
+        int h = known_home(page, c);
         if (h < 0) {
             switch (mapping.kind) {
                 case PageMapping::Kind::first_touch: h = static_cast<int>(c.socket); break;
@@ -271,8 +278,8 @@ struct MemorySim::Impl {
                 default: h = static_cast<int>(c.socket); break;   // refused by the constructor
             }
             homes.set(page, h);
+            c.known_homes[page % Core::home_memo_size] = Core::KnownHome{page + 1, h};
         }
-        k = Core::KnownHome{page + 1, h};
         return h;
     }
 
@@ -515,18 +522,20 @@ struct MemorySim::Impl {
                 const std::uint64_t first = pr.at(i);
                 const std::uint64_t pp = first >> lines_per_page_shift;
                 // How many of the run's lines from `first` lie in page pp.
+                // (The usual stride, one line, needs no division.)
+                const auto steps = [](std::uint64_t room, std::uint64_t step) { return step == 1 ? room : room / step; };
                 std::uint64_t in_page = pr.count - i;
                 if (pr.stride > 0) {
                     const std::uint64_t room = page_lines - 1 - (first & (page_lines - 1));
-                    in_page = std::min(in_page, room / static_cast<std::uint64_t>(pr.stride) + 1);
+                    in_page = std::min(in_page, steps(room, static_cast<std::uint64_t>(pr.stride)) + 1);
                 } else if (pr.stride < 0) {
                     const std::uint64_t room = first & (page_lines - 1);
-                    in_page = std::min(in_page, room / (0 - static_cast<std::uint64_t>(pr.stride)) + 1);
+                    in_page = std::min(in_page, steps(room, 0 - static_cast<std::uint64_t>(pr.stride)) + 1);
                 }
                 const std::uint32_t end = i + static_cast<std::uint32_t>(in_page);
                 if (pp != last_page) {
                     last_page = pp;
-                    home = homes.find(pp);
+                    home = known_home(pp, c);
                     mapped = home >= 0 && (pp == page || c.tlb.contains(pp));
                 }
                 if (!mapped) {
@@ -604,6 +613,7 @@ struct MemorySim::Impl {
     // per access, and the same doubles.
     double retiring_ns(std::uint64_t n) const { return static_cast<double>(n) * cyc / p.core_ipc; }
     std::array<double, 64> retire_ns{};
+    double rob_slack_ns = 0;   // step()
 
     void step(Core& c, const Access& a) {
         // The gap's instructions and the access's own (unless the previous
@@ -630,8 +640,16 @@ struct MemorySim::Impl {
             done = std::max(done, demand_part(c, part, t));
         }
         const double retire = a.write ? t + l1_ns : done;
-        c.rob[(c.rob_head + c.rob_size) & c.rob_mask] = RobEntry{c.instr, retire};
-        ++c.rob_size;
+        // The window leaves an access behind once rob_window instructions
+        // have followed it, and those take at least retiring_ns(rob_window)
+        // of the core's clock. An access retiring within half that of its
+        // issue (an L1 hit, mostly) can never hold the core: it is not
+        // kept. (The clock's rounding over a window is far below the other
+        // half, for any run shorter than years.)
+        if (retire > t + rob_slack_ns) {
+            c.rob[(c.rob_head + c.rob_size) & c.rob_mask] = RobEntry{c.instr, retire};
+            ++c.rob_size;
+        }
         c.now = t;
         c.last_done = done;
         c.end = std::max(c.end, done);
