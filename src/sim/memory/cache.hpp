@@ -124,13 +124,17 @@ public:
     CacheLine insert(std::uint64_t line, double ready, std::uint8_t flags) {
         std::uint64_t* set = set_of(line);
         std::uint64_t* t = set;
-        const unsigned v = oldest(set[ways_]);   // an empty way ages too
+        std::uint64_t& lru = set[ways_];
+        // Two ways (the L1s, most fills): way 0's age is 0 or 1, and the
+        // other way's is the other; the way filled becomes 0.
+        const unsigned v = ways_ == 2 ? static_cast<unsigned>(lru & 1u) ^ 1u : oldest(lru);   // an empty way ages too
         const LineRef r = ref(set, v);
         const CacheLine old{t[v], r.flags()};
         t[v] = line + 1;
         set[ready_at_ + v] = std::bit_cast<std::uint64_t>(ready);
         r.flags() = flags;
-        make_recent(set[ways_], v);
+        if (ways_ == 2) lru = v == 0 ? std::uint64_t{1} << 4 : 1;
+        else make_recent(lru, v);
         return old;
     }
     std::uint64_t sets() const { return sets_; }
