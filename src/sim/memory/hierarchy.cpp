@@ -182,6 +182,7 @@ struct MemorySim::Impl {
     double cyc = 0.5;
     double l1_ns = 0, l2_ns = 0, l3_ns = 0;
     unsigned line_shift = 6, page_shift = 12;
+    std::uint64_t line_offset_mask = 63;
     double clock = 0;              // the end of the last phase
     int barrier_line_socket = -1;  // where the barrier's counter line was left (none yet)
     MemoryReport r;
@@ -207,6 +208,7 @@ struct MemorySim::Impl {
         for (std::size_t k = 0; k < retire_ns.size(); ++k) retire_ns[k] = retiring_ns(k);
         rob_slack_ns = retiring_ns(p.rob_window) / 2;
         while ((1u << line_shift) < p.line_bytes) ++line_shift;
+        line_offset_mask = p.line_bytes - 1;
         while ((1u << page_shift) < p.page_bytes) ++page_shift;
         directory = Directory(page_shift - line_shift);
         lat = p.timed.latency_ns;
@@ -440,8 +442,18 @@ struct MemorySim::Impl {
         return done;
     }
 
-    // A further line of an access that crosses lines (rare): out of line.
-    [[gnu::noinline]] double demand_part(Core& c, const Access& a, double& t) { return demand(c, a, t); }
+    // The further lines of an access that crosses lines, after its first
+    // line's `done`: out of line.
+    [[gnu::noinline]] double crossing(Core& c, const Access& a, double& t, double done) {
+        const std::uint64_t first = a.addr >> line_shift;
+        const std::uint64_t last = (a.addr + std::max<std::uint32_t>(a.size, 1) - 1) >> line_shift;
+        for (std::uint64_t l = first + 1; l <= last && l <= first + 63; ++l) {
+            Access part = a;
+            part.addr = l << line_shift;
+            done = std::max(done, demand(c, part, t));
+        }
+        return done;
+    }
 
     // The rest of a demand access that missed the L1 (out of line: most
     // accesses hit, and their path stays short).
@@ -631,14 +643,9 @@ struct MemorySim::Impl {
             --c.rob_size;
         }
         double done = demand(c, a, t);
-        // An access that crosses lines looks each of them up (at most 64).
-        const std::uint64_t first = a.addr >> line_shift;
-        const std::uint64_t last = (a.addr + std::max<std::uint32_t>(a.size, 1) - 1) >> line_shift;
-        for (std::uint64_t l = first + 1; l <= last && l <= first + 63; ++l) {
-            Access part = a;
-            part.addr = l << line_shift;
-            done = std::max(done, demand_part(c, part, t));
-        }
+        // An access that crosses lines (rare: its offset in the line plus
+        // its size passes the line's end) looks each of them up (at most 64).
+        if ((a.addr & line_offset_mask) + std::max<std::uint32_t>(a.size, 1) > p.line_bytes) done = crossing(c, a, t, done);
         const double retire = a.write ? t + l1_ns : done;
         // The window leaves an access behind once rob_window instructions
         // have followed it, and those take at least retiring_ns(rob_window)
