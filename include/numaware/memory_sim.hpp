@@ -96,6 +96,20 @@ HierarchyPreset preset(std::string_view name);
 // The preset with every remote DRAM latency set to `remote_ns` (the
 // latency sweep); Error("remote_ns", ...) unless remote_ns >= the local one.
 HierarchyPreset with_remote_latency(const HierarchyPreset& p, double remote_ns);
+// The preset's cores and caches on another machine (a named model of the
+// task simulator, the live machine, an hwloc XML or JSON file, a synthetic
+// description: timed_from_spec). The machine's nodes become the sockets,
+// with its DRAM latencies and bandwidths; each of its CPUs is a core (SMT
+// siblings are cores of their own); a node without CPUs is memory alone
+// (CXL, HBM), a home that no core is local to. Cache sizes come from the
+// machine's cache list where it has one (L1D and L2: the largest share of
+// one CPU; L3: the largest total of one node, a cache that spans nodes
+// counted by its CPUs in each), else from the preset (its L3 per core, times
+// the most CPUs of a node). Each size is cut to whole sets of the preset's
+// ways and line. Everything else (clock, latencies in cycles, MSHRs, line,
+// page, window, TLB, IPC, energies) is the preset's. `sources` says which
+// figure came from where. Error("machine", ...) for a machine without CPUs.
+HierarchyPreset on_machine(const HierarchyPreset& base, const TimedMachine& machine);
 
 // =====================================================================
 // Prefetchers

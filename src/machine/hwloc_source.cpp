@@ -423,12 +423,17 @@ Machine machine_from_topology(hwloc_topology_t topo, std::string name) {
     std::sort(housed.begin(), housed.end());
     housed.erase(std::unique(housed.begin(), housed.end()), housed.end());
 
-    // Data and unified caches, then instruction caches, each by level.
+    // Data and unified caches, then instruction caches, each by level. A
+    // memory-side cache (KNL's MCDRAM in cache mode, which hwloc 1.x files
+    // give as an L3 of subtype "MemorySideCache"; hwloc 2 as a MemCache,
+    // not read here) caches a node's memory, not the CPUs' accesses: it is
+    // not one of theirs.
     static constexpr hwloc_obj_type_t cache_types[] = {
         HWLOC_OBJ_L1CACHE,  HWLOC_OBJ_L2CACHE,  HWLOC_OBJ_L3CACHE,  HWLOC_OBJ_L4CACHE, HWLOC_OBJ_L5CACHE,
         HWLOC_OBJ_L1ICACHE, HWLOC_OBJ_L2ICACHE, HWLOC_OBJ_L3ICACHE};
     for (hwloc_obj_type_t type : cache_types) {
         for (hwloc_obj_t o = nullptr; (o = hwloc_get_next_obj_by_type(topo, type, o)) != nullptr;) {
+            if (o->subtype != nullptr && std::string_view(o->subtype) == "MemorySideCache") continue;
             Cache c;
             c.level = o->attr->cache.depth;
             c.size_bytes = o->attr->cache.size;

@@ -9,6 +9,7 @@
 #include <iterator>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -182,6 +183,17 @@ TEST(RealTopologies, KnlHasFourCpuLessMcdramNodes) {
     EXPECT_DOUBLE_EQ(bw[m.index_of(1)][m.index_of(4)], 90000.0 * 1048576.0 / 1e9);
     EXPECT_EQ(bw[m.index_of(0)][m.index_of(1)], 0.0) << "no value for this pair in the file: not known";
     EXPECT_EQ(bw[m.index_of(7)][m.index_of(7)], 0.0) << "a memory-only node initiates nothing";
+    // The other half of each quadrant's MCDRAM is a memory-side cache (an
+    // L3 of subtype MemorySideCache in this hwloc 1.x file): not one of the
+    // CPUs' caches; their L1 and L2 (4 MiB in this file) are.
+    std::set<unsigned> levels;
+    for (const auto& c : m.caches) {
+        levels.insert(c.level);
+        if (c.level == 2) {
+            EXPECT_EQ(c.size_bytes, 4u << 20);
+        }
+    }
+    EXPECT_EQ(levels, (std::set<unsigned>{1, 2}));
 }
 
 TEST(RealTopologies, MemattrsFileGivesMeasuredMatrices) {

@@ -156,6 +156,73 @@ TEST(SimMemoryPreset, RejectsUnknownNamesAndBadGeometry) {
     EXPECT_DOUBLE_EQ(q.timed.latency_ns[1][1], 80.0);
 }
 
+// ---- another machine under a preset's cores and caches (on_machine) ------------
+
+TEST(SimMemoryMachine, ItsNodesAreTheSocketsAndItsCpusTheCores) {
+    const numaware::sim::TimedMachine t =
+        numaware::sim::timed_from_spec("nodes=3 cpus=4,2,0 mem=1G,1G,2G latency=90,150,300/150,90,300/300,300,300");
+    const mem::HierarchyPreset base = mem::preset("thesis-4s");
+    const mem::HierarchyPreset p = mem::on_machine(base, t);
+    EXPECT_EQ(p.sockets(), 3u);
+    EXPECT_EQ(p.cores(), 6u);
+    for (std::size_t r = 0; r < 3; ++r)
+        for (std::size_t h = 0; h < 3; ++h) EXPECT_DOUBLE_EQ(p.timed.latency_ns[r][h], t.latency_ns[r][h]);
+    // The machine lists no caches: the preset's L1 and L2, and its 1 MiB of
+    // L3 per core times the 4 CPUs of the largest node.
+    EXPECT_EQ(p.l1.bytes, base.l1.bytes);
+    EXPECT_EQ(p.l2.bytes, base.l2.bytes);
+    EXPECT_EQ(p.l3.bytes, 4u << 20);
+    EXPECT_EQ(p.l3_slices, 8u);
+    EXPECT_EQ(p.ghz, base.ghz);
+    EXPECT_EQ(p.rob_window, base.rob_window);
+    EXPECT_TRUE(p.name.starts_with("thesis-4s on ")) << p.name;
+    EXPECT_FALSE(p.sources.empty());
+    // A memory-only node is a home no core is local to: a stream bound to it
+    // reads every line remotely, and takes longer than under first touch.
+    mem::RunOptions o;
+    o.mapping = mem::parse_page_mapping("bind:2");
+    const mem::WorkloadResult far = mem::run_workload(*mem::make_workload("stream:8"), p, o);
+    EXPECT_GT(far.report.dram_remote_bytes, 0u);
+    EXPECT_EQ(far.report.dram_local_bytes, 0u);
+    o.mapping = mem::parse_page_mapping("first-touch");
+    const mem::WorkloadResult near = mem::run_workload(*mem::make_workload("stream:8"), p, o);
+    // (First touch leaves only the pages where two threads' parts meet remote.)
+    EXPECT_LT(near.report.dram_remote_bytes * 100, far.report.dram_remote_bytes);
+    EXPECT_GT(far.measured_s, near.measured_s);
+}
+
+TEST(SimMemoryMachine, CacheSizesComeFromTheMachinesCacheList) {
+    numaware::Machine m = numaware::Machine::from_synthetic("nodes=2 cpus-per-node=4 mem-per-node=1G");
+    const auto cache = [](unsigned level, const char* type, std::uint64_t bytes, std::vector<unsigned> cpus) {
+        return numaware::Cache{level, type, bytes, 64, std::move(cpus)};
+    };
+    for (unsigned c = 0; c < 8; c += 2) {
+        m.caches.push_back(cache(1, "data", 48 << 10, {c, c + 1}));         // two SMT siblings: 24 KiB each
+        m.caches.push_back(cache(1, "instruction", 1 << 20, {c, c + 1}));   // not a data cache: ignored
+        m.caches.push_back(cache(2, "unified", 1280 << 10, {c}));          // 1.25 MiB, one CPU
+        m.caches.push_back(cache(2, "unified", 1280 << 10, {c + 1}));
+    }
+    m.caches.push_back(cache(3, "unified", 30 << 20, {0, 1, 2, 3, 4, 5}));   // spans both nodes: 20 + 10 MiB
+    m.caches.push_back(cache(3, "unified", 6 << 20, {6, 7}));                // node 1: 10 + 6 MiB
+    const mem::HierarchyPreset p = mem::on_machine(mem::preset("thesis-4s"), numaware::sim::timed(m));
+    EXPECT_EQ(p.l1.bytes, 24u << 10);     // 192 sets of 2 ways
+    EXPECT_EQ(p.l2.bytes, 1280u << 10);   // 2,560 sets of 8 ways
+    EXPECT_EQ(p.l3.bytes, 20u << 20);     // node 0's 4 of the 6 CPUs of the 30 MiB cache
+    EXPECT_EQ(p.cores(), 8u);
+    // Sizes that are not whole sets of the preset's ways are cut down.
+    m.caches.push_back(cache(2, "unified", 1300 << 10, {0}));
+    const mem::HierarchyPreset q = mem::on_machine(mem::preset("thesis-4s"), numaware::sim::timed(m));
+    EXPECT_EQ(q.l2.bytes, 1300u * 1024 / 512 * 512);
+    // And a simulation runs on it.
+    mem::RunOptions o;
+    EXPECT_GT(mem::run_workload(*mem::make_workload("cg:S"), q, o).measured_s, 0.0);
+}
+
+TEST(SimMemoryMachine, AMachineWithoutCpusIsRefused) {
+    expect_error([] { mem::on_machine(mem::preset("thesis-4s"), numaware::sim::timed_from_spec("nodes=2 cpus=0,0")); },
+                 "machine", "has no CPUs");
+}
+
 TEST(SimMemorySim, RejectsBadCoresAndNodes) {
     expect_error(
         [] {

@@ -131,6 +131,34 @@ TEST(SimMemoryCli, BadInputIsOneLineAndNonZero) {
     EXPECT_TRUE(contains(r.out, "remote: the team uses every node of thesis-4s")) << r.out;
 }
 
+TEST(SimMemoryCli, AnotherMachineUnderThePresetsCachesAndItsBadInput) {
+    // A named model of the task simulator: 4 sockets x 18 cores.
+    auto r = run_cli("sim memory --machine bullion-s16:4 --workload stream:1 --json", false);
+    ASSERT_EQ(r.status, 0) << r.out;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["preset"].get<std::string>(), "thesis-4s on bullion-s16 (4 sockets)");
+    EXPECT_EQ(j["parameters"]["sockets"].get<unsigned>(), 4u);
+    EXPECT_EQ(j["parameters"]["cores"].get<unsigned>(), 72u);
+    // The preset's 1 MiB of L3 per core, times 18.
+    EXPECT_EQ(j["parameters"]["l3"]["bytes"].get<std::uint64_t>(), 18u << 20);
+    // A memory-only node: binding to it makes every DRAM byte remote.
+    const std::string tiered = "'nodes=3 cpus=2,2,0 mem=1G,1G,2G kinds=DRAM,DRAM,CXL "
+                               "latency=80,140,250/140,80,250/250,250,250'";
+    r = run_cli("sim memory --machine " + tiered + " --workload stream:8 --mapping bind:2 --json", false);
+    ASSERT_EQ(r.status, 0) << r.out;
+    const auto b = nlohmann::json::parse(r.out)["runs"][0]["bytes"];
+    EXPECT_GT(b["dram_remote"].get<std::uint64_t>(), 0u) << b.dump();
+    EXPECT_EQ(b["dram_local"].get<std::uint64_t>(), 0u) << b.dump();
+
+    r = run_cli("sim memory --machine 'nodes=2 cpus=0,0' --workload stream:1");
+    EXPECT_NE(r.status, 0);
+    EXPECT_EQ(r.out, "numaware: machine: nodes=2 cpus=0,0 has no CPUs: nothing to run the workload on\n");
+    r = run_cli("sim memory --machine bullion-s16:5 --workload stream:1");
+    EXPECT_NE(r.status, 0);
+    EXPECT_TRUE(one_line(r.out)) << r.out;
+    EXPECT_TRUE(contains(r.out, "4, 8 or 16 sockets")) << r.out;
+}
+
 TEST(SimMemoryCli, PlotWritesAPng) {
     const PlotDir dir;
     ASSERT_FALSE(dir.path.empty());

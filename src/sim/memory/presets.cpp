@@ -202,6 +202,107 @@ HierarchyPreset preset(std::string_view spec) {
     throw Error("preset", fmt::format("unknown preset '{}'; known: {}", spec, fmt::join(preset_names(), ", ")));
 }
 
+namespace {
+
+// `bytes` cut to whole sets of `ways` lines (at least one set).
+std::uint64_t whole_sets(std::uint64_t bytes, unsigned ways, unsigned line) {
+    const std::uint64_t set = std::uint64_t{ways} * line;
+    return std::max<std::uint64_t>(bytes / set, 1) * set;
+}
+
+// The largest share of one CPU among the machine's data or unified caches
+// of `level` (0: it lists none).
+std::uint64_t per_cpu_share(const Machine& m, unsigned level) {
+    std::uint64_t best = 0;
+    for (const Cache& c : m.caches)
+        if (c.level == level && c.type != "instruction" && !c.cpus.empty())
+            best = std::max<std::uint64_t>(best, c.size_bytes / c.cpus.size());
+    return best;
+}
+
+// The largest total of level-3 data or unified cache of one node, a cache
+// that spans nodes counted by its CPUs in each (0: the machine lists none).
+std::uint64_t per_node_l3(const Machine& m) {
+    std::uint64_t best = 0;
+    for (const Node& n : m.nodes) {
+        double total = 0;
+        for (const Cache& c : m.caches) {
+            if (c.level != 3 || c.type == "instruction" || c.cpus.empty()) continue;
+            std::size_t inside = 0;
+            for (unsigned cpu : c.cpus) inside += std::binary_search(n.cpus.begin(), n.cpus.end(), cpu) ? 1 : 0;
+            total += static_cast<double>(c.size_bytes) * static_cast<double>(inside) / static_cast<double>(c.cpus.size());
+        }
+        best = std::max(best, static_cast<std::uint64_t>(total));
+    }
+    return best;
+}
+
+std::size_t most_cpus_of_a_node(const Machine& m) {
+    std::size_t most = 0;
+    for (const Node& n : m.nodes) most = std::max(most, n.cpus.size());
+    return most;
+}
+
+}  // namespace
+
+HierarchyPreset on_machine(const HierarchyPreset& base, const TimedMachine& machine) {
+    base.validate();
+    const Machine& m = machine.machine;
+    const std::size_t cpus = most_cpus_of_a_node(m);
+    if (cpus == 0) throw Error("machine", fmt::format("{} has no CPUs: nothing to run the workload on", machine.name));
+    HierarchyPreset p = base;
+    p.timed = machine;
+    p.name = fmt::format("{} on {}", base.name, machine.name);
+    p.timed.name = p.name;
+    p.sources.clear();
+    p.sources.push_back(fmt::format("sockets, cores, DRAM latency and bandwidth: the machine {} ({} nodes, {} CPUs; "
+                                    "each CPU a core, each node a socket with its own L3)",
+                                    machine.name, m.nodes.size(), m.cpu_count()));
+    if (!machine.source.empty()) p.sources.push_back(fmt::format("the machine's figures: {}", machine.source));
+    for (const std::string& rule : machine.rules) p.sources.push_back(fmt::format("the machine's rule: {}", rule));
+    // The private levels: the machine's share of one CPU, else the preset's.
+    const auto private_level = [&](CacheLevel& level, unsigned n, const char* what) {
+        const std::uint64_t listed = per_cpu_share(m, n);
+        if (listed == 0) {
+            p.sources.push_back(fmt::format("{} {} B: the preset {} (the machine lists no L{} cache)", what, level.bytes,
+                                            base.name, n));
+            return;
+        }
+        level.bytes = whole_sets(listed, level.ways, p.line_bytes);
+        p.sources.push_back(fmt::format("{} {} B: the machine's largest L{} share of one CPU ({} B), cut to whole "
+                                        "{}-way sets of {} B lines",
+                                        what, level.bytes, n, listed, level.ways, p.line_bytes));
+    };
+    private_level(p.l1, 1, "L1D");
+    private_level(p.l2, 2, "L2");
+    // The L3: the machine's largest per node, else the preset's per core
+    // times the most CPUs of a node.
+    const std::size_t base_cpus = most_cpus_of_a_node(base.timed.machine);
+    if (const std::uint64_t listed = per_node_l3(m); listed != 0) {
+        p.l3.bytes = whole_sets(listed, p.l3.ways, p.line_bytes);
+        p.sources.push_back(fmt::format("L3 {} B per socket: the machine's largest L3 total of one node ({} B), cut "
+                                        "to whole {}-way sets of {} B lines",
+                                        p.l3.bytes, listed, p.l3.ways, p.line_bytes));
+    } else {
+        const std::uint64_t per_cpu = base.l3.bytes / base_cpus;
+        p.l3.bytes = whole_sets(per_cpu * cpus, p.l3.ways, p.line_bytes);
+        p.sources.push_back(fmt::format("L3 {} B per socket: the preset {}'s {} B per core x {} CPUs (the machine "
+                                        "lists no L3), cut to whole {}-way sets",
+                                        p.l3.bytes, base.name, per_cpu, cpus, p.l3.ways));
+    }
+    // Its banks: the preset's per core, at least one.
+    p.l3_slices = static_cast<unsigned>(
+        std::max<std::size_t>(1, (std::size_t{base.l3_slices} * cpus + base_cpus / 2) / base_cpus));
+    p.sources.push_back(fmt::format("{} L3 slices per socket: the preset's {} per {} cores, for {}", p.l3_slices,
+                                    base.l3_slices, base_cpus, cpus));
+    p.sources.push_back(fmt::format("everything else (clock, latencies in cycles, MSHRs, line, page, window, TLB, "
+                                    "IPC, energies) from the preset {}, whose sources follow",
+                                    base.name));
+    for (const std::string& s : base.sources) p.sources.push_back(fmt::format("{}: {}", base.name, s));
+    p.validate();
+    return p;
+}
+
 HierarchyPreset with_remote_latency(const HierarchyPreset& p, double remote_ns) {
     HierarchyPreset q = p;
     auto& lat = q.timed.latency_ns;

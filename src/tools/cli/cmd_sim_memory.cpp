@@ -29,6 +29,7 @@ namespace mem = sim::memory;
 
 struct SimMemoryOptions {
     std::string preset = "thesis-4s";
+    std::string machine;                // another machine under the preset's cores and caches
     std::string workload = "stream";
     std::string trace;                  // a recorded trace instead of --workload
     std::string trace_format = "auto";
@@ -219,7 +220,8 @@ void print_table(const SimMemoryOptions& o, const mem::HierarchyPreset& used, co
 }
 
 void sim_memory(const SimMemoryOptions& o) {
-    const mem::HierarchyPreset p = mem::preset(o.preset);
+    const mem::HierarchyPreset p =
+        o.machine.empty() ? mem::preset(o.preset) : mem::on_machine(mem::preset(o.preset), sim::timed_from_spec(o.machine));
     std::unique_ptr<mem::Workload> w;
     const mem::TraceWorkload* traced = nullptr;
     if (!o.trace.empty()) {
@@ -277,6 +279,10 @@ void add_sim_memory_command(CLI::App& sim_cmd) {
         "memory", "Simulate a workload on a multi-socket cache hierarchy under prefetchers (NASP among them)");
     cmd->add_option("--preset", o->preset, "thesis-4s, thesis-4s-nonuma, skylake-sp-2s (NAME:S: the first S sockets)")
         ->capture_default_str();
+    cmd->add_option("--machine", o->machine,
+                    "Simulate this machine with the preset's cores and caches: a named model (bullion-s16:8, "
+                    "epyc-nps4-2s, ...), live, an hwloc XML or JSON file, or a synthetic description; its nodes are "
+                    "the sockets (docs/SIMULATOR.md)");
     CLI::Option* workload =
         cmd->add_option("--workload", o->workload,
                         "stream[:MIB], chase:BYTES, numa-micro[:MIB], gups[:MIB] (random updates), "
