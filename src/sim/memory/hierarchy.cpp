@@ -141,15 +141,22 @@ struct Core {
     double now = 0;
     double last_done = 0;
     double end = 0;
-    // The homes of the pages the core used lately, direct-mapped by page
-    // number (a page's home never changes once set): its accesses take
-    // turns among a few streams' pages, which one remembered page misses.
-    static constexpr std::size_t home_memo_size = 64;
+    // The homes of the pages the core used or predicted lately (a page's
+    // home never changes once set): its accesses take turns among a few
+    // streams' pages, which one remembered page misses, and a stride
+    // prefetcher's predictions of one access are mostly those of the one
+    // before, one page each for a stride of a page or more (a transpose).
+    // Direct-mapped by a hash of the page number, so that pages a power of
+    // two apart do not take one slot.
+    static constexpr unsigned home_memo_bits = 8;
     struct KnownHome {
         std::uint64_t page_plus_1 = 0;   // 0: empty
         int home = -1;
     };
-    std::array<KnownHome, home_memo_size> known_homes{};
+    std::array<KnownHome, std::size_t{1} << home_memo_bits> known_homes{};
+    KnownHome& known_home_slot(std::uint64_t page) {
+        return known_homes[static_cast<std::size_t>((page * 0x9E3779B97F4A7C15ull) >> (64 - home_memo_bits))];
+    }
     std::uint64_t instr = 0;
     // The stream of the running phase.
     AccessStream* stream = nullptr;
@@ -262,7 +269,7 @@ struct MemorySim::Impl {
     // ---- pages ------------------------------------------------------------
     // The page's home, or -1 while it has none: the core's memo first.
     int known_home(std::uint64_t page, Core& c) {
-        Core::KnownHome& k = c.known_homes[page % Core::home_memo_size];
+        Core::KnownHome& k = c.known_home_slot(page);
         if (k.page_plus_1 == page + 1) return k.home;
         const int h = homes.find(page);
         if (h >= 0) k = Core::KnownHome{page + 1, h};
@@ -280,7 +287,7 @@ struct MemorySim::Impl {
                 default: h = static_cast<int>(c.socket); break;   // refused by the constructor
             }
             homes.set(page, h);
-            c.known_homes[page % Core::home_memo_size] = Core::KnownHome{page + 1, h};
+            c.known_home_slot(page) = Core::KnownHome{page + 1, h};
         }
         return h;
     }
@@ -534,8 +541,14 @@ struct MemorySim::Impl {
                 const std::uint64_t first = pr.at(i);
                 const std::uint64_t pp = first >> lines_per_page_shift;
                 // How many of the run's lines from `first` lie in page pp.
-                // (The usual stride, one line, needs no division.)
-                const auto steps = [](std::uint64_t room, std::uint64_t step) { return step == 1 ? room : room / step; };
+                // (The usual stride, one line, needs no division, nor does
+                // a stride past the rest of the page, a transpose's; the
+                // others fit a 32-bit one: room < lines per page <= 2^32.)
+                const auto steps = [](std::uint64_t room, std::uint64_t step) -> std::uint64_t {
+                    return step == 1 ? room
+                           : step > room ? 0
+                                         : static_cast<std::uint32_t>(room) / static_cast<std::uint32_t>(step);
+                };
                 std::uint64_t in_page = pr.count - i;
                 if (pr.stride > 0) {
                     const std::uint64_t room = page_lines - 1 - (first & (page_lines - 1));
