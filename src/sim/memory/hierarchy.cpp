@@ -747,9 +747,9 @@ struct MemorySim::Impl {
             turns.pop();
             Core& c = cores[i];
             const double second = turns.empty() ? std::numeric_limits<double>::infinity() : turns.top().first + quantum;
-            for (int k = 0; k < batch && c.active && c.now <= second; ++k) {
+            for (int k = 0; k < batch && c.now <= second; ++k) {
                 step(c, c.buf[c.pos]);
-                if (++c.pos == c.len) c.active = refill(c);
+                if (++c.pos == c.len && !(c.active = refill(c))) break;
             }
             if (c.active) turns.emplace(c.now, i);
         }

@@ -88,6 +88,7 @@ private:
         std::array<std::uint64_t, ways> last_line{};
         std::array<std::int64_t, ways> stride{};
         std::array<int, ways> conf{conf_start, conf_start, conf_start, conf_start};
+        unsigned last_way = 0;   // the way found last (a PC is in one way at most)
     };
     // The ways of `s` that hold `pc`, one bit each (every way compared,
     // written out: no early exit to mispredict).
@@ -104,7 +105,10 @@ private:
 inline std::int64_t StrideTable::observe(std::uint64_t pc, std::uint64_t line) {
     Set& s = table_[pc * 0x9E3779B97F4A7C15ull >> 60];
     ++clock_;
-    const unsigned match = matching(s, pc);
+    // Most sets serve one PC at a time: the way found last, checked first.
+    const unsigned last = s.last_way;
+    const unsigned match =
+        s.pc[last] == pc && (pc != empty_pc || s.used[last] != 0) ? 1u << last : matching(s, pc);
     if (match == 0) {
         // The least recently used way (the first of equals), the four
         // compared written out.
@@ -115,9 +119,11 @@ inline std::int64_t StrideTable::observe(std::uint64_t pc, std::uint64_t line) {
         s.last_line[v] = line;
         s.stride[v] = 0;
         s.conf[v] = conf_start;
+        s.last_way = v;
         return 0;
     }
     const unsigned w = static_cast<unsigned>(std::countr_zero(match));
+    s.last_way = w;
     s.used[w] = clock_;
     const std::int64_t d = static_cast<std::int64_t>(line - s.last_line[w]);
     if (d == 0) return 0;   // the same line again: nothing new to predict
