@@ -59,9 +59,9 @@ private:
 // Each set is one contiguous block, so a lookup and an insert touch a few
 // adjacent host cache lines: the ways' tags (line address + 1, 0 empty)
 // first, so that a lookup that misses reads them alone (one host line for
-// up to 8 ways, two for 16), then an LRU word (4-bit ages, way w at bits
-// 4w, 0 the most recent), the ways' flags (a byte each) and their arrival
-// times. At most 16 ways. The blocks are whole host cache lines (64
+// up to 8 ways, two for 16), then an LRU word (the ways in order of use,
+// 4 bits each: bits 0-3 the most recent, bits 4(ways-1) up the least), the
+// ways' flags (a byte each) and their arrival times. At most 16 ways. The blocks are whole host cache lines (64
 // bytes), aligned, so a set of up to 2 ways is one host line and one of 8
 // ways is three.
 class Cache {
@@ -72,9 +72,9 @@ public:
         : ways_(ways), sets_(bytes / line_bytes / ways), mask_(is_pow2(sets_) ? sets_ - 1 : 0), pow2_(is_pow2(sets_)),
           ready_at_(ways + 1 + (ways + 7) / 8), words_((ready_at_ + ways + 7) / 8 * 8),
           data_(allocate(static_cast<std::size_t>(sets_ * words_))) {
-        for (unsigned w = 0; w < ways_; ++w) (w % 2 == 0 ? even_ways_ : odd_ways_) |= std::uint64_t{1} << (w / 2 * 8);
+        full_ = ways_ == 16 ? ~std::uint64_t{0} : (std::uint64_t{1} << (4 * ways_)) - 1;
         for (std::uint64_t s = 0; s < sets_; ++s) {
-            std::uint64_t lru = 0;   // initial order: way w has age w
+            std::uint64_t lru = 0;   // initial order: way w is w-th most recent
             for (unsigned w = 0; w < ways_; ++w) lru |= std::uint64_t{w} << (4 * w);
             data_[static_cast<std::size_t>(s * words_ + ways_)] = lru;
         }
@@ -111,13 +111,10 @@ public:
         std::uint64_t* set = l.set_;
         set[l.way_] = 0;
         l.flags() = 0;
+        // The ways less recent than it move up one; it goes last.
         std::uint64_t& lru = l.lru();
-        const std::uint64_t age = (lru >> (4 * l.way_)) & 15u;
-        for (unsigned w = 0; w < ways_; ++w) {
-            const std::uint64_t a = (lru >> (4 * w)) & 15u;
-            if (a > age) lru -= std::uint64_t{1} << (4 * w);
-        }
-        lru = (lru & ~(std::uint64_t{15} << (4 * l.way_))) | std::uint64_t{ways_ - 1} << (4 * l.way_);
+        const unsigned p = position(lru, l.way_);
+        lru = (lru & below(p)) | (lru & above(p)) >> 4 | std::uint64_t{l.way_} << (4 * (ways_ - 1));
     }
     // Puts `line` in (it must be absent) and returns what it evicted (tag 0:
     // nothing).
@@ -125,16 +122,13 @@ public:
         std::uint64_t* set = set_of(line);
         std::uint64_t* t = set;
         std::uint64_t& lru = set[ways_];
-        // Two ways (the L1s, most fills): way 0's age is 0 or 1, and the
-        // other way's is the other; the way filled becomes 0.
-        const unsigned v = ways_ == 2 ? static_cast<unsigned>(lru & 1u) ^ 1u : oldest(lru);   // an empty way ages too
+        const unsigned v = static_cast<unsigned>(lru >> (4 * (ways_ - 1))) & 15u;   // the least recent (an empty way ages too)
         const LineRef r = ref(set, v);
         const CacheLine old{t[v], r.flags()};
         t[v] = line + 1;
         set[ready_at_ + v] = std::bit_cast<std::uint64_t>(ready);
         r.flags() = flags;
-        if (ways_ == 2) lru = v == 0 ? std::uint64_t{1} << 4 : 1;
-        else make_recent(lru, v);
+        lru = (lru << 4 | v) & full_;   // v goes first, the others move down one
         return old;
     }
     std::uint64_t sets() const { return sets_; }
@@ -197,31 +191,25 @@ private:
         return &data_[static_cast<std::size_t>(set * words_)];
     }
     LineRef ref(std::uint64_t* set, unsigned w) const { return LineRef{set, w, ways_, ready_at_}; }
-    // The LRU word's ages are a permutation of 0..ways-1. They are worked
-    // on a byte each, in two words: the even ways' ages and the odd ways'.
-    static constexpr std::uint64_t nibbles = 0x0F0F0F0F0F0F0F0Full, ones = 0x0101010101010101ull,
-                                   highs = 0x8080808080808080ull;
-    // Way w becomes age 0; the ways younger than it age by one.
+    // The LRU word lists the ways, most recent first, a nibble each.
+    static constexpr std::uint64_t ones = 0x1111111111111111ull, highs = 0x8888888888888888ull;
+    // The place of way w in the list: its lowest nibble equal to w (the
+    // lowest zero nibble of lru ^ w...w is found exactly; the higher ones
+    // may be false, and nibbles past the ways, all 0, only come higher).
+    static unsigned position(std::uint64_t lru, unsigned w) {
+        const std::uint64_t x = lru ^ (w * ones);
+        return static_cast<unsigned>(std::countr_zero((x - ones) & ~x & highs)) / 4;
+    }
+    // The nibbles before place p, and those after it.
+    static std::uint64_t below(unsigned p) { return (std::uint64_t{1} << (4 * p)) - 1; }
+    static std::uint64_t above(unsigned p) { return ~((std::uint64_t{16} << (4 * p)) - 1); }   // 0 for p = 15
+    // Way w goes first; the ways before it move down one.
     void make_recent(std::uint64_t& lru, unsigned w) const {
-        const std::uint64_t age = (lru >> (4 * w)) & 15u;
         // Already the most recent (a line used again before its set saw
         // another, the usual hit): nothing moves.
-        if (age == 0) return;
-        std::uint64_t even = lru & nibbles, odd = (lru >> 4) & nibbles;
-        // Bit 7 of a byte of (b | 0x80) - age is set when b >= age (no
-        // borrow crosses bytes: b | 0x80 >= 128 > age).
-        even += (~((even | highs) - age * ones) & highs) >> 7 & even_ways_;
-        odd += (~((odd | highs) - age * ones) & highs) >> 7 & odd_ways_;
-        lru = (even | odd << 4) & ~(std::uint64_t{15} << (4 * w));
-    }
-    // The way of age ways-1.
-    unsigned oldest(std::uint64_t lru) const {
-        const std::uint64_t want = (ways_ - 1) * ones;
-        const std::uint64_t even = (lru & nibbles) ^ want, odd = ((lru >> 4) & nibbles) ^ want;
-        // The lowest zero byte (higher ones may be false): the unique match.
-        const std::uint64_t ze = (even - ones) & ~even & highs, zo = (odd - ones) & ~odd & highs;
-        return ze != 0 ? static_cast<unsigned>(std::countr_zero(ze) / 8 * 2)
-                       : static_cast<unsigned>(std::countr_zero(zo) / 8 * 2 + 1);
+        if ((lru & 15u) == w) return;
+        const unsigned p = position(lru, w);
+        lru = (lru & above(p)) | (lru & below(p)) << 4 | w;
     }
     unsigned ways_ = 1;
     std::uint64_t sets_ = 1;
@@ -229,7 +217,7 @@ private:
     bool pow2_ = true;   // sets_ is a power of two (1 too): the set is line & mask_
     unsigned ready_at_ = 3;   // in words: [tags][lru][flags: a word per 8 ways][ready]
     std::uint64_t words_ = 8;               // per set, a multiple of 8 (64 bytes)
-    std::uint64_t even_ways_ = 0, odd_ways_ = 0;   // bit 0 of each byte that holds a way's age
+    std::uint64_t full_ = 0;   // the LRU word's nibbles in use
     Words data_;
 };
 

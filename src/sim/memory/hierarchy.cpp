@@ -577,16 +577,20 @@ struct MemorySim::Impl {
                     }
                     target = Target::l3;
                 }
-                for (; i < end; ++i) issue(c, pf, pr.at(i), target, static_cast<unsigned>(home), t);
+                // A line already in the target (the usual case: the access
+                // before predicted it too) costs a lookup alone.
+                Cache& into = target == Target::l1 ? c.l1 : target == Target::l2 ? c.l2 : sockets[c.socket].l3;
+                for (std::uint64_t l = pr.at(i); i < end; ++i, l += static_cast<std::uint64_t>(pr.stride))
+                    if (!into.find(l)) issue(c, pf, l, target, static_cast<unsigned>(home), t);
             }
         }
     }
 
-    // One prediction that passed the TLB and the home rule.
+    // One prediction that passed the TLB and the home rule, absent from its
+    // target.
     void issue(Core& c, detail::Prefetcher& pf, std::uint64_t line, Target target, unsigned home, double t) {
         Socket& so = sockets[c.socket];
         if (target == Target::l3) {
-            if (so.l3.find(line)) return;
             if (so.l3_queue.full_at(t)) {
                 ++r.prefetch_counts.dropped_queue;
                 return;
@@ -599,8 +603,6 @@ struct MemorySim::Impl {
             return;
         }
         // L1 (and L2) targets.
-        Cache& into = target == Target::l1 ? c.l1 : c.l2;
-        if (into.find(line)) return;
         Inflight& queue = target == Target::l1 ? c.l1_queue : c.l2_queue;
         if (queue.full_at(t)) {
             ++r.prefetch_counts.dropped_queue;
@@ -657,8 +659,9 @@ struct MemorySim::Impl {
         }
         double done = demand(c, a, t);
         // An access that crosses lines (rare: its offset in the line plus
-        // its size passes the line's end) looks each of them up (at most 64).
-        if ((a.addr & line_offset_mask) + std::max<std::uint32_t>(a.size, 1) > p.line_bytes) done = crossing(c, a, t, done);
+        // its size passes the line's end; a size of 0 counts as 1, which
+        // never does) looks each of them up (at most 64).
+        if ((a.addr & line_offset_mask) + a.size > p.line_bytes) done = crossing(c, a, t, done);
         const double retire = a.write ? t + l1_ns : done;
         // The window leaves an access behind once rob_window instructions
         // have followed it, and those take at least retiring_ns(rob_window)
