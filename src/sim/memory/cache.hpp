@@ -35,6 +35,46 @@ struct CacheLine {
     std::uint64_t line() const { return tag - 1; }
 };
 
+// An LRU order of up to 16 ways in one word: the ways listed most recent
+// first, a nibble each (bits 0-3 the most recent, bits 4(ways-1) up the
+// least). A fill takes the last and shifts the list; a hit moves its way
+// to the front, nothing to do for the usual hit of the most recent.
+struct LruList {
+    static constexpr std::uint64_t ones = 0x1111111111111111ull, highs = 0x8888888888888888ull;
+    // Way w first, way `ways`-1 last: the order in which ways are first filled.
+    static std::uint64_t identity(unsigned ways) {
+        std::uint64_t l = 0;
+        for (unsigned w = 0; w < ways; ++w) l |= std::uint64_t{w} << (4 * w);
+        return l;
+    }
+    static unsigned last(std::uint64_t l, unsigned ways) { return static_cast<unsigned>(l >> (4 * (ways - 1))) & 15u; }
+    // The nibbles of `ways` ways.
+    static std::uint64_t used(unsigned ways) { return ways == 16 ? ~std::uint64_t{0} : (std::uint64_t{1} << (4 * ways)) - 1; }
+    // The last way, filled, goes first; the others move down one.
+    static std::uint64_t fill_last(std::uint64_t l, unsigned v, std::uint64_t used_bits) { return (l << 4 | v) & used_bits; }
+    // Way w goes first; those before it move down one.
+    static void make_recent(std::uint64_t& l, unsigned w) {
+        if ((l & 15u) == w) return;
+        const unsigned p = position(l, w);
+        l = (l & above(p)) | (l & below(p)) << 4 | w;
+    }
+    // Way w goes last; those after it move up one.
+    static void make_last(std::uint64_t& l, unsigned w, unsigned ways) {
+        const unsigned p = position(l, w);
+        l = (l & below(p)) | (l & above(p)) >> 4 | std::uint64_t{w} << (4 * (ways - 1));
+    }
+    // The place of way w: the lowest nibble of l equal to w (the lowest
+    // zero nibble of l ^ w...w is found exactly; higher ones may be false,
+    // and nibbles past the ways, all 0, only come higher).
+    static unsigned position(std::uint64_t l, unsigned w) {
+        const std::uint64_t x = l ^ (w * ones);
+        return static_cast<unsigned>(std::countr_zero((x - ones) & ~x & highs)) / 4;
+    }
+    // The nibbles before place p, and those after it (none after 15).
+    static std::uint64_t below(unsigned p) { return (std::uint64_t{1} << (4 * p)) - 1; }
+    static std::uint64_t above(unsigned p) { return ~((std::uint64_t{16} << (4 * p)) - 1); }
+};
+
 // A present line: its arrival time and flags, in place. Two words (its
 // set, its way, the set's way count and where its arrival times start),
 // so that a lookup returns it in registers.
@@ -72,12 +112,9 @@ public:
         : ways_(ways), sets_(bytes / line_bytes / ways), mask_(is_pow2(sets_) ? sets_ - 1 : 0), pow2_(is_pow2(sets_)),
           ready_at_(ways + 1 + (ways + 7) / 8), words_((ready_at_ + ways + 7) / 8 * 8),
           data_(allocate(static_cast<std::size_t>(sets_ * words_))) {
-        full_ = ways_ == 16 ? ~std::uint64_t{0} : (std::uint64_t{1} << (4 * ways_)) - 1;
-        for (std::uint64_t s = 0; s < sets_; ++s) {
-            std::uint64_t lru = 0;   // initial order: way w is w-th most recent
-            for (unsigned w = 0; w < ways_; ++w) lru |= std::uint64_t{w} << (4 * w);
-            data_[static_cast<std::size_t>(s * words_ + ways_)] = lru;
-        }
+        full_ = LruList::used(ways_);
+        // Way w the w-th most recent: the last way is filled first.
+        for (std::uint64_t s = 0; s < sets_; ++s) data_[static_cast<std::size_t>(s * words_ + ways_)] = LruList::identity(ways_);
     }
 
     [[gnu::always_inline]] LineRef find(std::uint64_t line) {
@@ -104,17 +141,14 @@ public:
         const std::uint64_t* set = set_of(line);
         for (std::uint64_t k = 0; k < ready_at_; k += 8) __builtin_prefetch(set + k);
     }
-    void touch(const LineRef& l) { make_recent(l.lru(), l.way_); }
+    void touch(const LineRef& l) { LruList::make_recent(l.lru(), l.way_); }
     // Removes a present line (a coherence invalidation): its way becomes
     // empty and the next to be filled in its set.
     void erase(const LineRef& l) {
         std::uint64_t* set = l.set_;
         set[l.way_] = 0;
         l.flags() = 0;
-        // The ways less recent than it move up one; it goes last.
-        std::uint64_t& lru = l.lru();
-        const unsigned p = position(lru, l.way_);
-        lru = (lru & below(p)) | (lru & above(p)) >> 4 | std::uint64_t{l.way_} << (4 * (ways_ - 1));
+        LruList::make_last(l.lru(), l.way_, ways_);
     }
     // Puts `line` in (it must be absent) and returns what it evicted (tag 0:
     // nothing).
@@ -122,13 +156,13 @@ public:
         std::uint64_t* set = set_of(line);
         std::uint64_t* t = set;
         std::uint64_t& lru = set[ways_];
-        const unsigned v = static_cast<unsigned>(lru >> (4 * (ways_ - 1))) & 15u;   // the least recent (an empty way ages too)
+        const unsigned v = LruList::last(lru, ways_);   // the least recent (an empty way ages too)
         const LineRef r = ref(set, v);
         const CacheLine old{t[v], r.flags()};
         t[v] = line + 1;
         set[ready_at_ + v] = std::bit_cast<std::uint64_t>(ready);
         r.flags() = flags;
-        lru = (lru << 4 | v) & full_;   // v goes first, the others move down one
+        lru = LruList::fill_last(lru, v, full_);
         return old;
     }
     std::uint64_t sets() const { return sets_; }
@@ -191,93 +225,58 @@ private:
         return &data_[static_cast<std::size_t>(set * words_)];
     }
     LineRef ref(std::uint64_t* set, unsigned w) const { return LineRef{set, w, ways_, ready_at_}; }
-    // The LRU word lists the ways, most recent first, a nibble each.
-    static constexpr std::uint64_t ones = 0x1111111111111111ull, highs = 0x8888888888888888ull;
-    // The place of way w in the list: its lowest nibble equal to w (the
-    // lowest zero nibble of lru ^ w...w is found exactly; the higher ones
-    // may be false, and nibbles past the ways, all 0, only come higher).
-    static unsigned position(std::uint64_t lru, unsigned w) {
-        const std::uint64_t x = lru ^ (w * ones);
-        return static_cast<unsigned>(std::countr_zero((x - ones) & ~x & highs)) / 4;
-    }
-    // The nibbles before place p, and those after it.
-    static std::uint64_t below(unsigned p) { return (std::uint64_t{1} << (4 * p)) - 1; }
-    static std::uint64_t above(unsigned p) { return ~((std::uint64_t{16} << (4 * p)) - 1); }   // 0 for p = 15
-    // Way w goes first; the ways before it move down one.
-    void make_recent(std::uint64_t& lru, unsigned w) const {
-        // Already the most recent (a line used again before its set saw
-        // another, the usual hit): nothing moves.
-        if ((lru & 15u) == w) return;
-        const unsigned p = position(lru, w);
-        lru = (lru & above(p)) | (lru & below(p)) << 4 | w;
-    }
     unsigned ways_ = 1;
     std::uint64_t sets_ = 1;
     std::uint64_t mask_ = 0;
     bool pow2_ = true;   // sets_ is a power of two (1 too): the set is line & mask_
     unsigned ready_at_ = 3;   // in words: [tags][lru][flags: a word per 8 ways][ready]
     std::uint64_t words_ = 8;               // per set, a multiple of 8 (64 bytes)
-    std::uint64_t full_ = 0;   // the LRU word's nibbles in use
+    std::uint64_t full_ = 0;   // LruList::used(ways_)
     Words data_;
 };
 
-// A 4-way set-associative TLB of page numbers, LRU.
+// A 4-way set-associative TLB of page numbers, LRU: per set its four tags
+// (page + 1, 0 empty) and its order of use (LruList), ways filled from 0.
 class Tlb {
 public:
     explicit Tlb(unsigned entries = 64)
-        : sets_(entries / 4), mask_((sets_ & (sets_ - 1)) == 0 ? sets_ - 1 : 0),
-          pow2_((sets_ & (sets_ - 1)) == 0), slots_(entries) {}
-    bool contains(std::uint64_t page) const {
-        return matching(first_of(page), page) != 0;
-    }
+        : sets_(entries / 4), mask_((sets_ & (sets_ - 1)) == 0 ? sets_ - 1 : 0), pow2_((sets_ & (sets_ - 1)) == 0),
+          tags_(entries, 0), order_(sets_, first_fill_way_0) {}
+    bool contains(std::uint64_t page) const { return matching(&tags_[first_of(page)], page) != 0; }
     void access(std::uint64_t page) {
-        ++clock_;
-        // Most accesses stay in the page of the one before (slot 0 before
-        // the first: its tag 0 is no page's).
-        if (slots_[last_].tag == page + 1) {
-            slots_[last_].used = clock_;
-            return;
-        }
         const std::size_t first = first_of(page);
-        Slot* s = &slots_[first];
-        const unsigned m = matching(first, page);
+        std::uint64_t* t = &tags_[first];
+        std::uint64_t& order = order_[first / 4];
+        const unsigned m = matching(t, page);
         if (m != 0) {
-            last_ = first + static_cast<unsigned>(std::countr_zero(m));
-            slots_[last_].used = clock_;
+            LruList::make_recent(order, static_cast<unsigned>(std::countr_zero(m)));
             return;
         }
-        // The least recently used (the first of equals), the four compared
-        // written out.
-        const unsigned a = s[1].used < s[0].used ? 1 : 0, b = s[3].used < s[2].used ? 3 : 2;
-        const unsigned v = s[b].used < s[a].used ? b : a;
-        s[v] = Slot{page + 1, clock_};
-        last_ = first + v;
+        const unsigned v = LruList::last(order, 4);
+        t[v] = page + 1;
+        order = LruList::fill_last(order, v, LruList::used(4));
     }
 
 private:
-    struct Slot {
-        std::uint64_t tag = 0;
-        std::uint64_t used = 0;
-    };
+    // Way 3 the most recent, way 0 the least: the first page goes to way 0.
+    static constexpr std::uint64_t first_fill_way_0 = 0x0123;
     // The first slot of the page's set: a mask when the set count is a
     // power of two (every preset's), a division otherwise.
     std::size_t first_of(std::uint64_t page) const {
         return static_cast<std::size_t>((pow2_ ? (page & mask_) : page % sets_) * 4);
     }
-    // The ways of the set at `first` that hold `page`, one bit each (the
-    // four compared written out).
-    unsigned matching(std::size_t first, std::uint64_t page) const {
-        const Slot* s = &slots_[first];
+    // The ways of the set at t that hold `page`, one bit each (the four
+    // compared written out).
+    static unsigned matching(const std::uint64_t* t, std::uint64_t page) {
         const std::uint64_t key = page + 1;
-        return static_cast<unsigned>(s[0].tag == key) | static_cast<unsigned>(s[1].tag == key) << 1 |
-               static_cast<unsigned>(s[2].tag == key) << 2 | static_cast<unsigned>(s[3].tag == key) << 3;
+        return static_cast<unsigned>(t[0] == key) | static_cast<unsigned>(t[1] == key) << 1 |
+               static_cast<unsigned>(t[2] == key) << 2 | static_cast<unsigned>(t[3] == key) << 3;
     }
     std::uint64_t sets_;
     std::uint64_t mask_;
     bool pow2_;
-    std::vector<Slot> slots_;
-    std::uint64_t clock_ = 0;
-    std::size_t last_ = 0;   // the slot of the last access
+    std::vector<std::uint64_t> tags_;    // 4 per set
+    std::vector<std::uint64_t> order_;   // per set
 };
 
 }  // namespace numaware::sim::memory::detail
