@@ -40,7 +40,7 @@ namespace numaware::sim::memory {
 // stream), so that stored results (the advisor's store, keyed by
 // `numaware --version`, which ends in "+memsim.<revision>") are never
 // mixed across models.
-inline constexpr const char* model_revision = "20261202.2";
+inline constexpr const char* model_revision = "20261206.1";
 
 
 // =====================================================================

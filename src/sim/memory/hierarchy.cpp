@@ -16,7 +16,8 @@
 //    load-to-use totals); a line still in flight answers when it arrives.
 //    DRAM: the L3 latency, then the home controller and, for a remote
 //    home, the link, each a server of line_bytes / bandwidth ns per line
-//    (first come, first served), then latency_ns[socket][home].
+//    (each line in the first idle stretch at or after its time: Server),
+//    then latency_ns[socket][home].
 //  * Fills go into every level on the way (no inclusion enforced; an L3
 //    eviction does not invalidate private copies). Dirty evictions go one
 //    level down; a dirty L3 eviction is a writeback that takes the home's
@@ -165,6 +166,72 @@ struct Core {
     bool active = false;
 };
 
+// A memory controller or a link: one line at a time, ns_per_line each.
+// Requests do not come in time order: a core may be a little ahead of
+// another (the turns below), and a request that waited for an MSHR asks
+// for a time to come. Each takes the first idle stretch long enough at or
+// after its time, so that a request for later never holds up one for
+// sooner (a single "next free" time did: the link sat idle until the later
+// one's turn). Requests in time order are served first come, first served,
+// as by a next-free time. Busy stretches that end before `floor` (no
+// request comes before it) are dropped.
+class Server {
+public:
+    explicit Server(double ns_per_line = 0) : ns_(ns_per_line) {}
+    // When a line asked for at t starts.
+    double take(double t, double floor) {
+        // The usual case: nothing booked at or after t.
+        if (head_ == busy_.size() || busy_.back().end <= t) {
+            if (head_ != busy_.size() && busy_.back().end == t) busy_.back().end = t + ns_;
+            else append(Stretch{t, t + ns_}, floor);
+            return t;
+        }
+        return fit(t, floor);
+    }
+
+private:
+    struct Stretch {
+        double start, end;
+    };
+    // The first idle stretch at or after t, something being booked after t.
+    [[gnu::noinline]] double fit(double t, double floor) {
+        while (busy_[head_].end <= floor) ++head_;   // the last one ends after t >= floor
+        double s = t;
+        std::size_t i = head_;
+        while (busy_[i].end <= s) ++i;
+        for (; i < busy_.size() && busy_[i].start < s + ns_; ++i) s = std::max(s, busy_[i].end);
+        // [s, s + ns) lies between busy_[i - 1] and busy_[i]: joined to
+        // either that it touches.
+        const double e = s + ns_;
+        const bool after = i > head_ && busy_[i - 1].end == s, before = i < busy_.size() && busy_[i].start == e;
+        const auto at = [&](std::size_t k) { return busy_.begin() + static_cast<std::ptrdiff_t>(k); };
+        if (after && before) {
+            busy_[i - 1].end = busy_[i].end;
+            busy_.erase(at(i));
+        } else if (after) {
+            busy_[i - 1].end = e;
+        } else if (before) {
+            busy_[i].start = s;
+        } else {
+            busy_.insert(at(i), Stretch{s, e});
+        }
+        return s;
+    }
+    // A stretch after the others, the ones that end before `floor`
+    // dropped (from the front, a few at a time).
+    [[gnu::noinline]] void append(Stretch x, double floor) {
+        while (head_ < busy_.size() && busy_[head_].end <= floor) ++head_;
+        if (head_ > 32 && head_ * 2 > busy_.size()) {
+            busy_.erase(busy_.begin(), busy_.begin() + static_cast<std::ptrdiff_t>(head_));
+            head_ = 0;
+        }
+        busy_.push_back(x);
+    }
+    double ns_;
+    std::vector<Stretch> busy_;   // from head_ on: in time order, apart
+    std::size_t head_ = 0;
+};
+
 struct Socket {
     Cache l3;
     Inflight mshr, l3_queue;
@@ -181,10 +248,9 @@ struct MemorySim::Impl {
     std::unordered_map<unsigned, std::size_t> core_of_cpu;
     PageHomes homes{-1};
     Directory directory;
-    std::vector<double> mem_free;               // per node: when its controller is next free
-    std::vector<std::vector<double>> link_free; // [reader][home]
-    std::vector<double> mem_ns_per_line;
-    std::vector<std::vector<double>> link_ns_per_line;
+    std::vector<Server> memory;              // per node: its controller
+    std::vector<std::vector<Server>> link;   // [reader][home]
+    double time_floor = 0;                   // no request comes before it (run())
     std::vector<std::vector<double>> lat;
     double cyc = 0.5;
     double l1_ns = 0, l2_ns = 0, l3_ns = 0;
@@ -219,14 +285,10 @@ struct MemorySim::Impl {
         while ((1u << page_shift) < p.page_bytes) ++page_shift;
         directory = Directory(page_shift - line_shift);
         lat = p.timed.latency_ns;
-        mem_free.assign(n, 0.0);
-        link_free.assign(n, std::vector<double>(n, 0.0));
-        mem_ns_per_line.resize(n);
-        link_ns_per_line.assign(n, std::vector<double>(n, 0.0));
-        for (std::size_t h = 0; h < n; ++h) {
-            mem_ns_per_line[h] = p.line_bytes / p.timed.memory_gbps[h];
-            for (std::size_t rd = 0; rd < n; ++rd)
-                if (rd != h) link_ns_per_line[rd][h] = p.line_bytes / p.timed.link_gbps[rd][h];
+        link.assign(n, {});
+        for (std::size_t a = 0; a < n; ++a) {
+            memory.emplace_back(p.line_bytes / p.timed.memory_gbps[a]);
+            for (std::size_t b = 0; b < n; ++b) link[a].emplace_back(a != b ? p.line_bytes / p.timed.link_gbps[a][b] : 0.0);
         }
         const unsigned far_queue = spec.far_degree > spec.l1_degree ? spec.far_degree - spec.l1_degree + 4 : 4;
         for (std::size_t s = 0; s < n; ++s) {
@@ -300,11 +362,9 @@ struct MemorySim::Impl {
             t = std::max(t, so.mshr.earliest());
             so.mshr.pop();
         }
-        double start = std::max(t, mem_free[home]);
-        mem_free[home] = start + mem_ns_per_line[home];
+        double start = memory[home].take(t, time_floor);
         if (home != socket) {
-            start = std::max(start, link_free[socket][home]);
-            link_free[socket][home] = start + link_ns_per_line[socket][home];
+            start = link[socket][home].take(start, time_floor);
             r.dram_remote_bytes += p.line_bytes;
         } else {
             r.dram_local_bytes += p.line_bytes;
@@ -317,11 +377,10 @@ struct MemorySim::Impl {
     void writeback(unsigned socket, std::uint64_t line, double t) {
         const int h = homes.find(line >> (page_shift - line_shift));
         const unsigned home = h >= 0 ? static_cast<unsigned>(h) : socket;
-        const double start = std::max(t, mem_free[home]);
-        mem_free[home] = start + mem_ns_per_line[home];
+        const double start = memory[home].take(t, time_floor);
         // The data flows from `socket` to `home`: the other direction of the
         // path a read from `home` takes, indexed [reader][home].
-        if (home != socket) link_free[home][socket] = std::max(start, link_free[home][socket]) + link_ns_per_line[home][socket];
+        if (home != socket) link[home][socket].take(start, time_floor);
         r.writeback_bytes += p.line_bytes;
     }
 
@@ -747,6 +806,7 @@ struct MemorySim::Impl {
             if (cores[i].active) turns.emplace(cores[i].now, i);
         while (!turns.empty()) {
             const std::size_t i = turns.top().second;
+            time_floor = turns.top().first;   // the core furthest behind: nobody asks for sooner
             turns.pop();
             Core& c = cores[i];
             const double second = turns.empty() ? std::numeric_limits<double>::infinity() : turns.top().first + quantum;
