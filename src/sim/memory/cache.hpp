@@ -75,6 +75,16 @@ struct LruList {
     static std::uint64_t above(unsigned p) { return ~((std::uint64_t{16} << (4 * p)) - 1); }
 };
 
+// The ways of W whose tags (at t) hold `key`, one bit each, every way
+// compared (the caches' scalar lookup and the TLB's).
+template <unsigned W>
+[[gnu::always_inline]] inline unsigned ways_holding(const std::uint64_t* t, std::uint64_t key) {
+    unsigned match = 0;
+#pragma GCC unroll 16
+    for (unsigned w = 0; w < W; ++w) match |= static_cast<unsigned>(t[w] == key) << w;
+    return match;
+}
+
 // A present line: its arrival time and flags, in place. Two words (its
 // set, its way, the set's way count and where its arrival times start),
 // so that a lookup returns it in registers.
@@ -177,14 +187,6 @@ private:
         std::uninitialized_fill_n(p, words, std::uint64_t{0});
         return Words(p);
     }
-    // The ways of W that hold `key`, one bit each.
-    template <unsigned W>
-    [[gnu::always_inline]] static unsigned matching(const std::uint64_t* t, std::uint64_t key) {
-        unsigned match = 0;
-#pragma GCC unroll 16
-        for (unsigned w = 0; w < W; ++w) match |= static_cast<unsigned>(t[w] == key) << w;
-        return match;
-    }
 #if defined(__SSE2__)
     // The same with SSE2, four ways to a step: its 32-bit halves compared,
     // packed to bytes, one mask bit each; way w matches when bits 2w and
@@ -217,7 +219,7 @@ private:
 #if defined(__SSE2__)
         if constexpr (W >= 4) return {matching_halves<W>(t, key), 1};
 #endif
-        return {matching<W>(t, key), 0};
+        return {ways_holding<W>(t, key), 0};
     }
     static bool is_pow2(std::uint64_t n) { return n != 0 && (n & (n - 1)) == 0; }
     std::uint64_t* set_of(std::uint64_t line) const {
@@ -242,12 +244,12 @@ public:
     explicit Tlb(unsigned entries = 64)
         : sets_(entries / 4), mask_((sets_ & (sets_ - 1)) == 0 ? sets_ - 1 : 0), pow2_((sets_ & (sets_ - 1)) == 0),
           tags_(entries, 0), order_(sets_, first_fill_way_0) {}
-    bool contains(std::uint64_t page) const { return matching(&tags_[first_of(page)], page) != 0; }
+    bool contains(std::uint64_t page) const { return ways_holding<4>(&tags_[first_of(page)], page + 1) != 0; }
     void access(std::uint64_t page) {
         const std::size_t first = first_of(page);
         std::uint64_t* t = &tags_[first];
         std::uint64_t& order = order_[first / 4];
-        const unsigned m = matching(t, page);
+        const unsigned m = ways_holding<4>(t, page + 1);
         if (m != 0) {
             LruList::make_recent(order, static_cast<unsigned>(std::countr_zero(m)));
             return;
@@ -264,13 +266,6 @@ private:
     // power of two (every preset's), a division otherwise.
     std::size_t first_of(std::uint64_t page) const {
         return static_cast<std::size_t>((pow2_ ? (page & mask_) : page % sets_) * 4);
-    }
-    // The ways of the set at t that hold `page`, one bit each (the four
-    // compared written out).
-    static unsigned matching(const std::uint64_t* t, std::uint64_t page) {
-        const std::uint64_t key = page + 1;
-        return static_cast<unsigned>(t[0] == key) | static_cast<unsigned>(t[1] == key) << 1 |
-               static_cast<unsigned>(t[2] == key) << 2 | static_cast<unsigned>(t[3] == key) << 3;
     }
     std::uint64_t sets_;
     std::uint64_t mask_;
