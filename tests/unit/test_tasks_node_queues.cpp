@@ -183,10 +183,13 @@ TEST(TasksNodeQueues, ASearchSaysWhyItTookAFartherNodesTask) {
     EXPECT_TRUE(f.across);
     EXPECT_EQ(f.rule, TakeRule::backlog);
     drain();
-    // Both running for longer than the delay: the occupied rule.
-    running[2] = running[3] = detail::Ticks::now() - 4 * delay_round * ticks_per_round;
+    // Both running for longer than the delay: the occupied rule. (Rounds
+    // of 1,000 ticks here: four delays of rounds of a second, 2,048 s,
+    // would go back past the tick clock's start on a host up for less.)
+    constexpr std::uint64_t short_round = 1000;
+    running[2] = running[3] = detail::Ticks::now() - 4 * delay_round * short_round;
     push(&tasks[0]);
-    f = take(0);
+    f = q.find(0, 0, 0, short_round, *policy, order);
     ASSERT_TRUE(f);
     EXPECT_EQ(f.rule, TakeRule::occupied);
     // The thief's delay has passed: in its order.
