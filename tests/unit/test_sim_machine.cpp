@@ -334,6 +334,21 @@ TEST(SimFromSpec, NamedModelWithSockets) {
     EXPECT_EQ(expect_error([] { numaware::sim::timed_from_spec("bullion-s16:"); }).field(), "sockets");
 }
 
+// A word that is no model (a misspelt name) is told so, with the models,
+// where the synthetic parser would have asked for key=value words.
+TEST(SimFromSpec, AWordThatIsNoModelListsTheModels) {
+    for (const char* spec : {"bulion-s16", "bulion-s16:8", "skylake"}) {
+        const numaware::Error e = expect_error([&] { numaware::sim::timed_from_spec(spec); });
+        EXPECT_EQ(e.field(), "machine") << spec;
+        const std::string what = e.what();
+        EXPECT_NE(what.find(std::string("'") + spec + "' is not a named model"), std::string::npos) << what;
+        for (const std::string& name : numaware::sim::model_names()) EXPECT_NE(what.find(name), std::string::npos) << what;
+    }
+    // The other forms still reach their own parsers and errors.
+    EXPECT_EQ(expect_error([] { numaware::sim::timed_from_spec("nodes=0"); }).field(), "nodes");
+    EXPECT_EQ(expect_error([] { numaware::sim::timed_from_spec("hwloc:"); }).field(), "synthetic");
+}
+
 TEST(SimFromSpec, SyntheticSpecIsTimedByTheRules) {
     const std::string spec = "nodes=2 cpus-per-node=4 distances=10,30/30,10";
     const TimedMachine t = numaware::sim::timed_from_spec(spec, TimingDefaults{50.0, 10.0});
