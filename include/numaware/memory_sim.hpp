@@ -155,6 +155,12 @@ public:
     virtual ~AccessStream() = default;
     // Fills up to out.size() accesses; 0 at the end.
     virtual std::size_t next(std::span<Access> out) = 0;
+    // The next accesses, at most scratch.size() (none at the end), where
+    // the stream keeps them or in `scratch`; valid until the next call.
+    // A stream that makes its accesses in a buffer of its own overrides it
+    // to give them without a copy; by default, next() into `scratch`.
+    // (A count past scratch.size() is passed on, for the caller to refuse.)
+    virtual std::span<const Access> next_in_place(std::span<Access> scratch) { return {scratch.data(), next(scratch)}; }
 };
 
 struct ThreadStream {

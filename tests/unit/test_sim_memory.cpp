@@ -753,6 +753,75 @@ private:
 };
 }  // namespace
 
+// A stream that gives more accesses than asked for is refused, through
+// next() and through next_in_place().
+TEST(SimMemorySim, AStreamThatGivesMoreThanAskedIsRefused) {
+    class TooMany final : public mem::AccessStream {
+    public:
+        std::size_t next(std::span<mem::Access> out) override { return out.size() + 1; }
+    };
+    class TooManyInPlace final : public mem::AccessStream {
+    public:
+        std::size_t next(std::span<mem::Access>) override { return 0; }
+        std::span<const mem::Access> next_in_place(std::span<mem::Access> scratch) override {
+            return {own_.data(), scratch.size() + 1};
+        }
+
+    private:
+        std::vector<mem::Access> own_ = std::vector<mem::Access>(4096);
+    };
+    for (int k = 0; k < 2; ++k) {
+        mem::MemorySim sim(mem::preset("thesis-4s"), mem::parse_prefetch("none"), {});
+        std::unique_ptr<mem::AccessStream> s;
+        if (k == 0) s = std::make_unique<TooMany>();
+        else s = std::make_unique<TooManyInPlace>();
+        EXPECT_EQ(expect_error([&] { sim.run(one(0, std::move(s))); }).field(), "stream") << k;
+    }
+}
+
+// A workload's streams give the same accesses in place as copied: each
+// thread of cg:S (segments of 8 rows) and of stream:1, taken 100 at a time
+// both ways.
+TEST(SimMemorySim, AWorkloadStreamGivesTheSameAccessesInPlace) {
+    const auto same = [](const mem::Access& a, const mem::Access& b) {
+        return a.addr == b.addr && a.gap == b.gap && a.pc == b.pc && a.size == b.size && a.write == b.write &&
+               a.dependent == b.dependent && a.same_instruction == b.same_instruction;
+    };
+    for (const char* name : {"cg:S", "stream:1"}) {
+        const auto w = mem::make_workload(name);
+        const mem::HierarchyPreset p = w->adapt(mem::preset("thesis-4s"));
+        numaware::TeamMapping tm;
+        tm.threads = 4;
+        const numaware::TeamLayout layout = numaware::plan_team(p.timed.machine, tm);
+        for (unsigned ph = 0; ph < w->phases(); ++ph) {
+            std::vector<mem::ThreadStream> copied = w->streams(ph, p, layout), in_place = w->streams(ph, p, layout);
+            ASSERT_EQ(copied.size(), in_place.size());
+            for (std::size_t t = 0; t < copied.size(); ++t) {
+                std::vector<mem::Access> a(100), scratch(100);
+                std::uint64_t n = 0;
+                for (;;) {
+                    const std::size_t k = copied[t].stream->next(std::span<mem::Access>(a));
+                    const std::span<const mem::Access> b = in_place[t].stream->next_in_place(std::span<mem::Access>(scratch));
+                    ASSERT_LE(b.size(), scratch.size());
+                    // In place, a part may end at a segment's end: take more until k.
+                    std::vector<mem::Access> got(b.begin(), b.end());
+                    while (got.size() < k) {
+                        const std::span<const mem::Access> more =
+                            in_place[t].stream->next_in_place(std::span<mem::Access>(scratch).first(k - got.size()));
+                        ASSERT_FALSE(more.empty()) << name << " thread " << t << " after " << n;
+                        got.insert(got.end(), more.begin(), more.end());
+                    }
+                    ASSERT_EQ(got.size(), k) << name << " thread " << t << " after " << n;
+                    for (std::size_t i = 0; i < k; ++i) ASSERT_TRUE(same(a[i], got[i])) << name << " access " << n + i;
+                    n += k;
+                    if (k == 0) break;
+                }
+                EXPECT_GT(n, 0u) << name << " phase " << ph << " thread " << t;
+            }
+        }
+    }
+}
+
 TEST(SimMemorySim, AccessesThatCrossLinesLookUpEachLine) {
     mem::MemorySim sim(mem::preset("thesis-4s"), mem::parse_prefetch("none"), {});
     mem::Access a{};

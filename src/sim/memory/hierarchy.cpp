@@ -159,9 +159,11 @@ struct Core {
         return known_homes[static_cast<std::size_t>((page * 0x9E3779B97F4A7C15ull) >> (64 - home_memo_bits))];
     }
     std::uint64_t instr = 0;
-    // The stream of the running phase.
+    // The stream of the running phase, and its accesses at hand: `len` from
+    // `next` (in the stream's buffer or in `buf`), `pos` of them replayed.
     AccessStream* stream = nullptr;
     std::vector<Access> buf;
+    const Access* next = nullptr;
     std::size_t pos = 0, len = 0;
     bool active = false;
 };
@@ -768,9 +770,11 @@ struct MemorySim::Impl {
     }
 
     bool refill(Core& c) {
-        c.len = c.stream->next(std::span<Access>(c.buf));
+        const std::span<const Access> got = c.stream->next_in_place(std::span<Access>(c.buf));
+        if (got.size() > c.buf.size()) throw Error("stream", "returned more accesses than asked for");
+        c.next = got.data();
+        c.len = got.size();
         c.pos = 0;
-        if (c.len > c.buf.size()) throw Error("stream", "returned more accesses than asked for");
         return c.len != 0;
     }
 
@@ -811,7 +815,7 @@ struct MemorySim::Impl {
             Core& c = cores[i];
             const double second = turns.empty() ? std::numeric_limits<double>::infinity() : turns.top().first + quantum;
             for (int k = 0; k < batch && c.now <= second; ++k) {
-                step(c, c.buf[c.pos]);
+                step(c, c.next[c.pos]);
                 if (++c.pos == c.len && !(c.active = refill(c))) break;
             }
             if (c.active) turns.emplace(c.now, i);

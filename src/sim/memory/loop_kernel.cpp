@@ -77,20 +77,27 @@ public:
     std::size_t next(std::span<Access> out) override {
         std::size_t n = 0;
         while (n < out.size()) {
-            if (pos_ == buf_.size()) {
-                if (segment_ == share_.segments) break;
-                buf_.clear();
-                pos_ = 0;
-                Emitter e(buf_);
-                share_.emit(segment_++, e);
-                continue;   // a segment may emit nothing
-            }
-            const std::size_t k = std::min(out.size() - n, buf_.size() - pos_);
-            std::copy_n(buf_.data() + pos_, k, out.begin() + static_cast<std::ptrdiff_t>(n));
-            pos_ += k;
-            n += k;
+            const std::span<const Access> part = next_in_place(out.subspan(n));
+            if (part.empty()) break;
+            std::copy(part.begin(), part.end(), out.begin() + static_cast<std::ptrdiff_t>(n));
+            n += part.size();
         }
         return n;
+    }
+    // The rest of the segment emitted last (the next one's when that is
+    // used up), from the buffer itself.
+    std::span<const Access> next_in_place(std::span<Access> scratch) override {
+        while (pos_ == buf_.size()) {
+            if (segment_ == share_.segments || scratch.empty()) return {};
+            buf_.clear();
+            pos_ = 0;
+            Emitter e(buf_);
+            share_.emit(segment_++, e);   // a segment may emit nothing
+        }
+        const std::size_t k = std::min(scratch.size(), buf_.size() - pos_);
+        const std::span<const Access> part(buf_.data() + pos_, k);
+        pos_ += k;
+        return part;
     }
 
 private:

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "numaware/memory_sim.hpp"
+#include "sim/memory/cache.hpp"
 
 namespace numaware::sim::memory::detail {
 
@@ -78,64 +79,67 @@ public:
     std::int64_t observe(std::uint64_t pc, std::uint64_t line);
 
 private:
-    // An empty entry's pc, so that only a pc of that value needs `used`
-    // to tell an entry from an empty one.
-    static constexpr std::uint64_t empty_pc = ~std::uint64_t{0};
-    // A set's fields way by way (its four PCs in one host line).
-    struct alignas(64) Set {
-        std::array<std::uint64_t, ways> pc{empty_pc, empty_pc, empty_pc, empty_pc};
-        std::array<std::uint64_t, ways> used{};   // LRU stamp; 0: empty
-        std::array<std::uint64_t, ways> last_line{};
-        std::array<std::int64_t, ways> stride{};
-        std::array<int, ways> conf{conf_start, conf_start, conf_start, conf_start};
-        unsigned last_way = 0;   // the way found last (a PC is in one way at most)
+    // One way, half a host line.
+    struct alignas(32) Entry {
+        std::uint64_t pc = 0;
+        std::uint64_t last_line = 0;
+        std::int64_t stride = 0;
+        int conf = conf_start;
     };
-    // The ways of `s` that hold `pc`, one bit each (every way compared,
-    // written out: no early exit to mispredict).
-    static unsigned matching(const Set& s, std::uint64_t pc) {
-        const auto same = [&](unsigned w) { return static_cast<unsigned>(s.pc[w] == pc) << w; };
-        const auto hit = [&](unsigned w) { return static_cast<unsigned>((s.used[w] != 0) & (s.pc[w] == pc)) << w; };
+    // A set's bookkeeping, four bytes: the 16 sets' share one host line,
+    // so that an access that finds its PC in the way its set found last
+    // reads that line (kept warm by every access) and its entry alone.
+    struct Head {
+        std::uint8_t last_way = 0;   // the way found last (a PC is in one way at most)
+        std::uint8_t valid = 0;      // a bit per way holding a PC
+        std::uint16_t order = static_cast<std::uint16_t>(LruList::identity(ways));   // ways by use (LruList)
+    };
+    // The valid ways of a set that hold `pc`, one bit each (every way
+    // compared, written out: no early exit to mispredict).
+    static unsigned matching(const std::array<Entry, ways>& set, unsigned valid, std::uint64_t pc) {
         static_assert(ways == 4);
-        return pc != empty_pc ? same(0) | same(1) | same(2) | same(3) : hit(0) | hit(1) | hit(2) | hit(3);
+        const auto same = [&](unsigned w) { return static_cast<unsigned>(set[w].pc == pc) << w; };
+        return (same(0) | same(1) | same(2) | same(3)) & valid;
     }
-    std::array<Set, sets> table_{};
-    std::uint64_t clock_ = 0;
+    alignas(64) std::array<Head, sets> heads_{};
+    alignas(64) std::array<std::array<Entry, ways>, sets> entries_{};
 };
 
 inline std::int64_t StrideTable::observe(std::uint64_t pc, std::uint64_t line) {
-    Set& s = table_[pc * 0x9E3779B97F4A7C15ull >> 60];
-    ++clock_;
+    const std::size_t at = pc * 0x9E3779B97F4A7C15ull >> 60;
+    Head& h = heads_[at];
+    std::array<Entry, ways>& set = entries_[at];
+    unsigned w = h.last_way;
     // Most sets serve one PC at a time: the way found last, checked first.
-    const unsigned last = s.last_way;
-    const unsigned match =
-        s.pc[last] == pc && (pc != empty_pc || s.used[last] != 0) ? 1u << last : matching(s, pc);
-    if (match == 0) {
-        // The least recently used way (the first of equals), the four
-        // compared written out.
-        const unsigned a = s.used[1] < s.used[0] ? 1 : 0, b = s.used[3] < s.used[2] ? 3 : 2;
-        const unsigned v = s.used[b] < s.used[a] ? b : a;
-        s.pc[v] = pc;
-        s.used[v] = clock_;
-        s.last_line[v] = line;
-        s.stride[v] = 0;
-        s.conf[v] = conf_start;
-        s.last_way = v;
-        return 0;
+    if (set[w].pc != pc || (h.valid >> w & 1u) == 0) {
+        const unsigned match = matching(set, h.valid, pc);
+        if (match == 0) {
+            // The least recently used way (an empty one before any other).
+            const std::uint64_t order = h.order;
+            const unsigned v = LruList::last(order, ways);
+            set[v] = Entry{pc, line, 0, conf_start};
+            h.valid = static_cast<std::uint8_t>(h.valid | 1u << v);
+            h.order = static_cast<std::uint16_t>(LruList::fill_last(order, v, LruList::used(ways)));
+            h.last_way = static_cast<std::uint8_t>(v);
+            return 0;
+        }
+        w = static_cast<unsigned>(std::countr_zero(match));
+        h.last_way = static_cast<std::uint8_t>(w);
     }
-    const unsigned w = static_cast<unsigned>(std::countr_zero(match));
-    s.last_way = w;
-    s.used[w] = clock_;
-    const std::int64_t d = static_cast<std::int64_t>(line - s.last_line[w]);
+    std::uint64_t order = h.order;
+    LruList::make_recent(order, w);
+    h.order = static_cast<std::uint16_t>(order);
+    Entry& e = set[w];
+    const std::int64_t d = static_cast<std::int64_t>(line - e.last_line);
     if (d == 0) return 0;   // the same line again: nothing new to predict
-    int& conf = s.conf[w];
-    if (d == s.stride[w]) {
-        if (conf < conf_max) ++conf;
+    if (d == e.stride) {
+        if (e.conf < conf_max) ++e.conf;
     } else {
-        if (conf > 0) --conf;
-        if (conf < conf_threshold) s.stride[w] = d;
+        if (e.conf > 0) --e.conf;
+        if (e.conf < conf_threshold) e.stride = d;
     }
-    s.last_line[w] = line;
-    return conf >= conf_threshold && s.stride[w] != 0 ? s.stride[w] : 0;
+    e.last_line = line;
+    return e.conf >= conf_threshold && e.stride != 0 ? e.stride : 0;
 }
 
 // Stride predictions of orders 1..far: order <= near goes to the L1; the
