@@ -23,6 +23,7 @@
 
 #include "numaware/error.hpp"
 #include "numaware/sim.hpp"
+#include "util/text.hpp"
 
 namespace numaware::sim {
 
@@ -326,16 +327,16 @@ TimedMachine timed_from_spec(std::string_view spec, const TimingDefaults& defaul
         }
         return model(head, sockets);
     }
-    // Not a model, and no description either: every synthetic one is
-    // key=value words or hwloc's syntax after 'hwloc:', and files and
-    // 'live' are told by their form. A word
-    // alone is most likely a model's name misspelt.
-    const auto ends = [&](std::string_view e) { return spec.size() >= e.size() && spec.substr(spec.size() - e.size()) == e; };
-    if (spec.find('=') == std::string_view::npos && spec != "live" && !spec.starts_with('@') &&
-        !spec.starts_with("hwloc:") && !ends(".xml") &&
-        !ends(".json") && spec.find_first_not_of(" \t\n") != std::string_view::npos)
-        throw Error("machine", "'" + std::string(spec) + "' is not a named model (models: " + names_joined() +
-                                   "), 'live', a .xml or .json file, '@file', 'hwloc:' and hwloc's synthetic syntax, or key=value words");
+    // Not a model, and no description either (Machine::from_spec's forms:
+    // 'live', '@file', .xml and .json files, hwloc's syntax after 'hwloc:'
+    // and key=value words): a word alone, most likely a model's name
+    // misspelt.
+    const std::string_view word = trim(spec);
+    if (!word.empty() && word != "live" && !word.starts_with('@') && !word.starts_with("hwloc:") &&
+        !word.ends_with(".xml") && !word.ends_with(".json") && word.find('=') == std::string_view::npos)
+        throw Error("machine", "'" + std::string(word) + "' is not a named model (models: " + names_joined() +
+                                   "), 'live', a .xml or .json file, '@file', 'hwloc:' and hwloc's synthetic syntax, "
+                                   "or key=value words");
     TimedMachine t = timed(Machine::from_spec(spec), defaults);
     t.name = std::string(spec);
     t.source = "machine description '" + std::string(spec) +
