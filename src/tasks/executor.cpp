@@ -271,6 +271,9 @@ TaskId Executor::submit(TaskFn&& fn, std::span<const Dep> deps, int hint, Runtim
             submitted_by.store(me != nullptr ? static_cast<int>(me->id) : -1, std::memory_order_relaxed);
         }
     }
+    // A running task's child placed on its node waits in its worker's kept
+    // queue (NodeQueues::near_spawner).
+    if (target != nullptr && parent != nullptr) target = queues.near_spawner(*target, me->id);
     // Before the push: once queued, the task may start.
     if (observer != nullptr) announce_created(id, ready, t0);
     if (target != nullptr) {

@@ -8,6 +8,8 @@ bool NodeQueues::any_queued() const {
         if (!q->queue.empty()) return true;
     for (const auto& q : node_queues_)
         if (!q->queue.empty()) return true;
+    for (const auto& q : kept_queues_)
+        if (!q->queue.empty()) return true;
     return false;
 }
 

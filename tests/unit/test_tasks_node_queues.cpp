@@ -265,6 +265,103 @@ TEST(TasksNodeQueues, AThiefLeavesANodesTasksToItsIdleWorkers) {
     EXPECT_TRUE(q.occupied(1, 1));
 }
 
+// Children kept with their spawner (NodeQueues::near_spawner): a child
+// bound for its spawner's own node's queue waits in the spawner's kept
+// queue, one bound elsewhere (another node, a worker's queue) where its
+// policy put it. The spawner takes its kept children first, newest first;
+// a helper only deeper ones. A node mate takes them oldest first, after
+// the node's own queue; another node's thief under the rules of a node
+// queue: left to the node's idle workers, taken when they are busy, by the
+// occupied rule before its delay.
+TEST(TasksNodeQueues, ChildrenKeptWithTheirSpawnerRunThereFirstAndStayReachable) {
+    PolicyOptions o;
+    o.steal_delay_tasks = 0;   // every node listed at once
+    TwoNodesOfTwo f2{o};
+    auto& [machine, policy, q, running, order] = f2;
+    detail::QueueSlot& node0 = q.queue_for(Destination::to_node(0));
+    detail::QueueSlot& node1 = q.queue_for(Destination::to_node(1));
+    detail::QueueSlot& worker1 = q.queue_for(Destination::to_worker(1));
+    detail::QueueSlot* kept0 = q.near_spawner(node0, 0);
+    ASSERT_NE(kept0, &node0);
+    EXPECT_EQ(kept0->node, node0.node);   // its pushes wake node 0's workers
+    EXPECT_EQ(q.near_spawner(node0, 1), q.near_spawner(node0, 1));
+    EXPECT_NE(q.near_spawner(node0, 1), kept0);
+    EXPECT_EQ(q.near_spawner(node1, 0), &node1);       // another node's queue
+    EXPECT_EQ(q.near_spawner(worker1, 0), &worker1);   // a placement on a worker
+    EXPECT_EQ(q.near_spawner(node0, 9), &node0);       // no such worker
+
+    std::vector<detail::Task> t(6);
+    auto mine = [&](unsigned w, unsigned node, detail::StealOrder& ord, std::uint32_t floor = 0) {
+        return q.find(w, node, 0, 0, *policy, ord, floor);
+    };
+    // The spawner: newest first, before its node's queue.
+    kept0->queue.push(&t[0]);
+    kept0->queue.push(&t[1]);
+    node0.queue.push(&t[2]);
+    detail::Found f = mine(0, 0, order);
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f.task, &t[1]);
+    EXPECT_FALSE(f.stolen);
+    // Helping in a wait at depth 1: only deeper tasks, so the kept child
+    // at its own depth stays and the node's deeper one is taken.
+    t[0].depth = 1;
+    t[2].depth = 2;
+    f = mine(0, 0, order, 1);
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f.task, &t[2]) << "a kept child at the helper's own depth was taken";
+    // A node mate: the node's queue first, then the spawner's oldest.
+    detail::StealOrder mate;
+    policy->steal_order(1, 0, mate.round0);
+    node0.queue.push(&t[3]);
+    kept0->queue.push(&t[4]);
+    f = mine(1, 0, mate);
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f.task, &t[3]);
+    f = mine(1, 0, mate);
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f.task, &t[0]);
+    EXPECT_TRUE(f.stolen);
+    EXPECT_FALSE(f.across);
+    EXPECT_EQ(kept0->queue.pop_front(), &t[4]);
+    EXPECT_FALSE(q.any_queued(mate.round0));
+
+    // Another node's thief (worker 2): node 0's worker 1 is idle, so one
+    // kept child is left to it; with both of node 0's workers running
+    // tasks the thief takes it.
+    detail::StealOrder thief;
+    policy->steal_order(2, 0, thief.round0);
+    kept0->queue.push(&t[5]);
+    EXPECT_TRUE(q.any_queued(thief.round0));
+    running[0] = detail::Ticks::now();
+    running[1] = 0;
+    EXPECT_FALSE(mine(2, 1, thief));
+    running[1] = detail::Ticks::now();
+    f = mine(2, 1, thief);
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f.task, &t[5]);
+    EXPECT_TRUE(f.across);
+
+    // Before the thief's delay: the occupied rule reaches kept children
+    // too, once node 0's workers have run their tasks for longer.
+    TwoNodesOfTwo late{PolicyOptions{}};
+    for (const QueueListing& l : queue_listings(*late.policy, 2))
+        if (l.first_round != 0 && l.queue.kind == QueueRef::Kind::node)
+            late.order.later.push_back({l.queue.index, l.first_round, backlog_limit(2, l.first_round)});
+    late.order.round0.clear();
+    late.policy->steal_order(2, 0, late.order.round0);
+    ASSERT_EQ(late.order.later.size(), 1u);
+    constexpr std::uint64_t short_round = 1000;
+    detail::QueueSlot* late_kept = late.q.near_spawner(late.q.queue_for(Destination::to_node(0)), 0);
+    late_kept->queue.push(&t[1]);
+    late.running[0] = late.running[1] = detail::Ticks::now();
+    EXPECT_FALSE(late.q.find(2, 1, 0, short_round, *late.policy, late.order));
+    late.running[0] = late.running[1] = detail::Ticks::now() - 4 * late.order.later[0].first_round * short_round;
+    f = late.q.find(2, 1, 0, short_round, *late.policy, late.order);
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f.task, &t[1]);
+    EXPECT_EQ(f.rule, TakeRule::occupied);
+}
+
 // pop_first_if takes the first task that the filter accepts, from either
 // end, and leaves the others in order, wherever the match sits and
 // however the ring has wrapped: the gap is closed from the nearer end
