@@ -16,7 +16,7 @@
 // node the policy chose either way, and on the CPU whose cache holds what
 // its parent just wrote unless another worker is idle. Through the node's
 // queue every child moved the queue's line and its record to the other
-// CPU and back: fib(30) ran 2.8x slower under DEP on the 2-vCPU host.
+// CPU and back: fib(30) ran 2.7x slower under DEP on the 2-vCPU host.
 #pragma once
 
 #include <atomic>
