@@ -157,24 +157,33 @@ Machine from_hwloc_form(std::string_view description) {
     // reads N as strtoul does in base 0 ("0x86" is 134, "010" is 8, "+8" is
     // 8), and so does this count: "hwloc:0x86 351 1 5" (235,170 PUs) once
     // passed it as "not a number" and kept hwloc busy for over a minute.
+    // A number that ends on a digit ("0286": octal 02, then the 8) is
+    // followed by the next level at once, as hwloc reads it: "hwloc:1 0286
+    // 151 1 1" is 1 x 2 x 86 x 151 x 1 x 1 = 25,972 PUs (7 s in hwloc), and
+    // had passed as 302.
     std::uint64_t pus = 1;
     for (std::string_view level : split_words(hwloc_part)) {
         const std::size_t colon = level.find(':');
         const std::string count(colon == std::string_view::npos ? level : level.substr(colon + 1));
-        errno = 0;
-        char* end = nullptr;
-        const unsigned long long read = std::strtoull(count.c_str(), &end, 0);
-        if (end == count.c_str() || read == 0) continue;   // hwloc judges it
-        const std::uint64_t n = errno == ERANGE ? std::numeric_limits<std::uint64_t>::max() : read;
-        if (n > max_synthetic_width)
-            throw Error("synthetic", "level '" + printable_ascii(level).substr(0, 40) + "' puts " + std::to_string(n) +
-                                         " objects under each parent; at most " +
-                                         std::to_string(max_synthetic_width) +
-                                         " (hwloc builds a level in time that grows with the square of its width)");
-        pus = pus > max_synthetic_pus / n ? max_synthetic_pus + 1 : pus * n;
-        if (pus > max_synthetic_pus)
-            throw Error("synthetic", "'hwloc:" + printable_ascii(hwloc_part).substr(0, 80) + "' describes more than " +
-                                         std::to_string(max_synthetic_pus) + " PUs (Linux's NR_CPUS maximum)");
+        for (const char* at = count.c_str();;) {
+            errno = 0;
+            char* end = nullptr;
+            const unsigned long long read = std::strtoull(at, &end, 0);
+            if (end == at || read == 0) break;   // hwloc judges it
+            const std::uint64_t n = errno == ERANGE ? std::numeric_limits<std::uint64_t>::max() : read;
+            if (n > max_synthetic_width)
+                throw Error("synthetic", "level '" + printable_ascii(level).substr(0, 40) + "' puts " +
+                                             std::to_string(n) + " objects under each parent; at most " +
+                                             std::to_string(max_synthetic_width) +
+                                             " (hwloc builds a level in time that grows with the square of its width)");
+            pus = pus > max_synthetic_pus / n ? max_synthetic_pus + 1 : pus * n;
+            if (pus > max_synthetic_pus)
+                throw Error("synthetic", "'hwloc:" + printable_ascii(hwloc_part).substr(0, 80) +
+                                             "' describes more than " + std::to_string(max_synthetic_pus) +
+                                             " PUs (Linux's NR_CPUS maximum)");
+            if (std::isdigit(static_cast<unsigned char>(*end)) == 0) break;
+            at = end;
+        }
     }
     Machine m = detail::machine_from_hwloc_synthetic(hwloc_part);
     for (auto [key, value] : matrices) apply_matrix(m, key, value);

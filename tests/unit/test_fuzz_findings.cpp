@@ -178,6 +178,12 @@ TEST(FuzzFindings, AnHwlocSyntheticDescriptionBeyondLinuxsCpuLimitOrTooWideIsRef
         EXPECT_NE(w.find("puts 8192 objects under each parent"), std::string::npos) << wide << ": " << w;
     }
     EXPECT_EQ(Machine::from_synthetic("hwloc:0x2 010").cpu_count(), 16u);
+    // A count that stops on a digit ("0286": octal 02, then 86) is two
+    // levels to hwloc, and to the limit (25,972 PUs had passed as 302).
+    const std::string octal =
+        error_of([] { (void)Machine::from_synthetic(corpus("synthetic/repro-timeout-octal-then-decimal")); });
+    EXPECT_NE(octal.find("describes more than 8192 PUs"), std::string::npos) << octal;
+    EXPECT_EQ(Machine::from_synthetic("hwloc:1 028 1").cpu_count(), 16u);
     EXPECT_EQ(Machine::from_synthetic("hwloc:Package:2 NUMANode:2 Core:8 PU:2").cpu_count(), 64u);
     EXPECT_EQ(Machine::from_synthetic("hwloc:Package:8 Core:1024 PU:1").cpu_count(), 8192u);
 }
