@@ -157,7 +157,7 @@ Machine from_hwloc_form(std::string_view description) {
     // reads N as strtoul does in base 0 ("0x86" is 134, "010" is 8, "+8" is
     // 8), and so does this count: "hwloc:0x86 351 1 5" (235,170 PUs) once
     // passed it as "not a number" and kept hwloc busy for over a minute.
-    // A number that ends on a digit ("0286": octal 02, then the 8) is
+    // A number that ends on a digit ("0286": octal 02, then 86) is
     // followed by the next level at once, as hwloc reads it: "hwloc:1 0286
     // 151 1 1" is 1 x 2 x 86 x 151 x 1 x 1 = 25,972 PUs (7 s in hwloc), and
     // had passed as 302.
