@@ -1,8 +1,6 @@
 // apps/common/graph_builder.cpp — what the applications' graph builders share.
 #include "apps/common/graph_builder.hpp"
 
-#include <algorithm>
-
 #include <fmt/format.h>
 
 #include "numaware/error.hpp"
@@ -10,9 +8,7 @@
 namespace numaware::apps {
 
 int GraphBuilder::owner(std::size_t block, std::size_t blocks) const {
-    if (blocks == 0) return static_cast<int>(nodes.front());
-    const std::size_t b = std::min(block, blocks - 1);
-    return static_cast<int>(nodes[b * nodes.size() / blocks]);
+    return static_cast<int>(nodes[band_owner_index(block, blocks, nodes.size())]);
 }
 
 void GraphBuilder::reserve(std::uint64_t tasks, std::uint64_t deps, std::uint64_t regions) {

@@ -22,6 +22,7 @@
 #include <string_view>
 
 #include "apps/common/app_size.hpp"
+#include "apps/common/owners.hpp"
 #include "numaware/sim.hpp"
 
 namespace numaware::apps {
@@ -49,6 +50,11 @@ struct GraphBuilder {
     // programs' tile_owner_node()).
     int tile_owner(std::size_t row, std::size_t col, std::size_t rows, std::size_t cols) const {
         return owner(row * cols + col, rows * cols);
+    }
+    // Tile (row, col) under the block-cyclic rule (the programs'
+    // cyclic_tile_owner_node(); apps/common/owners.hpp).
+    int cyclic_tile_owner(std::size_t row, std::size_t col) const {
+        return static_cast<int>(nodes[block_cyclic_owner_index(row, col, nodes.size())]);
     }
     int first_node() const { return static_cast<int>(nodes.front()); }
 

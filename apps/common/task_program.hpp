@@ -13,6 +13,8 @@
 //                  contiguous block distribution over the runtime's nodes
 //   tile_owner_node()  the same for tile (row, col) of a rows x cols grid,
 //                  by the tile's row-major index
+//   cyclic_tile_owner_node()  tile (row, col) under the two-dimensional
+//                  block-cyclic distribution (owners.hpp)
 //   Stopwatch      wall time
 //   max_abs_diff() largest |a[i] - b[i]| (NaN counts as infinity)
 //   run_graph()    spawns a graph and waits; on a failed spawn it waits for
@@ -29,8 +31,10 @@
 // rt.spawn_on(owner, ...), where `owner` is the owner node of the block the
 // task writes, so that under SA the init task first-touches each block on
 // its owner node and every later update of the block runs there too, as a
-// careful programmer would distribute the data by hand. Other policies
-// ignore hints.
+// careful programmer would distribute the data by hand: bands for the
+// stencils, scans and streams, block-cyclic tiles for the dense
+// factorisations (apps/common/owners.hpp says why). Other policies ignore
+// hints.
 #pragma once
 
 #include <sys/mman.h>
@@ -51,6 +55,7 @@
 #include <vector>
 
 #include "apps/common/app_size.hpp"
+#include "apps/common/owners.hpp"
 #include "numaware/error.hpp"
 #include "numaware/tasks.hpp"
 
@@ -175,18 +180,25 @@ inline Range block_range(std::size_t total, std::size_t blocks, std::size_t b) {
 // node.
 inline unsigned owner_node(const tasks::Runtime& rt, std::size_t block, std::size_t blocks) {
     const std::vector<unsigned>& nodes = rt.nodes();
-    if (blocks == 0 || nodes.empty()) return nodes.empty() ? 0U : nodes.front();
-    const std::size_t b = std::min(block, blocks - 1);
-    return nodes[b * nodes.size() / blocks];
+    if (nodes.empty()) return 0U;
+    return nodes[band_owner_index(block, blocks, nodes.size())];
 }
 
-// The 2-D rule of the tiled apps: tile (row, col) of a rows x cols grid of
-// tiles is block row * cols + col (row-major order) of rows * cols, dealt
-// out with owner_node(). With square grids and K dividing the tile rows,
-// each node owns a band of whole tile rows.
+// The 2-D rule of the tiled stencil and scan apps: tile (row, col) of a
+// rows x cols grid of tiles is block row * cols + col (row-major order) of
+// rows * cols, dealt out with owner_node(). With square grids and K
+// dividing the tile rows, each node owns a band of whole tile rows.
 inline unsigned tile_owner_node(const tasks::Runtime& rt, std::size_t row, std::size_t col, std::size_t rows,
                                 std::size_t cols) {
     return owner_node(rt, row * cols + col, rows * cols);
+}
+
+// The rule of the dense factorisations: tile (row, col) on the P x Q grid
+// of the runtime's nodes, block-cyclic (block_cyclic_owner_index()).
+inline unsigned cyclic_tile_owner_node(const tasks::Runtime& rt, std::size_t row, std::size_t col) {
+    const std::vector<unsigned>& nodes = rt.nodes();
+    if (nodes.empty()) return 0U;
+    return nodes[block_cyclic_owner_index(row, col, nodes.size())];
 }
 
 class Stopwatch {

@@ -3,8 +3,8 @@
 //
 // Regions: the lower tiles A(m, n), m >= n (b x b doubles), in row-major
 // order over the lower triangle. Each task is hinted to the owner of the
-// one tile it updates, tile (m, n) being block m(m+1)/2 + n of nt(nt+1)/2
-// dealt out with owner(). Tasks, in the application's order:
+// one tile it updates, cyclic_tile_owner(m, n) (block-cyclic, as the
+// program's cyclic_tile_owner_node()). Tasks, in the application's order:
 //   init(m, n)              out A(m,n)                       m >= n, row-major
 //   Cholesky, k = 0..nt-1:
 //     POTRF(k)              inout A(k,k)
@@ -59,7 +59,7 @@ void build_graph(GraphBuilder& ctx, const AppSize& size) {
     std::vector<std::uint32_t> tiles(lower);
     for (std::uint64_t i = 0; i < lower; ++i) tiles[i] = g.add_region(tb);
     auto A = [&](std::size_t m, std::size_t n) { return tiles[m * (m + 1) / 2 + n]; };
-    auto owner = [&](std::size_t m, std::size_t n) { return ctx.owner(m * (m + 1) / 2 + n, lower); };
+    auto owner = [&](std::size_t m, std::size_t n) { return ctx.cyclic_tile_owner(m, n); };
 
     const double b3 = static_cast<double>(b) * static_cast<double>(b) * static_cast<double>(b);
     const double init_s = ctx.seconds(static_cast<double>(b) * static_cast<double>(b));

@@ -25,11 +25,10 @@
 // first-touch the matrix.
 //
 // Hints (SA): each task goes to the owner of the one tile it updates
-// (the inout tile above; init(m,n) to A(m,n)). Only the nt(nt+1)/2 lower
-// tiles exist, so the rule deals out those: tile (m,n), m >= n, is block
-// m(m+1)/2 + n (row-major order over the lower triangle) of nt(nt+1)/2,
-// given to owner_node() — contiguous bands of tile rows holding nearly
-// equal numbers of tiles per node.
+// (the inout tile above; init(m,n) to A(m,n)), tile (m,n), m >= n, owned
+// by cyclic_tile_owner_node(rt, m, n): the two-dimensional block-cyclic
+// distribution over a P x Q grid of the nodes (apps/common/owners.hpp), so
+// that every node keeps a share of each step's shrinking set of tiles.
 //
 // Matrix: A(i,j) = A(j,i) uniform in [-0.5, 0.5) off the diagonal,
 // A(i,i) = n: strictly diagonally dominant, condition number below 3.
@@ -135,10 +134,8 @@ struct Inversion {
 std::size_t spawn_graph(tasks::Runtime& rt, const Inversion& v) {
     const std::size_t nt = v.l.nt, tb = v.l.tile_bytes();
     auto A = [&v](std::size_t m, std::size_t k) { return v.A(m, k); };
-    // Owner of lower tile (m, n), m >= n: its row-major index over the lower triangle.
-    auto owner = [&rt, nt](std::size_t m, std::size_t n) {
-        return owner_node(rt, m * (m + 1) / 2 + n, nt * (nt + 1) / 2);
-    };
+    // Owner of lower tile (m, n), m >= n: block-cyclic over the nodes' grid.
+    auto owner = [&rt](std::size_t m, std::size_t n) { return cyclic_tile_owner_node(rt, m, n); };
     std::size_t spawned = 0;
     for (std::size_t m = 0; m < nt; ++m) {
         for (std::size_t k = 0; k <= m; ++k) {

@@ -4,8 +4,8 @@
 // Regions: the nt x nt tiles A(m, k) (b x b doubles, row-major tile order),
 // then the T-factor tiles T(m, k) (ib x b doubles, ib = min(b, 32)) for
 // m >= k, the only ones the application names. Tasks, in the
-// application's order, hinted to tile_owner(row, col, nt, nt) of the tile
-// each updates:
+// application's order, hinted to cyclic_tile_owner(row, col) of the tile
+// each updates (block-cyclic, as the program's cyclic_tile_owner_node()):
 //   init(m, k)      out A(m,k)                                  all tiles, row-major
 //   for k = 0..nt-1:
 //     GEQRT(k)      inout A(k,k); out T(k,k)
@@ -51,7 +51,7 @@ void build_graph(GraphBuilder& ctx, const AppSize& size) {
         for (std::size_t k = 0; k <= m; ++k) tf[m * nt + k] = g.add_region(tb);
     auto A = [&](std::size_t m, std::size_t k) { return a[m * nt + k]; };
     auto T = [&](std::size_t m, std::size_t k) { return tf[m * nt + k]; };
-    auto owner = [&](std::size_t m, std::size_t k) { return ctx.tile_owner(m, k, nt, nt); };
+    auto owner = [&](std::size_t m, std::size_t k) { return ctx.cyclic_tile_owner(m, k); };
 
     const double b3 = static_cast<double>(b) * static_cast<double>(b) * static_cast<double>(b);
     const double init_s = ctx.seconds(static_cast<double>(b) * static_cast<double>(b));

@@ -13,9 +13,10 @@
 // Hints (SA): a task goes to the owner of the tile it updates that is its
 // own — GEQRT(k) to A(k,k), UNMQR(k,n) to A(k,n), TSQRT(m,k) to A(m,k),
 // TSMQR(m,n,k) to A(m,n), init(m,k) to A(m,k) — where tile (m,k) belongs to
-// tile_owner_node(rt, m, k, nt, nt) (row-major tile index dealt out evenly:
-// a band of tile rows per node). T(m,k) is first touched by the task that
-// writes it, so it lands with A(m,k).
+// cyclic_tile_owner_node(rt, m, k): the two-dimensional block-cyclic
+// distribution over a P x Q grid of the nodes (apps/common/owners.hpp), so
+// that every node keeps a share of the shrinking trailing matrix. T(m,k) is
+// first touched by the task that writes it, so it lands with A(m,k).
 //
 // Check: LAPACKE_dgeqrf of the same matrix (column-major, serial). The R
 // factor of a full-rank matrix is unique up to the sign of each row, so the
@@ -99,7 +100,7 @@ struct Qr {
 // Spawns the whole graph (no wait); returns the number of tasks.
 std::size_t spawn_graph(tasks::Runtime& rt, const Qr& q) {
     const std::size_t nt = q.l.nt, ab = q.l.tile_bytes(), tb = q.t_bytes();
-    auto owner = [&rt, nt](std::size_t m, std::size_t k) { return tile_owner_node(rt, m, k, nt, nt); };
+    auto owner = [&rt](std::size_t m, std::size_t k) { return cyclic_tile_owner_node(rt, m, k); };
     std::size_t spawned = 0;
     for (std::size_t m = 0; m < nt; ++m) {
         for (std::size_t k = 0; k < nt; ++k) {

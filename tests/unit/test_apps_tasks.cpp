@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "apps/programs.hpp"
@@ -103,6 +104,44 @@ TEST(TasksApps, OwnerNodeDealsBlocksOutContiguously) {
     for (std::size_t i = 0; i < 4; ++i)
         for (std::size_t j = 0; j < 4; ++j)
             EXPECT_EQ(tile_owner_node(*rt, i, j, 4, 4), i < 2 ? 0u : 1u) << i << "," << j;
+}
+
+// The dense factorisations' rule: a P x Q grid of the nodes, P the largest
+// divisor of K with P * P <= K, tiles dealt out cyclically in both directions.
+TEST(TasksApps, BlockCyclicOwnersUseANearSquareGridOfTheNodes) {
+    const std::pair<std::size_t, NodeGrid> grids[] = {{1, {1, 1}}, {2, {1, 2}}, {4, {2, 2}}, {6, {2, 3}},
+                                                      {7, {1, 7}}, {8, {2, 4}}, {9, {3, 3}}, {16, {4, 4}}};
+    for (const auto& [k, want] : grids) {
+        const NodeGrid g = node_grid(k);
+        EXPECT_EQ(g.rows, want.rows) << k << " nodes";
+        EXPECT_EQ(g.cols, want.cols) << k << " nodes";
+    }
+    // 4 nodes, 2 x 2: tile (r, c) on node 2 (r mod 2) + c mod 2.
+    std::vector<std::size_t> row0, row1;
+    for (std::size_t c = 0; c < 4; ++c) {
+        row0.push_back(block_cyclic_owner_index(0, c, 4));
+        row1.push_back(block_cyclic_owner_index(5, c, 4));
+    }
+    EXPECT_EQ(row0, (std::vector<std::size_t>{0, 1, 0, 1}));
+    EXPECT_EQ(row1, (std::vector<std::size_t>{2, 3, 2, 3}));
+    // Every node owns a quarter of any 2 x 2 block of tiles, so of every
+    // trailing matrix whose side is even: the share that bands lose.
+    for (std::size_t start = 0; start < 6; ++start) {
+        std::vector<unsigned> per_node(4, 0);
+        for (std::size_t r = start; r < 8; ++r)
+            for (std::size_t c = start; c < 8; ++c) ++per_node[block_cyclic_owner_index(r, c, 4)];
+        const std::size_t side = 8 - start;
+        if (side % 2 == 0) {
+            EXPECT_EQ(per_node, std::vector<unsigned>(4, static_cast<unsigned>(side * side / 4)));
+        }
+        for (unsigned n : per_node) EXPECT_GT(n, 0u) << "trailing matrix from " << start;
+    }
+    // On a runtime, the index picks from its nodes.
+    auto team = two_node_team();
+    auto rt = runtime(*team, "sa");
+    for (std::size_t r = 0; r < 3; ++r)
+        for (std::size_t c = 0; c < 3; ++c)
+            EXPECT_EQ(cyclic_tile_owner_node(*rt, r, c), rt->nodes()[c % 2]) << r << "," << c;
 }
 
 TEST(TasksApps, EveryTaskOfEveryAppCarriesANodeHint) {

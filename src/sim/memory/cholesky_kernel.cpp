@@ -2,12 +2,13 @@
 // (apps/inversion's first stage: POTRF, TRSM, SYRK and GEMM tile tasks) as
 // parallel loops of tile operations.
 //
-// Layout and placement are the application's: only the nt(nt+1)/2 tiles of
-// the lower triangle exist, each b × b doubles (b = 64), contiguous and
-// page-aligned, in row-major order over the triangle (tile (m, n), m ≥ n,
-// is slot m(m+1)/2 + n). Tile slots are dealt out as its locality hint
-// (SA) deals them to nodes: one contiguous static block of slots a thread,
-// so each thread owns a band of tile rows. Each thread first touches its
+// The layout is the application's: only the nt(nt+1)/2 tiles of the lower
+// triangle exist, each b × b doubles (b = 64), contiguous and page-aligned,
+// in row-major order over the triangle (tile (m, n), m ≥ n, is slot
+// m(m+1)/2 + n). Tile slots are dealt out one contiguous static block of
+// slots a thread, so each thread owns a band of tile rows: the rule of the
+// application's SA hints until 2026-12-07, which are block-cyclic since
+// (apps/common/owners.hpp); this kernel keeps the bands. Each thread first touches its
 // tiles (unmeasured "init") and runs the operations that update them:
 // owner computes.
 //

@@ -5,10 +5,11 @@
 // Layout and first touch are the application's: nt × nt tiles of b × b
 // doubles (b = 64, 32 KiB), each contiguous and page-aligned, in row-major
 // tile order; a T-factor tile of ib × b doubles (ib = 32, 16 KiB) per
-// tile, in a second array in the same order. Tiles are dealt out as the
-// application's locality hint deals them to nodes: one contiguous static
-// block of the nt² tile indices a thread (a band of tile rows), and each
-// thread first touches its tiles of A and of T (unmeasured "init").
+// tile, in a second array in the same order. Tiles are dealt out one
+// contiguous static block of the nt² tile indices a thread (a band of tile
+// rows: the rule of the application's SA hints until 2026-12-07, which are
+// block-cyclic since, apps/common/owners.hpp; this kernel keeps the bands),
+// and each thread first touches its tiles of A and of T (unmeasured "init").
 //
 // Step k, for m, n = k+1 .. nt-1:
 //   GEQRT(k)       inout A(k,k); out T(k,k)
