@@ -99,7 +99,7 @@ TEST(SimMemoryMappings, StreamUnderEachMapping) {
 
 TEST(SimMemoryMappings, RemoteNeedsANodeWithoutThreads) {
     expect_error([] { run("stream:1", "remote", 16, 0); }, "mapping", "the team uses every node of thesis-4s");
-    expect_error([] { run("stream:1", "first-touch", 4, 5); }, "nodes", "5 nodes on thesis-4s with 4");
+    expect_error([] { run("stream:1", "first-touch", 4, 5); }, "nodes", "5 nodes on thesis-4s with 4 sockets");
 }
 
 // 8 threads on the first 2 nodes (either order of filling): the lowest

@@ -120,12 +120,13 @@ TEST(SimMemoryCli, BadInputIsOneLineAndNonZero) {
     r = run_cli("sim memory --workload stream --threads 17");
     EXPECT_NE(r.status, 0);
     EXPECT_TRUE(contains(r.out, "17 threads on thesis-4s with 16 cores")) << r.out;
+    EXPECT_TRUE(contains(r.out, "--machine")) << r.out;   // what lifts the limit
     r = run_cli("sim memory --mapping bind:9");
     EXPECT_NE(r.status, 0);
     EXPECT_TRUE(contains(r.out, "bind:9: the preset has nodes 0..3")) << r.out;
     r = run_cli("sim memory --workload stream:1 --nodes 5");
     EXPECT_NE(r.status, 0);
-    EXPECT_EQ(r.out, "numaware: nodes: 5 nodes on thesis-4s with 4\n");
+    EXPECT_EQ(r.out, "numaware: nodes: 5 nodes on thesis-4s with 4 sockets\n");
     r = run_cli("sim memory --workload stream:1 --mapping remote");
     EXPECT_NE(r.status, 0);
     EXPECT_TRUE(contains(r.out, "remote: the team uses every node of thesis-4s")) << r.out;

@@ -354,9 +354,11 @@ WorkloadResult run_workload(const Workload& w, const HierarchyPreset& given, con
     tm.kind = o.thread_mapping;
     tm.nodes = o.nodes;
     if (o.nodes > p.sockets())
-        throw Error("nodes", fmt::format("{} nodes on {} with {}", o.nodes, p.name, p.sockets()));
+        throw Error("nodes", fmt::format("{} nodes on {} with {} sockets", o.nodes, p.name, p.sockets()));
     if (tm.threads > p.cores())
-        throw Error("threads", fmt::format("{} threads on {} with {} cores", tm.threads, p.name, p.cores()));
+        throw Error("threads", fmt::format("{} threads on {} with {} cores: run at most {} threads, or simulate a "
+                                           "machine with more cores (--machine, on_machine())",
+                                           tm.threads, p.name, p.cores(), p.cores()));
     const TeamLayout layout = plan_team(p.timed.machine, tm);
     // The team-dependent page mappings become a rule MemorySim applies,
     // plus pages placed before the run.
