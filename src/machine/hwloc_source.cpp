@@ -593,41 +593,144 @@ bool node_directory_is_empty(const std::string& root) {
     return !any;
 }
 
-// The live system without NUMA information: one node 0 holding the online
-// CPUs (the kernel's list, read with hwloc's parser; the start affinity, or
-// CPUs 0..n-1, when the list cannot be read) and the memory sysinfo()
-// gives, with the base page of sysconf. Its name says why.
-Machine one_node_machine(const std::string& root) {
-    Machine m;
-    m.name = "live (one node: /sys/devices/system/node lists none)";
-    Node node;
-    node.os_index = 0;
-    std::string online;
-    try {
-        online = std::string(trim(detail::read_text_file(root + "/sys/devices/system/cpu/online")));
-    } catch (const Error&) {
-    }
-    if (!online.empty()) {
-        Bitmap set(hwloc_bitmap_alloc());
-        if (set != nullptr && hwloc_bitmap_list_sscanf(set.get(), online.c_str()) == 0 && hwloc_bitmap_weight(set.get()) > 0) {
-            unsigned cpu = 0;
-            hwloc_bitmap_foreach_begin(cpu, set.get()) {
-                if (cpu < Machine::max_cpus) node.cpus.push_back(cpu);
-            }
-            hwloc_bitmap_foreach_end();
+// Whether the system's CPU directory lists no CPU (no cpuN entry, or no
+// directory): a container or sandbox that masked /sys/devices/system/cpu,
+// or no sysfs at all. hwloc 2.9's Linux backend then prints "failed to
+// find sysfs cpu topology directory, aborting linux discovery" on the
+// program's stderr and finds no NUMA node and no memory size, although the
+// node directory may still say both.
+bool cpu_directory_lists_no_cpu(const std::string& root) {
+    DIR* dir = ::opendir((root + "/sys/devices/system/cpu").c_str());
+    if (dir == nullptr) return true;
+    bool any = false;
+    while (const dirent* e = ::readdir(dir)) {
+        const std::string_view name(e->d_name);
+        if (name.size() > 3 && name.substr(0, 3) == "cpu" &&
+            name.find_first_not_of("0123456789", 3) == std::string_view::npos) {
+            any = true;
+            break;
         }
     }
-    if (node.cpus.empty() && start_affinity) node.cpus = *start_affinity;
-    if (node.cpus.empty()) {
-        const long n = ::sysconf(_SC_NPROCESSORS_ONLN);
-        for (unsigned c = 0; c < static_cast<unsigned>(n > 0 ? n : 1); ++c) node.cpus.push_back(c);
+    ::closedir(dir);
+    return !any;
+}
+
+// The node numbers the node directory lists (nodeN), ascending.
+std::vector<unsigned> listed_nodes(const std::string& root) {
+    std::vector<unsigned> out;
+    DIR* dir = ::opendir((root + "/sys/devices/system/node").c_str());
+    if (dir == nullptr) return out;
+    while (const dirent* e = ::readdir(dir)) {
+        const std::string_view name(e->d_name);
+        if (name.size() > 4 && name.size() < 10 && name.substr(0, 4) == "node" &&
+            name.find_first_not_of("0123456789", 4) == std::string_view::npos)
+            out.push_back(static_cast<unsigned>(std::strtoul(std::string(name.substr(4)).c_str(), nullptr, 10)));
     }
+    ::closedir(dir);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// The CPUs of a kernel CPU list file ("0-3,8"), read with hwloc's parser;
+// empty when the file cannot be read or lists none.
+std::vector<unsigned> cpu_list_file(const std::string& path) {
+    std::vector<unsigned> cpus;
+    std::string text;
+    try {
+        text = std::string(trim(detail::read_text_file(path)));
+    } catch (const Error&) {
+        return cpus;
+    }
+    Bitmap set(hwloc_bitmap_alloc());
+    if (text.empty() || set == nullptr || hwloc_bitmap_list_sscanf(set.get(), text.c_str()) != 0) return cpus;
+    unsigned cpu = 0;
+    hwloc_bitmap_foreach_begin(cpu, set.get()) {
+        if (cpu < Machine::max_cpus) cpus.push_back(cpu);
+    }
+    hwloc_bitmap_foreach_end();
+    return cpus;
+}
+
+// The CPUs a node directory-less machine has: the kernel's online list,
+// else the start affinity, else CPUs 0..n-1.
+std::vector<unsigned> online_cpus(const std::string& root) {
+    std::vector<unsigned> cpus = cpu_list_file(root + "/sys/devices/system/cpu/online");
+    if (cpus.empty() && start_affinity) cpus = *start_affinity;
+    if (cpus.empty()) {
+        const long n = ::sysconf(_SC_NPROCESSORS_ONLN);
+        for (unsigned c = 0; c < static_cast<unsigned>(n > 0 ? n : 1); ++c) cpus.push_back(c);
+    }
+    return cpus;
+}
+
+void set_base_page(Machine& m) {
+    const long page = ::sysconf(_SC_PAGESIZE);
+    if (page >= 1024 && (page & (page - 1)) == 0) m.page_bytes = static_cast<std::uint64_t>(page);
+}
+
+// The live system without NUMA information: one node 0 holding the online
+// CPUs and the memory sysinfo() gives, with the base page of sysconf. Its
+// name says why (`why`).
+Machine one_node_machine(const std::string& root, const std::string& why) {
+    Machine m;
+    m.name = "live (one node: " + why + ")";
+    Node node;
+    node.os_index = 0;
+    node.cpus = online_cpus(root);
     struct sysinfo info {};
     if (::sysinfo(&info) == 0) node.memory_bytes = static_cast<std::uint64_t>(info.totalram) * info.mem_unit;
     m.nodes.push_back(std::move(node));
     m.distances = {{10}};
-    const long page = ::sysconf(_SC_PAGESIZE);
-    if (page >= 1024 && (page & (page - 1)) == 0) m.page_bytes = static_cast<std::uint64_t>(page);
+    set_base_page(m);
+    m.validate();
+    return m;
+}
+
+// The live system from the node directory alone, for a masked CPU
+// directory (cpu_directory_lists_no_cpu), read as hwloc's Linux backend
+// reads it: per nodeN, its CPUs (cpulist), its memory (meminfo's MemTotal,
+// kB) and its SLIT row (distance). A row that is missing or malformed
+// gives the default distances for all; a machine whose nodes list no CPU
+// gets the online CPUs on its first node. Caches, memory tiers and the
+// cgroup's allowed sets are not read (hwloc reads those); the name says
+// where the machine came from.
+Machine node_directory_machine(const std::string& root, const std::vector<unsigned>& ids) {
+    Machine m;
+    m.name = "live (from /sys/devices/system/node: /sys/devices/system/cpu lists no CPU)";
+    NodeMatrix<unsigned> slit;
+    bool slit_ok = true;
+    for (unsigned id : ids) {
+        const std::string dir = root + "/sys/devices/system/node/node" + std::to_string(id);
+        Node node;
+        node.os_index = id;
+        node.cpus = cpu_list_file(dir + "/cpulist");
+        try {
+            const std::string info = detail::read_text_file(dir + "/meminfo");
+            const std::size_t at = info.find("MemTotal:");
+            if (at != std::string::npos) node.memory_bytes = std::strtoull(info.c_str() + at + 9, nullptr, 10) * 1024;
+        } catch (const Error&) {
+        }
+        std::vector<unsigned> row;
+        try {
+            for (std::string_view w : split(trim(detail::read_text_file(dir + "/distance")), ' ')) {
+                if (w.empty()) continue;
+                if (w.size() > 3 || w.find_first_not_of("0123456789") != std::string_view::npos) {
+                    slit_ok = false;
+                    break;
+                }
+                row.push_back(static_cast<unsigned>(std::strtoul(std::string(w).c_str(), nullptr, 10)));
+            }
+        } catch (const Error&) {
+            slit_ok = false;
+        }
+        if (row.size() != ids.size()) slit_ok = false;
+        slit.push_back(std::move(row));
+        m.nodes.push_back(std::move(node));
+    }
+    m.distances = slit_ok ? std::move(slit) : detail::default_distances(ids.size());
+    if (std::none_of(m.nodes.begin(), m.nodes.end(), [](const Node& n) { return n.has_cpus(); }))
+        m.nodes.front().cpus = online_cpus(root);
+    set_base_page(m);
     m.validate();
     return m;
 }
@@ -651,7 +754,15 @@ Machine Machine::from_live() {
     // cgroup cpuset (Slurm, containers), then the affinity the process
     // started with (taskset, numactl --cpunodebind, a job's task binding).
     const std::string root = sysfs_root();
-    Machine allowed = node_directory_is_empty(root) ? one_node_machine(root) : live_from_hwloc();
+    Machine allowed = [&root] {
+        if (cpu_directory_lists_no_cpu(root)) {
+            const std::vector<unsigned> ids = listed_nodes(root);
+            if (ids.empty()) return one_node_machine(root, "/sys/devices/system/cpu lists no CPU and /sys/devices/system/node lists none");
+            return node_directory_machine(root, ids);
+        }
+        if (node_directory_is_empty(root)) return one_node_machine(root, "/sys/devices/system/node lists none");
+        return live_from_hwloc();
+    }();
     if (!start_affinity) return allowed;
     return affinity_part(std::move(allowed), *start_affinity, "this process's CPU affinity");
 }

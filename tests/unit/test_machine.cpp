@@ -353,7 +353,9 @@ TEST(MachineLive, AnEmptyNodeDirectoryIsOneNode) {
     ASSERT_NE(root_c, nullptr);
     const std::string root = root_c;
     const std::string system = root + "/sys/devices/system";
-    for (const std::string& d : {root + "/sys", root + "/sys/devices", system, system + "/node", system + "/cpu"})
+    // The CPU directory lists its CPUs (only the node directory is masked).
+    for (const std::string& d : {root + "/sys", root + "/sys/devices", system, system + "/node", system + "/cpu",
+                                 system + "/cpu/cpu0", system + "/cpu/cpu2", system + "/cpu/cpu3"})
         ASSERT_EQ(::mkdir(d.c_str(), 0755), 0) << d;
     // Not a node: the kernel's files beside node0, node1... stay.
     for (const std::string& f : {system + "/node/has_cpu", system + "/node/possible"}) {
@@ -384,7 +386,8 @@ TEST(MachineLive, AnEmptyNodeDirectoryIsOneNode) {
     ::unsetenv("HWLOC_FSROOT");
     for (const std::string& f : {system + "/node/has_cpu", system + "/node/possible", system + "/cpu/online"})
         std::remove(f.c_str());
-    for (const std::string& d : {system + "/cpu", system + "/node", system, root + "/sys/devices", root + "/sys", root})
+    for (const std::string& d : {system + "/cpu/cpu0", system + "/cpu/cpu2", system + "/cpu/cpu3", system + "/cpu",
+                                 system + "/node", system, root + "/sys/devices", root + "/sys", root})
         ::rmdir(d.c_str());
     if (expected.empty()) {
         // This process may use none of CPUs 0, 2 and 3: refused, by name.
@@ -403,6 +406,76 @@ TEST(MachineLive, AnEmptyNodeDirectoryIsOneNode) {
     if (expected.size() < 3u) {
         EXPECT_EQ(m->left_out.by, "this process's CPU affinity");
     }
+    EXPECT_EQ(Machine::from_json(m->to_json()), *m);
+}
+
+// A sysfs whose CPU directory lists no CPU (a container masked
+// /sys/devices/system/cpu) while the node directory is intact: hwloc 2.9
+// prints "failed to find sysfs cpu topology directory" on the program's
+// stderr and finds no node and no memory, so the live machine comes from
+// the node directory, as hwloc would read it: each node's CPUs, MemTotal
+// and SLIT row. Nothing is printed. Made-up sysfs under HWLOC_FSROOT.
+TEST(MachineLive, AMaskedCpuDirectoryIsReadFromTheNodeDirectory) {
+    char dir_template[] = "/tmp/numaware-fsroot-XXXXXX";
+    const char* root_c = ::mkdtemp(dir_template);
+    ASSERT_NE(root_c, nullptr);
+    const std::string root = root_c;
+    const std::string system = root + "/sys/devices/system";
+    const std::vector<std::string> dirs = {root + "/sys", root + "/sys/devices", system, system + "/cpu",
+                                           system + "/node", system + "/node/node0", system + "/node/node1"};
+    for (const std::string& d : dirs) ASSERT_EQ(::mkdir(d.c_str(), 0755), 0) << d;
+    const std::vector<std::pair<std::string, std::string>> files = {
+        {system + "/node/possible", "0-1\n"},
+        {system + "/node/node0/cpulist", "0\n"},
+        {system + "/node/node0/meminfo", "Node 0 MemTotal:        1048576 kB\nNode 0 MemFree:  1000 kB\n"},
+        {system + "/node/node0/distance", "10 21\n"},
+        {system + "/node/node1/cpulist", "1\n"},
+        {system + "/node/node1/meminfo", "Node 1 MemTotal:        2097152 kB\n"},
+        {system + "/node/node1/distance", "21 10\n"},
+    };
+    for (const auto& [f, text] : files) {
+        std::FILE* out = std::fopen(f.c_str(), "w");
+        ASSERT_NE(out, nullptr) << f;
+        std::fputs(text.c_str(), out);
+        std::fclose(out);
+    }
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    ASSERT_EQ(::sched_getaffinity(0, sizeof set, &set), 0);
+    ASSERT_EQ(::setenv("HWLOC_FSROOT", root.c_str(), 1), 0);
+    std::optional<Machine> m;
+    std::string error;
+    ::testing::internal::CaptureStderr();
+    try {
+        m = Machine::from_live();
+    } catch (const std::exception& e) {
+        error = e.what();
+    }
+    const std::string printed = ::testing::internal::GetCapturedStderr();
+    ::unsetenv("HWLOC_FSROOT");
+    for (const auto& f : files) std::remove(f.first.c_str());
+    for (auto d = dirs.rbegin(); d != dirs.rend(); ++d) ::rmdir(d->c_str());
+    ::rmdir(root.c_str());
+    EXPECT_EQ(printed, "");
+    if (!CPU_ISSET(0, &set) || !CPU_ISSET(1, &set)) {
+        // This process may not use both CPUs: the affinity names what it left out.
+        if (m) {
+            EXPECT_EQ(m->left_out.by, "this process's CPU affinity");
+        }
+        return;
+    }
+    ASSERT_TRUE(m.has_value()) << error;
+    EXPECT_TRUE(contains(m->name, "from /sys/devices/system/node")) << m->name;
+    EXPECT_TRUE(contains(m->name, "/sys/devices/system/cpu lists no CPU")) << m->name;
+    ASSERT_EQ(m->node_count(), 2u);
+    EXPECT_EQ(m->nodes[0].os_index, 0u);
+    EXPECT_EQ(m->nodes[1].os_index, 1u);
+    EXPECT_EQ(m->nodes[0].cpus, std::vector<unsigned>{0});
+    EXPECT_EQ(m->nodes[1].cpus, std::vector<unsigned>{1});
+    EXPECT_EQ(m->nodes[0].memory_bytes, 1ULL << 30);
+    EXPECT_EQ(m->nodes[1].memory_bytes, 2ULL << 30);
+    EXPECT_EQ(m->distances, (numaware::NodeMatrix<unsigned>{{10, 21}, {21, 10}}));
+    EXPECT_EQ(m->page_bytes, static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE)));
     EXPECT_EQ(Machine::from_json(m->to_json()), *m);
 }
 
