@@ -257,6 +257,7 @@ TEST(OmpSettings, BadValuesWarnOnceAndKeepTheDefault) {
     EXPECT_NE(warnings[1].find("OMP_SCHEDULE: 'fast'"), std::string::npos);
     expect_error([] { (void)read({{"NUMAWARE_POLICY", "bogus"}}); }, "NUMAWARE_POLICY", "unknown policy 'bogus'; expected one of dfifo, lq, dep");
     EXPECT_EQ(read({{"NUMAWARE_POLICY", "RIP-DEP"}}).policy, "rip-dep");
+    EXPECT_EQ(read({}).policy, "dep");   // locality scheduling without a setting
     EXPECT_EQ(read({}).rip_window, 256u);
     EXPECT_EQ(read({}).report_path, "");
     EXPECT_EQ(read({{"NUMAWARE_REPORT", "run.json"}}).report_path, "run.json");

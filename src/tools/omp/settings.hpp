@@ -77,7 +77,10 @@ struct Settings {
     enum class Display { no, yes, verbose };
     Display display_env = Display::no;         // OMP_DISPLAY_ENV
     std::uintptr_t default_allocator = 1;      // OMP_ALLOCATOR: a predefined allocator, omp.h's number
-    std::string policy = "dfifo";              // NUMAWARE_POLICY
+    // NUMAWARE_POLICY. DEP by default: the two lines of README.md give an
+    // unmodified program locality scheduling from its own depend clauses
+    // (issue 16); DFIFO, the locality-unaware baseline, is there by name.
+    std::string policy = "dep";
     std::size_t rip_window = 256;              // NUMAWARE_RIP_WINDOW: tasks per RIP partition window
     // NUMAWARE_TASK_THROTTLE: unfinished tasks per thread of the team beyond
     // which a new task without `depend` runs at once on its creating
