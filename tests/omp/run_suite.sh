@@ -46,7 +46,7 @@ fi
 for prog in "$@"; do [[ -x $prog ]] || { say "FAIL: $prog is not built"; exit 1; }; done
 # LLVM's libomp (Debian's libomp5, which scripts/bootstrap installs): the
 # reference where libgomp cannot be one (fork, LLVM's ABI below).
-libomp=$(ldconfig -p | awk '/libomp\.so\.5 /{print $NF; exit}')
+libomp=$(ldconfig -p | awk '/libomp\.so\.5 / && !found {print $NF; found = 1}')   # reads to the end: no SIGPIPE for ldconfig under pipefail
 policies=$(printf '%s\n' "$out" | sed -n 's/.*expected one of //p' | sed 's/,//g')
 [[ -n $policies ]] || { say "FAIL: no policy list in: $out"; exit 1; }
 say "policies: $policies"
