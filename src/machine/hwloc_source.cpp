@@ -727,10 +727,20 @@ Machine node_directory_machine(const std::string& root, const std::vector<unsign
         slit.push_back(std::move(row));
         m.nodes.push_back(std::move(node));
     }
-    m.distances = slit_ok ? std::move(slit) : detail::default_distances(ids.size());
     if (std::none_of(m.nodes.begin(), m.nodes.end(), [](const Node& n) { return n.has_cpus(); }))
         m.nodes.front().cpus = online_cpus(root);
     set_base_page(m);
+    // Distances the model refuses (a diagonal that is not the smallest, say)
+    // are dropped for the defaults, as hwloc drops a matrix it refuses.
+    if (slit_ok) {
+        m.distances = std::move(slit);
+        try {
+            m.validate();
+            return m;
+        } catch (const Error&) {
+        }
+    }
+    m.distances = detail::default_distances(ids.size());
     m.validate();
     return m;
 }

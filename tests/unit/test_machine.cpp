@@ -479,6 +479,61 @@ TEST(MachineLive, AMaskedCpuDirectoryIsReadFromTheNodeDirectory) {
     EXPECT_EQ(Machine::from_json(m->to_json()), *m);
 }
 
+// The same masked CPU directory with distance rows the model refuses (a
+// diagonal above the rest) or cannot read: the default distances, as hwloc
+// drops a matrix it refuses; the nodes are still the directory's.
+TEST(MachineLive, RefusedDistanceRowsOfAMaskedCpuDirectoryGiveTheDefaults) {
+    // The nodes hold CPUs this process may use: its first two (the second
+    // node has none on a one-CPU affinity, and stays, with its memory).
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    ASSERT_EQ(::sched_getaffinity(0, sizeof set, &set), 0);
+    std::vector<std::string> lists;
+    for (unsigned c = 0; c < CPU_SETSIZE && lists.size() < 2; ++c)
+        if (CPU_ISSET(c, &set)) lists.push_back(std::to_string(c) + "\n");
+    ASSERT_FALSE(lists.empty());
+    if (lists.size() < 2) lists.push_back("\n");
+    for (const std::pair<std::string, std::string>& rows : {std::pair<std::string, std::string>{"40 21\n", "21 40\n"},
+                                                           {"10 x\n", "21 10\n"},
+                                                           {"10\n", "21 10\n"}}) {
+        char dir_template[] = "/tmp/numaware-fsroot-XXXXXX";
+        const char* root_c = ::mkdtemp(dir_template);
+        ASSERT_NE(root_c, nullptr);
+        const std::string root = root_c;
+        const std::string system = root + "/sys/devices/system";
+        const std::vector<std::string> dirs = {root + "/sys", root + "/sys/devices", system, system + "/cpu",
+                                               system + "/node", system + "/node/node0", system + "/node/node1"};
+        for (const std::string& d : dirs) ASSERT_EQ(::mkdir(d.c_str(), 0755), 0) << d;
+        const std::vector<std::pair<std::string, std::string>> files = {
+            {system + "/node/node0/cpulist", lists[0]},    {system + "/node/node0/meminfo", "Node 0 MemTotal: 4 kB\n"},
+            {system + "/node/node0/distance", rows.first}, {system + "/node/node1/cpulist", lists[1]},
+            {system + "/node/node1/meminfo", "Node 1 MemTotal: 8 kB\n"}, {system + "/node/node1/distance", rows.second},
+        };
+        for (const auto& [f, text] : files) {
+            std::FILE* out = std::fopen(f.c_str(), "w");
+            ASSERT_NE(out, nullptr) << f;
+            std::fputs(text.c_str(), out);
+            std::fclose(out);
+        }
+        ASSERT_EQ(::setenv("HWLOC_FSROOT", root.c_str(), 1), 0);
+        std::optional<Machine> m;
+        std::string error;
+        try {
+            m = Machine::from_live();
+        } catch (const std::exception& e) {
+            error = e.what();
+        }
+        ::unsetenv("HWLOC_FSROOT");
+        for (const auto& f : files) std::remove(f.first.c_str());
+        for (auto d = dirs.rbegin(); d != dirs.rend(); ++d) ::rmdir(d->c_str());
+        ::rmdir(root.c_str());
+        ASSERT_TRUE(m.has_value()) << rows.first << ": " << error;
+        ASSERT_EQ(m->node_count(), 2u);
+        EXPECT_EQ(m->nodes[1].memory_bytes, 8192u);
+        EXPECT_EQ(m->distances, (numaware::NodeMatrix<unsigned>{{10, 20}, {20, 10}})) << rows.first;   // the defaults
+    }
+}
+
 TEST(Size, ParsesAndFormats) {
     using numaware::format_size;
     using numaware::parse_size;
