@@ -572,25 +572,31 @@ std::string sysfs_root() {
     return r;
 }
 
+// The numbers N of the entries prefixN in directory `dir` (cpuN, nodeN),
+// ascending; nullopt when the directory cannot be opened.
+std::optional<std::vector<unsigned>> numbered_entries(const std::string& dir, std::string_view prefix) {
+    DIR* d = ::opendir(dir.c_str());
+    if (d == nullptr) return std::nullopt;
+    std::vector<unsigned> out;
+    while (const dirent* e = ::readdir(d)) {
+        const std::string_view name(e->d_name);
+        if (name.size() > prefix.size() && name.size() < prefix.size() + 6 && name.substr(0, prefix.size()) == prefix &&
+            name.find_first_not_of("0123456789", prefix.size()) == std::string_view::npos)
+            out.push_back(static_cast<unsigned>(std::strtoul(std::string(name.substr(prefix.size())).c_str(), nullptr, 10)));
+    }
+    ::closedir(d);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
 // Whether the system's node directory exists but lists no node. hwloc's
 // Linux backend then stops the process (2.9: the assertion `nbnodes >= 1`
 // in list_sysfsnode) where libgomp and numactl carry on: a sysfs that a
 // container or sandbox masked with an empty directory. (A kernel without
 // NUMA has no such directory, and hwloc reads it as one node.)
 bool node_directory_is_empty(const std::string& root) {
-    DIR* dir = ::opendir((root + "/sys/devices/system/node").c_str());
-    if (dir == nullptr) return false;
-    bool any = false;
-    while (const dirent* e = ::readdir(dir)) {
-        const std::string_view name(e->d_name);
-        if (name.size() > 4 && name.substr(0, 4) == "node" &&
-            name.find_first_not_of("0123456789", 4) == std::string_view::npos) {
-            any = true;
-            break;
-        }
-    }
-    ::closedir(dir);
-    return !any;
+    const auto nodes = numbered_entries(root + "/sys/devices/system/node", "node");
+    return nodes && nodes->empty();
 }
 
 // Whether the system's CPU directory lists no CPU (no cpuN entry, or no
@@ -600,35 +606,8 @@ bool node_directory_is_empty(const std::string& root) {
 // program's stderr and finds no NUMA node and no memory size, although the
 // node directory may still say both.
 bool cpu_directory_lists_no_cpu(const std::string& root) {
-    DIR* dir = ::opendir((root + "/sys/devices/system/cpu").c_str());
-    if (dir == nullptr) return true;
-    bool any = false;
-    while (const dirent* e = ::readdir(dir)) {
-        const std::string_view name(e->d_name);
-        if (name.size() > 3 && name.substr(0, 3) == "cpu" &&
-            name.find_first_not_of("0123456789", 3) == std::string_view::npos) {
-            any = true;
-            break;
-        }
-    }
-    ::closedir(dir);
-    return !any;
-}
-
-// The node numbers the node directory lists (nodeN), ascending.
-std::vector<unsigned> listed_nodes(const std::string& root) {
-    std::vector<unsigned> out;
-    DIR* dir = ::opendir((root + "/sys/devices/system/node").c_str());
-    if (dir == nullptr) return out;
-    while (const dirent* e = ::readdir(dir)) {
-        const std::string_view name(e->d_name);
-        if (name.size() > 4 && name.size() < 10 && name.substr(0, 4) == "node" &&
-            name.find_first_not_of("0123456789", 4) == std::string_view::npos)
-            out.push_back(static_cast<unsigned>(std::strtoul(std::string(name.substr(4)).c_str(), nullptr, 10)));
-    }
-    ::closedir(dir);
-    std::sort(out.begin(), out.end());
-    return out;
+    const auto cpus = numbered_entries(root + "/sys/devices/system/cpu", "cpu");
+    return !cpus || cpus->empty();
 }
 
 // The CPUs of a kernel CPU list file ("0-3,8"), read with hwloc's parser;
@@ -766,7 +745,8 @@ Machine Machine::from_live() {
     const std::string root = sysfs_root();
     Machine allowed = [&root] {
         if (cpu_directory_lists_no_cpu(root)) {
-            const std::vector<unsigned> ids = listed_nodes(root);
+            const std::vector<unsigned> ids =
+                numbered_entries(root + "/sys/devices/system/node", "node").value_or(std::vector<unsigned>{});
             if (ids.empty()) return one_node_machine(root, "/sys/devices/system/cpu lists no CPU and /sys/devices/system/node lists none");
             return node_directory_machine(root, ids);
         }

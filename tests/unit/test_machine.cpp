@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <stdexcept>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -409,6 +411,59 @@ TEST(MachineLive, AnEmptyNodeDirectoryIsOneNode) {
     EXPECT_EQ(Machine::from_json(m->to_json()), *m);
 }
 
+// A made-up sysfs under a fresh temporary root, with a masked (empty) CPU
+// directory and nodes node0 and node1 given by their cpulist, meminfo and
+// distance files; removed again by the destructor.
+struct MaskedCpuSysfs {
+    std::string root;
+    std::vector<std::string> dirs;
+    std::vector<std::pair<std::string, std::string>> files;
+
+    explicit MaskedCpuSysfs(const std::vector<std::pair<std::string, std::string>>& node_files) {
+        char dir_template[] = "/tmp/numaware-fsroot-XXXXXX";
+        const char* root_c = ::mkdtemp(dir_template);
+        if (root_c == nullptr) throw std::runtime_error("mkdtemp failed");
+        root = root_c;
+        const std::string system = root + "/sys/devices/system";
+        dirs = {root + "/sys", root + "/sys/devices", system, system + "/cpu",
+                system + "/node", system + "/node/node0", system + "/node/node1"};
+        for (const std::string& d : dirs)
+            if (::mkdir(d.c_str(), 0755) != 0) throw std::runtime_error("mkdir " + d);
+        for (const auto& [name, text] : node_files) {
+            files.emplace_back(system + "/node/" + name, text);
+            std::FILE* out = std::fopen(files.back().first.c_str(), "w");
+            if (out == nullptr) throw std::runtime_error("fopen " + files.back().first);
+            std::fputs(text.c_str(), out);
+            std::fclose(out);
+        }
+    }
+    ~MaskedCpuSysfs() {
+        for (const auto& f : files) std::remove(f.first.c_str());
+        for (auto d = dirs.rbegin(); d != dirs.rend(); ++d) ::rmdir(d->c_str());
+        ::rmdir(root.c_str());
+    }
+    // Machine::from_live() under HWLOC_FSROOT=root: the machine, or the
+    // error it threw; and what it printed on stderr.
+    struct Live {
+        std::optional<Machine> machine;
+        std::string error;
+        std::string printed;
+    };
+    Live load() const {
+        Live r;
+        if (::setenv("HWLOC_FSROOT", root.c_str(), 1) != 0) throw std::runtime_error("setenv failed");
+        ::testing::internal::CaptureStderr();
+        try {
+            r.machine = Machine::from_live();
+        } catch (const std::exception& e) {
+            r.error = e.what();
+        }
+        r.printed = ::testing::internal::GetCapturedStderr();
+        ::unsetenv("HWLOC_FSROOT");
+        return r;
+    }
+};
+
 // A sysfs whose CPU directory lists no CPU (a container masked
 // /sys/devices/system/cpu) while the node directory is intact: hwloc 2.9
 // prints "failed to find sysfs cpu topology directory" on the program's
@@ -416,47 +471,21 @@ TEST(MachineLive, AnEmptyNodeDirectoryIsOneNode) {
 // the node directory, as hwloc would read it: each node's CPUs, MemTotal
 // and SLIT row. Nothing is printed. Made-up sysfs under HWLOC_FSROOT.
 TEST(MachineLive, AMaskedCpuDirectoryIsReadFromTheNodeDirectory) {
-    char dir_template[] = "/tmp/numaware-fsroot-XXXXXX";
-    const char* root_c = ::mkdtemp(dir_template);
-    ASSERT_NE(root_c, nullptr);
-    const std::string root = root_c;
-    const std::string system = root + "/sys/devices/system";
-    const std::vector<std::string> dirs = {root + "/sys", root + "/sys/devices", system, system + "/cpu",
-                                           system + "/node", system + "/node/node0", system + "/node/node1"};
-    for (const std::string& d : dirs) ASSERT_EQ(::mkdir(d.c_str(), 0755), 0) << d;
-    const std::vector<std::pair<std::string, std::string>> files = {
-        {system + "/node/possible", "0-1\n"},
-        {system + "/node/node0/cpulist", "0\n"},
-        {system + "/node/node0/meminfo", "Node 0 MemTotal:        1048576 kB\nNode 0 MemFree:  1000 kB\n"},
-        {system + "/node/node0/distance", "10 21\n"},
-        {system + "/node/node1/cpulist", "1\n"},
-        {system + "/node/node1/meminfo", "Node 1 MemTotal:        2097152 kB\n"},
-        {system + "/node/node1/distance", "21 10\n"},
-    };
-    for (const auto& [f, text] : files) {
-        std::FILE* out = std::fopen(f.c_str(), "w");
-        ASSERT_NE(out, nullptr) << f;
-        std::fputs(text.c_str(), out);
-        std::fclose(out);
-    }
+    const MaskedCpuSysfs fs({
+        {"possible", "0-1\n"},
+        {"node0/cpulist", "0\n"},
+        {"node0/meminfo", "Node 0 MemTotal:        1048576 kB\nNode 0 MemFree:  1000 kB\n"},
+        {"node0/distance", "10 21\n"},
+        {"node1/cpulist", "1\n"},
+        {"node1/meminfo", "Node 1 MemTotal:        2097152 kB\n"},
+        {"node1/distance", "21 10\n"},
+    });
     cpu_set_t set;
     CPU_ZERO(&set);
     ASSERT_EQ(::sched_getaffinity(0, sizeof set, &set), 0);
-    ASSERT_EQ(::setenv("HWLOC_FSROOT", root.c_str(), 1), 0);
-    std::optional<Machine> m;
-    std::string error;
-    ::testing::internal::CaptureStderr();
-    try {
-        m = Machine::from_live();
-    } catch (const std::exception& e) {
-        error = e.what();
-    }
-    const std::string printed = ::testing::internal::GetCapturedStderr();
-    ::unsetenv("HWLOC_FSROOT");
-    for (const auto& f : files) std::remove(f.first.c_str());
-    for (auto d = dirs.rbegin(); d != dirs.rend(); ++d) ::rmdir(d->c_str());
-    ::rmdir(root.c_str());
-    EXPECT_EQ(printed, "");
+    const MaskedCpuSysfs::Live r = fs.load();
+    const std::optional<Machine>& m = r.machine;
+    EXPECT_EQ(r.printed, "");
     if (!CPU_ISSET(0, &set) || !CPU_ISSET(1, &set)) {
         // This process may not use both CPUs: the affinity names what it left out.
         if (m) {
@@ -464,7 +493,7 @@ TEST(MachineLive, AMaskedCpuDirectoryIsReadFromTheNodeDirectory) {
         }
         return;
     }
-    ASSERT_TRUE(m.has_value()) << error;
+    ASSERT_TRUE(m.has_value()) << r.error;
     EXPECT_TRUE(contains(m->name, "from /sys/devices/system/node")) << m->name;
     EXPECT_TRUE(contains(m->name, "/sys/devices/system/cpu lists no CPU")) << m->name;
     ASSERT_EQ(m->node_count(), 2u);
@@ -496,41 +525,19 @@ TEST(MachineLive, RefusedDistanceRowsOfAMaskedCpuDirectoryGiveTheDefaults) {
     for (const std::pair<std::string, std::string>& rows : {std::pair<std::string, std::string>{"40 21\n", "21 40\n"},
                                                            {"10 x\n", "21 10\n"},
                                                            {"10\n", "21 10\n"}}) {
-        char dir_template[] = "/tmp/numaware-fsroot-XXXXXX";
-        const char* root_c = ::mkdtemp(dir_template);
-        ASSERT_NE(root_c, nullptr);
-        const std::string root = root_c;
-        const std::string system = root + "/sys/devices/system";
-        const std::vector<std::string> dirs = {root + "/sys", root + "/sys/devices", system, system + "/cpu",
-                                               system + "/node", system + "/node/node0", system + "/node/node1"};
-        for (const std::string& d : dirs) ASSERT_EQ(::mkdir(d.c_str(), 0755), 0) << d;
-        const std::vector<std::pair<std::string, std::string>> files = {
-            {system + "/node/node0/cpulist", lists[0]},    {system + "/node/node0/meminfo", "Node 0 MemTotal: 4 kB\n"},
-            {system + "/node/node0/distance", rows.first}, {system + "/node/node1/cpulist", lists[1]},
-            {system + "/node/node1/meminfo", "Node 1 MemTotal: 8 kB\n"}, {system + "/node/node1/distance", rows.second},
-        };
-        for (const auto& [f, text] : files) {
-            std::FILE* out = std::fopen(f.c_str(), "w");
-            ASSERT_NE(out, nullptr) << f;
-            std::fputs(text.c_str(), out);
-            std::fclose(out);
-        }
-        ASSERT_EQ(::setenv("HWLOC_FSROOT", root.c_str(), 1), 0);
-        std::optional<Machine> m;
-        std::string error;
-        try {
-            m = Machine::from_live();
-        } catch (const std::exception& e) {
-            error = e.what();
-        }
-        ::unsetenv("HWLOC_FSROOT");
-        for (const auto& f : files) std::remove(f.first.c_str());
-        for (auto d = dirs.rbegin(); d != dirs.rend(); ++d) ::rmdir(d->c_str());
-        ::rmdir(root.c_str());
-        ASSERT_TRUE(m.has_value()) << rows.first << ": " << error;
-        ASSERT_EQ(m->node_count(), 2u);
-        EXPECT_EQ(m->nodes[1].memory_bytes, 8192u);
-        EXPECT_EQ(m->distances, (numaware::NodeMatrix<unsigned>{{10, 20}, {20, 10}})) << rows.first;   // the defaults
+        const MaskedCpuSysfs fs({
+            {"node0/cpulist", lists[0]},
+            {"node0/meminfo", "Node 0 MemTotal: 4 kB\n"},
+            {"node0/distance", rows.first},
+            {"node1/cpulist", lists[1]},
+            {"node1/meminfo", "Node 1 MemTotal: 8 kB\n"},
+            {"node1/distance", rows.second},
+        });
+        const MaskedCpuSysfs::Live r = fs.load();
+        ASSERT_TRUE(r.machine.has_value()) << rows.first << ": " << r.error;
+        ASSERT_EQ(r.machine->node_count(), 2u);
+        EXPECT_EQ(r.machine->nodes[1].memory_bytes, 8192u);
+        EXPECT_EQ(r.machine->distances, (numaware::NodeMatrix<unsigned>{{10, 20}, {20, 10}})) << rows.first;   // the defaults
     }
 }
 
