@@ -121,10 +121,15 @@ struct QueueRef {
     bool operator==(const QueueRef&) const = default;
 };
 
-// A held task the policy lets go, and where it goes.
+// A held task the policy lets go, and where it goes; with `place_again`,
+// `where` is ignored and the executor (or the simulator) asks place() for
+// it now, with the homes of its data as they are at that moment. The policy
+// must then place it (not hold it again).
 struct Released {
     TaskId id = 0;
     Destination where{};
+    bool place_again = false;
+    static Released to_place(TaskId id) { return Released{id, {}, true}; }
     bool operator==(const Released&) const = default;
 };
 

@@ -404,10 +404,13 @@ void Simulator::start_job() {
 void Simulator::route(std::vector<tasks::Released>& released) {
     for (const tasks::Released& x : released) {
         if (x.id >= g_.size()) throw Error("policy", fmt::format("{} released task {} that does not exist", policy_.name(), x.id));
-        if (x.where.kind == Destination::Kind::hold)
+        const auto i = static_cast<std::uint32_t>(x.id);
+        const GraphTask& t = g_.tasks()[i];
+        const Destination where = x.place_again ? policy_.place(tasks::TaskView{i, dep_infos(t), {}, t.hint}) : x.where;
+        if (where.kind == Destination::Kind::hold)
             throw Error("policy", fmt::format("{} released task {} to be held again", policy_.name(), x.id));
         --held_;
-        dispatch(static_cast<std::uint32_t>(x.id), x.where);
+        dispatch(i, where);
     }
     released.clear();
 }

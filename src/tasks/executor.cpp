@@ -96,7 +96,10 @@ bool Executor::route_released() {
         Task* t = it->second;
         held.erase(it);
         held_count.fetch_sub(1, std::memory_order_release);
-        if (QueueSlot* q = queue_for(t, r.where)) {
+        // Asked to place it now: with the homes as they are (a policy that
+        // holds it again keeps it, as queue_for() does for any hold).
+        const Destination where = r.place_again ? place(t, t->id) : r.where;
+        if (QueueSlot* q = queue_for(t, where)) {
             q->queue.push(t);
             pushed = true;
         }

@@ -659,6 +659,11 @@ TEST(TaskPolicies, RipFirstWindowEndsAtAStepBoundary) {
     }
 }
 
+// Task `id` reads a region of its own with no home yet: data for a window
+// (a task that names none never joins one), and no write, so that window 0
+// closes at `window` tasks.
+std::vector<DepInfo> reads_own(TaskId id) { return {DepInfo{7000 + id, 64, AccessMode::in, unallocated}}; }
+
 TEST(TaskPolicies, RipHeldTasksComeBackFromFinishJob) {
     Fixture f(two_nodes);
     PolicyOptions o;
@@ -667,13 +672,15 @@ TEST(TaskPolicies, RipHeldTasksComeBackFromFinishJob) {
     for (auto name : {"rip-dep", "rip-mw"}) {
         auto p = f.attach(name, o);
         std::vector<Released> released;
-        p->on_submit(TaskView{0, {}, {}, -1});
-        p->on_submit(TaskView{1, {}, {}, -1});
+        std::vector<std::vector<DepInfo>> deps;
+        for (TaskId id = 0; id < 4; ++id) deps.push_back(reads_own(id));
+        p->on_submit(TaskView{0, deps[0], {}, -1});
+        p->on_submit(TaskView{1, deps[1], {}, -1});
         EXPECT_EQ(place(*p, 0), Destination::held()) << name;
         EXPECT_EQ(place(*p, 1), Destination::held()) << name;
         EXPECT_EQ(p->take_job(), nullptr);
-        p->on_submit(TaskView{2, {}, {}, -1});
-        p->on_submit(TaskView{3, {}, {}, -1});
+        p->on_submit(TaskView{2, deps[2], {}, -1});
+        p->on_submit(TaskView{3, deps[3], {}, -1});
         auto job = p->take_job();
         ASSERT_NE(job, nullptr) << name;
         EXPECT_EQ(job->tasks(), 4u);
@@ -705,7 +712,9 @@ TEST(TaskPolicies, RipFlushPartitionsPartialWindow) {
         std::vector<Released> released;
         EXPECT_FALSE(p->flush(released)) << name;   // empty window: nothing to do
         EXPECT_TRUE(released.empty());
-        for (TaskId id = 0; id < 10; ++id) p->on_submit(TaskView{id, {}, {}, -1});
+        std::vector<std::vector<DepInfo>> deps;
+        for (TaskId id = 0; id < 10; ++id) deps.push_back(reads_own(id));
+        for (TaskId id = 0; id < 10; ++id) p->on_submit(TaskView{id, deps[id], {}, -1});
         EXPECT_EQ(place(*p, 4), Destination::held());
         EXPECT_EQ(place(*p, 7), Destination::held());
         EXPECT_EQ(p->take_job(), nullptr);
@@ -722,35 +731,104 @@ TEST(TaskPolicies, RipFlushPartitionsPartialWindow) {
         EXPECT_EQ(place(*p, 0).kind, Destination::Kind::node);
         EXPECT_FALSE(p->flush(released)) << name;
     }
-    // In flight while a partial window holds a task: true without a new
-    // job now, the partial window's job after the running one.
+    // RIP-MW, a later window cut short by a wait while window 0's job is
+    // in flight: no job of its own; its held task is released at once to
+    // be placed again (by DEP, on the homes of that moment), and flush()
+    // is still true for the running job.
     o.window = 4;
     o.intersection = 2;
     auto p = f.attach("rip-mw", o);
     std::vector<Released> released;
-    for (TaskId id = 0; id < 4; ++id) p->on_submit(TaskView{id, {}, {}, -1});
+    std::vector<std::vector<DepInfo>> deps;
+    for (TaskId id = 0; id < 6; ++id) deps.push_back(reads_own(id));
+    for (TaskId id = 0; id < 4; ++id) p->on_submit(TaskView{id, deps[id], {}, -1});
     auto first = p->take_job();
     ASSERT_NE(first, nullptr);
-    p->on_submit(TaskView{4, {}, {}, -1});
-    p->on_submit(TaskView{5, {}, {}, -1});
+    p->on_submit(TaskView{4, deps[4], {}, -1});
+    p->on_submit(TaskView{5, deps[5], {}, -1});
     EXPECT_EQ(place(*p, 5), Destination::held());
     EXPECT_TRUE(p->flush(released));
+    ASSERT_EQ(released.size(), 1u);
+    EXPECT_EQ(released[0], Released::to_place(5));
+    EXPECT_EQ(place(*p, 5, deps[5]).kind, Destination::Kind::node);
+    EXPECT_EQ(place(*p, 4, deps[4]).kind, Destination::Kind::node);   // not held when it becomes ready
+    released.clear();
     EXPECT_EQ(p->take_job(), nullptr);
     first->run();
     p->finish_job(std::move(first), released);
     EXPECT_TRUE(released.empty());
-    auto second = p->take_job();
-    ASSERT_NE(second, nullptr);
-    EXPECT_EQ(second->tasks(), 2u);
-    second->run();
-    p->finish_job(std::move(second), released);
+    EXPECT_EQ(p->take_job(), nullptr);
+    EXPECT_FALSE(p->flush(released));
+}
+
+// A recursive program waits at every level: a RIP-MW window after the first
+// that a wait cuts short is placed by DEP at once, on the homes its tasks'
+// data has when they are placed (not when they were submitted), instead of
+// waiting for a partition job of a few tasks.
+TEST(TaskPolicies, RipMwPlacesAPartialLaterWindowByDep) {
+    Fixture f(four_nodes);
+    PolicyOptions o;
+    o.window = 4;
+    o.intersection = 1;
+    auto p = f.attach("rip-mw", o);
+    std::vector<Released> released;
+    for (TaskId id = 0; id < 4; ++id) {
+        const auto d = reads_own(id);
+        p->on_submit(TaskView{id, d, {}, -1});
+    }
+    EXPECT_TRUE(run_jobs(*p, released));   // window 0 is partitioned
+    // Two tasks on data without a home at submission; by the time they are
+    // placed a writer has put it on node 2.
+    const std::vector<DepInfo> at_submit{{9000, 4096, AccessMode::inout, unallocated}};
+    const std::vector<DepInfo> now{{9000, 4096, AccessMode::inout, 2}};
+    p->on_submit(TaskView{4, at_submit, {}, -1});
+    p->on_submit(TaskView{5, at_submit, {}, -1});
+    EXPECT_EQ(place(*p, 4, at_submit), Destination::held());
+    EXPECT_FALSE(p->flush(released));   // no job: nothing is pending
+    EXPECT_EQ(released, (std::vector<Released>{Released::to_place(4)}));
+    EXPECT_EQ(p->take_job(), nullptr);
+    EXPECT_EQ(place(*p, 4, now), Destination::to_node(2));
+    EXPECT_EQ(place(*p, 5, now), Destination::to_node(2));
+    // The next full window is partitioned again.
+    released.clear();
+    for (TaskId id = 6; id < 10; ++id) {
+        const auto d = reads_own(id);
+        p->on_submit(TaskView{id, d, {}, -1});
+        if (id == 6) {
+            EXPECT_EQ(place(*p, 6, d), Destination::held());
+        }
+    }
+    EXPECT_TRUE(run_jobs(*p, released));
     ASSERT_EQ(released.size(), 1u);
-    EXPECT_EQ(released[0].id, 5u);
+    EXPECT_EQ(released[0].id, 6u);
+    EXPECT_FALSE(released[0].place_again);
+}
+
+// A partition places data: a task that names none is never held, under
+// either policy, and makes no job.
+TEST(TaskPolicies, RipNeverHoldsATaskWithoutDependencies) {
+    Fixture f(four_nodes);
+    PolicyOptions o;
+    o.window = 2;
+    o.intersection = 1;
+    for (auto name : {"rip-dep", "rip-mw"}) {
+        auto p = f.attach(name, o);
+        std::vector<Released> released;
+        for (TaskId id = 0; id < 8; ++id) {
+            p->on_submit(TaskView{id, {}, {}, -1});
+            EXPECT_EQ(p->take_job(), nullptr) << name << " " << id;
+            EXPECT_EQ(place(*p, id).kind, Destination::Kind::node) << name << " " << id;
+        }
+        EXPECT_FALSE(p->flush(released)) << name;
+        EXPECT_TRUE(released.empty()) << name;
+    }
 }
 
 TEST(TaskPolicies, RipMwKeepsChainsAcrossWindowsWithFixedVertices) {
     Fixture f(four_nodes);
-    const ChainGraph g(4, 32);   // 128 tasks, 4 windows of 8 steps
+    // 136 tasks: window 0 of the first two steps (8 tasks), then 4 full
+    // windows of 8 steps (a partial last one would be placed by DEP).
+    const ChainGraph g(4, 34);
     PolicyOptions o;
     o.window = 32;
     o.intersection = 8;   // the last 2 steps of each chain stay fixed
@@ -763,15 +841,16 @@ TEST(TaskPolicies, RipMwWindowsAreIndependentWithoutIntersection) {
     // Without fixed vertices each window is mapped on its own; chains still
     // stay whole inside a window, which checks every window is partitioned.
     Fixture f(four_nodes);
-    const ChainGraph g(4, 32);
+    const ChainGraph g(4, 34);   // windows [0, 8), then four of 32 tasks
     PolicyOptions o;
     o.window = 32;
     o.intersection = 0;
     auto p = f.attach("rip-mw", o);
     const auto node = schedule(f, *p, g);
-    for (std::size_t w = 0; w < 4; ++w) {
+    const TaskId bounds[] = {0, 8, 40, 72, 104, 136};
+    for (std::size_t w = 0; w + 1 < std::size(bounds); ++w) {
         std::vector<std::set<unsigned>> per_chain(4);
-        for (TaskId id = w * 32; id < (w + 1) * 32; ++id) per_chain[g.chain(id)].insert(node[id]);
+        for (TaskId id = bounds[w]; id < bounds[w + 1]; ++id) per_chain[g.chain(id)].insert(node[id]);
         std::set<unsigned> used;
         for (const auto& s : per_chain) {
             EXPECT_EQ(s.size(), 1u) << "window " << w;
@@ -843,14 +922,24 @@ TEST(TaskPolicies, RipFirstTouchesStayOnTheirNode) {
     }
 }
 
+// One worker node is one part: nothing is held and no job is made.
 TEST(TaskPolicies, RipOnOneNodeNeedsNoScotch) {
     Fixture f("nodes=1 cpus-per-node=2 mem-per-node=512M", 2);
     PolicyOptions o;
     o.window = 3;
     o.intersection = 1;
-    auto p = f.attach("rip-mw", o);
-    const ChainGraph g(1, 9);
-    for (unsigned n : schedule(f, *p, g)) EXPECT_EQ(n, 0u);
+    for (auto name : {"rip-dep", "rip-mw"}) {
+        auto p = f.attach(name, o);
+        const ChainGraph g(1, 9);
+        std::vector<Released> released;
+        for (TaskId id = 0; id < g.size(); ++id) {
+            p->on_submit(g.view(id));
+            EXPECT_EQ(p->take_job(), nullptr) << name << " " << id;
+            EXPECT_EQ(p->place(TaskView{id, g.deps[id], {}, -1}), Destination::to_node(0)) << name << " " << id;
+        }
+        EXPECT_FALSE(p->flush(released)) << name;
+        EXPECT_TRUE(released.empty()) << name;
+    }
 }
 
 TEST(TaskPolicies, RipRejectsForeignJob) {

@@ -55,6 +55,41 @@ TEST_P(TasksRuntime, ChainRunsInOrder) {
     EXPECT_EQ(rt.report().tasks, 200u);
 }
 
+// A recursive program waits at every level (fib with a dependency on each
+// result, then a taskwait): every policy computes it, and RIP partitions
+// no more windows than fill up, plus window 0, not one per taskwait (a
+// window cut short by a wait after window 0 is placed by DEP, and tasks
+// are held only while a job is out).
+struct JobCount : Observer {
+    std::atomic<int> jobs{0};
+    void on_partition_done(std::size_t, double, double) override { jobs.fetch_add(1); }
+};
+
+long fib_with_deps(Runtime& rt, int n) {
+    if (n < 2) return n;
+    long x = 0, y = 0;
+    rt.spawn([&rt, &x, n] { x = fib_with_deps(rt, n - 1); }, {out(&x, sizeof x)});
+    rt.spawn([&rt, &y, n] { y = fib_with_deps(rt, n - 2); }, {out(&y, sizeof y)});
+    rt.taskwait();
+    return x + y;
+}
+
+TEST_P(TasksRuntime, RecursiveTasksWithDependenciesWaitAtEveryLevel) {
+    JobCount count;
+    RuntimeOptions o;
+    o.observer = &count;
+    const PolicyOptions windows = small_windows();
+    Runtime rt{team, make_policy(GetParam(), windows), o};
+    long result = 0;
+    rt.spawn([&] { result = fib_with_deps(rt, 14); });
+    rt.taskwait();
+    EXPECT_EQ(result, 377);
+    const std::uint64_t tasks = rt.report().tasks;
+    EXPECT_EQ(tasks, 1219u);   // the outer task and two per call of fib(n >= 2)
+    EXPECT_LE(static_cast<std::uint64_t>(count.jobs.load()), tasks / windows.window + 1)
+        << "(" << tasks << " tasks, windows of " << windows.window << ")";
+}
+
 TEST_P(TasksRuntime, DiamondSeesBothBranches) {
     Runtime rt{team, GetParam(), small_windows()};
     for (int round = 0; round < 20; ++round) {

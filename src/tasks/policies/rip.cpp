@@ -81,9 +81,23 @@
 // 62's CI). Simulated on that machine with a steal delay of 4 tasks:
 // 17.11 MB across nodes (17 tasks stolen) before, 1.91 MB (5) after.
 // A task in a window not partitioned yet is held until finish_job()
-// releases it. flush() closes a partially filled window so that it gets a
-// job of its own; it returns true while a job is queued or in flight (the
-// executor must then call take_job() again, after finish_job() too).
+// releases it. flush() (the program waits) closes a partially filled
+// window 0 so that it gets a job of its own; it returns true while a job is
+// queued or in flight (the executor must then call take_job() again, after
+// finish_job() too). A later window (RIP-MW) cut short by a wait is not
+// partitioned: its held tasks are released to be placed again, by DEP on
+// the homes of that moment, and the next window starts without fixed
+// vertices. The program needs those tasks now, and a job would hold them
+// for as long as Scotch takes: a recursive program waits at every level
+// (fib(20) with a dependency on each result, 2 one-CPU nodes: 2.6 s with a
+// job per taskwait, against 0.01 s with DEP). Window 0 still places the
+// data, and DEP follows the homes it gave.
+// Tasks that name no dependency never join a window, nor does any task on
+// a machine of one worker node: a partition places data, and there is none
+// to place, or one part to place it in. place() gives them DEP's answer at
+// once (a recursive program without dependencies under RIP-MW took 51 s
+// for fib(27) under the OpenMP shim, its tasks held for a job at every
+// taskwait, against 0.2 s with RIP-DEP).
 //
 // If Scotch fails, finish_job() places the window's tasks with DEP (held
 // tasks are appended to `released` as usual) and then throws
@@ -172,6 +186,8 @@ public:
 
     void on_submit(const TaskView& task) override {
         if (!moving_ && windows_closed_ > 0) return;   // RIP-DEP: DEP from here on
+        // Nothing for a partition to place (see the top of this file).
+        if (task.deps.empty() || topo_.nodes.size() == 1) return;
         if (windows_closed_ == 0 && starts_step(task) &&
             (filling_.tasks.size() >= capacity(0) ||
              (options_.first_window_steps != 0 && steps_ended_ >= options_.first_window_steps &&
@@ -347,8 +363,23 @@ public:
                                          "; its tasks were placed with DEP instead");
     }
 
-    bool flush(std::vector<Released>& /*released*/) override {
-        if (!filling_.tasks.empty()) close_window();
+    bool flush(std::vector<Released>& released) override {
+        if (!filling_.tasks.empty()) {
+            if (windows_closed_ == 0) {
+                close_window();
+            } else {
+                // RIP-MW, a later window cut short by a wait: placed again
+                // now, by DEP (see the top of this file).
+                for (const WindowTask& t : filling_.tasks) {
+                    window_of_.erase(t.id);
+                    touches_first_.erase(t.id);
+                    if (held_.erase(t.id) != 0) released.push_back(Released::to_place(t.id));
+                }
+                filling_ = Window{};
+                written_in_window_.clear();
+                tail_.clear();
+            }
+        }
         return in_flight_ || !queued_.empty();
     }
 
