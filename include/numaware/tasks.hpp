@@ -239,14 +239,12 @@ public:
     void run_until(bool (*done)(void*), void* arg, Sleep sleep = Sleep::allowed);
     // A seated thread that creates tasks faster than they finish (the
     // OpenMP shim's task throttle) runs up to max_tasks ready ones itself,
-    // returning at the first search that finds none; it returns how many
-    // it ran. Only where that costs no parallelism and decides nothing
-    // early: the runtime has more workers than CPUs (the machine model's,
-    // at most the host's online ones), so its threads take turns on them
-    // anyway, and its policy places tasks as they come (RIP holds a window
-    // of tasks, which a wait of the thread that spawns would cut short).
-    // Elsewhere it runs none. Throws as run_until() does.
-    std::size_t help_if_oversubscribed(std::size_t max_tasks);
+    // those its policy lets it take, returning at the first search that
+    // finds none; it returns how many it ran. Only where that decides
+    // nothing early: its policy places tasks as they come (RIP holds a
+    // window of tasks, which a wait of the thread that spawns would cut
+    // short; there it runs none). Throws as run_until() does.
+    std::size_t help(std::size_t max_tasks);
     // Wakes the threads asleep in run_until(): call it after making their
     // done() true from outside the tasks.
     void wake();

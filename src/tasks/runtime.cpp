@@ -164,12 +164,11 @@ void Runtime::run_until(bool (*done)(void*), void* arg, Sleep sleep) {
     tls.worker->wait_hosted(done, arg, sleep == Sleep::allowed);
 }
 
-std::size_t Runtime::help_if_oversubscribed(std::size_t max_tasks) {
-    check_hosted(*impl_, "help_if_oversubscribed");
+std::size_t Runtime::help(std::size_t max_tasks) {
+    check_hosted(*impl_, "help");
     if (tls.rt != impl_.get() || tls.worker == nullptr)
-        throw Error("help_if_oversubscribed",
-                    "the calling thread has no worker's seat in this runtime; call host() first");
-    if (!impl_->oversubscribed || impl_->policy_may_hold || max_tasks == 0) return 0;
+        throw Error("help", "the calling thread has no worker's seat in this runtime; call host() first");
+    if (impl_->policy_may_hold || max_tasks == 0) return 0;
     return tls.worker->run_ready(max_tasks);
 }
 

@@ -92,7 +92,7 @@ public:
     // without `may_sleep`, pauses and yields as help_until() does).
     void wait_hosted(bool (*done)(void*), void* arg, bool may_sleep);
     // A hosted worker runs up to `max_tasks` ready tasks, returning at the
-    // first search that finds none (Runtime::help_if_oversubscribed).
+    // first search that finds none (Runtime::help).
     // Returns how many it ran.
     std::size_t run_ready(std::size_t max_tasks);
 

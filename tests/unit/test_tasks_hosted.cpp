@@ -512,13 +512,12 @@ TEST(HostedRuntime, ASeatSetAsideInsideATaskComesBackWithItsTask) {
     EXPECT_TRUE(restored_in_task) << "the outer task was not current again after restore_seat";
 }
 
-// help_if_oversubscribed(): a seated thread runs ready tasks itself only
-// where the runtime's workers outnumber its CPUs and its policy holds no
-// window; it stops at max_tasks, and at the first search that finds none
-// (a task waiting for a predecessor is not ready; under the node-queue
-// policies a task queued on the other node is not the helper's to take
-// before its steal delay).
-TEST(HostedRuntime, ASpawnerHelpsOnlyWhereWorkersOutnumberTheCpus) {
+// help(): a seated thread runs ready tasks itself only where its policy
+// holds no window; it stops at max_tasks, and at the first search that
+// finds none (a task waiting for a predecessor is not ready; under the
+// node-queue policies a task queued on the other node is not the helper's
+// to take before its steal delay).
+TEST(HostedRuntime, ASpawnerHelpsWhereItsPolicyHoldsNoWindow) {
     const Machine machine = two_nodes();   // 2 CPUs
     const TeamLayout four{{RankPlace{0, 0, 0}, RankPlace{1, 1, 1}, RankPlace{2, 0, 0}, RankPlace{3, 1, 1}}};
     {   // DFIFO: one queue for all.
@@ -526,17 +525,17 @@ TEST(HostedRuntime, ASpawnerHelpsOnlyWhereWorkersOutnumberTheCpus) {
         rt.host(0);
         std::atomic<int> ran{0};
         for (int i = 0; i < 10; ++i) rt.spawn([&ran] { ran.fetch_add(1); });
-        EXPECT_EQ(rt.help_if_oversubscribed(4), 4u);
+        EXPECT_EQ(rt.help(4), 4u);
         EXPECT_EQ(ran.load(), 4);
-        EXPECT_EQ(rt.help_if_oversubscribed(0), 0u);
-        EXPECT_EQ(rt.help_if_oversubscribed(100), 6u) << "it stops when none is left";
+        EXPECT_EQ(rt.help(0), 0u);
+        EXPECT_EQ(rt.help(100), 6u) << "it stops when none is left";
         EXPECT_EQ(ran.load(), 10);
         EXPECT_EQ(rt.unfinished(), 0u) << "the tasks it ran are completed when it returns";
         // A chain: each task is ready once the one before has run.
         double x = 0;
         std::vector<int> order;
         for (int i = 0; i < 3; ++i) rt.spawn([&order, i] { order.push_back(i); }, {inout(&x, sizeof x)});
-        EXPECT_EQ(rt.help_if_oversubscribed(100), 3u);
+        EXPECT_EQ(rt.help(100), 3u);
         EXPECT_EQ(order, (std::vector<int>{0, 1, 2}));
         rt.unhost();
     }
@@ -546,7 +545,7 @@ TEST(HostedRuntime, ASpawnerHelpsOnlyWhereWorkersOutnumberTheCpus) {
         rt.host(0);
         std::atomic<int> ran{0};
         for (int i = 0; i < 10; ++i) rt.spawn([&ran] { ran.fetch_add(1); });
-        const std::size_t first = rt.help_if_oversubscribed(100);
+        const std::size_t first = rt.help(100);
         EXPECT_GT(first, 0u) << "worker 0's node has tasks queued";
         EXPECT_EQ(static_cast<std::size_t>(ran.load()), first);
         EXPECT_EQ(rt.unfinished(), 10u - first);
@@ -560,19 +559,20 @@ TEST(HostedRuntime, ASpawnerHelpsOnlyWhereWorkersOutnumberTheCpus) {
         std::atomic<int> ran{0};
         double x = 0;
         for (int i = 0; i < 4; ++i) rt.spawn([&ran] { ran.fetch_add(1); }, {inout(&x, sizeof x)});
-        EXPECT_EQ(rt.help_if_oversubscribed(100), 0u);
+        EXPECT_EQ(rt.help(100), 0u);
         EXPECT_EQ(ran.load(), 0);
         rt.run_until(all_done, &rt, Runtime::Sleep::never);
         EXPECT_EQ(ran.load(), 4);
         rt.unhost();
     }
-    {   // As many workers as CPUs: the others would run the tasks meanwhile.
+    {   // As many workers as CPUs: it helps too (every thread may be
+        // creating tasks, and then nobody else runs them).
         Runtime rt{machine, two_ranks(), policy("dfifo")};
         rt.host(0);
         std::atomic<int> ran{0};
         for (int i = 0; i < 4; ++i) rt.spawn([&ran] { ran.fetch_add(1); });
-        EXPECT_EQ(rt.help_if_oversubscribed(100), 0u);
-        EXPECT_EQ(ran.load(), 0);
+        EXPECT_EQ(rt.help(100), 4u);
+        EXPECT_EQ(ran.load(), 4);
         rt.run_until(all_done, &rt, Runtime::Sleep::never);
         rt.unhost();
     }
@@ -594,7 +594,7 @@ TEST(HostedRuntimeBadInput, IsRejectedNamingTheLimit) {
         "held_stall", "negative");
     expect_error([&] { rt.host(2); }, "worker", "0 to 1");
     expect_error([&] { rt.run_until(flag_set, nullptr); }, "run_until", "host() first");
-    expect_error([&] { rt.help_if_oversubscribed(1); }, "help_if_oversubscribed", "host() first");
+    expect_error([&] { rt.help(1); }, "help", "host() first");
     expect_error([&] { rt.close_scope(9); }, "scope", "never opened");
     rt.host(0);
     const std::uint16_t s = rt.open_scope();
@@ -606,7 +606,7 @@ TEST(HostedRuntimeBadInput, IsRejectedNamingTheLimit) {
     Team team{machine, TeamMapping{.threads = 1}};
     Runtime threaded{team, "dfifo"};
     expect_error([&] { threaded.host(0); }, "host", "team's threads");
-    expect_error([&] { threaded.help_if_oversubscribed(1); }, "help_if_oversubscribed", "team's threads");
+    expect_error([&] { threaded.help(1); }, "help", "team's threads");
 }
 
 }  // namespace
