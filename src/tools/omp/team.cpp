@@ -10,6 +10,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -62,6 +63,31 @@ bool generation_moved(void* p) {
 }
 bool runtime_quiescent(void* p) { return static_cast<const tasks::Runtime*>(p)->quiescent(); }
 }  // namespace
+
+bool yield_or_sleep_instead() {
+    // The process's: the CPUs are shared with other processes for all of
+    // its threads at once, and one thread's yields tell the others.
+    static std::atomic<std::int64_t> no_yield_until{0};   // CLOCK_MONOTONIC ns
+    static std::atomic<unsigned> slow_in_a_row{0};
+    const auto now = [] {
+        timespec ts{};
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return std::int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+    };
+    const std::int64_t before = now();
+    if (before < no_yield_until.load(std::memory_order_relaxed)) return false;
+    sched_yield();
+    const std::int64_t took = now() - before;
+    if (took <= slow_yield_ns) {
+        if (slow_in_a_row.load(std::memory_order_relaxed) != 0) slow_in_a_row.store(0, std::memory_order_relaxed);
+        return true;
+    }
+    if (slow_in_a_row.fetch_add(1, std::memory_order_relaxed) + 1 >= slow_yields_in_a_row) {
+        slow_in_a_row.store(0, std::memory_order_relaxed);
+        no_yield_until.store(before + took + yield_pause_ns, std::memory_order_relaxed);
+    }
+    return false;
+}
 
 bool Barrier::wait() {
     // Read before arriving: once every thread has arrived, the last one may
@@ -134,7 +160,7 @@ bool Barrier::wait() {
         if (released()) return false;
         if (cancelled_.load(std::memory_order_acquire)) return true;
         if (tasks::Runtime* r = runtime_.load(std::memory_order_acquire)) return help(*r);
-        sched_yield();
+        if (!yield_or_sleep_instead()) break;
     }
     sleepers_.fetch_add(1, std::memory_order_seq_cst);
     tasks::Runtime* appeared = nullptr;
@@ -659,8 +685,8 @@ private:
 #if defined(__x86_64__) || defined(__i386__)
                     __builtin_ia32_pause();
 #endif
-                } else if (spin == 0 && i < yields_before_sleep) {
-                    sched_yield();
+                } else if (spin == 0 && i < yields_before_sleep && yield_or_sleep_instead()) {
+                    // yielded: look again
                 } else {
                     w.sleeping.store(true, std::memory_order_seq_cst);
                     if (w.go.load(std::memory_order_seq_cst) == seen) futex_wait(w.go, seen);

@@ -46,6 +46,24 @@ struct OmpTask;
 // thread that is runnable and is likely the one waited for (BENCHMARKS.md,
 // 2026-12-05 16:32 UTC: four threads on two CPUs).
 inline constexpr unsigned yields_before_sleep = 16;
+// But where other processes keep the CPUs busy, the scheduler gives a
+// yielding thread's CPU to one of them for a whole time slice: 300 regions
+// with a barrier each took 1.5 s with 3-8 threads on the 2 CPUs while a
+// build ran beside them, against libgomp's 0.01-0.1 s (BENCHMARKS.md,
+// 2026-12-07). So once the process's last slow_yields_in_a_row yields (of
+// any of its threads) each took longer than slow_yield_ns (the CPU went to
+// someone else for a slice: Linux's base slice is 0.75 ms), its threads
+// stop yielding for yield_pause_ns and sleep at once meanwhile. One slow
+// yield is not enough: in a quiet oversubscribed team a yield now and then
+// runs a sibling for longer, and pausing on each of those made a barrier
+// of four threads on the two CPUs cost 8 µs instead of 3.4.
+inline constexpr std::int64_t slow_yield_ns = 200'000;
+inline constexpr unsigned slow_yields_in_a_row = 3;
+inline constexpr std::int64_t yield_pause_ns = 1'000'000'000;
+// One yield of a waiter's: sched_yield(), unless this thread's yields have
+// been slow lately. False when it did not yield, or the yield was slow:
+// the caller then sleeps instead.
+bool yield_or_sleep_instead();
 
 class Barrier {
 public:
