@@ -350,7 +350,10 @@ TEST(TasksNodeQueues, ChildrenKeptWithTheirSpawnerRunThereFirstAndStayReachable)
     late.order.round0.clear();
     late.policy->steal_order(2, 0, late.order.round0);
     ASSERT_EQ(late.order.later.size(), 1u);
-    constexpr std::uint64_t short_round = 1000;
+    // Rounds of a millisecond: the delay (512 rounds) outlasts a slow
+    // (sanitized, preempted) step from now() to find(), and four delays
+    // back stay after the tick clock's start.
+    const auto short_round = static_cast<std::uint64_t>(1e-3 / detail::Ticks::seconds_per_tick());
     detail::QueueSlot* late_kept = late.q.near_spawner(late.q.queue_for(Destination::to_node(0)), 0);
     late_kept->queue.push(&t[1]);
     late.running[0] = late.running[1] = detail::Ticks::now();
