@@ -309,8 +309,11 @@ inline std::size_t backlog_limit(std::size_t workers, std::uint64_t first_round)
 // at that time (at once, or its delay had passed), or a node queue of a
 // later round was searched early by the backlog rule or by the occupied
 // rule (every worker of its node has run its task for longer than the
-// delay). The executor and the simulator apply the rules in this order;
-// RunReport counts the cross-node steals of the last two.
-enum class TakeRule : std::uint8_t { in_order, backlog, occupied };
+// delay), or by a worker waiting inside a task for that task's own
+// descendant (which the node's workers, busy or in waits of their own, do
+// not take: only the waiter or an idle worker may). The executor and the
+// simulator apply the rules in this order; RunReport counts the cross-node
+// steals of the backlog and occupied rules.
+enum class TakeRule : std::uint8_t { in_order, backlog, occupied, descendant };
 
 }  // namespace numaware::tasks

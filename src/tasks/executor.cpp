@@ -45,7 +45,7 @@ void Executor::start() {
         auto wk = std::make_unique<Worker>(*this, static_cast<unsigned>(w), layout.ranks[w].node);
         // A hosted seat's thread is elsewhere until it waits in the runtime.
         if (team == nullptr) wk->running_since.store(seat_takes_no_task, std::memory_order_relaxed);
-        queues.watch(static_cast<std::size_t>(queues.slot_of(wk->node)), &wk->running_since);
+        queues.watch(static_cast<std::size_t>(queues.slot_of(wk->node)), &wk->running_since, &wk->helping_within);
         policy->steal_order(wk->id, 0, wk->steal.round0);
         for (const QueueListing& l : queue_listings(*policy, wk->id)) {
             if (l.first_round == 0 || l.queue.kind != QueueRef::Kind::node) continue;

@@ -54,6 +54,17 @@ struct Task : DepNode {
     alignas(64) std::atomic<std::uint64_t> refs{0};
 };
 
+// Whether `c` descends from `a`, a task at depth `a_depth`, in the task
+// tree (a child, a grandchild...; not `a` itself). Only `c`'s chain up is
+// read: a queued or running task holds a reference of its parent, which
+// holds one of its own, so that chain is alive while `c` is; `a` is only
+// compared (another worker's, it may have finished meanwhile).
+inline bool descends(const Task* c, const Task* a, std::uint32_t a_depth) {
+    if (c->depth <= a_depth) return false;
+    while (c->depth > a_depth + 1) c = c->parent;
+    return c->parent == a;
+}
+
 // Asks the caches for the lines of `t` that a worker reads to run it (all
 // but the last, which holds `refs` alone and is written by finishing
 // children), without waiting for them. Called by the worker that makes a

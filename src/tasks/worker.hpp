@@ -104,12 +104,17 @@ public:
     std::uint64_t since = 0;      // start of runtime-accounted time
     std::uint64_t excluded = 0;   // ticks the current body spent in spawn/taskwait
     // While it waits inside a task (help_until(), wait_hosted()), the
-    // worker runs only tasks deeper in the task tree than that task: the
-    // task's own descendants among them, so its wait can always progress,
-    // and never a task that could wait in turn at the same depth or above,
-    // so nested waits stay as deep as the task tree (a waiter that ran any
-    // task nested one wait in another without bound: fib's stack overflowed).
-    std::uint32_t help_floor = 0;
+    // worker runs only that task's descendants: OpenMP's scheduling
+    // constraint for tied tasks, so a task run there never needs what the
+    // suspended task holds (a lock held across a taskwait deadlocked when
+    // the waiter ran another branch's task that took it), its wait always
+    // progresses, and nested waits stay as deep as the task tree (a waiter
+    // that ran any task nested one wait in another without bound: fib's
+    // stack overflowed). It ran every deeper task before: on the emulated
+    // 4-node machine a recursive program's waiters each nested 30 other
+    // branches' waits, and a shallow child waited seconds for all of them
+    // (BENCHMARKS.md, 2026-12-07). nullptr: any task.
+    const Task* help_within = nullptr;
     std::vector<Task*> deferred;  // finished tasks whose completion waits for the lock
     std::vector<std::pair<QueueSlot*, Task*>> to_push;   // settle_locked(): after unlocking
     std::vector<std::size_t> to_wake;                      // settle_locked(): the nodes of to_push
@@ -126,16 +131,20 @@ public:
     WorkerCounters counters;
     alignas(64) std::atomic<std::uint64_t> completed{0};   // never reset: quiescence
     // Ticks when the running task's body started; 0 while the worker
-    // searches, sleeps or helps in a wait outside tasks; seat_helping(floor)
-    // while it helps in a wait inside a task (it takes only deeper tasks),
+    // searches, sleeps or helps in a wait outside tasks; seat_helping(depth)
+    // while it helps in a wait inside a task of that depth (it takes only
+    // that task's descendants: helping_within),
     // seat_takes_no_task while a hosted seat's thread is outside the
     // runtime. Read by other nodes' thieves
     // (NodeQueues::occupied, NodeQueues::leaves_to_own_node).
     alignas(64) std::atomic<std::uint64_t> running_since{0};
+    // help_within, for other workers' NodeQueues::leaves_to_own_node (only
+    // compared, never read through).
+    std::atomic<const Task*> helping_within{nullptr};
 
 private:
     struct Helping {
-        std::uint32_t saved_floor;
+        const Task* saved_within;
         std::uint64_t start;
         std::uint64_t saved_since;
         std::uint64_t saved_running;

@@ -9,7 +9,13 @@
  *            producer; fill-in blocks are allocated as the factorisation
  *            meets them);
  *   fib-dep  fib again, each result named by a depend(out) clause and the
- *            sum by a task that reads both (depend(in)), then a taskwait.
+ *            sum by a task that reads both (depend(in)), then a taskwait;
+ *   locked   tied tasks that hold a lock across a taskwait, beside other
+ *            branches' tasks that take it. A thread in that taskwait may
+ *            run only the waiting task's descendants (OpenMP's scheduling
+ *            constraint for tied tasks); one that ran any deeper task took
+ *            the lock its own suspended task held and spun for ever (every
+ *            run under DFIFO at 2-4 threads, 2026-12-07).
  * Under RIP-MW a window cut by a wait used to wait for a partition job at
  * every level (fib(27): 51 s against 0.2 s under RIP-DEP, 2026-12-07): the
  * suite runs this under every policy and compares the output with
@@ -188,6 +194,41 @@ static double lu(int nb, int with_depend) {
     return s;
 }
 
+static omp_lock_t lock;
+static long locked(int n) {
+    long sum = 0;
+#pragma omp parallel
+#pragma omp single
+    for (int i = 0; i < n; ++i) {
+        if (i % 2 == 0) {
+#pragma omp task shared(sum)
+            {
+                omp_set_lock(&lock);
+#pragma omp task
+                {
+                    volatile int x = 0;
+                    for (int k = 0; k < 2000; ++k) x += k;
+                }
+#pragma omp taskwait
+                sum += 1;
+                omp_unset_lock(&lock);
+            }
+        } else {
+#pragma omp task shared(sum)
+            {
+#pragma omp task shared(sum)
+                {
+                    omp_set_lock(&lock);
+                    sum += 2;
+                    omp_unset_lock(&lock);
+                }
+#pragma omp taskwait
+            }
+        }
+    }
+    return sum;
+}
+
 int main(int argc, char** argv) {
     const int scale = argc > 1 ? atoi(argv[1]) : 1;
     if (scale < 1 || scale > 4) return 2;
@@ -207,5 +248,8 @@ int main(int argc, char** argv) {
 #pragma omp single
     fd = fib_dep(14 + 2 * scale);
     printf("fib with depend(%d) = %ld\n", 14 + 2 * scale, fd);
+    omp_init_lock(&lock);
+    printf("locked = %ld\n", locked(400 * scale));
+    omp_destroy_lock(&lock);
     return 0;
 }

@@ -136,7 +136,7 @@ struct TwoNodesOfTwo {
           policy(make_policy("lq", o)) {
         policy->attach(PolicyContext{&machine, {0, 0, 1, 1}, {0, 1}, 1});
         q.init({0, 1}, {0, 0, 1, 1});
-        for (unsigned w = 0; w < 4; ++w) q.watch(w / 2, &running[w]);
+        for (unsigned w = 0; w < 4; ++w) q.watch(w / 2, &running[w], &within[w]);
         policy->steal_order(0, 0, order.round0);   // node 0's queue, then node 1's when listed
     }
     Machine machine;
@@ -144,6 +144,7 @@ struct TwoNodesOfTwo {
     detail::NodeQueues q;
     std::atomic<std::uint64_t> running[4] = {0, 0, 0, 0};
     detail::StealOrder order;
+    std::atomic<const detail::Task*> within[4] = {nullptr, nullptr, nullptr, nullptr};   // helping_within
 };
 
 // A search says by which rule it took a task from another node's queue
@@ -154,7 +155,7 @@ struct TwoNodesOfTwo {
 // than the delay; and in order once the thief's delay has passed.
 TEST(TasksNodeQueues, ASearchSaysWhyItTookAFartherNodesTask) {
     TwoNodesOfTwo f2{PolicyOptions{}};   // the default delay, 32 mean tasks
-    auto& [machine, policy, q, running, order] = f2;
+    auto& [machine, policy, q, running, order, within] = f2;
     for (const QueueListing& l : queue_listings(*policy, 0))
         if (l.first_round != 0 && l.queue.kind == QueueRef::Kind::node)
             order.later.push_back({l.queue.index, l.first_round, backlog_limit(2, l.first_round)});
@@ -205,15 +206,15 @@ TEST(TasksNodeQueues, ASearchSaysWhyItTookAFartherNodesTask) {
 
 // A worker of another node leaves a node's queued tasks to that node's
 // idle workers, as many as they are (NodeQueues::leaves_to_own_node), a
-// worker helping in a wait counting as idle for tasks deeper than its
-// floor; it takes them when that node's workers run tasks, help below
-// a shallower floor or are hosted seats outside the runtime, and the
-// surplus over the idle ones. Its own node's queue it always takes from.
+// worker helping in a wait counting as idle for that wait's task's
+// descendants; it takes them when that node's workers run tasks, help in
+// a wait of another branch or are hosted seats outside the runtime, and
+// the surplus over the idle ones. Its own node's queue it always takes from.
 TEST(TasksNodeQueues, AThiefLeavesANodesTasksToItsIdleWorkers) {
     PolicyOptions o;
     o.steal_delay_tasks = 0;   // every node at once: only the rule under test holds a task back
     TwoNodesOfTwo f2{o};
-    auto& [machine, policy, q, running, order] = f2;
+    auto& [machine, policy, q, running, order, within] = f2;
     detail::Task a, b, c;
     auto push = [&](unsigned node, detail::Task* t) { q.queue_for(Destination::to_node(node)).queue.push(t); };
     auto take = [&] { return q.find(0, 0, 0, 0, *policy, order); };
@@ -229,21 +230,38 @@ TEST(TasksNodeQueues, AThiefLeavesANodesTasksToItsIdleWorkers) {
     EXPECT_EQ(f.task, &a);
     EXPECT_TRUE(f.across);
     EXPECT_FALSE(take());
-    // One of them runs a task, the other waits inside a task of depth 2:
-    // neither takes b or c (depth 1), so the thief does.
+    // One of them runs a task, the other waits inside task w of depth 2:
+    // neither takes b or c (depth 1, not w's descendants), so the thief does.
+    detail::Task w, mid, other, other_mid, d;
+    w.depth = other.depth = 2;
     running[2] = detail::Ticks::now();
     running[3] = detail::seat_helping(2);
+    within[3] = &w;
     f = take();
     ASSERT_TRUE(f);
     EXPECT_EQ(f.task, &b);
-    // c deeper than the helper's floor: left to it. A hosted seat outside
-    // the runtime takes nothing.
-    c.depth = 3;
+    // c a grandchild of w: left to the helper. A hosted seat outside the
+    // runtime takes nothing.
+    mid.depth = 3;
+    mid.parent = &w;
+    c.depth = 4;
+    c.parent = &mid;
     EXPECT_FALSE(take());
     running[3] = detail::seat_takes_no_task;
     f = take();
     ASSERT_TRUE(f);
     EXPECT_EQ(f.task, &c);
+    // As deep as c but of another branch: the helper would not take it
+    // (it could not, were it a lock that w holds), so the thief does.
+    running[3] = detail::seat_helping(2);
+    other_mid.depth = 3;
+    other_mid.parent = &other;
+    d.depth = 4;
+    d.parent = &other_mid;
+    push(1, &d);
+    f = take();
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f.task, &d);
     // One idle again: a last task is left to it.
     running[3] = 0;
     push(1, &c);
@@ -269,15 +287,15 @@ TEST(TasksNodeQueues, AThiefLeavesANodesTasksToItsIdleWorkers) {
 // bound for its spawner's own node's queue waits in the spawner's kept
 // queue, one bound elsewhere (another node, a worker's queue) where its
 // policy put it. The spawner takes its kept children first, newest first;
-// a helper only deeper ones. A node mate takes them oldest first, after
-// the node's own queue; another node's thief under the rules of a node
+// a helper only its wait's task's descendants. A node mate takes them
+// oldest first, after the node's own queue; another node's thief under the rules of a node
 // queue: left to the node's idle workers, taken when they are busy, by the
 // occupied rule before its delay.
 TEST(TasksNodeQueues, ChildrenKeptWithTheirSpawnerRunThereFirstAndStayReachable) {
     PolicyOptions o;
     o.steal_delay_tasks = 0;   // every node listed at once
     TwoNodesOfTwo f2{o};
-    auto& [machine, policy, q, running, order] = f2;
+    auto& [machine, policy, q, running, order, within] = f2;
     detail::QueueSlot& node0 = q.queue_for(Destination::to_node(0));
     detail::QueueSlot& node1 = q.queue_for(Destination::to_node(1));
     detail::QueueSlot& worker1 = q.queue_for(Destination::to_worker(1));
@@ -291,8 +309,8 @@ TEST(TasksNodeQueues, ChildrenKeptWithTheirSpawnerRunThereFirstAndStayReachable)
     EXPECT_EQ(q.near_spawner(node0, 9), &node0);       // no such worker
 
     std::vector<detail::Task> t(6);
-    auto mine = [&](unsigned w, unsigned node, detail::StealOrder& ord, std::uint32_t floor = 0) {
-        return q.find(w, node, 0, 0, *policy, ord, floor);
+    auto mine = [&](unsigned w, unsigned node, detail::StealOrder& ord, const detail::Task* within_task = nullptr) {
+        return q.find(w, node, 0, 0, *policy, ord, within_task);
     };
     // The spawner: newest first, before its node's queue.
     kept0->queue.push(&t[0]);
@@ -302,13 +320,21 @@ TEST(TasksNodeQueues, ChildrenKeptWithTheirSpawnerRunThereFirstAndStayReachable)
     ASSERT_TRUE(f);
     EXPECT_EQ(f.task, &t[1]);
     EXPECT_FALSE(f.stolen);
-    // Helping in a wait at depth 1: only deeper tasks, so the kept child
-    // at its own depth stays and the node's deeper one is taken.
+    // Helping in a wait inside task w (depth 1): only its descendants, so
+    // the kept t[0] (depth 1) stays and the node's t[2], w's child, is
+    // taken; a child of another task as deep as w is not.
+    detail::Task w, v;
     t[0].depth = 1;
     t[2].depth = 2;
-    f = mine(0, 0, order, 1);
+    t[2].parent = &w;
+    f = mine(0, 0, order, &w);
     ASSERT_TRUE(f);
     EXPECT_EQ(f.task, &t[2]) << "a kept child at the helper's own depth was taken";
+    t[2].parent = &v;
+    node0.queue.push(&t[2]);
+    EXPECT_FALSE(mine(0, 0, order, &w)) << "another branch's child was taken in w's wait";
+    ASSERT_EQ(node0.queue.pop_front(), &t[2]);
+    t[2].parent = nullptr;
     // A node mate: the node's queue first, then the spawner's oldest.
     detail::StealOrder mate;
     policy->steal_order(1, 0, mate.round0);

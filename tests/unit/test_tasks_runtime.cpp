@@ -90,6 +90,56 @@ TEST_P(TasksRuntime, RecursiveTasksWithDependenciesWaitAtEveryLevel) {
         << "(" << tasks << " tasks, windows of " << windows.window << ")";
 }
 
+// A worker waiting inside a task runs only that task's descendants
+// (OpenMP's scheduling constraint for tied tasks): tasks that hold a lock
+// across their taskwait, beside other branches' tasks that take it, never
+// find their own thread holding it. Running any deeper task there took
+// the lock on the thread of the suspended task that held it (under DFIFO:
+// a deadlock in the OpenMP shim, tests/omp/tasks_recursive.c).
+TEST_P(TasksRuntime, AWaiterRunsOnlyItsOwnDescendants) {
+    Runtime rt{team, GetParam(), small_windows()};
+    std::atomic<std::thread::id> owner{};
+    std::atomic<int> own_thread_held{0}, taken{0};
+    auto acquire = [&] {
+        const std::thread::id me = std::this_thread::get_id();
+        for (std::thread::id none{}; !owner.compare_exchange_weak(none, me); none = std::thread::id{}) {
+            if (none == me) {   // held by a task suspended on this very thread
+                own_thread_held.fetch_add(1);
+                return false;
+            }
+            std::this_thread::yield();
+        }
+        return true;
+    };
+    rt.spawn([&] {
+        for (int i = 0; i < 400; ++i) {
+            if (i % 2 == 0)
+                rt.spawn([&] {
+                    if (!acquire()) return;
+                    rt.spawn([] {
+                        volatile int x = 0;
+                        for (int k = 0; k < 2000; ++k) x = x + k;
+                    });
+                    rt.taskwait();
+                    taken.fetch_add(1);
+                    owner.store(std::thread::id{});
+                });
+            else
+                rt.spawn([&] {
+                    rt.spawn([&] {
+                        if (!acquire()) return;
+                        taken.fetch_add(1);
+                        owner.store(std::thread::id{});
+                    });
+                    rt.taskwait();
+                });
+        }
+    });
+    rt.taskwait();
+    EXPECT_EQ(own_thread_held.load(), 0) << "a waiter ran another branch's task";
+    EXPECT_EQ(taken.load(), 400);
+}
+
 TEST_P(TasksRuntime, DiamondSeesBothBranches) {
     Runtime rt{team, GetParam(), small_windows()};
     for (int round = 0; round < 20; ++round) {

@@ -19,7 +19,8 @@
 // nodes ring by ring of machine distance, ties by OS index, one ring more
 // every PolicyOptions::steal_delay_tasks mean task durations of idleness
 // (default default_steal_delay_tasks; see task_policy.hpp).
-// SA never steals across nodes.
+// SA never steals across nodes (but for a waiter's own descendants, which
+// nobody else there would run: NodeQueues::find).
 //
 // A home on a node without workers (e.g. a memory-only node) counts for
 // the worker node nearest to it; a home the machine does not have counts
