@@ -163,12 +163,11 @@ public:
 
     // Worker `worker` (on `node`) searches on its `round`-th try in a row;
     // a round lasts `ticks_per_round` (0: not known yet).
-    // `within` not null: only its descendants (Worker::help_within),
+    // `within` not null: only its descendants (Worker::helping_within),
     // searched for past the others.
     Found find(unsigned worker, unsigned node, std::uint64_t round, std::uint64_t ticks_per_round, Policy& policy,
                StealOrder& order, const Task* within = nullptr) {
-        const std::uint32_t floor = within != nullptr ? within->depth : 0;
-        const auto mine = [within, floor](const Task* c) { return descends(c, within, floor); };
+        const auto mine = descendants_of(within);
         if (worker < kept_queues_.size()) {
             ReadyQueue& kept = kept_queues_[worker]->queue;
             if (Task* t = within != nullptr ? kept.pop_first_if(true, mine) : kept.pop_back()) return Found{t};
@@ -271,8 +270,7 @@ public:
     // `leave`: for a thief from another node, which leaves a queue's tasks
     // to the node's idle workers as it does a node queue's.
     Found take_kept(std::size_t slot, unsigned worker, unsigned node, bool leave, const Task* within) {
-        const std::uint32_t floor = within != nullptr ? within->depth : 0;
-        const auto mine = [within, floor](const Task* c) { return descends(c, within, floor); };
+        const auto mine = descendants_of(within);
         for (std::size_t w : node_workers_[slot]) {
             if (w == worker) continue;
             ReadyQueue& kept = kept_queues_[w]->queue;

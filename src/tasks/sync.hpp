@@ -155,7 +155,7 @@ public:
     }
     // The first task, from the back (the owner's end) or the front, that
     // `ok` accepts; the ones it passes stay in order. For a worker that
-    // waits inside a task and may only run its descendants (Worker::help_within).
+    // waits inside a task and may only run its descendants (Worker::helping_within).
     // The gap is closed from the nearer end, so taking the first or the
     // last task costs O(1) however long the queue (a waiting spawner
     // helping with a million queued children took each from the front

@@ -64,6 +64,12 @@ inline bool descends(const Task* c, const Task* a, std::uint32_t a_depth) {
     while (c->depth > a_depth + 1) c = c->parent;
     return c->parent == a;
 }
+// A filter of the tasks that descend from `within` (a live task that the
+// caller may read: its own wait's).
+inline auto descendants_of(const Task* within) {
+    const std::uint32_t depth = within != nullptr ? within->depth : 0;
+    return [within, depth](const Task* c) { return descends(c, within, depth); };
+}
 
 // Asks the caches for the lines of `t` that a worker reads to run it (all
 // but the last, which holds `refs` alone and is written by finishing

@@ -392,12 +392,13 @@ Worker::Helping Worker::help_begin() {
     // moved between the CPUs twice a taskwait (19% of wait_hosted in the
     // shim's fib), and workers that ran dry checked for quiescence for it.
     if (ex_.policy_may_hold) ex_.waiters.fetch_add(1, std::memory_order_acq_rel);
-    const Helping h{help_within, start, since, running_since.load(std::memory_order_relaxed), IdleClock{}, 0};
-    if (tls.current != nullptr) help_within = tls.current;
+    const Task* const saved = helping_within.load(std::memory_order_relaxed);
+    const Helping h{saved, start, since, running_since.load(std::memory_order_relaxed), IdleClock{}, 0};
+    const Task* const within = tls.current != nullptr ? tls.current : saved;
     // Helping outside tasks it takes any work (idle); inside one, only that
     // task's descendants: thieves leave it only those (NodeQueues::leaves_to_own_node).
-    helping_within.store(help_within, std::memory_order_relaxed);
-    running_since.store(help_within == nullptr ? 0 : seat_helping(help_within->depth), std::memory_order_relaxed);
+    helping_within.store(within, std::memory_order_relaxed);
+    running_since.store(within == nullptr ? 0 : seat_helping(within->depth), std::memory_order_relaxed);
     since = Ticks::now();
     return h;
 }
@@ -405,7 +406,8 @@ Worker::Helping Worker::help_begin() {
 // One search of the queues while helping, and the task it found run: true
 // if there was one.
 bool Worker::help_run_one(Helping& h) {
-    Found f = ex_.queues.find(id, node, h.clock.round(ex_), h.clock.ticks_per_round, *ex_.policy, steal, help_within);
+    Found f = ex_.queues.find(id, node, h.clock.round(ex_), h.clock.ticks_per_round, *ex_.policy, steal,
+                              helping_within.load(std::memory_order_relaxed));
     if (!f) return false;
     run(f);
     h.clock.searches = 0;
@@ -435,13 +437,14 @@ bool Worker::help_search(Helping& h) {
 bool Worker::take_unserved(Helping& h) {
     if (ex_.team != nullptr || !ex_.queues.any_queued()) return false;
     if (h.clock.ticks_per_round == 0 && ex_.ticks_per_round() == 0)
-        if (Found f = ex_.queues.find(id, node, max_search_round, 0, *ex_.policy, steal, help_within)) {
+        if (Found f = ex_.queues.find(id, node, max_search_round, 0, *ex_.policy, steal,
+                                           helping_within.load(std::memory_order_relaxed))) {
             run(f);
             h.clock.searches = 0;
             h.spins = 0;
             return true;
         }
-    if (help_within != nullptr) ex_.wake_workers();
+    if (helping_within.load(std::memory_order_relaxed) != nullptr) ex_.wake_workers();
     return false;
 }
 
@@ -531,7 +534,6 @@ std::size_t Worker::run_ready(std::size_t max_tasks) {
 }
 
 void Worker::help_end(const Helping& h) {
-    help_within = h.saved_within;
     helping_within.store(h.saved_within, std::memory_order_relaxed);
     if (ex_.policy_may_hold) ex_.waiters.fetch_sub(1, std::memory_order_acq_rel);
     running_since.store(h.saved_running, std::memory_order_relaxed);

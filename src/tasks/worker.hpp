@@ -113,8 +113,7 @@ public:
     // stack overflowed). It ran every deeper task before: on the emulated
     // 4-node machine a recursive program's waiters each nested 30 other
     // branches' waits, and a shallow child waited seconds for all of them
-    // (BENCHMARKS.md, 2026-12-07). nullptr: any task.
-    const Task* help_within = nullptr;
+    // (BENCHMARKS.md, 2026-12-07). That task is helping_within (below).
     std::vector<Task*> deferred;  // finished tasks whose completion waits for the lock
     std::vector<std::pair<QueueSlot*, Task*>> to_push;   // settle_locked(): after unlocking
     std::vector<std::size_t> to_wake;                      // settle_locked(): the nodes of to_push
@@ -138,8 +137,9 @@ public:
     // runtime. Read by other nodes' thieves
     // (NodeQueues::occupied, NodeQueues::leaves_to_own_node).
     alignas(64) std::atomic<std::uint64_t> running_since{0};
-    // help_within, for other workers' NodeQueues::leaves_to_own_node (only
-    // compared, never read through).
+    // The task whose wait the worker helps in, nullptr for any task (see
+    // above). Written by the worker alone; other workers' thieves read it
+    // (NodeQueues::leaves_to_own_node) and only compare it.
     std::atomic<const Task*> helping_within{nullptr};
 
 private:

@@ -10,10 +10,10 @@
 
 #include <pthread.h>
 #include <sched.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -67,12 +67,12 @@ bool runtime_quiescent(void* p) { return static_cast<const tasks::Runtime*>(p)->
 bool yield_or_sleep_instead() {
     // The process's: the CPUs are shared with other processes for all of
     // its threads at once, and one thread's yields tell the others.
-    static std::atomic<std::int64_t> no_yield_until{0};   // CLOCK_MONOTONIC ns
+    static std::atomic<std::int64_t> no_yield_until{0};   // steady_clock ns
     static std::atomic<unsigned> slow_in_a_row{0};
     const auto now = [] {
-        timespec ts{};
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return std::int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+        return std::int64_t{std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                std::chrono::steady_clock::now().time_since_epoch())
+                                .count()};
     };
     const std::int64_t before = now();
     if (before < no_yield_until.load(std::memory_order_relaxed)) return false;
