@@ -1,12 +1,18 @@
 #!/bin/bash
-# tests/omp/real_programs.sh SHIM BLAS_LAPACK — OpenMP code that we did not
+# tests/omp/real_programs.sh SHIM BLAS_LAPACK FFTW — OpenMP code that we did not
 # write or compile, on libnumaware_omp.so (SHIM):
 #   ImageMagick  Debian's `convert` (imagemagick), linked to libgomp: its
 #                filters run `omp parallel for` with num_threads clauses and
 #                nonmonotonic dynamic schedules, named critical sections,
 #                single, sections (the FFT) and locks;
+#   GraphicsMagick  Debian's `gm` (graphicsmagick), ImageMagick's fork,
+#                whose filters have OpenMP loops of their own (static and
+#                dynamic schedules, named critical sections);
 #   OpenBLAS     Debian's OpenMP build (libopenblas0-openmp), its BLAS and
 #                LAPACK regions driven by BLAS_LAPACK (tests/omp/real/);
+#   FFTW         Debian's libfftw3_omp (libfftw3-dev), its threaded plans
+#                (3-D, 2-D real, batched 1-D, DCT) driven by FFTW
+#                (tests/omp/real/);
 #   scikit-learn Debian's python3-sklearn, whose Cython `prange` loops run
 #                on libgomp: k-means (Lloyd and Elkan: critical sections,
 #                locks) and histogram gradient boosting; and threadpoolctl's
@@ -21,11 +27,12 @@
 # between runs in the last bits: they are compared within 1e-9 (relative),
 # and its labels, iteration counts and the boosting's results exactly. A run first proves that the program's GOMP_parallel binds
 # to the shim (the dynamic linker's own report), so a shim that was not
-# used cannot pass. scripts/bootstrap installs both packages; without them
+# used cannot pass. scripts/bootstrap installs the packages; without them
 # the test fails and says so.
 set -euo pipefail
-SHIM=${1:?usage: real_programs.sh SHIM BLAS_LAPACK}
-BLAS=${2:?usage: real_programs.sh SHIM BLAS_LAPACK}
+SHIM=${1:?usage: real_programs.sh SHIM BLAS_LAPACK FFTW}
+BLAS=${2:?usage: real_programs.sh SHIM BLAS_LAPACK FFTW}
+FFTW=${3:?usage: real_programs.sh SHIM BLAS_LAPACK FFTW}
 case $SHIM in /*) ;; *) SHIM=$(pwd)/$SHIM ;; esac
 [ -f "$SHIM" ] || { echo "FAIL: no such library: $SHIM" >&2; exit 1; }
 WORK=$(mktemp -d)
@@ -36,6 +43,7 @@ threads="1 2 3"
 runs=0
 
 command -v convert > /dev/null || fail "ImageMagick's convert is not installed (Debian package imagemagick: scripts/bootstrap installs it)"
+command -v gm > /dev/null || fail "GraphicsMagick's gm is not installed (Debian package graphicsmagick: scripts/bootstrap installs it)"
 multiarch=$(gcc -print-multiarch)
 OPENBLAS_OMP=/usr/lib/$multiarch/openblas-openmp
 [ -f "$OPENBLAS_OMP/libopenblas.so.0" ] ||
@@ -85,6 +93,59 @@ for i in "${!ops[@]}"; do
     done
 done
 echo "ImageMagick: ${#ops[@]} operations at 1-3 threads under every policy: $runs runs, images byte-identical to libgomp's"
+
+# ---- GraphicsMagick -----------------------------------------------------------
+# The same input; GraphicsMagick's own filters (its OpenMP code is not
+# ImageMagick's since the fork).
+gm_ops=(
+    "-blur 0x3"
+    "-rotate 33"
+    "-median 2"
+    "-charcoal 2"
+    "-despeckle"
+    "-convolve 1,2,1,2,4,2,1,2,1"
+    "-paint 3"
+    "-segment 1x1.5"
+    "-motion-blur 0x5+30"
+    "-colors 64 -equalize"
+)
+bound_to_shim gm convert "$WORK/in.png" -blur 0x1 "ppm:$WORK/probe.ppm"
+gm_runs=0
+for i in "${!gm_ops[@]}"; do
+    read -r -a op <<< "${gm_ops[$i]}"
+    for t in $threads; do
+        OMP_NUM_THREADS=$t gm convert "$WORK/in.png" "${op[@]}" -depth 16 "ppm:$WORK/ref.ppm" ||
+            fail "gm convert ${gm_ops[$i]} failed under libgomp at $t threads"
+        for p in $policies; do
+            OMP_NUM_THREADS=$t NUMAWARE_POLICY=$p LD_PRELOAD=$SHIM \
+                gm convert "$WORK/in.png" "${op[@]}" -depth 16 "ppm:$WORK/out.ppm" ||
+                fail "gm convert ${gm_ops[$i]}: exit status $? under the shim ($p, $t threads)"
+            cmp -s "$WORK/ref.ppm" "$WORK/out.ppm" ||
+                fail "gm convert ${gm_ops[$i]}: the image differs from libgomp's ($p, $t threads)"
+            gm_runs=$((gm_runs + 1))
+        done
+    done
+done
+echo "GraphicsMagick: ${#gm_ops[@]} operations at 1-3 threads under every policy: $gm_runs runs, images byte-identical to libgomp's"
+
+# ---- FFTW (OpenMP build) -------------------------------------------------------
+fftw_runs=0
+bound_to_shim "$FFTW" 16
+for t in $threads; do
+    OMP_NUM_THREADS=$t "$FFTW" 48 > "$WORK/ref.txt" || fail "fftw_transforms failed under libgomp at $t threads"
+    head -n 1 "$WORK/ref.txt" | grep -qx "plan threads $t" ||
+        fail "fftw_transforms planned for $(head -n 1 "$WORK/ref.txt") at OMP_NUM_THREADS=$t under libgomp"
+    for p in $policies; do
+        OMP_NUM_THREADS=$t NUMAWARE_POLICY=$p LD_PRELOAD=$SHIM "$FFTW" 48 > "$WORK/out.txt" ||
+            fail "fftw_transforms: exit status $? under the shim ($p, $t threads)"
+        cmp -s "$WORK/ref.txt" "$WORK/out.txt" || {
+            diff "$WORK/ref.txt" "$WORK/out.txt" >&2 || true
+            fail "fftw_transforms: results differ from libgomp's ($p, $t threads)"
+        }
+        fftw_runs=$((fftw_runs + 1))
+    done
+done
+echo "FFTW (OpenMP build): 3-D complex, 2-D real, batched 1-D and DCT plans at 1-3 threads under every policy: $fftw_runs runs, results bit-identical to libgomp's"
 
 # ---- OpenBLAS (OpenMP build) ----------------------------------------------
 blas_runs=0
