@@ -195,8 +195,20 @@ struct Engine {
     ThreadCache* registry = nullptr;
     pthread_key_t key{};
     void (*foreign_free)(void*) = nullptr;   // free of a pointer the engine does not own
+    std::atomic<bool> refusal_noticed{false};   // binding_refused_notice() was called (page_heap.cpp)
 };
 extern Engine g_engine;
+
+#if defined(NUMAWARE_HEAP_FIRST_TOUCH_WHEN_REFUSED)
+// The engine of the drop-in malloc (CMakeLists.txt defines the macro for
+// libnumaware_malloc.so alone): where the system refuses to bind memory to
+// a node on a machine of several nodes (EPERM, as under a container's
+// default seccomp profile without CAP_SYS_NICE, or ENOSYS), a chunk is kept
+// unbound and the kernel places its pages where they are first touched,
+// instead of failing the allocation as the heap API does; this is called
+// once per process with the errno (malloc_shim.cpp; it must not allocate).
+void binding_refused_notice(int err) noexcept;
+#endif
 
 // ---- engine.cpp ----
 bool ensure_init() noexcept;                // false while initialising (reentrant call)

@@ -32,7 +32,10 @@ void unmap(void* p, std::size_t bytes) noexcept {
 
 namespace {
 
-// Binds a fresh mapping to `node` and proves it; 0 or an errno.
+// Binds a fresh mapping to `node` and proves it; 0 or an errno. A refused
+// binding (EPERM, ENOSYS) counts as done on one node, and on several in
+// the drop-in malloc's engine (NUMAWARE_HEAP_FIRST_TOUCH_WHEN_REFUSED): the
+// mapping is kept as it is, unbound or bound but unproven.
 int bind_to_node(void* p, std::size_t bytes, unsigned node) noexcept {
     // The os layer may allocate inside mbind; tl_busy sends such reentrant
     // allocations to the bootstrap region instead of our held locks.
@@ -40,10 +43,17 @@ int bind_to_node(void* p, std::size_t bytes, unsigned node) noexcept {
     tl_busy = true;
     const int err = bind_range_to_node(p, bytes, node, *g_engine.os, nullptr);
     tl_busy = was;
+    if (err != ENOSYS && err != EPERM) return err;
     // A kernel without NUMA support cannot misplace pages on a one-node
-    // machine; anywhere else an unbound chunk would break the promise.
-    if ((err == ENOSYS || err == EPERM) && g_engine.nodes == 1) return 0;
+    // machine; anywhere else an unbound chunk would break the promise,
+    // unless the caller chose first touch over failing (the drop-in malloc).
+    if (g_engine.nodes == 1) return 0;
+#if defined(NUMAWARE_HEAP_FIRST_TOUCH_WHEN_REFUSED)
+    if (!g_engine.refusal_noticed.exchange(true, std::memory_order_relaxed)) binding_refused_notice(err);
+    return 0;
+#else
     return err;
+#endif
 }
 
 }  // namespace

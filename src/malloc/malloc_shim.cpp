@@ -5,6 +5,13 @@
 // a program's blocks land on the node of the thread that allocated them and
 // no page holds blocks of two nodes.
 //
+// Where the system refuses NUMA memory policies on a machine of several
+// nodes (EPERM or ENOSYS from mbind or its check), the shim does not fail
+// the allocation as the heap API does: its engine is built with
+// NUMAWARE_HEAP_FIRST_TOUCH_WHEN_REFUSED, keeps the chunk unbound (the
+// kernel places its pages where they are first touched), and
+// binding_refused_notice below says so on stderr, once.
+//
 // Pointers the engine does not own: blocks handed out while the engine was
 // starting up come from its static bootstrap region (free ignores them,
 // realloc copies them out). Any other pointer — memory glibc's allocator
@@ -29,6 +36,7 @@
 
 #include "heap/engine.hpp"
 #include "heap/fast_path.hpp"
+#include "heap/internal.hpp"
 
 #define NW_EXPORT extern "C" __attribute__((visibility("default")))
 #ifdef NUMAWARE_MALLOC_PREFIXED
@@ -208,3 +216,20 @@ NW_CXX_EXPORT void operator delete[](void* p, std::size_t, std::align_val_t) noe
 NW_CXX_EXPORT void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { h::deallocate(p); }
 NW_CXX_EXPORT void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { h::deallocate(p); }
 #endif
+
+// One line on stderr, once (internal.hpp): malloc goes on with memory that
+// the kernel places where it is first touched. No allocation: write(2) of
+// fixed text.
+void numaware::heap::detail::binding_refused_notice(int err) noexcept {
+    static constexpr char eperm[] =
+        "numaware-malloc: binding memory to NUMA nodes is refused (EPERM: a seccomp profile without "
+        "CAP_SYS_NICE, as containers have by default); memory is placed where it is first touched\n";
+    static constexpr char enosys[] =
+        "numaware-malloc: binding memory to NUMA nodes is not supported (ENOSYS); memory is placed where it is "
+        "first touched\n";
+    const bool none = err == ENOSYS;
+    const int saved = errno;
+    const ssize_t written = ::write(2, none ? enosys : eperm, none ? sizeof enosys - 1 : sizeof eperm - 1);
+    (void)written;
+    errno = saved;
+}

@@ -64,6 +64,19 @@ void remember(os::Os& os, const Range& r, Realisation how, const PlacementPlan& 
         placement_detail::forget_placement(r.start, range_len(r));
 }
 
+// The errno of a failed memory-policy call (mbind, set_mempolicy,
+// get_mempolicy, move_pages on our own pages), and why, where the errno
+// says it: on our own pages, without MPOL_MF_MOVE_ALL, only a seccomp
+// filter refuses these calls with EPERM (containers' default profiles,
+// without CAP_SYS_NICE), and ENOSYS is a kernel without NUMA.
+std::string policy_call_error(int err) {
+    if (err == EPERM)
+        return "EPERM (the NUMA memory-policy calls are refused: a seccomp profile without CAP_SYS_NICE, as "
+               "containers have by default)";
+    if (err == ENOSYS) return "ENOSYS (this kernel has no NUMA memory policies)";
+    return errno_name(err);
+}
+
 // Where every page is now: node, or a negative errno (-ENOENT: not
 // present). With `settle`, the caller expects the pages present (it
 // populated them, or is about to move them): see PagesExpected::present.
@@ -113,7 +126,7 @@ Snapshot take_snapshot(os::Os& os, const Range& r, bool with_policies, bool sett
             if (int err = os.get_mempolicy(r.at(i), q))
                 throw Error("addr", "cannot read the policy of page " + std::to_string(i) + " at " +
                                         os::hex(reinterpret_cast<std::uintptr_t>(r.at(i))) + ": get_mempolicy: " +
-                                        errno_name(err) + "; nothing was changed",
+                                        policy_call_error(err) + "; nothing was changed",
                             err);
             if (!s.policies.empty() && same_policy(s.policies.back().policy, q) &&
                 s.policies.back().first + s.policies.back().count == i)
@@ -124,7 +137,7 @@ Snapshot take_snapshot(os::Os& os, const Range& r, bool with_policies, bool sett
     }
     if (int err = locate(os, r, s.nodes, settle))
         throw Error("addr", "cannot locate the pages of the range at " + os::hex(r.start) + ": move_pages: " +
-                                errno_name(err) + "; nothing was changed",
+                                policy_call_error(err) + "; nothing was changed",
                     err);
     return s;
 }
@@ -230,7 +243,7 @@ int populate(os::Os& os, const Range& r) {
     throw Error("pages",
                 "could not place pages " + page_list(pages) + " of the " + std::to_string(plan.pages()) +
                     "-page range at " + os::hex(r.start) + " (" + plan.policy.to_string() + "): " + step +
-                    " failed: " + errno_name(err) +
+                    " failed: " + policy_call_error(err) +
                     (problems.empty() ? "; the range keeps its previous policy and page locations"
                                       : "; rollback incomplete" + problems),
                 err);
@@ -483,7 +496,8 @@ void apply_process_policy(const PlacementPolicy& policy, const Machine& machine,
     }
     if (int err = os.set_mempolicy(p.mode, p.mode_nodes)) {
         undo_weights();
-        throw Error(field, "set_mempolicy(" + mode_text(p.mode, p.mode_nodes) + ") failed: " + errno_name(err), err);
+        throw Error(field, "set_mempolicy(" + mode_text(p.mode, p.mode_nodes) + ") failed: " + policy_call_error(err),
+                    err);
     }
 }
 

@@ -627,9 +627,42 @@ TEST(PlacementProcess, FailedSetMempolicyPutsWeightsBack) {
     const std::string text =
         error_text([&] { apply_process_policy(parse_policy("weighted:0=4,2=2", m), m, {}, fake); });
     EXPECT_NE(text.find("set_mempolicy(weighted_interleave, 0,2) failed: EPERM"), std::string::npos) << text;
+    EXPECT_NE(text.find("seccomp profile without CAP_SYS_NICE"), std::string::npos) << text;
     EXPECT_EQ(fake.interleave_weight(0), 1u);
     EXPECT_EQ(fake.interleave_weight(2), 1u);
     EXPECT_EQ(fake.thread_policy().mode, os::PolicyMode::default_);
+}
+
+}  // namespace
+}  // namespace numaware
+
+namespace numaware {
+namespace {
+
+// Refused memory-policy calls (a container's seccomp profile): apply()
+// changes nothing and its error names the refusal and its usual cause, at
+// each call that can meet it.
+TEST(PlacementApply, RefusedPolicyCallsSayWhyAndChangeNothing) {
+    const Machine m = four_nodes();
+    for (const os::CallKind call : {os::CallKind::get_mempolicy, os::CallKind::mbind}) {
+        os::RecordingOs fake(m);
+        fake.fail_call(call, EPERM);
+        const auto p = plan(PlacementPolicy::bind(NodeSet{1}), kBase, 4 * kPage, m);
+        int code = 0;
+        std::string text;
+        try {
+            (void)apply(kBase, 4 * kPage, p, fake);
+        } catch (const Error& e) {
+            code = e.code();
+            text = e.what();
+        }
+        EXPECT_EQ(code, EPERM) << text;
+        EXPECT_NE(text.find("EPERM (the NUMA memory-policy calls are refused: a seccomp profile without "
+                            "CAP_SYS_NICE"),
+                  std::string::npos)
+            << text;
+        for (std::size_t i = 0; i < 4; ++i) EXPECT_LT(fake.node_of_page(page_at(kBase, i)), 0) << text;
+    }
 }
 
 }  // namespace

@@ -15,7 +15,19 @@
 # memory is not allowed, in one line naming who restricts: the cpuset in the
 # cgroup, the CPU affinity under numactl.
 #
-# usage: restricted_check.sh NUMAWARE GUEST_TESTS MACHINE
+#   seccomp the NUMA memory-policy calls refused with EPERM, as a
+#           container's default seccomp profile refuses them without
+#           CAP_SYS_NICE (REFUSE: tests/support/refuse_syscalls.c
+#           numa-policy): `numaware topo` works; the drop-in malloc
+#           (MALLOC) passes the allocator stress checks (STRESS) with its
+#           memory placed by first touch and says so in one line, once,
+#           and says nothing without the refusal; `numaware run --pages
+#           bind:1` and `numaware probe` stop in one line naming EPERM and
+#           the cause; the OpenMP shim (OMP) runs a Jacobi with depend
+#           clauses (OMP_APP) under DEP and RIP-DEP, whose homes the kernel
+#           will not tell, with libgomp's output.
+#
+# usage: restricted_check.sh NUMAWARE GUEST_TESTS MACHINE REFUSE MALLOC STRESS OMP OMP_APP
 set -u
 
 fail() {
@@ -59,17 +71,43 @@ if [ "${1:-}" = "--guest" ]; then
     probe cgroup "this process's cpuset" in_cgroup
     probe numactl "this process's CPU affinity" numactl --cpunodebind=1
     probe both "this process's cpuset and this process's CPU affinity" in_cgroup numactl --physcpubind=2-3
+
+    refuse=$4 malloc=$5 stress=$6 omp=$7 app=$8
+    echo "@@ begin seccomp"
+    "$refuse" numa-policy "$nw" topo > /tmp/topo.txt 2>&1
+    echo "@@ topo-exit=$?"
+    STRESS_EXPECT_LIBRARY=$(basename "$malloc") LD_PRELOAD=$malloc "$refuse" numa-policy \
+        "$stress" edges calloc realloc larson fork exit > /tmp/stress.txt 2> /tmp/stress.err
+    echo "@@ stress-exit=$? notices=$(grep -c 'numaware-malloc: binding memory to NUMA nodes is refused (EPERM' /tmp/stress.err) lines=$(wc -l < /tmp/stress.err)"
+    STRESS_EXPECT_LIBRARY=$(basename "$malloc") LD_PRELOAD=$malloc \
+        "$stress" edges larson > /tmp/stress.txt 2> /tmp/stress.err
+    echo "@@ stress-unrefused-exit=$? notices=$(grep -c 'numaware-malloc' /tmp/stress.err)"
+    "$refuse" numa-policy "$nw" run --threads 2 --pages bind:1 -- true > /tmp/bad.txt 2>&1
+    echo "@@ bind-exit=$? lines=$(wc -l < /tmp/bad.txt) $(cat /tmp/bad.txt)"
+    "$refuse" numa-policy "$nw" probe --size 1M --iterations 20000 > /tmp/bad.txt 2>&1
+    echo "@@ probe-exit=$? lines=$(wc -l < /tmp/bad.txt) $(cat /tmp/bad.txt)"
+    # Its line but the time: app, tasks, checksum and the serial check.
+    OMP_NUM_THREADS=4 "$app" --n 256 --block 32 --iterations 8 2>&1 | sed 's/ seconds=[^ ]*//' > /tmp/ref.txt
+    for policy in dep rip-dep; do
+        OMP_NUM_THREADS=4 NUMAWARE_POLICY=$policy LD_PRELOAD=$omp "$refuse" numa-policy \
+            "$app" --n 256 --block 32 --iterations 8 > /tmp/out.txt 2>&1
+        rc=$?
+        sed -i 's/ seconds=[^ ]*//' /tmp/out.txt
+        grep -q ' ok=1$' /tmp/ref.txt && cmp -s /tmp/ref.txt /tmp/out.txt && same=same || same=differs
+        echo "@@ omp-$policy-exit=$rc $same"
+    done
+    echo "@@ end seccomp"
     exit 0
 fi
 
 # ----------------------------------------------------------------- host side
-[ $# -eq 3 ] || { echo "usage: restricted_check.sh NUMAWARE GUEST_TESTS MACHINE" >&2; exit 2; }
-nw=$1 tests=$2 machine=$3
-for f in "$nw" "$tests"; do [ -e "$f" ] || fail "'$f' does not exist"; done
+[ $# -eq 8 ] || { echo "usage: restricted_check.sh NUMAWARE GUEST_TESTS MACHINE REFUSE MALLOC STRESS OMP OMP_APP" >&2; exit 2; }
+nw=$1 tests=$2 machine=$3 refuse=$4 malloc=$5 stress=$6 omp=$7 app=$8
+for f in "$nw" "$tests" "$refuse" "$malloc" "$stress" "$omp" "$app"; do [ -e "$f" ] || fail "'$f' does not exist"; done
 self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-"$nw" vm --machine "$machine" --kernel 6.1 --timeout 600 -- sh "$self" --guest "$nw" "$tests" > "$work/raw"
+"$nw" vm --machine "$machine" --kernel 6.1 --timeout 600 -- sh "$self" --guest "$nw" "$tests" "$refuse" "$malloc" "$stress" "$omp" "$app" > "$work/raw"
 rc=$?
 cat "$work/raw"
 [ "$rc" -eq 0 ] || fail "the guest run exited with $rc"
@@ -154,9 +192,26 @@ for label, w in want.items():
             continue
         if rc == 0 or "lines=1 " not in rest + " " or must not in rest or w["by"] not in rest:
             problems.append(f"{label}: {key}: expected one line naming '{must}' and {w['by']}, got exit {rc}: {rest}")
+body = section("seccomp")
+if body is not None:
+    def expect(key, ok, what):
+        rc, rest = field(body, key)
+        if rc is None or not ok(rc, rest):
+            problems.append(f"seccomp: {key}: expected {what}, got exit {rc}: {rest}")
+    expect("topo-exit", lambda rc, rest: rc == 0, "numaware topo to work")
+    expect("stress-exit", lambda rc, rest: rc == 0 and "notices=1 lines=1" in rest,
+           "the malloc stress checks to pass with one line saying memory is placed by first touch")
+    expect("stress-unrefused-exit", lambda rc, rest: rc == 0 and "notices=0" in rest,
+           "no notice where binding is allowed")
+    for key, must in (("bind-exit", "EPERM"), ("probe-exit", "CAP_SYS_NICE")):
+        expect(key, lambda rc, rest, must=must: rc != 0 and rest.startswith("lines=1 ") and must in rest,
+               f"one line naming {must}")
+    for policy in ("dep", "rip-dep"):
+        expect(f"omp-{policy}-exit", lambda rc, rest: rc == 0 and rest == "same",
+               "the Jacobi's output under libgomp")
 for p in problems:
     print("restricted_check: FAIL:", p, file=sys.stderr)
-print("restricted_check: cgroup cpuset, numactl --cpunodebind and both: "
+print("restricted_check: cgroup cpuset, numactl --cpunodebind, both, and the NUMA calls refused (seccomp): "
       + ("ok" if not problems else f"{len(problems)} problems"))
 sys.exit(1 if problems else 0)
 EOF

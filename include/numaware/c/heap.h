@@ -41,7 +41,10 @@
  *                 check finds the chunk not bound as asked) is unmapped, and
  *                 the allocation that needed it returns NULL + ENOMEM; the
  *                 kernel's errno is not passed on. Blocks already in the
- *                 sub-heap are still served.
+ *                 sub-heap are still served. (The drop-in malloc,
+ *                 libnumaware_malloc.so, does not fail there: it keeps
+ *                 the chunk unbound, its pages placed by first touch, and
+ *                 says so once on stderr.)
  *   old kernel    the heap uses only mbind, get_mempolicy and move_pages,
  *                 which every supported kernel has; nothing depends on the
  *                 kernel version.

@@ -3,7 +3,8 @@
 //
 // For every node i with CPUs and every node j with memory, one thread is
 // pinned to a CPU of node i (a one-rank Team) and reads memory bound to node
-// j (placement bind, applied and verified page by page with move_pages):
+// j (placement bind, applied and verified page by page with move_pages; on
+// a machine with one node of memory nothing is bound, every page is there):
 //  - latency: a pointer chase through a randomly permuted cyclic list of
 //    cache lines, so every load depends on the previous one and the
 //    prefetchers cannot guess the next line; ns per load, best of 3 parts;
@@ -15,6 +16,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -45,22 +47,29 @@ struct ProbeOptions {
 };
 
 // An anonymous mapping bound to one node, unmapped on every path out.
+// Unbound where binding tells nothing: a node without memory (first touch
+// decides) or a machine with one memory node (every page is on it).
 class BoundBuffer {
 public:
-    BoundBuffer(std::size_t bytes, const Node& node, const Machine& machine) : bytes_(bytes) {
+    BoundBuffer(std::size_t bytes, const Node& node, const Machine& machine, bool bind) : bytes_(bytes) {
         void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED)
             throw Error("--size", fmt::format("cannot map {} bytes: {}", bytes, std::strerror(errno)), errno);
         data_ = static_cast<unsigned char*>(p);
-        if (!node.holds_pages()) return;   // nothing to bind to; first touch decides
-        const PlacementPlan p_plan = plan(PlacementPolicy::bind(NodeSet{node.os_index}), data_, bytes, machine);
-        const PlacementResult r = apply(data_, bytes, p_plan);
-        if (!r.ok()) {
+        if (!bind || !node.holds_pages()) return;
+        const auto fail = [&](const std::string& why, int code) {
             forget_placement(data_, bytes_);
             ::munmap(data_, bytes_);
             throw Error(fmt::format("node {}", node.os_index),
-                        fmt::format("could not bind the probe buffer: {}", r.summary()));
+                        fmt::format("could not bind the probe buffer: {}", why), code);
+        };
+        PlacementResult r;
+        try {
+            r = apply(data_, bytes, plan(PlacementPolicy::bind(NodeSet{node.os_index}), data_, bytes, machine));
+        } catch (const Error& e) {
+            fail(e.what(), e.code());
         }
+        if (!r.ok()) fail(r.summary(), r.unplaced.empty() ? EIO : r.unplaced.front().error);
     }
     ~BoundBuffer() {
         forget_placement(data_, bytes_);   // placement remembers what apply() placed
@@ -144,6 +153,8 @@ void probe(const ProbeOptions& o) {
 
     Machine machine = Machine::from_live();
     const std::size_t n = machine.nodes.size();
+    const bool bind = std::count_if(machine.nodes.begin(), machine.nodes.end(),
+                                    [](const Node& node) { return node.holds_pages(); }) > 1;
     NodeMatrix<double> latency(n, std::vector<double>(n, 0.0));
     NodeMatrix<double> bandwidth(n, std::vector<double>(n, 0.0));
 
@@ -154,11 +165,11 @@ void probe(const ProbeOptions& o) {
         // bound and freed on that thread.
         Team team(machine, {.cpus = {cpu_node.cpus.front()}});
         team.run([&](TeamContext&) {
-            const BoundBuffer local(bytes, cpu_node, machine);
+            const BoundBuffer local(bytes, cpu_node, machine, bind);
             for (std::size_t j = 0; j < n; ++j) {
                 const Node& mem_node = machine.nodes[j];
                 if (!mem_node.holds_pages()) continue;
-                const BoundBuffer target(bytes, mem_node, machine);
+                const BoundBuffer target(bytes, mem_node, machine, bind);
                 latency[i][j] = chase_latency_ns(target, o.iterations);
                 bandwidth[i][j] = copy_bandwidth_gbps(target, local);
             }
@@ -172,9 +183,11 @@ void probe(const ProbeOptions& o) {
         std::printf("%s\n", machine.to_json().c_str());
         return;
     }
-    std::printf("numaware probe: %s; %s buffers bound with placement bind (verified with move_pages), "
-                "%zu dependent loads, best of %d\n",
-                machine.name.c_str(), format_size(bytes).c_str(), o.iterations, kRepeats);
+    std::printf("numaware probe: %s; %s buffers %s, %zu dependent loads, best of %d\n", machine.name.c_str(),
+                format_size(bytes).c_str(),
+                bind ? "bound with placement bind (verified with move_pages)"
+                     : "on the one node with memory (not bound: every page is there)",
+                o.iterations, kRepeats);
     std::printf("\nlatency (ns per load; row: CPU node, column: memory node)\n%s",
                 matrix_table(machine, latency, "{:.1f}").c_str());
     std::printf("\nbandwidth (GB/s copied from the column's memory into the row's; row: CPU node)\n%s",
