@@ -47,6 +47,13 @@ struct RunReport {
     // (DFIFO), or the ring's delay had passed.
     std::uint64_t cross_node_steals_backlog = 0;
     std::uint64_t cross_node_steals_occupied = 0;
+    // Where the homes of the dependencies' data came from: "kernel" (every
+    // page asked with move_pages), "kernel, N pages sampled a region", or
+    // "first writers" (RuntimeOptions::kernel_homes off), followed by
+    // " (the kernel refused move_pages: EPERM)" where the runtime fell back
+    // to them because the kernel would not answer (a container's seccomp
+    // profile). Empty in reports that do not come from a runtime.
+    std::string homes;
 
     std::string to_json() const;
 };

@@ -4,6 +4,7 @@
 #include "tasks/executor.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <string>
 #include <utility>
@@ -392,7 +393,16 @@ RunReport Executor::report() const {
     views.reserve(workers.size());
     for (const auto& w : workers)
         views.push_back({&w->counters, static_cast<std::size_t>(queues.slot_of(w->node))});
-    return metrics.report(std::string(policy->name()), ctx.nodes, views);
+    RunReport r = metrics.report(std::string(policy->name()), ctx.nodes, views);
+    if (region_homes.kernel_homes())
+        r.homes = region_homes.sample_pages() == 0
+                      ? "kernel"
+                      : "kernel, " + std::to_string(region_homes.sample_pages()) + " pages sampled a region";
+    else
+        r.homes = "first writers";
+    if (const int err = region_homes.kernel_refusal())
+        r.homes += std::string(" (the kernel refused move_pages: ") + (err == EPERM ? "EPERM" : "ENOSYS") + ")";
+    return r;
 }
 
 void Executor::reset_metrics() {

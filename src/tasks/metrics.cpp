@@ -32,6 +32,7 @@ std::string RunReport::to_json() const {
     j["cross_node_steal_bytes"] = cross_node_steal_bytes;
     j["cross_node_steals_backlog"] = cross_node_steals_backlog;
     j["cross_node_steals_occupied"] = cross_node_steals_occupied;
+    j["homes"] = homes;
     return j.dump();
 }
 

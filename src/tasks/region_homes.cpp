@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cmath>
 #include <iterator>
 
@@ -188,6 +189,17 @@ void RegionHomes::set_from_kernel(HomeEntry& e, PagesExpected expected) {
     PageSpread spread;
     const int home = query_kernel(e.start, e.bytes, spread, expected);
     set_home(e, home, std::move(spread));
+}
+
+int RegionHomes::kernel_refuses_homes(os::Os& os) {
+    const std::uint64_t page = os.page_size();
+    if (page == 0) return 0;
+    // A page of this thread's stack: present, and ours.
+    int here = 0;
+    const auto at = reinterpret_cast<std::uintptr_t>(&here) / page * page;
+    int status = 0;
+    const int err = locate_range(os, reinterpret_cast<const void*>(at), 1, &status, PagesExpected::maybe_absent);
+    return err == EPERM || err == ENOSYS ? err : 0;
 }
 
 int RegionHomes::query_kernel(std::uint64_t start, std::uint64_t bytes, PageSpread& spread, PagesExpected expected) {

@@ -101,9 +101,19 @@ public:
     // k pages per region (majority, no PageSpread). page_memo_ns: how long
     // the kernel's answer for one page serves the other regions inside
     // that page (0: every region is asked for; see memo_).
+    // With kernel_homes, the kernel is asked once here whether it answers
+    // move_pages for this process: where it refuses (EPERM from a
+    // container's seccomp profile, ENOSYS from a kernel without NUMA),
+    // homes are learned from first writers instead, as without
+    // kernel_homes, and kernel_refusal() gives the errno.
     RegionHomes(os::Os& os, bool kernel_homes, std::size_t sample_pages = 0,
                 std::uint64_t page_memo_ns = default_page_memo_ns)
-        : os_(os), kernel_homes_(kernel_homes), sample_pages_(sample_pages), page_memo_ns_(page_memo_ns) {}
+        : os_(os), kernel_homes_(kernel_homes), sample_pages_(sample_pages), page_memo_ns_(page_memo_ns) {
+        if (kernel_homes_) {
+            kernel_refusal_ = kernel_refuses_homes(os_);
+            kernel_homes_ = kernel_refusal_ == 0;
+        }
+    }
 
     // 10 ms: a hundredth of the kernel's shortest default NUMA-balancing
     // scan period (numa_balancing_scan_period_min_ms, 1000 ms), the
@@ -167,6 +177,8 @@ public:
                      PagesExpected expected = PagesExpected::maybe_absent);
 
     bool kernel_homes() const { return kernel_homes_; }
+    int kernel_refusal() const { return kernel_refusal_; }   // 0, or why kernel homes were given up
+    std::size_t sample_pages() const { return sample_pages_; }
     std::size_t size() const { return in_use_; }   // entries not forgotten
     std::size_t shared_pages() const { return pages_.size(); }   // pages' entries in use
 
@@ -203,8 +215,13 @@ private:
     // The page's entry, shared by the regions in use inside it.
     HomeEntry& page_entry(std::uint64_t page_number, std::uint64_t page);
 
+    // EPERM or ENOSYS when move_pages on a page of this process fails so
+    // (0 when it answers, or fails otherwise).
+    static int kernel_refuses_homes(os::Os& os);
+
     os::Os& os_;
     bool kernel_homes_;
+    int kernel_refusal_ = 0;
     std::size_t sample_pages_;
     std::vector<int> status_;                             // scratch of query_kernel
     std::size_t in_use_ = 0;

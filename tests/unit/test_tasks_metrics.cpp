@@ -36,7 +36,7 @@ TEST(Metrics, RunReportJsonHasEveryField) {
     for (const char* k : {"policy", "tasks", "makespan_s", "dep_bytes", "cross_node_bytes", "nodes", "tasks_per_node",
                           "load_balance_pct", "runtime_overhead_pct", "partition_overhead_pct",
                           "cross_node_steals", "cross_node_steal_bytes", "cross_node_steals_backlog",
-                          "cross_node_steals_occupied"})
+                          "cross_node_steals_occupied", "homes"})
         EXPECT_TRUE(j.contains(k)) << k;
     EXPECT_EQ(j["tasks_per_node"][1], 2);
 }

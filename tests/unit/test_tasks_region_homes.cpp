@@ -27,6 +27,33 @@ struct Buffer {
     char* p;
 };
 
+// A kernel that refuses move_pages (a container's seccomp profile): homes
+// are learned from first writers, as with kernel homes off, and the
+// refusal is kept for the report. A kernel that answers keeps kernel homes.
+TEST(RegionHomes, AKernelThatRefusesMovePagesLeavesHomesToFirstWriters) {
+    for (const int err : {EPERM, ENOSYS}) {
+        os::RecordingOs os(4, 1);
+        os.fail_call(os::CallKind::move_pages, err);
+        RegionHomes homes(os, true);
+        EXPECT_FALSE(homes.kernel_homes());
+        EXPECT_EQ(homes.kernel_refusal(), err);
+        Buffer b(2);
+        HomeEntry& e = homes.add(b.at(0), page);
+        EXPECT_EQ(e.home.load(), unallocated);
+        homes.first_written(e, 3);
+        EXPECT_EQ(e.home.load(), 3);
+        EXPECT_EQ(os.calls(os::CallKind::move_pages).size(), 1u);   // the question, once
+    }
+    os::RecordingOs os(4, 1);
+    os.fail_call(os::CallKind::move_pages, EIO);   // not a refusal: asked again later
+    RegionHomes asked(os, true);
+    EXPECT_TRUE(asked.kernel_homes());
+    EXPECT_EQ(asked.kernel_refusal(), 0);
+    RegionHomes off(os, false);
+    EXPECT_FALSE(off.kernel_homes());
+    EXPECT_EQ(off.kernel_refusal(), 0);
+}
+
 // CPU c of the recording OS's 4 nodes x 1 CPU is on node c.
 TEST(RegionHomes, EveryPageCountsWhereItIs) {
     os::RecordingOs os(4, 1);

@@ -24,8 +24,9 @@
 #           and says nothing without the refusal; `numaware run --pages
 #           bind:1` and `numaware probe` stop in one line naming EPERM and
 #           the cause; the OpenMP shim (OMP) runs a Jacobi with depend
-#           clauses (OMP_APP) under DEP and RIP-DEP, whose homes the kernel
-#           will not tell, with libgomp's output.
+#           clauses (OMP_APP) under DEP and RIP-DEP with libgomp's output,
+#           its report saying that homes come from the first writers since
+#           the kernel refused move_pages.
 #
 # usage: restricted_check.sh NUMAWARE GUEST_TESTS MACHINE REFUSE MALLOC STRESS OMP OMP_APP
 set -u
@@ -89,12 +90,13 @@ if [ "${1:-}" = "--guest" ]; then
     # Its line but the time: app, tasks, checksum and the serial check.
     OMP_NUM_THREADS=4 "$app" --n 256 --block 32 --iterations 8 2>&1 | sed 's/ seconds=[^ ]*//' > /tmp/ref.txt
     for policy in dep rip-dep; do
-        OMP_NUM_THREADS=4 NUMAWARE_POLICY=$policy LD_PRELOAD=$omp "$refuse" numa-policy \
-            "$app" --n 256 --block 32 --iterations 8 > /tmp/out.txt 2>&1
+        OMP_NUM_THREADS=4 NUMAWARE_POLICY=$policy NUMAWARE_REPORT=/tmp/report.json LD_PRELOAD=$omp \
+            "$refuse" numa-policy "$app" --n 256 --block 32 --iterations 8 > /tmp/out.txt 2>&1
         rc=$?
         sed -i 's/ seconds=[^ ]*//' /tmp/out.txt
         grep -q ' ok=1$' /tmp/ref.txt && cmp -s /tmp/ref.txt /tmp/out.txt && same=same || same=differs
         echo "@@ omp-$policy-exit=$rc $same"
+        echo "@@ omp-$policy-homes $(grep -o '"homes": *"[^"]*"' /tmp/report.json | head -n 1)"
     done
     echo "@@ end seccomp"
     exit 0
@@ -209,6 +211,13 @@ if body is not None:
     for policy in ("dep", "rip-dep"):
         expect(f"omp-{policy}-exit", lambda rc, rest: rc == 0 and rest == "same",
                "the Jacobi's output under libgomp")
+        # The kernel will not say where pages are: homes come from the
+        # tasks that first write them, and the report says why.
+        m = re.search(rf"^@@ omp-{policy}-homes (.*)$", body, re.M)
+        homes = m.group(1) if m else ""
+        if "first writers (the kernel refused move_pages: EPERM)" not in homes:
+            problems.append(f"seccomp: omp-{policy}: the report's homes are '{homes}', expected first writers "
+                            "with the kernel's refusal")
 for p in problems:
     print("restricted_check: FAIL:", p, file=sys.stderr)
 print("restricted_check: cgroup cpuset, numactl --cpunodebind, both, and the NUMA calls refused (seccomp): "
