@@ -18,7 +18,7 @@
 #   seccomp the NUMA memory-policy calls refused with EPERM, as a
 #           container's default seccomp profile refuses them without
 #           CAP_SYS_NICE (REFUSE: tests/support/refuse_syscalls.c
-#           numa-policy): `numaware topo` works; the drop-in malloc
+#           numa-policy): `numaware topo` works and says so; the drop-in malloc
 #           (MALLOC) passes the allocator stress checks (STRESS) with its
 #           memory placed by first touch and says so in one line, once,
 #           and says nothing without the refusal; `numaware run --pages
@@ -76,7 +76,7 @@ if [ "${1:-}" = "--guest" ]; then
     refuse=$4 malloc=$5 stress=$6 omp=$7 app=$8
     echo "@@ begin seccomp"
     "$refuse" numa-policy "$nw" topo > /tmp/topo.txt 2>&1
-    echo "@@ topo-exit=$?"
+    echo "@@ topo-exit=$? $(grep -c '^memory policies: refused to this process (get_mempolicy: EPERM' /tmp/topo.txt)"
     STRESS_EXPECT_LIBRARY=$(basename "$malloc") LD_PRELOAD=$malloc "$refuse" numa-policy \
         "$stress" edges calloc realloc larson fork exit > /tmp/stress.txt 2> /tmp/stress.err
     echo "@@ stress-exit=$? notices=$(grep -c 'numaware-malloc: binding memory to NUMA nodes is refused (EPERM' /tmp/stress.err) lines=$(wc -l < /tmp/stress.err)"
@@ -200,7 +200,8 @@ if body is not None:
         rc, rest = field(body, key)
         if rc is None or not ok(rc, rest):
             problems.append(f"seccomp: {key}: expected {what}, got exit {rc}: {rest}")
-    expect("topo-exit", lambda rc, rest: rc == 0, "numaware topo to work")
+    expect("topo-exit", lambda rc, rest: rc == 0 and rest == "1",
+           "numaware topo to work and say, in one line, that memory policies are refused")
     expect("stress-exit", lambda rc, rest: rc == 0 and "notices=1 lines=1" in rest,
            "the malloc stress checks to pass with one line saying memory is placed by first touch")
     expect("stress-unrefused-exit", lambda rc, rest: rc == 0 and "notices=0" in rest,

@@ -1,7 +1,10 @@
 // tools/cli/cmd_topo.cpp — `numaware topo`: show a machine model.
 //
 // It prints exactly what Machine holds, so what the other commands and the
-// emulated-machine harness will use is what the user sees.
+// emulated-machine harness will use is what the user sees; for the live
+// machine, a last line when this process may not use memory policies (a
+// container's seccomp profile), which every placement would then meet.
+#include <cerrno>
 #include <memory>
 #include <string>
 
@@ -9,6 +12,7 @@
 
 #include "numaware/machine.hpp"
 #include "numaware/nodeset.hpp"
+#include "os/syscalls.hpp"
 #include "tools/cli/commands.hpp"
 
 namespace numaware::cli {
@@ -83,10 +87,22 @@ void add_topo_command(CLI::App& app) {
         "distances=10,21,31,31/21,10,21,31/31,21,10,21/31,31,21,10'");
     cmd->callback([opts] {
         const Machine m = Machine::from_spec(opts->machine);
-        if (opts->json)
+        if (opts->json) {
             fmt::print("{}\n", m.to_json());
-        else
-            show(m);
+            return;
+        }
+        show(m);
+        if (opts->machine == "live") {
+            int mode = 0;
+            const int err = os::sys::get_mempolicy(mode, nullptr, 0, nullptr, 0);
+            if (err == EPERM)
+                fmt::print("\nmemory policies: refused to this process (get_mempolicy: EPERM: a seccomp profile "
+                           "without CAP_SYS_NICE, as containers have by default); pages go where they are first touched "
+                           "(README, \"In a container\")\n");
+            else if (err == ENOSYS)
+                fmt::print("\nmemory policies: not in this kernel (get_mempolicy: ENOSYS); pages go where they are "
+                           "first touched\n");
+        }
     });
 }
 
