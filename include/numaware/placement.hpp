@@ -297,5 +297,11 @@ void apply_process_policy(const PlacementPolicy& policy, const Machine& machine,
 
 // "ENOENT", "EIO", ...; "errno N" for unknown values.
 std::string errno_name(int error);
+// The errno of a failed memory-policy call (mbind, set_mempolicy,
+// get_mempolicy, move_pages on the process's own pages), and why where the
+// errno says it: without MPOL_MF_MOVE_ALL only a seccomp filter refuses
+// these calls with EPERM (containers' default profiles, without
+// CAP_SYS_NICE), and ENOSYS is a kernel without NUMA. Else errno_name.
+std::string policy_call_error(int error);
 
 }  // namespace numaware

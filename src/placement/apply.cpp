@@ -64,19 +64,6 @@ void remember(os::Os& os, const Range& r, Realisation how, const PlacementPlan& 
         placement_detail::forget_placement(r.start, range_len(r));
 }
 
-// The errno of a failed memory-policy call (mbind, set_mempolicy,
-// get_mempolicy, move_pages on our own pages), and why, where the errno
-// says it: on our own pages, without MPOL_MF_MOVE_ALL, only a seccomp
-// filter refuses these calls with EPERM (containers' default profiles,
-// without CAP_SYS_NICE), and ENOSYS is a kernel without NUMA.
-std::string policy_call_error(int err) {
-    if (err == EPERM)
-        return "EPERM (the NUMA memory-policy calls are refused: a seccomp profile without CAP_SYS_NICE, as "
-               "containers have by default)";
-    if (err == ENOSYS) return "ENOSYS (this kernel has no NUMA memory policies)";
-    return errno_name(err);
-}
-
 // Where every page is now: node, or a negative errno (-ENOENT: not
 // present). With `settle`, the caller expects the pages present (it
 // populated them, or is about to move them): see PagesExpected::present.
@@ -301,6 +288,14 @@ std::string weighted_fallback_note(const PlacementPlan& plan) {
 std::string errno_name(int error) {
     if (const char* name = ::strerrorname_np(error)) return name;
     return "errno " + std::to_string(error);
+}
+
+std::string policy_call_error(int err) {
+    if (err == EPERM)
+        return "EPERM (the NUMA memory-policy calls are refused: a seccomp profile without CAP_SYS_NICE, as "
+               "containers have by default)";
+    if (err == ENOSYS) return "ENOSYS (this kernel has no NUMA memory policies)";
+    return errno_name(err);
 }
 
 std::string PlacementResult::summary() const {

@@ -4,10 +4,11 @@
 #include "tasks/executor.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <string>
 #include <utility>
+
+#include "numaware/placement.hpp"
 
 namespace numaware::tasks::detail {
 
@@ -401,7 +402,7 @@ RunReport Executor::report() const {
     else
         r.homes = "first writers";
     if (const int err = region_homes.kernel_refusal())
-        r.homes += std::string(" (the kernel refused move_pages: ") + (err == EPERM ? "EPERM" : "ENOSYS") + ")";
+        r.homes += " (the kernel refused move_pages: " + errno_name(err) + ")";
     return r;
 }
 

@@ -40,7 +40,6 @@ trap 'rm -rf "$WORK"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 policies="dfifo lq dep rip-dep rip-mw"
 threads="1 2 3"
-runs=0
 
 command -v convert > /dev/null || fail "ImageMagick's convert is not installed (Debian package imagemagick: scripts/bootstrap installs it)"
 command -v gm > /dev/null || fail "GraphicsMagick's gm is not installed (Debian package graphicsmagick: scripts/bootstrap installs it)"
@@ -55,6 +54,55 @@ bound_to_shim() {   # PROGRAM ARGS...
     grep -h "normal symbol \`GOMP_parallel'" "$WORK"/ld.* | grep -q "to $SHIM " ||
         fail "$1: GOMP_parallel did not bind to $SHIM"
     rm -f "$WORK"/ld.*
+}
+
+# Each operation of the array named OPS through the image tool TOOL... (its
+# words) on $WORK/in.png, at every thread count: under libgomp, then under
+# the shim with every policy; each image must be byte-identical to
+# libgomp's. matched_runs: the shim's runs.
+images_match() {   # OPS TOOL...
+    local -n list=$1
+    shift
+    local i t p op
+    matched_runs=0
+    for i in "${!list[@]}"; do
+        read -r -a op <<< "${list[$i]}"
+        for t in $threads; do
+            OMP_NUM_THREADS=$t "$@" "$WORK/in.png" "${op[@]}" -depth 16 "ppm:$WORK/ref.ppm" ||
+                fail "$* ${list[$i]} failed under libgomp at $t threads"
+            for p in $policies; do
+                OMP_NUM_THREADS=$t NUMAWARE_POLICY=$p LD_PRELOAD=$SHIM \
+                    "$@" "$WORK/in.png" "${op[@]}" -depth 16 "ppm:$WORK/out.ppm" ||
+                    fail "$* ${list[$i]}: exit status $? under the shim ($p, $t threads)"
+                cmp -s "$WORK/ref.ppm" "$WORK/out.ppm" ||
+                    fail "$* ${list[$i]}: the image differs from libgomp's ($p, $t threads)"
+                matched_runs=$((matched_runs + 1))
+            done
+        done
+    done
+}
+
+# PROGRAM ARG at every thread count: under libgomp, whose first line must
+# be FIRST_LINE (THREADS in it: the thread count; WRONG says what else it
+# means), then under the shim with every policy; the output must be
+# byte-identical to libgomp's. matched_runs: the shim's runs.
+results_match() {   # LABEL FIRST_LINE WRONG PROGRAM ARG
+    local label=$1 first=$2 wrong=$3 prog=$4 arg=$5 t p
+    matched_runs=0
+    for t in $threads; do
+        OMP_NUM_THREADS=$t "$prog" "$arg" > "$WORK/ref.txt" || fail "$label failed under libgomp at $t threads"
+        head -n 1 "$WORK/ref.txt" | grep -qx "${first//THREADS/$t}" ||
+            fail "$wrong: $(head -n 1 "$WORK/ref.txt") (OMP_NUM_THREADS=$t, libgomp)"
+        for p in $policies; do
+            OMP_NUM_THREADS=$t NUMAWARE_POLICY=$p LD_PRELOAD=$SHIM "$prog" "$arg" > "$WORK/out.txt" ||
+                fail "$label: exit status $? under the shim ($p, $t threads)"
+            cmp -s "$WORK/ref.txt" "$WORK/out.txt" || {
+                diff "$WORK/ref.txt" "$WORK/out.txt" >&2 || true
+                fail "$label: results differ from libgomp's ($p, $t threads)"
+            }
+            matched_runs=$((matched_runs + 1))
+        done
+    done
 }
 
 # ---- ImageMagick ----------------------------------------------------------
@@ -77,22 +125,8 @@ ops=(
     "-fft -append"
 )
 bound_to_shim convert "$WORK/in.png" -blur 0x1 "ppm:$WORK/probe.ppm"
-for i in "${!ops[@]}"; do
-    read -r -a op <<< "${ops[$i]}"
-    for t in $threads; do
-        OMP_NUM_THREADS=$t convert "$WORK/in.png" "${op[@]}" -depth 16 "ppm:$WORK/ref.ppm" ||
-            fail "convert ${ops[$i]} failed under libgomp at $t threads"
-        for p in $policies; do
-            OMP_NUM_THREADS=$t NUMAWARE_POLICY=$p LD_PRELOAD=$SHIM \
-                convert "$WORK/in.png" "${op[@]}" -depth 16 "ppm:$WORK/out.ppm" ||
-                fail "convert ${ops[$i]}: exit status $? under the shim ($p, $t threads)"
-            cmp -s "$WORK/ref.ppm" "$WORK/out.ppm" ||
-                fail "convert ${ops[$i]}: the image differs from libgomp's ($p, $t threads)"
-            runs=$((runs + 1))
-        done
-    done
-done
-echo "ImageMagick: ${#ops[@]} operations at 1-3 threads under every policy: $runs runs, images byte-identical to libgomp's"
+images_match ops convert
+echo "ImageMagick: ${#ops[@]} operations at 1-3 threads under every policy: $matched_runs runs, images byte-identical to libgomp's"
 
 # ---- GraphicsMagick -----------------------------------------------------------
 # The same input; GraphicsMagick's own filters (its OpenMP code is not
@@ -110,62 +144,19 @@ gm_ops=(
     "-colors 64 -equalize"
 )
 bound_to_shim gm convert "$WORK/in.png" -blur 0x1 "ppm:$WORK/probe.ppm"
-gm_runs=0
-for i in "${!gm_ops[@]}"; do
-    read -r -a op <<< "${gm_ops[$i]}"
-    for t in $threads; do
-        OMP_NUM_THREADS=$t gm convert "$WORK/in.png" "${op[@]}" -depth 16 "ppm:$WORK/ref.ppm" ||
-            fail "gm convert ${gm_ops[$i]} failed under libgomp at $t threads"
-        for p in $policies; do
-            OMP_NUM_THREADS=$t NUMAWARE_POLICY=$p LD_PRELOAD=$SHIM \
-                gm convert "$WORK/in.png" "${op[@]}" -depth 16 "ppm:$WORK/out.ppm" ||
-                fail "gm convert ${gm_ops[$i]}: exit status $? under the shim ($p, $t threads)"
-            cmp -s "$WORK/ref.ppm" "$WORK/out.ppm" ||
-                fail "gm convert ${gm_ops[$i]}: the image differs from libgomp's ($p, $t threads)"
-            gm_runs=$((gm_runs + 1))
-        done
-    done
-done
-echo "GraphicsMagick: ${#gm_ops[@]} operations at 1-3 threads under every policy: $gm_runs runs, images byte-identical to libgomp's"
+images_match gm_ops gm convert
+echo "GraphicsMagick: ${#gm_ops[@]} operations at 1-3 threads under every policy: $matched_runs runs, images byte-identical to libgomp's"
 
 # ---- FFTW (OpenMP build) -------------------------------------------------------
-fftw_runs=0
 bound_to_shim "$FFTW" 16
-for t in $threads; do
-    OMP_NUM_THREADS=$t "$FFTW" 48 > "$WORK/ref.txt" || fail "fftw_transforms failed under libgomp at $t threads"
-    head -n 1 "$WORK/ref.txt" | grep -qx "plan threads $t" ||
-        fail "fftw_transforms planned for $(head -n 1 "$WORK/ref.txt") at OMP_NUM_THREADS=$t under libgomp"
-    for p in $policies; do
-        OMP_NUM_THREADS=$t NUMAWARE_POLICY=$p LD_PRELOAD=$SHIM "$FFTW" 48 > "$WORK/out.txt" ||
-            fail "fftw_transforms: exit status $? under the shim ($p, $t threads)"
-        cmp -s "$WORK/ref.txt" "$WORK/out.txt" || {
-            diff "$WORK/ref.txt" "$WORK/out.txt" >&2 || true
-            fail "fftw_transforms: results differ from libgomp's ($p, $t threads)"
-        }
-        fftw_runs=$((fftw_runs + 1))
-    done
-done
-echo "FFTW (OpenMP build): 3-D complex, 2-D real, batched 1-D and DCT plans at 1-3 threads under every policy: $fftw_runs runs, results bit-identical to libgomp's"
+results_match fftw_transforms "plan threads THREADS" "fftw_transforms planned for another thread count" "$FFTW" 48
+echo "FFTW (OpenMP build): 3-D complex, 2-D real, batched 1-D and DCT plans at 1-3 threads under every policy: $matched_runs runs, results bit-identical to libgomp's"
 
 # ---- OpenBLAS (OpenMP build) ----------------------------------------------
-blas_runs=0
 export LD_LIBRARY_PATH=$OPENBLAS_OMP${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 bound_to_shim "$BLAS" 64
-for t in $threads; do
-    OMP_NUM_THREADS=$t "$BLAS" 320 > "$WORK/ref.txt" || fail "blas_lapack failed under libgomp at $t threads"
-    head -n 1 "$WORK/ref.txt" | grep -qx 'openblas_get_parallel 2' ||
-        fail "the loaded OpenBLAS is not its OpenMP build: $(head -n 1 "$WORK/ref.txt")"
-    for p in $policies; do
-        OMP_NUM_THREADS=$t NUMAWARE_POLICY=$p LD_PRELOAD=$SHIM "$BLAS" 320 > "$WORK/out.txt" ||
-            fail "blas_lapack: exit status $? under the shim ($p, $t threads)"
-        cmp -s "$WORK/ref.txt" "$WORK/out.txt" || {
-            diff "$WORK/ref.txt" "$WORK/out.txt" >&2 || true
-            fail "blas_lapack: results differ from libgomp's ($p, $t threads)"
-        }
-        blas_runs=$((blas_runs + 1))
-    done
-done
-echo "OpenBLAS (OpenMP build): dgemm, dsyrk, dpotrf, dgetrf, dgetrs, dgeqrf at 1-3 threads under every policy: $blas_runs runs, results bit-identical to libgomp's"
+results_match blas_lapack "openblas_get_parallel 2" "the loaded OpenBLAS is not its OpenMP build" "$BLAS" 320
+echo "OpenBLAS (OpenMP build): dgemm, dsyrk, dpotrf, dgetrf, dgetrs, dgeqrf at 1-3 threads under every policy: $matched_runs runs, results bit-identical to libgomp's"
 
 # ---- scikit-learn -----------------------------------------------------------
 cat > "$WORK/sk.py" <<'PY'

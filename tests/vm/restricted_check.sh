@@ -76,7 +76,7 @@ if [ "${1:-}" = "--guest" ]; then
     refuse=$4 malloc=$5 stress=$6 omp=$7 app=$8
     echo "@@ begin seccomp"
     "$refuse" numa-policy "$nw" topo > /tmp/topo.txt 2>&1
-    echo "@@ topo-exit=$? $(grep -c '^memory policies: refused to this process (get_mempolicy: EPERM' /tmp/topo.txt)"
+    echo "@@ topo-exit=$? $(grep -c '^memory policies: not available to this process (get_mempolicy: EPERM (the NUMA memory-policy calls are refused' /tmp/topo.txt)"
     STRESS_EXPECT_LIBRARY=$(basename "$malloc") LD_PRELOAD=$malloc "$refuse" numa-policy \
         "$stress" edges calloc realloc larson fork exit > /tmp/stress.txt 2> /tmp/stress.err
     echo "@@ stress-exit=$? notices=$(grep -c 'numaware-malloc: binding memory to NUMA nodes is refused (EPERM' /tmp/stress.err) lines=$(wc -l < /tmp/stress.err)"

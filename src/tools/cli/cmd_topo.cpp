@@ -12,6 +12,7 @@
 
 #include "numaware/machine.hpp"
 #include "numaware/nodeset.hpp"
+#include "numaware/placement.hpp"
 #include "os/syscalls.hpp"
 #include "tools/cli/commands.hpp"
 
@@ -95,13 +96,10 @@ void add_topo_command(CLI::App& app) {
         if (opts->machine == "live") {
             int mode = 0;
             const int err = os::sys::get_mempolicy(mode, nullptr, 0, nullptr, 0);
-            if (err == EPERM)
-                fmt::print("\nmemory policies: refused to this process (get_mempolicy: EPERM: a seccomp profile "
-                           "without CAP_SYS_NICE, as containers have by default); pages go where they are first touched "
-                           "(README, \"In a container\")\n");
-            else if (err == ENOSYS)
-                fmt::print("\nmemory policies: not in this kernel (get_mempolicy: ENOSYS); pages go where they are "
-                           "first touched\n");
+            if (err == EPERM || err == ENOSYS)
+                fmt::print("\nmemory policies: not available to this process (get_mempolicy: {}); pages go where "
+                           "they are first touched (README, \"In a container\")\n",
+                           policy_call_error(err));
         }
     });
 }
