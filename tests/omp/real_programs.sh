@@ -19,7 +19,11 @@
 #                limit on OpenMP threads, which it sets through libgomp's
 #                own handle (tools/omp/libgomp_icv.hpp); and k-means in
 #                multiprocessing's fork pool, which libgomp's children
-#                cannot run.
+#                cannot run;
+#   Numba        Debian's python3-numba, its OpenMP threading layer running
+#                the prange loops of @njit(parallel=True) functions;
+#   Clustal Omega  Debian's clustalo, a multiple sequence alignment whose
+#                distance and alignment stages are OpenMP loops.
 # Every run under the shim, at 1-3 threads and every NUMAWARE_POLICY, must
 # give the bytes that the same program gives under libgomp at the same
 # thread count. k-means sums its threads' partial results in whatever order
@@ -240,3 +244,91 @@ for p in dfifo rip-dep; do
     [ "$out" = 3 ] || fail "scikit-learn in multiprocessing's fork pool ($p): printed '$out'"
 done
 echo "scikit-learn: k-means in multiprocessing's fork pool after the parent's, under dfifo and rip-dep: as in the parent"
+
+# ---- Numba ----------------------------------------------------------------
+# Debian's python3-numba with its OpenMP threading layer
+# (NUMBA_THREADING_LAYER=omp: its omppool library, linked to libgomp, runs
+# the `prange` loops of @njit(parallel=True) functions): a reduction over a
+# prange, a loop of uneven iterations, and numba.set_num_threads inside
+# the team's limit. Its partial sums are combined in thread order, so the
+# output is compared byte for byte; its first word says that the OpenMP
+# layer ran, and its second the thread count.
+cat > "$WORK/nb.py" <<'PY'
+import hashlib, os
+# Numba sizes its pool by NUMBA_NUM_THREADS (default: the CPUs), not by
+# OMP_NUM_THREADS: the thread count asked for goes to both.
+os.environ["NUMBA_NUM_THREADS"] = os.environ.get("OMP_NUM_THREADS", "2")
+import numba
+import numpy as np
+from numba import njit, prange
+
+@njit(parallel=True)
+def weighted(a):
+    s = 0.0
+    for i in prange(a.shape[0]):
+        s += np.sin(a[i]) * a[i]
+    return s
+
+@njit(parallel=True)
+def uneven(a):
+    out = np.empty_like(a)
+    for i in prange(a.shape[0]):
+        acc = 0.0
+        for j in range(i % 97):
+            acc += j * a[i]
+        out[i] = acc
+    return out
+
+a = np.arange(100000, dtype=np.float64) / 7.0
+first, second = weighted(a), uneven(a)
+numba.set_num_threads(1)
+alone = weighted(a)
+print(numba.threading_layer(), numba.config.NUMBA_NUM_THREADS, repr(first),
+      hashlib.sha256(second.tobytes()).hexdigest(), repr(alone))
+PY
+"$PY3" -c 'import numba' 2> /dev/null ||
+    fail "Numba is not installed (Debian package python3-numba: scripts/bootstrap installs it)"
+export NUMBA_THREADING_LAYER=omp
+bound_to_shim "$PY3" "$WORK/nb.py"
+results_match numba "omp THREADS .*" "Numba did not run its OpenMP threading layer" "$PY3" "$WORK/nb.py"
+unset NUMBA_THREADING_LAYER
+echo "Numba (OpenMP threading layer): prange reductions and uneven loops at 1-3 threads under every policy: $matched_runs runs, results bit-identical to libgomp's"
+
+# ---- Clustal Omega ------------------------------------------------------------
+# Debian's clustalo: its pairwise distances and alignment stages run
+# OpenMP loops (--threads). 40 protein sequences of about 200 residues,
+# made once from a seeded generator: the alignment and the guide tree must
+# be byte-identical to libgomp's at the same thread count.
+command -v clustalo > /dev/null || fail "Clustal Omega is not installed (Debian package clustalo: scripts/bootstrap installs it)"
+"$PY3" - "$WORK/seqs.fa" <<'PY'
+import random, sys
+rng = random.Random(4)
+residues = "ACDEFGHIKLMNPQRSTVWY"
+base = [rng.choice(residues) for _ in range(200)]
+with open(sys.argv[1], "w") as f:
+    for i in range(40):
+        s = list(base)
+        for _ in range(40):
+            j, r = rng.randrange(len(s)), rng.random()
+            if r < 0.6:
+                s[j] = rng.choice(residues)
+            elif r < 0.8:
+                del s[j]
+            else:
+                s.insert(j, rng.choice(residues))
+        f.write(f">s{i}\n{''.join(s)}\n")
+PY
+bound_to_shim clustalo -i "$WORK/seqs.fa" --threads=2 --force -o "$WORK/probe.aln"
+clustal_runs=0
+for t in $threads; do
+    clustalo -i "$WORK/seqs.fa" --threads=$t --force -o "$WORK/ref.aln" --guidetree-out="$WORK/ref.tree" ||
+        fail "clustalo failed under libgomp at $t threads"
+    for p in $policies; do
+        NUMAWARE_POLICY=$p LD_PRELOAD=$SHIM clustalo -i "$WORK/seqs.fa" --threads=$t --force -o "$WORK/out.aln" \
+            --guidetree-out="$WORK/out.tree" || fail "clustalo: exit status $? under the shim ($p, $t threads)"
+        cmp -s "$WORK/ref.aln" "$WORK/out.aln" && cmp -s "$WORK/ref.tree" "$WORK/out.tree" ||
+            fail "clustalo: the alignment or guide tree differs from libgomp's ($p, $t threads)"
+        clustal_runs=$((clustal_runs + 1))
+    done
+done
+echo "Clustal Omega: 40 sequences aligned at 1-3 threads under every policy: $clustal_runs runs, alignments and guide trees byte-identical to libgomp's"
