@@ -46,16 +46,18 @@ void check_shape(const NodeMatrix<T>& m, std::string_view name, std::size_t n) {
                                          std::to_string(n) + "x" + std::to_string(n) + ")");
 }
 
+// The SLIT may be asymmetric: ACPI's entry (i, j) is the distance from
+// locality i to locality j, firmware may give the two directions different
+// values, and Linux takes them as given (it checks only that the diagonal
+// is the local distance). distances[from][to] keeps the direction, and
+// every user reads it that way (an access from `from`'s CPUs to memory on
+// `to`); a machine with such a table must load, not stop every tool.
 void check_slit(const NodeMatrix<unsigned>& d) {
     const std::size_t n = d.size();
     for (std::size_t i = 0; i < n; ++i) {
         for (std::size_t j = 0; j < n; ++j) {
             if (d[i][j] == 0)
                 throw Error(at("distances", i, j), "is 0; SLIT distances are positive (10 = local)");
-            if (j > i && d[i][j] != d[j][i])
-                throw Error(at("distances", i, j), "asymmetric matrix: " + at("distances", i, j) + "=" +
-                                                       show(d[i][j]) + " but " + at("distances", j, i) + "=" +
-                                                       show(d[j][i]) + "; distances must be symmetric");
             // Ties are allowed: a node is never farther from itself than
             // from another node, but firmware may report equal values.
             if (d[i][j] < d[i][i])

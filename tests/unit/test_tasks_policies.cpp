@@ -1258,6 +1258,40 @@ TEST(TaskPolicies, PartitionDependsOnlyOnItsProblem) {
     EXPECT_EQ(differed, 0) << "of 60";
 }
 
+// An asymmetric SLIT (Machine keeps its directions) partitions as the
+// mean of its two directions: Scotch's target graph is undirected and
+// refused arcs that do not pair up. Same parts as the symmetric mean, with
+// and without a second constraint.
+TEST(TaskPolicies, PartitionTakesAnAsymmetricDistanceAsItsMean) {
+    using policy_detail::PartitionProblem;
+    const auto make = [](const std::vector<std::vector<unsigned>>& distance, bool second) {
+        PartitionProblem p;
+        policy_detail::SplitMix rng(5);
+        const std::uint32_t n = 800;
+        for (std::uint32_t i = 0; i < n; ++i) {
+            p.vertex_weight.push_back(1 + rng.below(3));
+            if (second) p.second_weight.push_back(rng.below(100000));
+            for (int e = 0; e < 3; ++e)
+                p.edges.push_back({i, static_cast<std::uint32_t>(rng.below(n)), 4096 * (1 + rng.below(16))});
+        }
+        p.distance = distance;
+        p.seed = 5;
+        return p;
+    };
+    const std::vector<std::vector<unsigned>> asymmetric = {
+        {10, 16, 30, 32}, {20, 10, 31, 29}, {28, 33, 10, 15}, {30, 31, 19, 10}};
+    std::vector<std::vector<unsigned>> mean = asymmetric;
+    for (std::size_t i = 0; i < 4; ++i)
+        for (std::size_t j = 0; j < 4; ++j) mean[i][j] = (asymmetric[i][j] + asymmetric[j][i] + 1) / 2;
+    EXPECT_EQ(mean[0][1], 18u);
+    for (const bool second : {false, true}) {
+        std::vector<unsigned> parts;
+        ASSERT_NO_THROW(parts = policy_detail::partition_graph(make(asymmetric, second))) << "second " << second;
+        EXPECT_EQ(parts, policy_detail::partition_graph(make(mean, second))) << "second " << second;
+        EXPECT_EQ(std::set<unsigned>(parts.begin(), parts.end()).size(), 4u) << "second " << second;
+    }
+}
+
 // A second balance constraint (the bytes each task writes first): 64
 // tasks in a chain, the first 16 heavy writers (1 MB each), the rest
 // light (1 KB). Balancing the task count alone, a contiguous cut puts the

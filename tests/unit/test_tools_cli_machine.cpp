@@ -51,9 +51,18 @@ TEST(TopoCommand, MalformedSpecIsOneLineAndFails) {
     EXPECT_NE(r.out.find("colour"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("unknown key"), std::string::npos) << r.out;
 
-    const Result asym = run_cli("topo --machine 'nodes=2 distances=10,21/31,10'", true);
-    EXPECT_NE(asym.status, 0);
-    EXPECT_NE(asym.out.find("distances[0][1]=21 but distances[1][0]=31"), std::string::npos) << asym.out;
+    const Result diag = run_cli("topo --machine 'nodes=2 distances=10,21/5,10'", true);
+    EXPECT_NE(diag.status, 0);
+    EXPECT_EQ(diag.out.find('\n'), diag.out.size() - 1) << "expected exactly one line:\n" << diag.out;
+    EXPECT_NE(diag.out.find("diagonal entry 10 is not the minimum of row 1: distances[1][0]=5"), std::string::npos)
+        << diag.out;
+}
+
+// An asymmetric SLIT is shown as given, row by row (from -> to).
+TEST(TopoCommand, AsymmetricDistancesShowTheirDirections) {
+    const Result r = run_cli("topo --machine 'nodes=2 distances=10,21/31,10'", false);
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("     0       10       21\n     1       31       10\n"), std::string::npos) << r.out;
 }
 
 TEST(TopoCommand, HelpHasAnExample) {

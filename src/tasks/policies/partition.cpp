@@ -269,10 +269,20 @@ std::vector<unsigned> partition_graph(const PartitionProblem& p) {
     if (n == 0) return parts;
     if (k == 1) return parts;
 
+    // The target is an undirected graph (Scotch checks that its arcs pair
+    // up) and a cut edge's bytes are not given a direction: an asymmetric
+    // SLIT (validate.cpp) enters as the mean of its two directions, rounded
+    // up, which leaves a symmetric one as it is.
+    std::vector<std::vector<unsigned>> distance = p.distance;
+    for (std::size_t i = 0; i < k; ++i)
+        for (std::size_t j = 0; j < k; ++j)
+            distance[i][j] = static_cast<unsigned>(
+                (std::uint64_t{p.distance[i][j]} + std::uint64_t{p.distance[j][i]} + 1) / 2);
+
     unsigned max_distance = 1;
     for (std::size_t i = 0; i < k; ++i)
         for (std::size_t j = 0; j < k; ++j)
-            if (i != j) max_distance = std::max(max_distance, p.distance[i][j]);
+            if (i != j) max_distance = std::max(max_distance, distance[i][j]);
 
     // ---- source graph: symmetric arcs, summed, no self loops ----
     struct Arc {
@@ -341,7 +351,7 @@ std::vector<unsigned> partition_graph(const PartitionProblem& p) {
         for (std::size_t j = 0; j < k; ++j) {
             if (i == j) continue;
             target.edgetab.push_back(static_cast<SCOTCH_Num>(j));
-            target.edlotab.push_back(static_cast<SCOTCH_Num>(std::max(1u, p.distance[i][j])));
+            target.edlotab.push_back(static_cast<SCOTCH_Num>(std::max(1u, distance[i][j])));
         }
         target.verttab[i + 1] = static_cast<SCOTCH_Num>(target.edgetab.size());
     }
@@ -378,7 +388,7 @@ std::vector<unsigned> partition_graph(const PartitionProblem& p) {
                                              std::to_string(k) + ")");
             parts[v] = static_cast<unsigned>(where[v]);
         }
-        refine(csr, p.fixed, p.distance, p.imbalance, parts, second);
+        refine(csr, p.fixed, distance, p.imbalance, parts, second);
         return parts;
     }
 
@@ -428,7 +438,7 @@ std::vector<unsigned> partition_graph(const PartitionProblem& p) {
                                          std::to_string(k) + ")");
         parts[v] = static_cast<unsigned>(map[v]);
     }
-    refine(csr, p.fixed, p.distance, p.imbalance, parts);
+    refine(csr, p.fixed, distance, p.imbalance, parts);
     return parts;
 }
 
