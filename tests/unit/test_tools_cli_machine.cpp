@@ -65,6 +65,20 @@ TEST(TopoCommand, AsymmetricDistancesShowTheirDirections) {
     EXPECT_NE(r.out.find("     0       10       21\n     1       31       10\n"), std::string::npos) << r.out;
 }
 
+// Every command's help ends with an example of that command (a command
+// without a footer of its own would show the program's, a `topo` line).
+TEST(CliHelp, EveryCommandShowsAnExampleOfItself) {
+    for (const std::string cmd : {"topo", "probe", "run", "where", "vm", "place", "latency", "latency measure",
+                                  "latency report", "sim", "sim machine", "sim tasks", "sim memory", "trace",
+                                  "trace record", "advise"}) {
+        const Result r = run_cli(cmd + " --help", false);
+        EXPECT_EQ(r.status, 0) << cmd;
+        const std::size_t at = r.out.find("Example");
+        ASSERT_NE(at, std::string::npos) << cmd << ":\n" << r.out;
+        EXPECT_NE(r.out.find("numaware " + cmd + " ", at), std::string::npos) << cmd << ":\n" << r.out.substr(at);
+    }
+}
+
 TEST(TopoCommand, HelpHasAnExample) {
     const Result r = run_cli("topo --help", false);
     EXPECT_EQ(r.status, 0);

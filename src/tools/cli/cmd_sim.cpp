@@ -274,8 +274,13 @@ void sim_tasks(const SimTasksOptions& o) {
 }  // namespace
 
 void add_sim_command(CLI::App& app) {
-    CLI::App* sim_cmd = app.add_subcommand("sim", "The task-level NUMA machine simulator (timed machine models)");
+    CLI::App* sim_cmd = app.add_subcommand(
+        "sim", "The simulators (results labelled simulated): timed machine models, task graphs under the scheduler "
+               "policies, workloads on a cache hierarchy under prefetchers");
     sim_cmd->require_subcommand(1);
+    sim_cmd->footer(
+        "Examples: numaware sim tasks --machine bullion-s16 --sockets 8 --app jacobi --policy dep,rip-dep\n"
+        "          numaware sim memory --preset thesis-4s --workload cg --prefetch stride:8,nasp:8:64");
     auto opts = std::make_shared<SimMachineOptions>();
     CLI::App* cmd = sim_cmd->add_subcommand("machine", "Show the timed machine: latency and bandwidth as simulated");
     cmd->add_option("--machine", opts->machine,

@@ -138,6 +138,9 @@ void trace_record(const TraceRecordOptions& o) {
 void add_trace_command(CLI::App& app) {
     CLI::App* trace = app.add_subcommand("trace", "Record the memory accesses of a real program (Valgrind tool nwtrace)");
     trace->require_subcommand(1);
+    trace->footer(
+        "Example: numaware trace record -o py.nwt -- python3 -c 'print(sum(range(1000)))' && "
+        "numaware sim memory --trace py.nwt --preset thesis-4s");
     auto o = std::make_shared<TraceRecordOptions>();
     CLI::App* rec = trace->add_subcommand(
         "record", "Run PROGRAM under Valgrind with nwtrace and write its access trace to FILE, then print one line: "
