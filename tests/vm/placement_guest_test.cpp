@@ -109,6 +109,9 @@ TEST_F(GuestPlacement, TopologyIsTheEmulatedOne) {
     for (std::size_t i = 0; i < expected.node_count(); ++i) {
         EXPECT_EQ(machine.nodes[i].os_index, expected.nodes[i].os_index);
         EXPECT_EQ(machine.nodes[i].has_cpus(), expected.nodes[i].has_cpus()) << "node " << i;
+        // QEMU numbers the CPUs as the machine lists them (node by node,
+        // or alternately), and the guest kernel shows that numbering.
+        EXPECT_EQ(machine.nodes[i].cpus, expected.nodes[i].cpus) << "node " << i;
     }
     EXPECT_EQ(machine.distances, expected.distances);
 }
