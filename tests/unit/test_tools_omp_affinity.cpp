@@ -39,6 +39,24 @@ TEST(OmpPlaces, AbstractNamesFollowTheMachineAndTheAllowedCpus) {
     EXPECT_EQ(omp::place_list(plain, {}, kind(omp::PlaceKind::cores)), (L{{0}, {1}, {2}, {3}}));
 }
 
+// CPUs numbered alternately between the nodes (node 0: 0, 2, 4, 6; node 1:
+// 1, 3, 5, 7), as many two-socket servers number them: the abstract names'
+// places come node by node, so `close` over them fills node 0 first (libgomp
+// lists them by CPU number, and its close alternates nodes; BENCHMARKS.md,
+// 2026-12-07, the emulated guest of tests/vm/two_node_alternate_cpus.json).
+TEST(OmpPlaces, AlternatelyNumberedCpusArePlacedNodeByNode) {
+    const Machine m = Machine::from_json(
+        R"({"nodes":[{"os_index":0,"cpus":[0,2,4,6],"memory_bytes":536870912},)"
+        R"({"os_index":1,"cpus":[1,3,5,7],"memory_bytes":536870912}],"distances":[[10,21],[21,10]]})");
+    using L = omp::PlaceList;
+    EXPECT_EQ(omp::place_list(m, {}, kind(omp::PlaceKind::cores)), (L{{0}, {2}, {4}, {6}, {1}, {3}, {5}, {7}}));
+    EXPECT_EQ(omp::place_list(m, {}, kind(omp::PlaceKind::threads)), (L{{0}, {2}, {4}, {6}, {1}, {3}, {5}, {7}}));
+    EXPECT_EQ(omp::place_list(m, {}, kind(omp::PlaceKind::numa_domains)), (L{{0, 2, 4, 6}, {1, 3, 5, 7}}));
+    EXPECT_EQ(omp::place_list(m, {}, kind(omp::PlaceKind::sockets)), (L{{0, 2, 4, 6}, {1, 3, 5, 7}}));
+    // A cpuset of 2, 3, 4 and 5 keeps that order.
+    EXPECT_EQ(omp::place_list(m, {2, 3, 4, 5}, kind(omp::PlaceKind::cores)), (L{{2}, {4}, {3}, {5}}));
+}
+
 // The places threads are bound to from an explicit list (OMP_PLACES,
 // GOMP_CPU_AFFINITY) under a cpuset: the same CPUs as the reported list
 // (place_list), but a repeated place stays, as libgomp binds thread i to the
