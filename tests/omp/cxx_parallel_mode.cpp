@@ -47,23 +47,16 @@ int main() {
     Vec sorted = v;
     std::sort(sorted.begin(), sorted.end());
     line("sort", digest(sorted));
-    {
+    const auto sort_with = [&](const char* what, auto tag) {
         Vec a = v;
-        std::sort(a.begin(), a.end(), less, __gnu_parallel::balanced_quicksort_tag());
-        line("sort-balanced-quicksort", digest(a));
-        a = v;
-        std::sort(a.begin(), a.end(), less, __gnu_parallel::quicksort_tag());
-        line("sort-quicksort", digest(a));
-        a = v;
-        std::sort(a.begin(), a.end(), less, __gnu_parallel::multiway_mergesort_exact_tag());
-        line("sort-mergesort-exact", digest(a));
-        a = v;
-        std::sort(a.begin(), a.end(), less, __gnu_parallel::multiway_mergesort_sampling_tag());
-        line("sort-mergesort-sampling", digest(a));
-        a = v;
-        std::sort(a.begin(), a.end(), less, __gnu_parallel::default_parallel_tag(3));   // three threads, asked for
-        line("sort-3-threads", digest(a));
-    }
+        std::sort(a.begin(), a.end(), less, tag);
+        line(what, digest(a));
+    };
+    sort_with("sort-balanced-quicksort", __gnu_parallel::balanced_quicksort_tag());
+    sort_with("sort-quicksort", __gnu_parallel::quicksort_tag());
+    sort_with("sort-mergesort-exact", __gnu_parallel::multiway_mergesort_exact_tag());
+    sort_with("sort-mergesort-sampling", __gnu_parallel::multiway_mergesort_sampling_tag());
+    sort_with("sort-3-threads", __gnu_parallel::default_parallel_tag(3));   // three threads, asked for
     {
         // Stable: pairs (key, position) keep their positions' order.
         std::vector<std::pair<std::uint64_t, std::uint64_t>> p(v.size());
@@ -134,21 +127,20 @@ int main() {
     {
         Vec shifted = sorted;
         for (auto& x : shifted) x += 3;
-        Vec out(sorted.size() * 2);
-        out.resize(static_cast<std::size_t>(std::merge(sorted.begin(), sorted.end(), shifted.begin(), shifted.end(), out.begin()) - out.begin()));
-        line("merge", digest(out));
-        Vec u(sorted.size() * 2);
-        u.resize(static_cast<std::size_t>(std::set_union(sorted.begin(), sorted.end(), shifted.begin(), shifted.end(), u.begin()) - u.begin()));
-        line("set_union", digest(u));
-        Vec i(sorted.size());
-        i.resize(static_cast<std::size_t>(std::set_intersection(sorted.begin(), sorted.end(), shifted.begin(), shifted.end(), i.begin()) - i.begin()));
-        line("set_intersection", digest(i));
-        Vec d(sorted.size());
-        d.resize(static_cast<std::size_t>(std::set_difference(sorted.begin(), sorted.end(), shifted.begin(), shifted.end(), d.begin()) - d.begin()));
-        line("set_difference", digest(d));
-        Vec x(sorted.size() * 2);
-        x.resize(static_cast<std::size_t>(std::set_symmetric_difference(sorted.begin(), sorted.end(), shifted.begin(), shifted.end(), x.begin()) - x.begin()));
-        line("set_symmetric_difference", digest(x));
+        // OP(first1, last1, first2, last2, out) into room for both ranges.
+        const auto combined = [&](const char* what, auto op) {
+            Vec out(sorted.size() + shifted.size());
+            out.resize(static_cast<std::size_t>(
+                op(sorted.begin(), sorted.end(), shifted.begin(), shifted.end(), out.begin()) - out.begin()));
+            line(what, digest(out));
+        };
+        using It = Vec::iterator;
+        combined("merge", [](It a, It b, It c, It d, It o) { return std::merge(a, b, c, d, o); });
+        combined("set_union", [](It a, It b, It c, It d, It o) { return std::set_union(a, b, c, d, o); });
+        combined("set_intersection", [](It a, It b, It c, It d, It o) { return std::set_intersection(a, b, c, d, o); });
+        combined("set_difference", [](It a, It b, It c, It d, It o) { return std::set_difference(a, b, c, d, o); });
+        combined("set_symmetric_difference",
+                 [](It a, It b, It c, It d, It o) { return std::set_symmetric_difference(a, b, c, d, o); });
         Vec q(sorted.size());
         q.resize(static_cast<std::size_t>(std::unique_copy(sorted.begin(), sorted.end(), q.begin()) - q.begin()));
         line("unique_copy", digest(q));
