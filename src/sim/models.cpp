@@ -242,6 +242,62 @@ TimedMachine skylake_sp_2s(unsigned sockets) {
 }
 
 // ---------------------------------------------------------------------
+// sandybridge-ep-4s: 4 × Xeon E5-4650 (Sandy Bridge-EP, 8 cores) joined in
+// a ring of QPI links: each E5-4600 has two, so a socket reaches two others
+// directly and the opposite one in two hops.
+TimedMachine sandybridge_ep_4s(unsigned sockets) {
+    if (sockets == 0) sockets = 4;
+    if (sockets != 2 && sockets != 4)
+        throw Error("sockets", "sandybridge-ep-4s has 2 or 4 sockets, got " + std::to_string(sockets));
+    const double local = 80.0, per_hop = 80.0;   // the published 4-socket evaluation: 80 / 160 / 240 ns
+    const double memory = 4 * 1.6 * 8 * sustained_fraction;   // 4 × DDR3-1600 = 51.2 GB/s peak
+    const double qpi = 8.0 * 2;                                // one QPI link at 8 GT/s, per direction
+    const auto hops = [=](std::size_t r, std::size_t h) {
+        const std::size_t d = r > h ? r - h : h - r;
+        return std::min(d, sockets - d);
+    };
+    Shape shape;
+    shape.nodes = sockets;
+    shape.cpus_per_node = 8;
+    shape.mem_per_node = "64G";
+    shape.latency = [=](std::size_t r, std::size_t h) { return local + per_hop * static_cast<double>(hops(r, h)); };
+    shape.bandwidth = [=](std::size_t r, std::size_t h) { return r == h ? memory : qpi; };
+    const std::string source =
+        "4-socket Sandy Bridge-EP (Xeon E5-4650: 8 cores, 2.7 GHz, 20 MB L3, 4 DDR3-1600 channels, two QPI links at "
+        "8 GT/s; Intel ARK). Topology: the two QPI links of each socket join the four sockets in a ring, the "
+        "opposite socket two hops away (Intel, 'Memory Latencies on Intel Xeon Processor E5-4600 and E7-4800 "
+        "product families', 2014). Latency: 80 ns local and 80 ns more per hop (160 ns neighbour, 240 ns "
+        "opposite): the published NASP evaluation's 4-socket figures, assumed to hold per QPI hop on this ring (no "
+        "public E5-4600 latency matrix was found). Memory: 51.2 GB/s peak per socket, × 0.75 sustained "
+        "(assumption) = 38.4 GB/s. Links: 16 GB/s per direction per QPI link (2 B per transfer, assumption); a "
+        "two-hop path is routed through the next socket up (assumption: the firmware's routing is not public) and "
+        "shares both links with the one-hop paths that use them. Memory per socket 64 GiB: assumption.";
+    TimedMachine t = build(shape, "sandybridge-ep-4s (" + std::to_string(sockets) + " sockets)", source, {local, memory});
+    if (sockets == 4) {
+        // Each directed ring link a -> a±1 and the (reader, home) paths whose
+        // data crosses it: home h to reader r in one hop, or through h + 1.
+        for (std::size_t a = 0; a < sockets; ++a)
+            for (const std::size_t b : {(a + 1) % sockets, (a + sockets - 1) % sockets}) {
+                TimedMachine::SharedLink l;
+                l.name = "QPI socket " + std::to_string(a) + " -> socket " + std::to_string(b);
+                l.gbps = qpi;
+                for (std::size_t h = 0; h < sockets; ++h)
+                    for (std::size_t r = 0; r < sockets; ++r) {
+                        if (hops(r, h) == 1 && h == a && r == b) l.paths.emplace_back(r, h);
+                        const std::size_t via = (h + 1) % sockets;
+                        if (hops(r, h) == 2 && ((h == a && via == b) || (via == a && r == b))) l.paths.emplace_back(r, h);
+                    }
+                if (l.paths.size() > 1) t.shared_links.push_back(std::move(l));
+            }
+        t.rules.push_back("shared links: " + std::to_string(t.shared_links.size()) +
+                          " directed QPI links of the ring, each carrying its one-hop path and the two-hop paths "
+                          "routed over it");
+    }
+    t.validate();
+    return t;
+}
+
+// ---------------------------------------------------------------------
 // epyc-nps4-2s: 2 × AMD EPYC 7002 (Rome) in NPS4: 4 nodes per socket.
 TimedMachine epyc_nps4_2s(unsigned sockets) {
     if (sockets == 0) sockets = 2;
@@ -281,7 +337,7 @@ struct Entry {
 
 const Entry named_models[] = {
     {"bullion-s16", bullion_s16},     {"altix-uv100", altix_uv100},   {"sim-4socket", sim_4socket},
-    {"skylake-sp-2s", skylake_sp_2s}, {"epyc-nps4-2s", epyc_nps4_2s},
+    {"skylake-sp-2s", skylake_sp_2s}, {"epyc-nps4-2s", epyc_nps4_2s}, {"sandybridge-ep-4s", sandybridge_ep_4s},
 };
 
 const Entry* find(std::string_view name) {

@@ -200,7 +200,7 @@ TEST(SimValidate, NamesTheBadField) {
 TEST(SimModels, EveryNamedModelBuildsAndValidates) {
     const auto names = numaware::sim::model_names();
     EXPECT_EQ(names, (std::vector<std::string>{"bullion-s16", "altix-uv100", "sim-4socket", "skylake-sp-2s",
-                                               "epyc-nps4-2s"}));
+                                               "epyc-nps4-2s", "sandybridge-ep-4s"}));
     for (const auto& name : names) {
         SCOPED_TRACE(name);
         const TimedMachine t = numaware::sim::model(name);

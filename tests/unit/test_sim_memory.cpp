@@ -143,6 +143,32 @@ TEST(SimMemoryPreset, ThesisMachineAsPublished) {
     EXPECT_EQ(mem::preset("skylake-sp-2s").cores(), 56u);
 }
 
+// Four Xeon E5-4650 in a ring of QPI links: a socket's two neighbours one
+// hop away, the opposite socket two; a 20 MiB 20-way L3 per socket.
+TEST(SimMemoryPreset, SandyBridgeEpRingAsSourced) {
+    const mem::HierarchyPreset p = mem::preset("sandybridge-ep-4s");
+    EXPECT_EQ(p.sockets(), 4u);
+    EXPECT_EQ(p.cores(), 32u);
+    EXPECT_EQ(p.l1.bytes, 32u * 1024);
+    EXPECT_EQ(p.l1.ways, 8u);
+    EXPECT_EQ(p.l3.bytes, 20u * 1024 * 1024);
+    EXPECT_EQ(p.l3.ways, 20u);
+    EXPECT_DOUBLE_EQ(p.ghz, 2.7);
+    const double hop[4][4] = {{0, 1, 2, 1}, {1, 0, 1, 2}, {2, 1, 0, 1}, {1, 2, 1, 0}};
+    for (std::size_t r = 0; r < 4; ++r)
+        for (std::size_t h = 0; h < 4; ++h) {
+            EXPECT_DOUBLE_EQ(p.timed.latency_ns[r][h], 80.0 + 80.0 * hop[r][h]) << r << "," << h;
+            EXPECT_DOUBLE_EQ(r == h ? p.timed.memory_gbps[r] : p.timed.link_gbps[r][h], r == h ? 38.4 : 16.0);
+        }
+    // The clockwise links carry their one-hop path and the two two-hop
+    // paths routed over them; the others one path each (not shared).
+    ASSERT_EQ(p.timed.shared_links.size(), 4u);
+    for (const auto& l : p.timed.shared_links) EXPECT_EQ(l.paths.size(), 3u) << l.name;
+    EXPECT_EQ(mem::preset("sandybridge-ep-4s:2").sockets(), 2u);
+    EXPECT_DOUBLE_EQ(mem::preset("sandybridge-ep-4s:2").timed.latency_ns[0][1], 160.0);
+    EXPECT_EQ(expect_error([] { mem::preset("sandybridge-ep-4s:3"); }).field(), "sockets");
+}
+
 TEST(SimMemoryPreset, RejectsUnknownNamesAndBadGeometry) {
     expect_error([] { mem::preset("gem5"); }, "preset", "known: thesis-4s, thesis-4s-nonuma, skylake-sp-2s");
     expect_error([] { mem::preset("thesis-4s:9"); }, "preset", "1 to 4 sockets");
@@ -487,6 +513,52 @@ TEST(SimMemoryCache, LruListKeepsTheOrderOfUseForEveryWayCount) {
     }
 }
 
+// A cache of more ways than the LRU word holds (17 to 32) keeps use counts
+// per way: random hits, fills and erasures against a plain list of its
+// lines, most recent first, in one set.
+TEST(SimMemoryCache, WideCachesKeepTheOrderOfUse) {
+    std::uint64_t seed = 777;
+    const auto next = [&seed](unsigned n) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        return static_cast<unsigned>((seed >> 33) % n);
+    };
+    for (unsigned ways : {17u, 20u, 32u}) {
+        mem::detail::Cache c(std::uint64_t{ways} * 64, ways, 64);   // one set
+        std::vector<std::uint64_t> order;   // present lines, most recent first
+        std::uint64_t fresh = 1000;
+        for (int step = 0; step < 4000; ++step) {
+            const unsigned op = next(order.empty() ? 1 : 3);
+            if (op == 0) {   // a fill of a new line
+                const mem::detail::CacheLine out = c.insert(fresh, 0, 0);
+                if (order.size() == ways) {
+                    ASSERT_EQ(out.line(), order.back()) << ways << " ways, step " << step;
+                    order.pop_back();
+                } else {
+                    ASSERT_EQ(out.tag, 0u) << ways << " ways, step " << step;
+                }
+                order.insert(order.begin(), fresh++);
+            } else if (op == 1) {   // a hit
+                const std::uint64_t line = order[next(static_cast<unsigned>(order.size()))];
+                const mem::detail::LineRef x = c.find(line);
+                ASSERT_TRUE(x) << line;
+                c.touch(x);
+                order.erase(std::find(order.begin(), order.end(), line));
+                order.insert(order.begin(), line);
+            } else {   // an erasure
+                const std::uint64_t line = order[next(static_cast<unsigned>(order.size()))];
+                const mem::detail::LineRef x = c.find(line);
+                ASSERT_TRUE(x) << line;
+                c.erase(x);
+                order.erase(std::find(order.begin(), order.end(), line));
+            }
+            ASSERT_FALSE(c.find(fresh));
+        }
+        for (std::uint64_t line : order) EXPECT_TRUE(c.find(line)) << ways << " ways, line " << line;
+    }
+    expect_error([] { mem::HierarchyPreset p = mem::preset("thesis-4s"); p.l3 = {33 * 64 * 16, 33, 30, 32}; p.validate(); },
+                 "l3", "at most 32 ways");
+}
+
 TEST(SimMemoryCache, AnErasedLineLeavesAnEmptyWayThatIsFilledNext) {
     mem::detail::Cache c(4 * 64, 4, 64);   // one set, 4 ways
     for (std::uint64_t line : {0, 1, 2, 3}) EXPECT_EQ(c.insert(line, 0, 0).tag, 0u);
@@ -618,6 +690,23 @@ TEST(SimMemoryAnalytic, DramLatencyLocalAndRemoteExactly) {
         EXPECT_NEAR(served_latency(r.dram), l3 + want[node], 1e-6) << "node " << node;
         EXPECT_EQ(node == 0 ? r.dram_remote_bytes : r.dram_local_bytes, 0u);
     }
+}
+
+// On the Sandy Bridge-EP ring a chase reads its node's memory in the L3's
+// latency plus 80 ns, a neighbour's in 160 ns more and the opposite
+// socket's in 240 ns more; a chase that fits the 20 MiB L3 stays there.
+TEST(SimMemoryAnalytic, SandyBridgeEpLatencyByHops) {
+    const mem::HierarchyPreset p = mem::preset("sandybridge-ep-4s");
+    const double l3 = p.l3.latency_cycles * p.cycle_ns();
+    const double want[] = {80.0, 160.0, 240.0, 160.0};
+    for (unsigned node = 0; node < 4; ++node) {
+        const mem::MemoryReport r = run("chase:32M", "sandybridge-ep-4s", "none", "bind:" + std::to_string(node)).report;
+        ASSERT_GT(r.dram.served, 0u);
+        EXPECT_NEAR(served_latency(r.dram), l3 + want[node], 1e-6) << "node " << node;
+    }
+    const mem::MemoryReport in_l3 = run("chase:16M", "sandybridge-ep-4s", "none").report;
+    EXPECT_EQ(in_l3.l3.served, in_l3.accesses);
+    EXPECT_NEAR(served_latency(in_l3.l3), l3, 1e-9);
 }
 
 // Every socket's memory controller busy: the DRAM traffic of a 16-thread

@@ -116,7 +116,8 @@ TEST(SimMemoryCli, BadInputIsOneLineAndNonZero) {
     EXPECT_EQ(r.out, "numaware: prefetch: 'nasp:64:8': k_rem must be >= k^L1 (8 < 64)\n");
     r = run_cli("sim memory --preset gem5-4s");
     EXPECT_NE(r.status, 0);
-    EXPECT_EQ(r.out, "numaware: preset: unknown preset 'gem5-4s'; known: thesis-4s, thesis-4s-nonuma, skylake-sp-2s\n");
+    EXPECT_EQ(r.out, "numaware: preset: unknown preset 'gem5-4s'; known: thesis-4s, thesis-4s-nonuma, skylake-sp-2s, "
+                     "sandybridge-ep-4s\n");
     r = run_cli("sim memory --workload stream --threads 17");
     EXPECT_NE(r.status, 0);
     EXPECT_TRUE(contains(r.out, "17 threads on thesis-4s with 16 cores")) << r.out;

@@ -40,6 +40,7 @@ struct CacheLine {
 // least). A fill takes the last and shifts the list; a hit moves its way
 // to the front, nothing to do for the usual hit of the most recent.
 struct LruList {
+    static constexpr unsigned max_ways = 16;
     static constexpr std::uint64_t ones = 0x1111111111111111ull, highs = 0x8888888888888888ull;
     // Way w first, way `ways`-1 last: the order in which ways are first filled.
     static std::uint64_t identity(unsigned ways) {
@@ -111,17 +112,26 @@ private:
 // first, so that a lookup that misses reads them alone (one host line for
 // up to 8 ways, two for 16), then an LRU word (the ways in order of use,
 // 4 bits each: bits 0-3 the most recent, bits 4(ways-1) up the least), the
-// ways' flags (a byte each) and their arrival times. At most 16 ways. The blocks are whole host cache lines (64
-// bytes), aligned, so a set of up to 2 ways is one host line and one of 8
-// ways is three.
+// ways' flags (a byte each) and their arrival times. The blocks are whole
+// host cache lines (64 bytes), aligned, so a set of up to 2 ways is one
+// host line and one of 8 ways is three.
+//
+// A cache of 17 to 32 ways (a Sandy Bridge-EP L3 has 20) has more ways
+// than the LRU word holds: it keeps, after the flags, a word per way with
+// the cache's use count at the way's last fill or hit (0: empty or
+// erased), and the least recent way is the one with the smallest count
+// (the first of them, an empty way before any other). The same LRU order,
+// exactly; one compare per way on a fill.
 class Cache {
 public:
-    static constexpr unsigned max_ways = 16;
+    static constexpr unsigned max_ways = 32;
     Cache() = default;
     Cache(std::uint64_t bytes, unsigned ways, unsigned line_bytes)
         : ways_(ways), sets_(bytes / line_bytes / ways), mask_(is_pow2(sets_) ? sets_ - 1 : 0), pow2_(is_pow2(sets_)),
-          ready_at_(ways + 1 + (ways + 7) / 8), words_((ready_at_ + ways + 7) / 8 * 8),
+          wide_(ways > LruList::max_ways), stamps_at_(ways + 1 + (ways + 7) / 8),
+          ready_at_(stamps_at_ + (wide_ ? ways : 0)), words_((ready_at_ + ways + 7) / 8 * 8),
           data_(allocate(static_cast<std::size_t>(sets_ * words_))) {
+        if (wide_) return;   // every count 0: way 0 is filled first
         full_ = LruList::used(ways_);
         // Way w the w-th most recent: the last way is filled first.
         for (std::uint64_t s = 0; s < sets_; ++s) data_[static_cast<std::size_t>(s * words_ + ways_)] = LruList::identity(ways_);
@@ -151,14 +161,22 @@ public:
         const std::uint64_t* set = set_of(line);
         for (std::uint64_t k = 0; k < ready_at_; k += 8) __builtin_prefetch(set + k);
     }
-    void touch(const LineRef& l) { LruList::make_recent(l.lru(), l.way_); }
+    void touch(const LineRef& l) {
+        if (wide_) [[unlikely]]
+            l.set_[stamps_at_ + l.way_] = ++uses_;
+        else
+            LruList::make_recent(l.lru(), l.way_);
+    }
     // Removes a present line (a coherence invalidation): its way becomes
     // empty and the next to be filled in its set.
     void erase(const LineRef& l) {
         std::uint64_t* set = l.set_;
         set[l.way_] = 0;
         l.flags() = 0;
-        LruList::make_last(l.lru(), l.way_, ways_);
+        if (wide_) [[unlikely]]
+            set[stamps_at_ + l.way_] = 0;
+        else
+            LruList::make_last(l.lru(), l.way_, ways_);
     }
     // Puts `line` in (it must be absent) and returns what it evicted (tag 0:
     // nothing).
@@ -166,13 +184,16 @@ public:
         std::uint64_t* set = set_of(line);
         std::uint64_t* t = set;
         std::uint64_t& lru = set[ways_];
-        const unsigned v = LruList::last(lru, ways_);   // the least recent (an empty way ages too)
+        const unsigned v = wide_ ? least_recent_wide(set) : LruList::last(lru, ways_);   // an empty way ages too
         const LineRef r = ref(set, v);
         const CacheLine old{t[v], r.flags()};
         t[v] = line + 1;
         set[ready_at_ + v] = std::bit_cast<std::uint64_t>(ready);
         r.flags() = flags;
-        lru = LruList::fill_last(lru, v, full_);
+        if (wide_) [[unlikely]]
+            set[stamps_at_ + v] = ++uses_;
+        else
+            lru = LruList::fill_last(lru, v, full_);
         return old;
     }
     std::uint64_t sets() const { return sets_; }
@@ -222,6 +243,15 @@ private:
         return {ways_holding<W>(t, key), 0};
     }
     static bool is_pow2(std::uint64_t n) { return n != 0 && (n & (n - 1)) == 0; }
+    // A wide set's least recently used way: the smallest use count, the
+    // first of equals.
+    [[gnu::noinline]] unsigned least_recent_wide(const std::uint64_t* set) const {
+        const std::uint64_t* uses = set + stamps_at_;
+        unsigned v = 0;
+        for (unsigned w = 1; w < ways_; ++w)
+            if (uses[w] < uses[v]) v = w;
+        return v;
+    }
     std::uint64_t* set_of(std::uint64_t line) const {
         const std::uint64_t set = pow2_ ? (line & mask_) : line % sets_;
         return &data_[static_cast<std::size_t>(set * words_)];
@@ -231,9 +261,12 @@ private:
     std::uint64_t sets_ = 1;
     std::uint64_t mask_ = 0;
     bool pow2_ = true;   // sets_ is a power of two (1 too): the set is line & mask_
-    unsigned ready_at_ = 3;   // in words: [tags][lru][flags: a word per 8 ways][ready]
+    bool wide_ = false;        // more ways than an LruList holds: use counts per way
+    unsigned stamps_at_ = 3;   // in words: a wide set's use counts
+    unsigned ready_at_ = 3;    // in words: [tags][lru][flags: a word per 8 ways][wide: use counts][ready]
     std::uint64_t words_ = 8;               // per set, a multiple of 8 (64 bytes)
     std::uint64_t full_ = 0;   // LruList::used(ways_)
+    std::uint64_t uses_ = 0;   // a wide cache's fills and hits so far
     Words data_;
 };
 

@@ -11,6 +11,7 @@
 #include "numaware/error.hpp"
 #include "numaware/machine.hpp"
 #include "numaware/memory_sim.hpp"
+#include "sim/memory/cache.hpp"
 #include "util/bits.hpp"
 
 namespace numaware::sim::memory {
@@ -148,6 +149,43 @@ HierarchyPreset skylake(unsigned sockets) {
     return p;
 }
 
+// "sandybridge-ep-4s": the task simulator's model of four Xeon E5-4650 in a
+// QPI ring (latency and bandwidth sources there) with Sandy Bridge-EP core
+// and cache figures. Its L3 is 20-way: a wide cache (cache.hpp).
+HierarchyPreset sandybridge_ep(unsigned sockets) {
+    HierarchyPreset p;
+    p.timed = model("sandybridge-ep-4s", sockets);
+    p.name = sockets == 0 || sockets == 4 ? "sandybridge-ep-4s" : fmt::format("sandybridge-ep-4s:{}", sockets);
+    p.timed.name = p.name;
+    p.ghz = 2.7;
+    p.l1 = {32 * 1024, 8, snb_l1_cycles, 10};
+    p.l2 = {256 * 1024, 8, snb_l2_cycles, 16};
+    p.l3 = {20 * 1024 * 1024, 20, snb_l3_cycles, 32};
+    p.l3_slices = 8;
+    p.rob_window = snb_rob;
+    p.tlb_entries = snb_dtlb;
+    p.core_ipc = 1.0;
+    p.sources = {
+        "DRAM latency, memory and link bandwidth: the task simulator's sandybridge-ep-4s model (sources there)",
+        "sockets 4 x 8 cores, clock 2.7 GHz, L3 20 MB: Xeon E5-4650 (Intel ARK); L3 in 8 slices of 2.5 MB, one per "
+        "core",
+        "L1D 32 KiB 8-way, L2 256 KiB 8-way: Intel 64 and IA-32 Architectures Optimization Reference Manual, Sandy "
+        "Bridge microarchitecture; L3 20-way (16,384 sets of 64 B lines): the cache descriptor (CPUID leaf 4) of "
+        "the 20 MB Sandy Bridge-EP parts",
+        "hit latency L1 4, L2 12, L3 30 cycles: Sandy Bridge figures, 7-cpu.com 'Intel Sandy Bridge' (L3 26-31, "
+        "taken as 30; the EP's larger ring is not modelled)",
+        "MSHRs: L1 10 fill buffers, L2 16 superqueue entries: Intel Optimization Reference Manual (Sandy Bridge); L3 "
+        "32: assumption (thesis-4s's figure)",
+        "reorder window 168 instructions, DTLB 64 entries 4-way: Intel 64 and IA-32 Architectures Optimization "
+        "Reference Manual, Sandy Bridge microarchitecture",
+        "1 non-memory instruction per cycle: model assumption (not fitted), the same for every prefetcher",
+    };
+    set_energy(p, snb_static_w,
+               "static power 39 W per socket: 30% (assumption) of the Xeon E5-4650's 130 W TDP (Intel ARK)");
+    p.validate();
+    return p;
+}
+
 struct Entry {
     const char* name;
     HierarchyPreset (*make)(unsigned);
@@ -156,6 +194,7 @@ const Entry presets[] = {
     {"thesis-4s", [](unsigned s) { return thesis(s, true); }},
     {"thesis-4s-nonuma", [](unsigned s) { return thesis(s, false); }},
     {"skylake-sp-2s", skylake},
+    {"sandybridge-ep-4s", sandybridge_ep},
 };
 
 }  // namespace
@@ -169,7 +208,8 @@ void HierarchyPreset::validate() const {
     for (const auto& [field, c] : levels) {
         if (c->ways == 0 || c->latency_cycles == 0 || c->mshrs == 0)
             throw Error(field, "ways, latency and MSHRs must be >= 1");
-        if (c->ways > 16) throw Error(field, fmt::format("at most 16 ways, got {}", c->ways));
+        if (c->ways > detail::Cache::max_ways)
+            throw Error(field, fmt::format("at most {} ways, got {}", detail::Cache::max_ways, c->ways));
         if (c->bytes == 0 || c->bytes % (std::uint64_t{line_bytes} * c->ways) != 0)
             throw Error(field, fmt::format("{} bytes is not a whole number of {}-way sets of {} B lines", c->bytes,
                                            c->ways, line_bytes));

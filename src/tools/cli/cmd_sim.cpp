@@ -285,7 +285,7 @@ void add_sim_command(CLI::App& app) {
     CLI::App* cmd = sim_cmd->add_subcommand("machine", "Show the timed machine: latency and bandwidth as simulated");
     cmd->add_option("--machine", opts->machine,
                     "A named model (bullion-s16, bullion-s16:8, altix-uv100, sim-4socket, skylake-sp-2s, "
-                    "epyc-nps4-2s) or any machine SPEC as `numaware topo` takes it")
+                    "epyc-nps4-2s, sandybridge-ep-4s) or any machine SPEC as `numaware topo` takes it")
         ->capture_default_str();
     cmd->add_flag("--json", opts->json, "Print the timed machine as JSON");
     cmd->footer("Example: numaware sim machine --machine bullion-s16:8");

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "numaware/error.hpp"
@@ -277,7 +278,8 @@ void add_sim_memory_command(CLI::App& sim_cmd) {
     auto o = std::make_shared<SimMemoryOptions>();
     CLI::App* cmd = sim_cmd.add_subcommand(
         "memory", "Simulate a workload on a multi-socket cache hierarchy under prefetchers (NASP among them)");
-    cmd->add_option("--preset", o->preset, "thesis-4s, thesis-4s-nonuma, skylake-sp-2s (NAME:S: the first S sockets)")
+    cmd->add_option("--preset", o->preset,
+                    fmt::format("{} (NAME:S: the first S sockets)", fmt::join(mem::preset_names(), ", ")))
         ->capture_default_str();
     cmd->add_option("--machine", o->machine,
                     "Simulate this machine with the preset's cores and caches: a named model (bullion-s16:8, "
