@@ -58,6 +58,7 @@
 #include <fmt/format.h>
 
 #include "machine/machine_internal.hpp"
+#include "util/cpu_mask.hpp"
 #include "util/text.hpp"
 #include "numaware/error.hpp"
 #include "numaware/machine.hpp"
@@ -496,12 +497,9 @@ Machine affinity_part(Machine m, const std::vector<unsigned>& affinity, const st
 // the program, before it (or numaware's teams) bound any thread.
 std::optional<std::vector<unsigned>> start_affinity;
 __attribute__((constructor)) void read_start_affinity() {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof set, &set) != 0) return;
     std::vector<unsigned> cpus;
-    for (unsigned c = 0; c < CPU_SETSIZE; ++c)
-        if (CPU_ISSET(c, &set)) cpus.push_back(c);
+    const auto read = [](std::size_t bytes, cpu_set_t* set) { return sched_getaffinity(0, bytes, set) == 0 ? 0 : errno; };
+    if (read_cpu_mask(read, cpus) != 0) return;
     start_affinity = std::move(cpus);
 }
 

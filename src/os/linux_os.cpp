@@ -12,6 +12,7 @@
 #include <sched.h>
 
 #include "os/syscalls.hpp"
+#include "util/cpu_mask.hpp"
 
 namespace numaware {
 
@@ -158,25 +159,8 @@ public:
     }
 
     int get_affinity(pid_t tid, std::vector<unsigned>& cpus) override {
-        // The kernel refuses a mask shorter than its nr_cpu_ids with EINVAL;
-        // grow until it fits.
-        for (int ncpus = 1024; ncpus <= (1 << 20); ncpus *= 2) {
-            cpu_set_t* set = CPU_ALLOC(ncpus);
-            if (set == nullptr) return ENOMEM;
-            const std::size_t size = CPU_ALLOC_SIZE(ncpus);
-            CPU_ZERO_S(size, set);
-            const int err = sys::get_affinity(tid, size, set);
-            if (err == 0) {
-                cpus.clear();
-                for (int c = 0; c < ncpus; ++c)
-                    if (CPU_ISSET_S(c, size, set)) cpus.push_back(static_cast<unsigned>(c));
-                CPU_FREE(set);
-                return 0;
-            }
-            CPU_FREE(set);
-            if (err != EINVAL) return err;
-        }
-        return EINVAL;
+        return read_cpu_mask([tid](std::size_t bytes, cpu_set_t* set) { return sys::get_affinity(tid, bytes, set); },
+                             cpus);
     }
 
     int current_cpu() override {
