@@ -44,13 +44,13 @@ Arena* new_arena(ArenaId id, unsigned node, std::uint32_t owner_tag) noexcept {
 
 // The nearest node with memory to `node` by SLIT distance (ties: lower
 // index); `fallback` when the distances cannot be read.
-unsigned nearest_memory_node(unsigned node, std::uint64_t memory_nodes, unsigned fallback) noexcept {
+unsigned nearest_memory_node(unsigned node, const os::sys::NodeBits& memory_nodes, unsigned fallback) noexcept {
     unsigned distance[max_nodes];
     const unsigned count = os::sys::read_node_distances(node, distance, max_nodes);
     unsigned best = fallback;
     unsigned best_distance = ~0u;
     for (unsigned to = 0; to < count; ++to) {
-        if (((memory_nodes >> to) & 1u) && distance[to] < best_distance) {
+        if (memory_nodes[to] && distance[to] < best_distance) {
             best = to;
             best_distance = distance[to];
         }
@@ -118,37 +118,36 @@ NW_NOINLINE bool init_slow() noexcept {
     }
     g_engine.os = &os::linux_os();
     (void)g_engine.os->page_size();   // its function-local static, outside any lock
-    std::uint64_t possible = 0;
-    g_engine.nodes = os::sys::read_node_mask("/sys/devices/system/node/possible", possible, max_nodes);
+    // Every node the kernel knows, up to its MAX_NUMNODES: a machine of
+    // more than 64 nodes (a large SGI UV or Superdome, CXL memory, numa=fake)
+    // has a heap on each, not node 0's for the nodes past the 64th.
+    os::sys::NodeBits possible, online, mem, allowed;
+    g_engine.nodes = os::sys::read_node_mask("/sys/devices/system/node/possible", possible);
     if (g_engine.nodes == 0) {
         g_engine.nodes = 1;
-        possible = 1;
+        possible.reset();
+        possible[0] = true;
     }
-    std::uint64_t online = 0;
-    if (os::sys::read_node_mask("/sys/devices/system/node/online", online, max_nodes) == 0 || online == 0)
-        online = possible;
+    if (os::sys::read_node_mask("/sys/devices/system/node/online", online) == 0 || online.none()) online = possible;
     g_engine.online_nodes = online;
-    std::uint64_t mem = 0;
-    if (os::sys::read_node_mask("/sys/devices/system/node/has_memory", mem, max_nodes) == 0 || mem == 0)
-        mem = possible;
+    if (os::sys::read_node_mask("/sys/devices/system/node/has_memory", mem) == 0 || mem.none()) mem = possible;
     // In a cpuset (a container, a batch job) only its memory nodes may hold
     // pages: the others get no arena, and their threads are served by the
     // nearest allowed node, as the kernel serves their faults.
-    std::uint64_t allowed = 0;
-    if (os::sys::read_mems_allowed(allowed, max_nodes) && (mem & allowed) != 0) {
+    if (os::sys::read_mems_allowed(allowed) && (mem & allowed).any()) {
         g_engine.disallowed_memory = mem & ~allowed;
         mem &= allowed;
     }
     g_engine.memory_nodes = mem;
-    g_engine.fallback_node = static_cast<unsigned>(__builtin_ctzll(mem));
+    g_engine.fallback_node = static_cast<unsigned>(mem._Find_first());
     for (unsigned n = 0; n < g_engine.nodes; ++n)
-        g_engine.home[n] = static_cast<std::uint8_t>(
-            ((mem >> n) & 1u) ? n : nearest_memory_node(n, mem, g_engine.fallback_node));
+        g_engine.home[n] =
+            static_cast<std::uint16_t>(mem[n] ? n : nearest_memory_node(n, mem, g_engine.fallback_node));
     g_engine.rseq = __rseq_size > 0 && static_cast<int>(
         reinterpret_cast<struct rseq*>(static_cast<char*>(__builtin_thread_pointer()) + __rseq_offset)->cpu_id) >= 0;
     // Arena id n is node n's arena; nodes without memory have none.
     for (unsigned n = 0; n < g_engine.nodes; ++n)
-        if ((mem >> n) & 1u) g_engine.arenas[n].store(new_arena(static_cast<ArenaId>(n), n, n), std::memory_order_release);
+        if (mem[n]) g_engine.arenas[n].store(new_arena(static_cast<ArenaId>(n), n, n), std::memory_order_release);
     g_engine.arena_count.store(g_engine.nodes, std::memory_order_release);
     register_thread_exit_key();
     tl_initialising = false;
@@ -215,7 +214,7 @@ unsigned node_count() noexcept {
 
 ArenaId node_arena(unsigned node) noexcept {
     if (!ensure_init()) return no_arena;
-    if (node >= g_engine.nodes || !((g_engine.memory_nodes >> node) & 1u)) {
+    if (node >= g_engine.nodes || !g_engine.memory_nodes[node]) {
         errno = EINVAL;
         return no_arena;
     }
@@ -224,21 +223,21 @@ ArenaId node_arena(unsigned node) noexcept {
 
 unsigned serving_node(unsigned node) noexcept {
     if (!ensure_init()) return max_nodes;
-    if (node >= g_engine.nodes || !((g_engine.online_nodes >> node) & 1u)) {
+    if (node >= g_engine.nodes || !g_engine.online_nodes[node]) {
         errno = EINVAL;
         return max_nodes;
     }
     return g_engine.home[node];
 }
 
-std::uint64_t disallowed_memory_nodes() noexcept {
-    if (!ensure_init()) return 0;
-    return g_engine.disallowed_memory;
+bool memory_disallowed(unsigned node) noexcept {
+    if (!ensure_init()) return false;
+    return node < max_nodes && g_engine.disallowed_memory[node];
 }
 
 ArenaId create_arena(unsigned node, std::uint32_t owner_tag) noexcept {
     if (!ensure_init()) return no_arena;
-    if (node >= g_engine.nodes || !((g_engine.memory_nodes >> node) & 1u)) {
+    if (node >= g_engine.nodes || !g_engine.memory_nodes[node]) {
         errno = EINVAL;
         return no_arena;
     }

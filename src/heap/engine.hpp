@@ -35,8 +35,8 @@ namespace numaware::heap {
 
 using ArenaId = std::uint16_t;
 inline constexpr ArenaId no_arena = 0xffff;
-inline constexpr unsigned max_nodes = 64;      // nodes the engine can serve
-inline constexpr unsigned max_arenas = 1024;   // node arenas + owner arenas
+inline constexpr unsigned max_nodes = 1024;    // nodes the engine can serve: NodeSet's, the kernel's MAX_NUMNODES
+inline constexpr unsigned max_arenas = 2046;   // node arenas + owner arenas (the page map's 11-bit tag)
 
 // Node count as the kernel reports it (/sys/devices/system/node/possible).
 unsigned node_count() noexcept;
@@ -52,9 +52,9 @@ ArenaId node_arena(unsigned node) noexcept;
 // whose memory is outside this process's cpuset. max_nodes (errno EINVAL)
 // for a node that is not online.
 unsigned serving_node(unsigned node) noexcept;
-// Nodes with memory that this process's cpuset does not allow it to use
-// (bit n = node n; /proc/self/status Mems_allowed_list at start-up).
-std::uint64_t disallowed_memory_nodes() noexcept;
+// Whether `node` has memory that this process's cpuset does not allow it
+// to use (/proc/self/status Mems_allowed_list at start-up).
+bool memory_disallowed(unsigned node) noexcept;
 // A new arena for owner `owner_tag` (e.g. a team rank), bound to `node`.
 // no_arena with errno EINVAL/ENOSPC on failure.
 ArenaId create_arena(unsigned node, std::uint32_t owner_tag) noexcept;

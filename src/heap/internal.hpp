@@ -21,6 +21,7 @@
 #include "heap/engine.hpp"
 #include "heap/poison.hpp"
 #include "heap/size_classes.hpp"
+#include "os/node_files.hpp"
 #include "os/syscalls.hpp"
 #include "util/debug_assert.hpp"
 
@@ -180,11 +181,11 @@ struct Engine {
     std::atomic<int> state{0};   // 0 new, 1 initialising, 2 ready
     bool fork_handlers = false;  // pthread_atfork done (a child inherits it)
     unsigned nodes = 1;
-    std::uint64_t online_nodes = 1;   // nodes the kernel has online (bit n): with CPUs, memory or both
-    std::uint64_t memory_nodes = 1;   // nodes with memory this process may use (bit n)
-    std::uint64_t disallowed_memory = 0;   // nodes with memory outside its cpuset (bit n)
+    os::sys::NodeBits online_nodes{1};   // nodes the kernel has online: with CPUs, memory or both
+    os::sys::NodeBits memory_nodes{1};   // nodes with memory this process may use
+    os::sys::NodeBits disallowed_memory;   // nodes with memory outside its cpuset
     unsigned fallback_node = 0;       // first node with memory
-    std::uint8_t home[max_nodes] = {};   // node -> node whose arena serves it (nearest with memory)
+    std::uint16_t home[max_nodes] = {};   // node -> node whose arena serves it (nearest with memory)
     bool rseq = false;
     os::Os* os = nullptr;
     std::atomic<Arena*> arenas[max_arenas] = {};
@@ -247,6 +248,7 @@ inline constexpr PageEntry kEntrySpanMask = (PageEntry{1} << 44) - 1;
 inline constexpr std::uint32_t kCacheNoTag = 0xffffffffu;   // above every 11-bit tag
 static_assert(kClassCount <= 128, "size class must fit 7 entry bits");
 static_assert(max_arenas + 1 < 2048, "arena tag must fit 11 entry bits");
+static_assert(max_nodes == os::sys::NodeBits().size(), "a node list read from sysfs holds every node the engine serves");
 static_assert(alignof(Span) >= 8, "span address is stored >> 3");
 inline constexpr std::uint32_t entry_tag(std::uint32_t arena) noexcept { return arena + 1; }
 extern PageEntry* g_page_root[kRootEntries];

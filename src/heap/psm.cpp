@@ -52,7 +52,7 @@ std::string node_limit_text() {
 
 heap::ArenaId node_arena_or_throw(unsigned node, const std::string& field) {
     const heap::ArenaId arena = heap::node_arena(node);
-    if (arena == heap::no_arena && node < heap::max_nodes && ((heap::disallowed_memory_nodes() >> node) & 1u))
+    if (arena == heap::no_arena && heap::memory_disallowed(node))
         throw Error(field, "node " + std::to_string(node) +
                                "'s memory is not allowed: it is not in this process's cpuset (Mems_allowed_list "
                                "of /proc/self/status)");

@@ -16,9 +16,11 @@ unsigned parse_number(const char*& s) noexcept {
 }  // namespace
 
 namespace {
-// The kernel's list syntax from `s`: "0-3,6\n".
-unsigned parse_list(const char* s, std::uint64_t& mask, unsigned limit) noexcept {
-    mask = 0;
+// The kernel's list syntax from `s`: "0-3,6\n". Nodes past the set's
+// size (none on a kernel built for at most 1,024) are left out.
+unsigned parse_list(const char* s, NodeBits& mask) noexcept {
+    constexpr unsigned limit = NodeSet::max_nodes;
+    mask.reset();
     unsigned top = 0;
     while (*s >= '0' && *s <= '9') {
         const unsigned lo = parse_number(s);
@@ -27,7 +29,7 @@ unsigned parse_list(const char* s, std::uint64_t& mask, unsigned limit) noexcept
             ++s;
             hi = parse_number(s);
         }
-        for (unsigned i = lo; i <= hi && i < limit; ++i) mask |= std::uint64_t{1} << i;
+        for (unsigned i = lo; i <= hi && i < limit; ++i) mask[i] = true;
         if (hi + 1 > top) top = hi + 1;
         if (*s == ',') ++s;
     }
@@ -35,16 +37,14 @@ unsigned parse_list(const char* s, std::uint64_t& mask, unsigned limit) noexcept
 }
 }  // namespace
 
-unsigned read_node_mask(const char* path, std::uint64_t& mask, unsigned limit) noexcept {
-    if (limit > 64) limit = 64;
-    char buf[256];
+unsigned read_node_mask(const char* path, NodeBits& mask) noexcept {
+    char buf[4096];   // "0-1023"; every other node of 1,024 listed one by one fits too
     std::size_t len = 0;
     if (read_small_file(path, buf, sizeof buf, len) != 0 || len == 0) return 0;
-    return parse_list(buf, mask, limit);
+    return parse_list(buf, mask);
 }
 
-bool read_mems_allowed(std::uint64_t& mask, unsigned limit) noexcept {
-    if (limit > 64) limit = 64;
+bool read_mems_allowed(NodeBits& mask) noexcept {
     char buf[8192];   // about 1.5 KiB on a small machine; the CPU masks grow with the CPUs
     std::size_t len = 0;
     if (read_small_file("/proc/self/status", buf, sizeof buf, len) != 0 || len == 0) return false;
@@ -55,7 +55,7 @@ bool read_mems_allowed(std::uint64_t& mask, unsigned limit) noexcept {
         if (key[k] != '\0') continue;
         s += k;
         while (*s == '\t' || *s == ' ') ++s;
-        return parse_list(s, mask, limit) > 0;
+        return parse_list(s, mask) > 0;
     }
     return false;
 }
@@ -63,7 +63,7 @@ bool read_mems_allowed(std::uint64_t& mask, unsigned limit) noexcept {
 unsigned read_node_distances(unsigned node, unsigned* distance, unsigned max) noexcept {
     char path[64];
     std::snprintf(path, sizeof path, "/sys/devices/system/node/node%u/distance", node);
-    char buf[1024];
+    char buf[4 * NodeSet::max_nodes + 64];   // up to three digits and a space a node
     std::size_t len = 0;
     if (read_small_file(path, buf, sizeof buf, len) != 0 || len == 0) return 0;
     unsigned count = 0;

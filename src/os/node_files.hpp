@@ -6,20 +6,26 @@
 // else learns the machine from numaware::Machine.
 #pragma once
 
+#include <bitset>
 #include <cstdint>
+
+#include "numaware/nodeset.hpp"
 
 namespace numaware::os::sys {
 
+// Nodes 0..1023, bit n = node n: as many as a NodeSet (the Debian kernel's
+// MAX_NUMNODES), without allocating.
+using NodeBits = std::bitset<NodeSet::max_nodes>;
+
 // A node list file ("0-3,6\n": /sys/devices/system/node/possible,
-// has_memory, ...) as a bit mask of the nodes below `limit` (at most 64).
-// Returns the highest listed node + 1, capped at `limit`; 0 when the file
-// cannot be read or lists nothing.
-unsigned read_node_mask(const char* path, std::uint64_t& mask, unsigned limit) noexcept;
+// has_memory, ...) as the set of its nodes. Returns the highest listed
+// node + 1; 0 when the file cannot be read or lists nothing.
+unsigned read_node_mask(const char* path, NodeBits& mask) noexcept;
 
 // The memory nodes this process may use (its cpuset's mems: the
-// Mems_allowed_list line of /proc/self/status) as a mask of the nodes below
-// `limit` (at most 64). False when it cannot be read.
-bool read_mems_allowed(std::uint64_t& mask, unsigned limit) noexcept;
+// Mems_allowed_list line of /proc/self/status). False when it cannot be
+// read.
+bool read_mems_allowed(NodeBits& mask) noexcept;
 
 // One row of the SLIT (/sys/devices/system/node/nodeN/distance,
 // "10 21 31 ..."): distance[to] for the first nodes, at most `max` of them.

@@ -230,9 +230,9 @@ TEST_F(HeapApi, RegisterRefusesBadLayoutsAndChangesNothing) {
     EXPECT_EQ(e.field(), "layout.ranks[1].rank");
     EXPECT_TRUE(contains(e.what(), "rank 500 is listed twice")) << e.what();
 
-    TeamLayout over{{{.rank = 1024, .cpu = 0, .node = 0}}};
+    TeamLayout over{{{.rank = 2046, .cpu = 0, .node = 0}}};
     e = expect_error([&] { psm_register_team(over); });
-    EXPECT_TRUE(contains(e.what(), "is 1024; limit 1023")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "is 2046; limit 2045")) << e.what();
 
     // A good rank next to a rank on a node that is not online (this host
     // has node 0 alone): neither is registered. (A rank on an online node

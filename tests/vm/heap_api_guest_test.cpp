@@ -2,7 +2,9 @@
 // owner's node no matter which thread writes them first, checked page by
 // page with move_pages(nodes=NULL). The topology is the guest's own
 // (Machine::from_live()).
+#include <algorithm>
 #include <cstddef>
+#include <cstdlib>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -102,6 +104,38 @@ TEST(GuestHeapApi, NodeOwnedBlocksWrittenFromAnotherNodeStayOnTheirNode) {
         ++checked;
     }
     EXPECT_GE(checked, 2u);
+}
+
+// Every node with memory has a heap, whatever its number: one block per
+// node, written from the first CPU, lives on its node. Node numbers past 63
+// (vm.guest.66node, NUMAWARE_EXPECT_HEAP_NODES=66: two nodes with CPUs and
+// 64 with memory alone, as CXL expanders add them) had no heap before the
+// engine read its node lists as 1,024-bit sets: psm_alloc refused them,
+// and a thread there was served by node 0's.
+TEST(GuestHeapApi, EveryNodeHasAHeapWhateverItsNumber) {
+    const Machine machine = Machine::from_live();
+    std::vector<unsigned> cpus;
+    for (const Node& n : machine.nodes)
+        for (unsigned c : n.cpus) cpus.push_back(c);
+    ASSERT_FALSE(cpus.empty());
+    unsigned checked = 0, highest = 0;
+    for (const Node& node : machine.nodes) {
+        if (node.memory_bytes == 0) continue;
+        void* b = psm_alloc(mib, HeapOwner::node(node.os_index));
+        on_cpu(cpus.front(), [&] { std::memset(b, 0x5a, mib); });
+        EXPECT_EQ(psm_owner_of(b).node, node.os_index);
+        const PageCount count = count_pages(b, mib, node.os_index);
+        EXPECT_EQ(count.on_node, count.total) << "node " << node.os_index << ": " << count.first_stray;
+        EXPECT_GE(count.total, mib / os::linux_os().page_size());
+        psm_free(b);
+        ++checked;
+        highest = std::max(highest, node.os_index);
+    }
+    EXPECT_GE(checked, 2u);
+    if (const char* want = std::getenv("NUMAWARE_EXPECT_HEAP_NODES")) {
+        EXPECT_EQ(checked, static_cast<unsigned>(std::atoi(want)));
+        EXPECT_EQ(highest + 1, static_cast<unsigned>(std::atoi(want)));
+    }
 }
 
 TEST(GuestHeapApi, ScatterRanksBlocksLiveOnTheRanksNode) {
