@@ -141,7 +141,16 @@ struct PlanOptions {
     // default); more runs are realised by populating the range and moving
     // it page by page with move_pages.
     std::size_t max_mbind_runs = 1024;
+    // The kernel counts an interleave policy's page index modulo 2^32
+    // (Linux before 6.7; os::interleave_index_is_32bit): the plan predicts
+    // its pages the same way. plan_options_for() sets it from the running
+    // kernel.
+    bool interleave_index_32bit = false;
 };
+
+// Options for ranges of this process: the system's page size and how its
+// kernel interleaves (the rest default).
+PlanOptions plan_options_for(os::Os& os);
 
 // How apply() carries a plan out.
 enum class Realisation {

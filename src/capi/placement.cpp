@@ -48,8 +48,7 @@ void fill(nw_place_report* out, const PlacementPlan& p, const PlacementResult& r
 PlacementPlan plan_for(const void* addr, std::size_t bytes, const char* spec, os::Os& os) {
     require(spec, "policy_spec");
     const Machine& m = live_machine();
-    PlanOptions o;
-    o.page_size = os.page_size();
+    PlanOptions o = plan_options_for(os);
     const int cpu = os.current_cpu();
     if (cpu >= 0) o.thread_cpu = static_cast<unsigned>(cpu);
     return plan(parse_policy(spec, m), addr, bytes, m, o);
@@ -107,7 +106,7 @@ extern "C" long nw_range_plan(const nw_machine_t* machine, const void* addr, siz
         const Machine& m = capi::machine_of(machine);
         capi::require(policy_spec, "policy_spec");
         if (capacity > 0) capi::require(page_nodes, "page_nodes");
-        PlanOptions o;
+        PlanOptions o = plan_options_for(os::linux_os());
         if (cpu >= 0) o.thread_cpu = static_cast<unsigned>(cpu);
         const PlacementPlan p = plan(parse_policy(policy_spec, m), addr, bytes, m, o);
         std::copy_n(p.page_nodes.begin(), std::min(capacity, p.pages()), page_nodes);
@@ -122,8 +121,7 @@ extern "C" int nw_thread_set_mempolicy(const char* policy_spec) {
         capi::require(policy_spec, "policy_spec");
         os::Os& os = os::linux_os();
         const Machine& m = capi::live_machine();
-        PlanOptions o;
-        o.page_size = os.page_size();
+        PlanOptions o = plan_options_for(os);
         const int cpu = os.current_cpu();
         if (cpu >= 0) o.thread_cpu = static_cast<unsigned>(cpu);
         apply_process_policy(parse_policy(policy_spec, m), m, o, os);

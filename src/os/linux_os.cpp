@@ -10,6 +10,9 @@
 #include <cstdlib>
 #include <string>
 #include <sched.h>
+#include <sys/utsname.h>
+
+#include <cstdio>
 
 #include "os/syscalls.hpp"
 #include "util/cpu_mask.hpp"
@@ -98,6 +101,21 @@ private:
     NodeSet::Mask mask_;
     bool empty_;
 };
+
+}  // namespace
+
+bool interleave_index_is_32bit() {
+    static const bool truncated = [] {
+        struct utsname u {};
+        if (::uname(&u) != 0) return false;
+        unsigned major = 0, minor = 0;
+        if (std::sscanf(u.release, "%u.%u", &major, &minor) != 2) return false;
+        return major < 6 || (major == 6 && minor < 7);
+    }();
+    return truncated;
+}
+
+namespace {
 
 class LinuxOs final : public Os {
 public:

@@ -118,4 +118,13 @@ inline bool is_absent_status(int status) { return status == -ENOENT || status ==
 // The process-wide real implementation.
 Os& linux_os();
 
+// Whether the running kernel takes an interleave policy's page index
+// modulo 2^32: Linux before 6.7 computes the node as `(unsigned int)n %
+// nodes` (mm/mempolicy.c, offset_il_node), and a small page's index is its
+// virtual page number, which is wider than 32 bits above 16 TiB of address
+// (every mmap'ed range); 6.7 and later take the whole index. Only a node
+// count that is not a power of two sees the difference. From uname's
+// release, read once.
+bool interleave_index_is_32bit();
+
 }  // namespace numaware::os

@@ -449,6 +449,13 @@ PlacementResult migrate(void* addr, std::size_t bytes, const PlacementPlan& plan
     return res;
 }
 
+PlanOptions plan_options_for(os::Os& os) {
+    PlanOptions o;
+    o.page_size = os.page_size();
+    o.interleave_index_32bit = os::interleave_index_is_32bit();
+    return o;
+}
+
 void apply_process_policy(const PlacementPolicy& policy, const Machine& machine, const PlanOptions& options,
                           os::Os& os) {
     using Kind = PlacementPolicy::Kind;

@@ -179,9 +179,13 @@ PlacementPlan plan(const PlacementPolicy& policy, const void* addr, std::size_t 
         p.allowed = policy.nodes;
         if (!huge) {
             // The kernel's interleave index for anonymous memory is the
-            // virtual page number (vm_pgoff + offset in the VMA).
-            for (std::size_t i = 0; i < pages; ++i)
-                p.page_nodes[i] = static_cast<int>(set[(first_vpn + i) % set.size()]);
+            // virtual page number (vm_pgoff + offset in the VMA), taken
+            // modulo 2^32 before Linux 6.7.
+            for (std::size_t i = 0; i < pages; ++i) {
+                const std::uintptr_t index = first_vpn + i;
+                p.page_nodes[i] = static_cast<int>(
+                    set[(o.interleave_index_32bit ? static_cast<std::uint32_t>(index) : index) % set.size()]);
+            }
             p.mode = MemoryPolicyMode::interleave;
             p.mode_nodes = policy.nodes;
         } else {

@@ -154,7 +154,7 @@ PlacementReport place(Team& team, PlacedArray& array, PagePlacement mode,
     report.pages = (array.bytes() + page - 1) / page;
 
     std::optional<PlacementPlan> the_plan;
-    PlanOptions popts;
+    PlanOptions popts = plan_options_for(os);
     popts.page_size = page;
     popts.thread_cpu = team.layout().ranks.at(0).cpu;
 

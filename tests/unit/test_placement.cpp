@@ -118,6 +118,31 @@ TEST(PlacementPlan, InterleaveFollowsTheVirtualPageNumber) {
     EXPECT_EQ(p.intent, (std::map<unsigned, std::size_t>{{1, 1}, {3, 2}}));
 }
 
+// Linux before 6.7 takes the interleave index modulo 2^32 (offset_il_node's
+// `(unsigned int)n % nnodes`): above 16 TiB of address, where every mmap'ed
+// range is, three nodes see it. At 0x7f0000000000 the virtual page number
+// is 7 * 2^32 + 0xf0000000, so modulo 2^32 it is 0xf0000000 (0 mod 3), and
+// whole it is 7 (mod 3) = 1 further on. A guest on 6.1 showed the first:
+// GuestPlacement on vm.guest.66node.
+TEST(PlacementPlan, InterleaveIndexModulo2To32OnKernelsBefore6_7) {
+    const Machine m = Machine::from_synthetic("nodes=3 cpus-per-node=1 mem-per-node=512M");
+    void* const high = reinterpret_cast<void*>(std::uintptr_t{0x7f0000000000});
+    PlanOptions o;
+    o.interleave_index_32bit = true;
+    EXPECT_EQ(nodes_of(plan(PlacementPolicy::interleave(NodeSet{0, 1, 2}), high, 4 * kPage, m, o)),
+              (std::vector<int>{0, 1, 2, 0}));
+    o.interleave_index_32bit = false;
+    EXPECT_EQ(nodes_of(plan(PlacementPolicy::interleave(NodeSet{0, 1, 2}), high, 4 * kPage, m, o)),
+              (std::vector<int>{1, 2, 0, 1}));
+    // A power-of-two count cannot tell the two apart.
+    for (bool truncated : {false, true}) {
+        o.interleave_index_32bit = truncated;
+        EXPECT_EQ(nodes_of(plan(PlacementPolicy::interleave(NodeSet{0, 2}), high, 3 * kPage, m, o)),
+                  (std::vector<int>{0, 2, 0}));
+    }
+    EXPECT_EQ(plan_options_for(numaware::os::linux_os()).interleave_index_32bit, numaware::os::interleave_index_is_32bit());
+}
+
 TEST(PlacementPlan, InterleaveInHugeUnits) {
     const Machine m = four_nodes();
     PlanOptions o;

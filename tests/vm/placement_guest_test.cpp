@@ -71,7 +71,7 @@ protected:
         ASSERT_FALSE(cpus.empty());
         cpu = cpus.front();
         ASSERT_EQ(os.set_affinity(0, {cpu}), 0);
-        options.page_size = os.page_size();
+        options = plan_options_for(os);
         options.thread_cpu = cpu;
         for (const Node& n : machine.nodes)
             if (n.memory_bytes > 0) memory_nodes.push_back(n.os_index);

@@ -219,8 +219,7 @@ void run_measure(const MeasureOptions& o) {
     Region region(static_cast<std::size_t>(size));
     if (!o.policy.empty()) {
         const Machine machine = Machine::from_live();
-        PlanOptions po;
-        po.page_size = os.page_size();
+        const PlanOptions po = plan_options_for(os);
         const PlacementPlan p = plan(parse_policy(o.policy, machine), region.span().data(), region.span().size(), machine, po);
         apply(region.span().data(), region.span().size(), p, os);
     }

@@ -135,8 +135,7 @@ void run_place(const PlaceOptions& opt) {
         specs.insert(specs.end(), more.begin(), more.end());
     }
 
-    PlanOptions po;
-    po.page_size = os.page_size();
+    PlanOptions po = plan_options_for(os);
     po.thread_cpu = cpu;
     if (opt.huge_units) po.fine_grained = HugePageHandling::huge_units;
 

@@ -175,7 +175,7 @@ void run_command(const RunOptions& o, bool mapping_given) {
                         err);
     }
     if (policy) {
-        PlanOptions opts;
+        PlanOptions opts = plan_options_for(os);
         if (layout) {
             opts.thread_cpu = layout->cpus().front();
         } else if (int cpu = os.current_cpu(); cpu >= 0) {
