@@ -20,7 +20,7 @@ namespace numaware::heap {
 
 namespace detail {
 
-Engine g_engine;
+constinit Engine g_engine;   // constant-initialised: malloc may run before any constructor
 void register_thread_exit_key() noexcept;
 
 namespace {
