@@ -54,6 +54,24 @@ void set_energy(HierarchyPreset& p, double static_w, const std::string& static_s
     p.sources.push_back(static_source);
 }
 
+// The Sandy Bridge core that both Sandy Bridge presets share: its reorder
+// window, DTLB and IPC, with their sources after the preset's own, and
+// the energies (E5-4650 static power).
+void set_sandy_bridge_core(HierarchyPreset& p) {
+    p.rob_window = snb_rob;
+    p.tlb_entries = snb_dtlb;
+    p.core_ipc = 1.0;
+    p.sources.insert(p.sources.end(),
+                     {"hit latency L1 4, L2 12, L3 30 cycles: Sandy Bridge figures, 7-cpu.com 'Intel Sandy Bridge' "
+                      "(L3 26-31, taken as 30)",
+                      "reorder window 168 instructions, DTLB 64 entries 4-way: Intel 64 and IA-32 Architectures "
+                      "Optimization Reference Manual, Sandy Bridge microarchitecture",
+                      "1 non-memory instruction per cycle: model assumption (not fitted), the same for every "
+                      "prefetcher"});
+    set_energy(p, snb_static_w,
+               "static power 39 W per socket: 30% (assumption) of the Xeon E5-4650's 130 W TDP (Intel ARK)");
+}
+
 // "thesis-4s" on `sockets` sockets; remote = false gives the no-NUMA variant.
 HierarchyPreset thesis(unsigned sockets, bool numa) {
     if (sockets == 0) sockets = 4;
@@ -91,9 +109,6 @@ HierarchyPreset thesis(unsigned sockets, bool numa) {
     p.l2 = {256 * 1024, 8, snb_l2_cycles, 24};
     p.l3 = {4 * 1024 * 1024, 16, snb_l3_cycles, 32};
     p.l3_slices = 8;
-    p.rob_window = snb_rob;
-    p.tlb_entries = snb_dtlb;
-    p.core_ipc = 1.0;
     p.sources = {
         "sockets = 4, cores per socket = 4, L1D 64 KiB 2-way, L2 256 KiB 8-way, L3 4 MiB 16-way in 8 banks, 64 B "
         "lines, 4 KiB pages, MSHRs 24 / 24 / 32: the published NASP evaluation (gem5, 4 sockets)",
@@ -104,14 +119,8 @@ HierarchyPreset thesis(unsigned sockets, bool numa) {
         "51.2 GB/s peak x 0.75 sustained (assumption, as in the task simulator's models); every remote path 16 GB/s "
         "per direction: one QPI link at 8 GT/s (Intel ARK)",
         "clock 2.0 GHz: gem5's default CPU clock (configs/common/Options.py, --cpu-clock); assumption",
-        "hit latency L1 4, L2 12, L3 30 cycles: Sandy Bridge figures, 7-cpu.com 'Intel Sandy Bridge' (L3 26-31, "
-        "taken as 30)",
-        "reorder window 168 instructions, DTLB 64 entries 4-way: Intel 64 and IA-32 Architectures Optimization "
-        "Reference Manual, Sandy Bridge microarchitecture",
-        "1 non-memory instruction per cycle: model assumption (not fitted), the same for every prefetcher",
     };
-    set_energy(p, snb_static_w,
-               "static power 39 W per socket: 30% (assumption) of the Xeon E5-4650's 130 W TDP (Intel ARK)");
+    set_sandy_bridge_core(p);
     p.validate();
     return p;
 }
@@ -162,9 +171,6 @@ HierarchyPreset sandybridge_ep(unsigned sockets) {
     p.l2 = {256 * 1024, 8, snb_l2_cycles, 16};
     p.l3 = {20 * 1024 * 1024, 20, snb_l3_cycles, 32};
     p.l3_slices = 8;
-    p.rob_window = snb_rob;
-    p.tlb_entries = snb_dtlb;
-    p.core_ipc = 1.0;
     p.sources = {
         "DRAM latency, memory and link bandwidth: the task simulator's sandybridge-ep-4s model (sources there)",
         "sockets 4 x 8 cores, clock 2.7 GHz, L3 20 MB: Xeon E5-4650 (Intel ARK); L3 in 8 slices of 2.5 MB, one per "
@@ -172,16 +178,11 @@ HierarchyPreset sandybridge_ep(unsigned sockets) {
         "L1D 32 KiB 8-way, L2 256 KiB 8-way: Intel 64 and IA-32 Architectures Optimization Reference Manual, Sandy "
         "Bridge microarchitecture; L3 20-way (16,384 sets of 64 B lines): the cache descriptor (CPUID leaf 4) of "
         "the 20 MB Sandy Bridge-EP parts",
-        "hit latency L1 4, L2 12, L3 30 cycles: Sandy Bridge figures, 7-cpu.com 'Intel Sandy Bridge' (L3 26-31, "
-        "taken as 30; the EP's larger ring is not modelled)",
         "MSHRs: L1 10 fill buffers, L2 16 superqueue entries: Intel Optimization Reference Manual (Sandy Bridge); L3 "
         "32: assumption (thesis-4s's figure)",
-        "reorder window 168 instructions, DTLB 64 entries 4-way: Intel 64 and IA-32 Architectures Optimization "
-        "Reference Manual, Sandy Bridge microarchitecture",
-        "1 non-memory instruction per cycle: model assumption (not fitted), the same for every prefetcher",
+        "the EP's larger on-die ring is not modelled: its hit latencies are Sandy Bridge's (below)",
     };
-    set_energy(p, snb_static_w,
-               "static power 39 W per socket: 30% (assumption) of the Xeon E5-4650's 130 W TDP (Intel ARK)");
+    set_sandy_bridge_core(p);
     p.validate();
     return p;
 }
