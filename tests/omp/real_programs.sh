@@ -23,13 +23,19 @@
 #   Numba        Debian's python3-numba, its OpenMP threading layer running
 #                the prange loops of @njit(parallel=True) functions;
 #   Clustal Omega  Debian's clustalo, a multiple sequence alignment whose
-#                distance and alignment stages are OpenMP loops.
+#                distance and alignment stages are OpenMP loops;
+#   MMseqs2      Debian's mmseqs2, whose easy-cluster workflow runs OpenMP
+#                stages as child processes and refuses a bound parent.
 # Every run under the shim, at 1-3 threads and every NUMAWARE_POLICY, must
 # give the bytes that the same program gives under libgomp at the same
 # thread count. k-means sums its threads' partial results in whatever order
 # they enter a critical section, so under libgomp too its figures differ
 # between runs in the last bits: they are compared within 1e-9 (relative),
-# and its labels, iteration counts and the boosting's results exactly. A run first proves that the program's GOMP_parallel binds
+# and its labels, iteration counts and the boosting's results exactly.
+# MMseqs2 runs at 2 threads under two policies (its stages are loops, not
+# tasks) and writes its clusters in the order its threads finish: its
+# lines are compared sorted.
+# A run first proves that the program's GOMP_parallel binds
 # to the shim (the dynamic linker's own report), so a shim that was not
 # used cannot pass. scripts/bootstrap installs the packages; without them
 # the test fails and says so.
@@ -55,7 +61,10 @@ OPENBLAS_OMP=/usr/lib/$multiarch/openblas-openmp
 # The program's GOMP_parallel must resolve to the shim.
 bound_to_shim() {   # PROGRAM ARGS...
     LD_DEBUG=bindings LD_DEBUG_OUTPUT="$WORK/ld" LD_PRELOAD=$SHIM "$@" > /dev/null
-    grep -h "normal symbol \`GOMP_parallel'" "$WORK"/ld.* | grep -q "to $SHIM " ||
+    # Not grep -q: it would stop reading at the first match, and the first
+    # grep, killed by SIGPIPE while writing the rest (a program of many
+    # processes, MMseqs2's), would fail the pipeline under pipefail.
+    grep -h "normal symbol \`GOMP_parallel'" "$WORK"/ld.* | grep "to $SHIM " > /dev/null ||
         fail "$1: GOMP_parallel did not bind to $SHIM"
     rm -f "$WORK"/ld.*
 }
@@ -245,6 +254,41 @@ for p in dfifo rip-dep; do
 done
 echo "scikit-learn: k-means in multiprocessing's fork pool after the parent's, under dfifo and rip-dep: as in the parent"
 
+# What the interpreter passes on after an OpenMP fit: its own CPUs, a
+# Python thread's, a subprocess's and joblib's worker processes' (loky, as
+# scikit-learn's n_jobs starts them) must be those it started with, as
+# under libgomp, which binds nothing unless asked. Until 2026-12-07 the
+# shim bound the initial thread by default, and all of these ran on its
+# one CPU.
+cat > "$WORK/after.py" <<'PY'
+import os, subprocess, sys, threading
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.cluster import KMeans
+
+def cpus():
+    return sorted(os.sched_getaffinity(0))
+
+start = cpus()
+KMeans(n_clusters=3, n_init=1, random_state=0).fit(np.random.RandomState(0).rand(4000, 4))
+seen = {"the interpreter": cpus()}
+t = threading.Thread(target=lambda: seen.update({"a Python thread": cpus()}))
+t.start()
+t.join()
+child = subprocess.run([sys.executable, "-c", "import os; print(*sorted(os.sched_getaffinity(0)))"],
+                       capture_output=True, text=True, check=True)
+seen["a subprocess"] = [int(c) for c in child.stdout.split()]
+for i, c in enumerate(Parallel(n_jobs=2)(delayed(cpus)() for _ in range(2))):
+    seen[f"joblib worker {i}"] = c
+for who, c in seen.items():
+    print(f"{who}: {'as at start' if c == start else c}")
+PY
+want=$(OMP_NUM_THREADS=2 "$PY3" "$WORK/after.py") || fail "after.py failed under libgomp"
+got=$(OMP_NUM_THREADS=2 LD_PRELOAD=$SHIM "$PY3" "$WORK/after.py") || fail "after.py failed under the shim"
+[ "$got" = "$want" ] || fail "scikit-learn: what the interpreter passes on after a fit differs from libgomp's: $got"
+[ "$(grep -c ': as at start$' <<< "$got")" = 5 ] || fail "scikit-learn: after a fit, not every thread and process has the start's CPUs: $got"
+echo "scikit-learn: after a fit, the interpreter, a thread, a subprocess and joblib's workers keep the CPUs it started with, as under libgomp"
+
 # ---- Numba ----------------------------------------------------------------
 # Debian's python3-numba with its OpenMP threading layer
 # (NUMBA_THREADING_LAYER=omp: its omppool library, linked to libgomp, runs
@@ -329,3 +373,37 @@ SH
 chmod +x "$WORK/clustal.sh"
 results_match clustalo "threads THREADS" "clustal.sh did not pass the thread count" "$WORK/clustal.sh" "$WORK/seqs.fa"
 echo "Clustal Omega: 40 sequences aligned at 1-3 threads under every policy: $matched_runs runs, alignments and guide trees byte-identical to libgomp's"
+
+# ---- MMseqs2 ------------------------------------------------------------------
+# Debian's mmseqs2: easy-cluster runs its stages as child processes, each
+# an OpenMP program, and refuses to start unless omp_get_proc_bind() is
+# false (a bound parent would pass its CPU on to them): under the shim's
+# default it must run. 300 protein sequences in 60 families, made once from
+# a seeded generator: the clusters must be libgomp's. MMseqs2 writes them
+# in the order its threads finish, under libgomp too, so the lines are
+# compared sorted.
+command -v mmseqs > /dev/null || fail "MMseqs2 is not installed (Debian package mmseqs2: scripts/bootstrap installs it)"
+"$PY3" - "$WORK/families.fa" <<'PY'
+import random, sys
+rng = random.Random(9)
+residues = "ACDEFGHIKLMNPQRSTVWY"
+with open(sys.argv[1], "w") as f:
+    for fam in range(60):
+        base = [rng.choice(residues) for _ in range(rng.randint(120, 300))]
+        for m in range(5):
+            s = [c if rng.random() > 0.12 else rng.choice(residues) for c in base]
+            f.write(f">f{fam}m{m}\n{''.join(s)}\n")
+PY
+bound_to_shim mmseqs easy-cluster "$WORK/families.fa" "$WORK/probe" "$WORK/probe.tmp" --threads 2 -v 1
+clusters() {   # PREFIX: the sorted member lines and representatives
+    sort "$1_cluster.tsv"
+    grep '^>' "$1_rep_seq.fasta" | sort
+}
+mmseqs easy-cluster "$WORK/families.fa" "$WORK/mm_ref" "$WORK/mm_ref.tmp" --threads 2 -v 1 ||
+    fail "MMseqs2 easy-cluster failed under libgomp"
+for p in dep dfifo; do
+    NUMAWARE_POLICY=$p LD_PRELOAD=$SHIM mmseqs easy-cluster "$WORK/families.fa" "$WORK/mm_$p" "$WORK/mm_$p.tmp" \
+        --threads 2 -v 1 || fail "MMseqs2 easy-cluster under the shim ($p): status $?"
+    [ "$(clusters "$WORK/mm_$p")" = "$(clusters "$WORK/mm_ref")" ] || fail "MMseqs2: clusters differ from libgomp's ($p)"
+done
+echo "MMseqs2: easy-cluster of 300 sequences under the shim's default binding, dep and dfifo: $(grep -c '^>' "$WORK/mm_ref_rep_seq.fasta") clusters, as libgomp's"

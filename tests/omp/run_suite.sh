@@ -311,6 +311,19 @@ for prog in "$@"; do
     say "ok: OMP_DISPLAY_AFFINITY=true: $lines"
 done
 
+# Without OMP_PROC_BIND and OMP_PLACES, bind-var is false and the initial
+# thread, the threads and the processes it starts keep its mask (the main
+# loop compares inherit's output with libgomp's), but numaware still pins
+# the pool threads it starts, one CPU each while there are CPUs for them.
+for prog in "$@"; do
+    [[ $(basename "$prog") == inherit ]] || continue
+    out=$(INHERIT_POOL=1 OMP_NUM_THREADS=2 LD_PRELOAD=$preload "$prog" 2>&1)
+    grep -qx "pool thread 1: 1 CPUs" <<<"$out" || bad "inherit: numaware's pool thread is not pinned to one CPU: $out"
+    want=$(INHERIT_POOL=1 OMP_NUM_THREADS=2 "$prog" 2>&1 | grep -v '^pool thread')
+    [[ $(grep -v '^pool thread' <<<"$out") == "$want" ]] || bad "inherit with INHERIT_POOL=1: output differs from libgomp's: $out"
+    say "ok: unbound by default as under libgomp (the initial thread, its threads and children keep its CPUs); pool thread pinned"
+done
+
 # libgomp's own binding variable, GOMP_CPU_AFFINITY (a CPU list: thread i
 # on the i-th CPU), alone and beside OMP_PROC_BIND and OMP_PLACES, binds the
 # threads as under libgomp. CPUs 0 and 1: the machine has at least two.

@@ -111,6 +111,33 @@ TEST(OmpSettings, StackSizeDefaultsToKilobytes) {
         EXPECT_FALSE(omp::parse_stack_size(bad, s)) << bad;
 }
 
+// Unset, bind-var is false as under libgomp (mmseqs2 refuses to run with
+// anything else), and numaware pins only its own pool threads; a place
+// list alone binds (true), as under libgomp; an explicit false pins nothing.
+TEST(OmpSettings, WithoutBindingAskedForBindVarIsFalseAndOnlyThePoolIsPinned) {
+    const omp::Settings none = read({});
+    EXPECT_EQ(none.bind, omp::Bind::false_);
+    EXPECT_TRUE(none.pin_pool_threads);
+    EXPECT_FALSE(none.bind_set || none.places_set);
+    for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
+             {"OMP_PLACES", "cores"}, {"GOMP_CPU_AFFINITY", "0"}}) {
+        const omp::Settings placed = read({{name, value}});
+        EXPECT_EQ(placed.bind, omp::Bind::true_) << name;
+        EXPECT_FALSE(placed.pin_pool_threads) << name;
+    }
+    const omp::Settings off = read({{"OMP_PROC_BIND", "false"}});
+    EXPECT_EQ(off.bind, omp::Bind::false_);
+    EXPECT_FALSE(off.pin_pool_threads);
+    EXPECT_EQ(read({{"OMP_PROC_BIND", "close"}}).bind, omp::Bind::close);
+    EXPECT_FALSE(read({{"OMP_PROC_BIND", "close"}}).pin_pool_threads);
+    // An invalid value is warned about and leaves the default.
+    std::vector<std::string> warnings;
+    const omp::Settings bogus = read({{"OMP_PROC_BIND", "sideways"}}, &warnings);
+    EXPECT_EQ(bogus.bind, omp::Bind::false_);
+    EXPECT_TRUE(bogus.pin_pool_threads);
+    EXPECT_EQ(warnings.size(), 1u);
+}
+
 TEST(OmpSettings, GompCpuAffinityIsOnePlacePerCpuInTheOrderGiven) {
     omp::Places p;
     ASSERT_TRUE(omp::parse_cpu_affinity("0 3 1-2 4-15:2", p));

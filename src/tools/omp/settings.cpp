@@ -357,6 +357,10 @@ Settings read_settings(const GetEnv& getenv, const Warn& warn) {
         if (parse_cpu_affinity(v, s.places)) s.places_set = true;
         else invalid("GOMP_CPU_AFFINITY", v, "CPUs N, ranges M-N and strided ranges M-N:S, separated by spaces or commas");
     }
+    if (!s.bind_set && !s.places_set) {
+        s.bind = Bind::false_;
+        s.pin_pool_threads = true;
+    }
     bool stack_set = false;
     if (const char* v = getenv("OMP_STACKSIZE")) {
         if (parse_stack_size(v, s.stack_bytes)) stack_set = true;

@@ -41,11 +41,18 @@ struct Places {
 struct Settings {
     unsigned num_threads = 0;                  // OMP_NUM_THREADS' first value; 0: one per allowed CPU
     std::vector<unsigned> nested_threads;      // its later values, one per nesting level
-    Bind bind = Bind::true_;                   // unset: numaware binds (close), see docs/OPENMP.md
+    Bind bind = Bind::true_;                   // OMP_PROC_BIND; unset: true with a place list, else false
     std::vector<Bind> nested_binds;            // its later values, one per nesting level
     bool bind_set = false;                     // OMP_PROC_BIND was given
     Places places;
-    bool places_set = false;
+    bool places_set = false;                   // OMP_PLACES (or libgomp's GOMP_CPU_AFFINITY) was given
+    // Neither OMP_PROC_BIND nor a place list was given: bind-var is false,
+    // as under libgomp and libomp, so the initial thread keeps its launch
+    // mask, and so do the threads and processes it starts after a region;
+    // numaware pins only the pool threads it starts itself (threads 1..n-1
+    // of the outermost teams) to the team plan's CPUs, where its task
+    // runtime's locality scheduler expects them (docs/OPENMP.md).
+    bool pin_pool_threads = false;
     std::size_t stack_bytes = 0;               // OMP_STACKSIZE; 0: the system's default
     Schedule schedule;                         // OMP_SCHEDULE: schedule(runtime)
     bool dynamic = false;                      // OMP_DYNAMIC

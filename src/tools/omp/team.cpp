@@ -583,7 +583,11 @@ private:
     void grow(unsigned size, Bind bind) {
         if (size <= workers_.size() + 1 && size <= planned_for_ && bind == planned_bind_) return;
         const unsigned target = std::max<unsigned>(size, static_cast<unsigned>(workers_.size()) + 1);
-        placement_ = plan_places(machine(), target, bind, settings().places);
+        // Without binding asked for, the pool threads go where `close`
+        // would put them (Settings::pin_pool_threads); the plan's thread 0
+        // is where the task runtime counts the initial thread.
+        pool_only_ = bind == Bind::false_ && settings().pin_pool_threads;
+        placement_ = plan_places(machine(), target, pool_only_ ? Bind::close : bind, settings().places);
         ++plan_;
         planned_for_ = target;
         planned_bind_ = bind;
@@ -667,9 +671,15 @@ private:
                           format_cpu_list(cpus), std::strerror(err)));
     }
 
+    // The initial thread is bound only where binding was asked for: under
+    // bind-var false with numaware's own placement of its pool threads
+    // (Settings::pin_pool_threads) it keeps its launch mask, as the
+    // threads and processes it starts after the region must (a pinned
+    // initial thread gave scikit-learn's joblib workers, Python's threads
+    // and every child process its one CPU).
     void pin_master() {
         if (master_pinned_) return;
-        pin(0);
+        if (!pool_only_) pin(0);
         master_pinned_ = true;
     }
 
@@ -721,6 +731,7 @@ private:
     unsigned planned_for_ = 0;
     int planned_from_ = -1;              // nested pools: the master's place the plan counts from
     Bind planned_bind_ = settings().bind;   // the policy the plan follows
+    bool pool_only_ = false;                 // the plan pins the pool threads only (pin_master)
     // A nested region's master: the task runtime seat it set aside
     // (tasking.hpp), taken back at the region's end.
     SeatAside aside_;
