@@ -9,8 +9,9 @@
  * process started with (as at the start of main): the output must be
  * libgomp's (run_suite.sh). With INHERIT_POOL=1 it also
  * prints how many CPUs each pool thread of a team of OMP_NUM_THREADS may
- * use, which numaware's placement of its own threads narrows to one
- * (run_suite.sh checks that apart). */
+ * use, which numaware's placement of its own threads narrows to one, and
+ * the same for a region of 2 that another thread starts, whose pool
+ * numaware leaves unbound (run_suite.sh checks these apart). */
 #define _GNU_SOURCE
 #include <omp.h>
 #include <pthread.h>
@@ -46,6 +47,17 @@ static void cpus_of_caller(char* out, size_t size) {
 
 static void* thread_cpus(void* out) {
     cpus_of_caller(out, 256);
+    return NULL;
+}
+
+/* Another initial thread's region of 2: how many CPUs its thread 1 may use. */
+static void* other_region(void* out) {
+    int* count = out;
+#pragma omp parallel num_threads(2)
+    {
+        cpu_set_t s;
+        if (omp_get_thread_num() == 1 && sched_getaffinity(0, sizeof s, &s) == 0) *count = CPU_COUNT(&s);
+    }
     return NULL;
 }
 
@@ -103,7 +115,13 @@ int main(void) {
                WIFEXITED(status) && WEXITSTATUS(status) == 0 ? "as at the start of main" : "other CPUs");
 
     const char* pool = getenv("INHERIT_POOL");
-    if (pool != NULL && strcmp(pool, "1") == 0)
+    if (pool != NULL && strcmp(pool, "1") == 0) {
         for (int t = 1; t < threads && t < 64; ++t) printf("pool thread %d: %d CPUs\n", t, cpus[t]);
+        int other = 0;
+        if (pthread_create(&tid, NULL, other_region, &other) != 0 || pthread_join(tid, NULL) != 0)
+            printf("pthread_create failed\n");
+        else
+            printf("another initial thread's pool thread 1: %d CPUs\n", other);
+    }
     return ok ? 0 : 1;
 }

@@ -314,11 +314,15 @@ done
 # Without OMP_PROC_BIND and OMP_PLACES, bind-var is false and the initial
 # thread, the threads and the processes it starts keep its mask (the main
 # loop compares inherit's output with libgomp's), but numaware still pins
-# the pool threads it starts, one CPU each while there are CPUs for them.
+# the pool threads it starts, one CPU each while there are CPUs for them:
+# those of the first initial thread's teams only, not those of another
+# thread's teams, which would share the same CPUs.
 for prog in "$@"; do
     [[ $(basename "$prog") == inherit ]] || continue
     out=$(INHERIT_POOL=1 OMP_NUM_THREADS=2 LD_PRELOAD=$preload "$prog" 2>&1)
     grep -qx "pool thread 1: 1 CPUs" <<<"$out" || bad "inherit: numaware's pool thread is not pinned to one CPU: $out"
+    grep -qx "another initial thread's pool thread 1: $(nproc) CPUs" <<<"$out" ||
+        bad "inherit: another initial thread's pool thread is not unbound ($(nproc) CPUs): $out"
     want=$(INHERIT_POOL=1 OMP_NUM_THREADS=2 "$prog" 2>&1 | grep -v '^pool thread')
     [[ $(grep -v '^pool thread' <<<"$out") == "$want" ]] || bad "inherit with INHERIT_POOL=1: output differs from libgomp's: $out"
     say "ok: unbound by default as under libgomp (the initial thread, its threads and children keep its CPUs); pool thread pinned"

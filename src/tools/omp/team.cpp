@@ -543,6 +543,8 @@ public:
     static void forget_calling_threads_after_fork(std::vector<std::unique_ptr<tasks::Runtime>>& left) {
         for (Pool* p : calling_threads())
             if (p != nullptr) p->forget_threads_after_fork(left);
+        // Its one thread's pool may claim the default pinning anew (grow()).
+        g_default_pinned.store(nullptr, std::memory_order_relaxed);
     }
 
     // Ends the pool's threads (their initial thread is ending).
@@ -567,13 +569,27 @@ private:
     };
 
     explicit Pool(unsigned level) : level_(level) {}
+
+    // Whether this pool pins its threads under numaware's default (see
+    // grow()): the first outermost pool to ask gets to, until its thread
+    // ends or the process forks.
+    bool claim_default_pinning() {
+        if (level_ != 0) return false;
+        Pool* expected = nullptr;
+        return g_default_pinned.compare_exchange_strong(expected, this, std::memory_order_acq_rel) || expected == this;
+    }
+    static inline std::atomic<Pool*> g_default_pinned{nullptr};
     // The calling thread's pools by level (null: none yet).
     static std::vector<Pool*>& calling_threads() {
         struct Holder {
             std::vector<Pool*> pools;
             ~Holder() {
-                for (Pool* p : pools)
-                    if (p) p->stop();   // the Pool itself stays: a stopping worker may still read it
+                for (Pool* p : pools) {
+                    if (!p) continue;
+                    p->stop();   // the Pool itself stays: a stopping worker may still read it
+                    Pool* mine = p;   // its claim on the default pinning goes with its thread
+                    g_default_pinned.compare_exchange_strong(mine, nullptr, std::memory_order_acq_rel);
+                }
             }
         };
         thread_local Holder holder;
@@ -585,8 +601,13 @@ private:
         const unsigned target = std::max<unsigned>(size, static_cast<unsigned>(workers_.size()) + 1);
         // Without binding asked for, the pool threads go where `close`
         // would put them (Settings::pin_pool_threads); the plan's thread 0
-        // is where the task runtime counts the initial thread.
-        pool_only_ = bind == Bind::false_ && settings().pin_pool_threads;
+        // is where the task runtime counts the initial thread. One pool of
+        // the process does this, the first initial thread's: the pools of
+        // other initial threads (a program's own threads running regions
+        // side by side, joblib's threading backend) would be pinned to the
+        // same CPUs, one CPU taking a thread of every pool while others
+        // idle. Theirs run unbound, as libgomp's default runs them.
+        pool_only_ = bind == Bind::false_ && settings().pin_pool_threads && claim_default_pinning();
         placement_ = plan_places(machine(), target, pool_only_ ? Bind::close : bind, settings().places);
         ++plan_;
         planned_for_ = target;
