@@ -95,6 +95,11 @@ struct TaskView {
     std::span<const DepInfo> deps{};
     std::span<const Edge> preds{};   // set at submission; empty in place() views
     int hint = -1;                   // node OS index from spawn_on(), or -1
+    // In place() at the task's submission (it was ready at once): the node
+    // OS index of the worker that spawned it, from a task it runs or a
+    // hosted thread's seat; -1 for a task spawned from outside the workers,
+    // made ready later by a predecessor, or in a simulated graph.
+    int spawner_node = -1;
 };
 
 // Where a ready task goes.

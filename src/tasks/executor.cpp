@@ -198,6 +198,7 @@ TaskId Executor::submit(TaskFn&& fn, std::span<const Dep> deps, int hint, Runtim
     const bool timed = parent != nullptr;
     const std::uint64_t t0 = timed || observer != nullptr ? Ticks::now() : 0;
     Task* t = pool.alloc(me != nullptr ? &me->cache : nullptr);
+    const int spawner_node = me != nullptr ? static_cast<int>(me->node) : -1;
     TaskId id;
     bool ready = true;
     QueueSlot* target = nullptr;
@@ -209,7 +210,7 @@ TaskId Executor::submit(TaskFn&& fn, std::span<const Dep> deps, int hint, Runtim
         id = spawned.fetch_add(1, std::memory_order_acq_rel);
         init_task(*t, id, std::move(fn), hint, group, parent);
         metrics.note_spawn();
-        target = &queues.queue_for(place(t, id));
+        target = &queues.queue_for(place(t, id, spawner_node));
     } else {
         std::unique_lock g(sched);
         if (!deps.empty()) {
@@ -260,7 +261,7 @@ TaskId Executor::submit(TaskFn&& fn, std::span<const Dep> deps, int hint, Runtim
         // From here a finishing predecessor may make the task ready.
         if (!t->deps.empty()) ready = tracker.commit(*t);
         if (ready) {
-            target = queue_for(t, place(t, t->id));
+            target = queue_for(t, place(t, t->id, spawner_node));
             first_held = target == nullptr && team == nullptr && held_count.load(std::memory_order_relaxed) == 1;
         }
         // Only a policy that holds tasks (RIP's windows) needs it: the line

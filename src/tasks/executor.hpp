@@ -270,12 +270,14 @@ struct Executor {
     }
     // `id` is t->id, which a caller that has it (a ReadyNode) passes so
     // that a policy placing by id alone does not read the task.
-    Destination place(Task* t, TaskId id) {
+    // `spawner_node`: at submission, the spawning worker's node (TaskView).
+    Destination place(Task* t, TaskId id, int spawner_node = -1) {
         if (fixed_destination) return *fixed_destination;
         if (policy_places_by_id) return policy->place(TaskView{id});
         SmallVec<DepInfo, 8> view;   // on the stack up to 8 dependencies
         view.resize(t->deps.size());
-        return policy->place(TaskView{t->id, dep_infos(*t, view.data(), policy_reads_homes), {}, t->hint});
+        return policy->place(
+            TaskView{t->id, dep_infos(*t, view.data(), policy_reads_homes), {}, t->hint, spawner_node});
     }
     // The queue a placement names, or nullptr after holding the task (which
     // needs the scheduler lock; pushing to the queue does not, so callers

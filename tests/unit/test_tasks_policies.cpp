@@ -322,6 +322,44 @@ TEST(TaskPolicies, DepSpreadsTasksWithoutDependenciesAndKeepsOneNodeMachinesOnTh
     }
 }
 
+// A task that names no data and was spawned by a worker goes to that
+// worker's node under DEP and LQ (TaskView::spawner_node), where its
+// arguments were written; a spawner's node without workers counts for the
+// nearest worker node. Dependencies, even unallocated ones, decide as
+// before: the spawner is not a vote. RIP-DEP after its first window places
+// by DEP, and SA and DFIFO do not look at it.
+TEST(TaskPolicies, DepAndLqPutATaskWithoutDataOnItsSpawnersNode) {
+    Fixture f(four_nodes);
+    const auto view = [](TaskId id, std::vector<DepInfo>& deps, int spawner) {
+        return TaskView{id, deps, {}, -1, spawner};
+    };
+    for (const char* name : {"dep", "lq"}) {
+        auto p = f.attach(name);
+        std::vector<DepInfo> none;
+        for (TaskId id = 0; id < 40; ++id)
+            for (int node = 0; node < 4; ++node)
+                EXPECT_EQ(p->place(view(id, none, node)), Destination::to_node(static_cast<unsigned>(node)))
+                    << name << " task " << id;
+        // Named data decides, homed or not.
+        std::vector<DepInfo> homed{{1, 300, AccessMode::in, 2}, {2, 100, AccessMode::in, 1}};
+        EXPECT_EQ(p->place(view(5, homed, 3)), Destination::to_node(2)) << name;
+        std::vector<DepInfo> unhomed{{1, 64, AccessMode::out, unallocated}};
+        for (TaskId id = 0; id < 8; ++id)
+            EXPECT_EQ(p->place(view(id, unhomed, 3)), p->place(view(id, unhomed, -1))) << name << " task " << id;
+    }
+    // A spawner's node without workers: the nearest worker node's.
+    Fixture g("nodes=3 cpus=1,1,0 mem-per-node=512M distances=10,21,30/21,10,15/30,15,10");
+    std::vector<DepInfo> none;
+    EXPECT_EQ(g.attach("dep")->place(view(0, none, 2)), Destination::to_node(1));
+    // Without a spawner, DEP still spreads them (the test above).
+    auto dep = f.attach("dep");
+    std::vector<int> per_node(4, 0);
+    for (TaskId id = 0; id < 400; ++id) ++per_node[dep->place(view(id, none, -1)).index];
+    for (int n : per_node) EXPECT_GT(n, 50);
+    auto dfifo = f.attach("dfifo");
+    EXPECT_EQ(dfifo->place(view(5, none, 3)), dfifo->place(view(5, none, -1)));
+}
+
 // A policy's fixed destination (the executor's place() without reading the
 // task) only where place() itself sends every task there: the node
 // policies when all workers are on one node, memory-only nodes beside it

@@ -764,6 +764,60 @@ TEST(TasksRuntimeSetup, APolicyThatReadsNoHomesIsGivenNone) {
     }
 }
 
+// place() at submission learns the spawning worker's node: -1 from outside
+// the workers, the node of the worker whose task spawned it otherwise, and
+// -1 again for a task that a predecessor made ready later.
+class SeesSpawner final : public Policy {
+public:
+    std::string_view name() const override { return "sees-spawner"; }
+    void attach(const PolicyContext& ctx) override { worker_node_ = ctx.worker_node; }
+    bool uses_submissions() const override { return false; }
+    Destination place(const TaskView& t) override {
+        std::lock_guard g(mutex);
+        seen.push_back(t.spawner_node);
+        return Destination::to_worker(next_++ % 2);
+    }
+    void steal_order(unsigned worker, std::uint64_t, std::vector<QueueRef>& order) const override {
+        order.assign({QueueRef{QueueRef::Kind::worker, worker}});
+    }
+    std::mutex mutex;
+    std::vector<int> seen;
+    std::vector<unsigned> worker_node_;
+
+private:
+    unsigned next_ = 1;
+};
+
+TEST(TasksRuntimeSetup, PlacementAtSubmissionKnowsTheSpawnersNode) {
+    Machine machine = two_nodes();
+    Team team{machine, TeamMapping{.threads = 2, .kind = MappingKind::scatter}};
+    auto policy = std::make_unique<SeesSpawner>();
+    SeesSpawner* p = policy.get();
+    Runtime rt{team, std::move(policy), RuntimeOptions{.kernel_homes = false}};
+    std::atomic<int> ran_on{-1};
+    double x = 0;
+    rt.register_region(&x, sizeof x, 0);
+    // Task 0 from outside goes to worker 1 (the policy's turn), on node 1
+    // (scatter), and no worker steals (its steal order); there it spawns
+    // task 1, ready at once, and task 2, which waits for task 1's write
+    // unless task 1 has finished already.
+    rt.spawn([&] {
+        ran_on = static_cast<int>(p->worker_node_.at(static_cast<std::size_t>(Runtime::current_worker())));
+        rt.spawn([&] { x = 1; }, {out(&x, sizeof x)});
+        rt.spawn([&] { x += 1; }, {inout(&x, sizeof x)});
+        rt.taskwait();
+    });
+    rt.taskwait();
+    ASSERT_EQ(ran_on.load(), 1);
+    std::lock_guard g(p->mutex);
+    ASSERT_EQ(p->seen.size(), 3u);
+    EXPECT_EQ(p->seen[0], -1) << "spawned from outside the workers";
+    EXPECT_EQ(p->seen[1], 1) << "spawned by a task on node 1";
+    // Placed at its submission (task 1 done) or by task 1's worker later.
+    EXPECT_TRUE(p->seen[2] == -1 || p->seen[2] == 1) << p->seen[2];
+    EXPECT_EQ(x, 2.0);
+}
+
 TEST(TasksRuntimeSetup, HeldTasksAreFlushedByWaits) {
     Machine machine = two_nodes();
     Team team{machine, TeamMapping{.threads = 2, .kind = MappingKind::scatter}};

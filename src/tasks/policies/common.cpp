@@ -196,11 +196,18 @@ Destination dep_place(const Topology& topo, const TaskView& task) {
     // One worker node: whatever the vote, it is the answer (the tie
     // draws below each cost a hash and 64-bit divisions).
     if (topo.nodes.size() == 1) return Destination::to_node(topo.nodes.front());
-    // No dependency: only the virtual socket, so every node ties with it
-    // (what the every-node count below finds, without counting).
-    if (task.deps.empty())
+    // No dependency: no data to follow. Spawned by a worker, it goes to
+    // that worker's node, where the spawner just wrote its arguments (and
+    // a running task's child then waits with its parent: NodeQueues::
+    // near_spawner); other nodes steal it after their delay. Otherwise only
+    // the virtual socket names it, so every node ties with it (what the
+    // every-node count below finds, without counting).
+    if (task.deps.empty()) {
+        if (const int slot = topo.serving_slot(task.spawner_node); slot >= 0)
+            return Destination::to_node(topo.nodes[static_cast<std::size_t>(slot)]);
         return pick_among_ties(topo, task, topo.nodes.size(), true,
                                [](std::uint64_t k) { return static_cast<std::size_t>(k); });
+    }
     const NamedNodes named(topo, task.deps);
     if (!named.overflow) {
         // The most bytes (the virtual socket's count too), then the named

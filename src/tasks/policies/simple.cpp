@@ -13,6 +13,11 @@
 //        the "virtual socket" of unallocated bytes; the heaviest node wins;
 //        ties, or a winning virtual socket, are settled uniformly at random
 //        by a generator seeded from hash(seed, task id).
+// LQ and DEP put a task that names no data at all, spawned by a worker,
+//        on that worker's node (TaskView::spawner_node): the children of
+//        recursive code (fib, sorts, searches: OpenMP tasks without
+//        `depend`) stay beside the parent that wrote their arguments
+//        instead of going to a random node (DEP) or the next one (LQ).
 // SA     user hints: spawn_on(node) puts the task on that node's queue;
 //        without a hint, round-robin over the nodes by task id.
 // LQ and DEP steal nearest first: their own node, then the other worker
@@ -108,7 +113,12 @@ public:
         const std::span<std::uint64_t> scratch = room.span();
         bytes_per_node(topo_, task.deps, scratch);
         const auto best = std::max_element(scratch.begin(), scratch.end());   // first of ties: lowest OS index
-        if (*best == 0) return round_robin_node(topo_, task.id);
+        if (*best == 0) {
+            // No data at all: the spawning worker's node, as DEP does.
+            if (const int slot = topo_.serving_slot(task.spawner_node); task.deps.empty() && slot >= 0)
+                return Destination::to_node(topo_.nodes[static_cast<std::size_t>(slot)]);
+            return round_robin_node(topo_, task.id);
+        }
         return Destination::to_node(topo_.nodes[static_cast<std::size_t>(best - scratch.begin())]);
     }
 };
