@@ -203,8 +203,7 @@ Destination dep_place(const Topology& topo, const TaskView& task) {
     // the virtual socket names it, so every node ties with it (what the
     // every-node count below finds, without counting).
     if (task.deps.empty()) {
-        if (const int slot = topo.serving_slot(task.spawner_node); slot >= 0)
-            return Destination::to_node(topo.nodes[static_cast<std::size_t>(slot)]);
+        if (const auto near = spawner_destination(topo, task)) return *near;
         return pick_among_ties(topo, task, topo.nodes.size(), true,
                                [](std::uint64_t k) { return static_cast<std::size_t>(k); });
     }

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -135,6 +136,15 @@ std::uint64_t bytes_per_node(const Topology& topo, std::span<const DepInfo> deps
 // PolicyOptions::steal_delay_tasks (default default_steal_delay_tasks) in
 // rounds of Policy::steal_order().
 std::uint64_t steal_delay_rounds(const PolicyOptions& options);
+
+// A task that names no data, spawned by a worker (TaskView::spawner_node):
+// the worker node serving the spawner's node, where DEP and LQ put it;
+// nullopt for a task with dependencies or without a known spawner.
+inline std::optional<Destination> spawner_destination(const Topology& topo, const TaskView& task) {
+    const int slot = task.deps.empty() ? topo.serving_slot(task.spawner_node) : -1;
+    if (slot < 0) return std::nullopt;
+    return Destination::to_node(topo.nodes[static_cast<std::size_t>(slot)]);
+}
 
 // Round-robin over the worker nodes by task id.
 inline Destination round_robin_node(const Topology& topo, TaskId id) {

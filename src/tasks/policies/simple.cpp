@@ -109,16 +109,12 @@ public:
     using NodePolicy::NodePolicy;
     std::string_view name() const override { return "lq"; }
     Destination place(const TaskView& task) override {
+        if (const auto near = spawner_destination(topo_, task)) return *near;   // no data at all
         NodeByteCounts room(topo_.nodes.size());
         const std::span<std::uint64_t> scratch = room.span();
         bytes_per_node(topo_, task.deps, scratch);
         const auto best = std::max_element(scratch.begin(), scratch.end());   // first of ties: lowest OS index
-        if (*best == 0) {
-            // No data at all: the spawning worker's node, as DEP does.
-            if (const int slot = topo_.serving_slot(task.spawner_node); task.deps.empty() && slot >= 0)
-                return Destination::to_node(topo_.nodes[static_cast<std::size_t>(slot)]);
-            return round_robin_node(topo_, task.id);
-        }
+        if (*best == 0) return round_robin_node(topo_, task.id);
         return Destination::to_node(topo_.nodes[static_cast<std::size_t>(best - scratch.begin())]);
     }
 };
