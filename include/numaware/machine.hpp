@@ -85,6 +85,12 @@ public:
     std::string name;                       // free text, e.g. "4-node synthetic"
     std::vector<Node> nodes;                // ascending OS index
     std::vector<Cache> caches;              // may be empty
+    // The cores with more than one hardware thread (SMT), as the source
+    // lists them (hwloc's Core objects): each core's PUs, ascending, the
+    // cores by their first PU. Empty when the source lists no such core
+    // (no SMT, or a source that does not say: the key=value synthetic
+    // form). Read through cores().
+    std::vector<std::vector<unsigned>> smt_cores;
     NodeMatrix<unsigned> distances;         // SLIT, always present (defaulted 10/20 if the source has none)
     // Measured or given, node to node. An entry of 0 means "not known": a
     // memory-only node has no CPUs to measure from, and hwloc memory
@@ -158,6 +164,14 @@ public:
     const Node& node(unsigned os_index) const { return nodes[index_of(os_index)]; }
     // OS index of the node holding CPU `cpu`; throws if no node holds it.
     unsigned node_of_cpu(unsigned cpu) const;
+    // The cores: each a core's hardware threads (SMT siblings) among this
+    // machine's CPUs, ascending, the cores in the order of their first CPU.
+    // They are smt_cores when the source listed them; else the CPUs that
+    // share a level-1 data or unified cache. A CPU that neither lists is a
+    // core of its own, as every CPU is in a model with neither (the
+    // synthetic key=value form). (An emulated x86 guest reports each
+    // thread's own L1 beside its siblings: smt_cores is what tells.)
+    std::vector<std::vector<unsigned>> cores() const;
     NodeSet all_nodes() const;
     NodeSet nodes_with_cpus() const;
     unsigned distance(unsigned from_os, unsigned to_os) const;

@@ -30,9 +30,11 @@ namespace os {
 class Os;
 }
 
-// How ranks are laid over the chosen nodes' CPUs.
+// How ranks are laid over the chosen nodes' CPUs (team_cpu_order()): on
+// a machine with SMT, two ranks share a core only once every core of the
+// chosen nodes has one.
 enum class MappingKind {
-    contiguous,   // fill the first node's CPUs in order, then the next node's
+    contiguous,   // fill the first node's cores in order, then the next node's
     scatter,      // round-robin over the nodes: rank r on node r mod K
 };
 
@@ -96,6 +98,33 @@ NodeSet team_nodes(const Machine& machine, unsigned nodes);
 // CPUs, and for a node_set combined with `nodes`), else the first-K rule
 // above. plan_team refuses a node_set beside an explicit CPU list.
 NodeSet team_nodes(const Machine& machine, const TeamMapping& mapping);
+
+// One CPU of team_cpu_order(): its OS index and the position, in the
+// per-node lists given, of the list it came from.
+struct OrderedCpu {
+    unsigned cpu = 0;
+    std::size_t node = 0;
+
+    bool operator==(const OrderedCpu&) const = default;
+};
+
+// The order in which a team without an explicit CPU list takes the CPUs
+// of its nodes: `per_node` holds each node's usable CPUs, ascending, the
+// nodes in the team's order. A core's hardware threads (Machine::cores();
+// among its CPUs in `per_node`) come in rounds: every core's first one,
+// then every core's second one, and so on, so that two ranks share a core
+// only once every core has one (a memory-bound rank on a sibling runs at
+// half speed or worse while another core idles; on a machine that numbers
+// a core's threads next to each other, or puts them in a node's second
+// half, filling CPUs in index order did exactly that).
+//   contiguous: round by round, the first node's cores in order, then the
+//     next node's;
+//   scatter: round by round, the nodes dealt in turn, one core each, a node
+//     whose cores are all taken in that round dropping out.
+// Without SMT (one CPU per core) this is the node-by-node order of the
+// CPUs, or the round-robin over the nodes.
+std::vector<OrderedCpu> team_cpu_order(const Machine& machine, const std::vector<std::vector<unsigned>>& per_node,
+                                       MappingKind kind);
 
 // Pure and deterministic. Oversubscription is refused: two ranks never share
 // a CPU, because a pinned team that time-slices a CPU makes every barrier

@@ -449,6 +449,14 @@ Machine machine_from_topology(hwloc_topology_t topo, std::string name) {
         }
     }
 
+    // Cores with more than one hardware thread (Machine::smt_cores).
+    for (hwloc_obj_t o = nullptr; (o = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_CORE, o)) != nullptr;) {
+        if (o->cpuset == nullptr) continue;
+        std::vector<unsigned> pus = housed_in(o->cpuset, housed);
+        if (pus.size() > 1) m.smt_cores.push_back(std::move(pus));
+    }
+    std::sort(m.smt_cores.begin(), m.smt_cores.end());
+
     m.distances = read_slit(topo, objs);
     m.latency_ns = read_memattr(topo, objs, m.nodes, HWLOC_MEMATTR_ID_LATENCY, 1.0);
     // hwloc bandwidth is MiB/s; GB/s here means 10^9 bytes per second.

@@ -122,6 +122,7 @@ std::string Machine::to_json() const {
                               {"line_bytes", c.line_bytes},
                               {"cpus", c.cpus}});
     j["caches"] = cache_list;
+    if (!smt_cores.empty()) j["smt_cores"] = smt_cores;
     j["page_bytes"] = page_bytes;
     j["distances"] = matrix_json(distances);
     if (latency_ns) j["latency_ns"] = matrix_json(*latency_ns);
@@ -138,7 +139,9 @@ Machine Machine::from_json(std::string_view text) {
         throw Error("machine JSON", std::string("is not valid JSON: ") + e.what());
     }
     if (!j.is_object()) throw Error("machine JSON", "expected an object with name, nodes and distances");
-    only_keys(j, {"name", "nodes", "caches", "page_bytes", "distances", "latency_ns", "bandwidth_gbps", "left_out"},
+    only_keys(j,
+              {"name", "nodes", "caches", "smt_cores", "page_bytes", "distances", "latency_ns", "bandwidth_gbps",
+               "left_out"},
               "machine");
 
     Machine m;
@@ -190,6 +193,17 @@ Machine Machine::from_json(std::string_view text) {
                     c.cpus.push_back(as_unsigned(cpus[k], f + ".cpus[" + std::to_string(k) + "]"));
             }
             m.caches.push_back(std::move(c));
+        }
+    }
+    if (j.contains("smt_cores")) {
+        const json& core_list = as_array(j["smt_cores"], "smt_cores");
+        for (std::size_t i = 0; i < core_list.size(); ++i) {
+            const std::string f = "smt_cores[" + std::to_string(i) + "]";
+            const json& cpus = as_array(core_list[i], f);
+            std::vector<unsigned> core;
+            for (std::size_t k = 0; k < cpus.size(); ++k)
+                core.push_back(as_unsigned(cpus[k], f + "[" + std::to_string(k) + "]"));
+            m.smt_cores.push_back(std::move(core));
         }
     }
     if (j.contains("left_out")) {

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "machine/machine_internal.hpp"
 #include "numaware/error.hpp"
@@ -81,6 +82,50 @@ unsigned Machine::node_of_cpu(unsigned cpu) const {
     for (const Node& n : nodes)
         if (std::binary_search(n.cpus.begin(), n.cpus.end(), cpu)) return n.os_index;
     throw Error("cpu", absent_cpu_reason(cpu));
+}
+
+std::vector<std::vector<unsigned>> Machine::cores() const {
+    std::vector<unsigned> all;
+    for (const Node& n : nodes) all.insert(all.end(), n.cpus.begin(), n.cpus.end());
+    std::sort(all.begin(), all.end());
+    // Each CPU's level-1 cache (its position in `caches`; with smt_cores,
+    // its core's there), one pass over the lists: a machine of 8,192 PUs
+    // has as many caches.
+    constexpr std::size_t none = static_cast<std::size_t>(-1);
+    std::vector<std::size_t> l1_of(all.size(), none);
+    for (std::size_t k = 0; k < caches.size(); ++k) {
+        if (caches[k].level != 1 || caches[k].type == "instruction") continue;
+        for (unsigned c : caches[k].cpus) {
+            const auto it = std::lower_bound(all.begin(), all.end(), c);
+            if (it != all.end() && *it == c && l1_of[static_cast<std::size_t>(it - all.begin())] == none)
+                l1_of[static_cast<std::size_t>(it - all.begin())] = k;
+        }
+    }
+    std::vector<std::vector<unsigned>> out;
+    std::vector<std::size_t> core_of_l1(caches.size(), none);
+    if (!smt_cores.empty()) {
+        // The listed cores instead of the caches.
+        std::fill(l1_of.begin(), l1_of.end(), none);
+        core_of_l1.assign(smt_cores.size(), none);
+        for (std::size_t k = 0; k < smt_cores.size(); ++k)
+            for (unsigned c : smt_cores[k]) {
+                const auto it = std::lower_bound(all.begin(), all.end(), c);
+                if (it != all.end() && *it == c && l1_of[static_cast<std::size_t>(it - all.begin())] == none)
+                    l1_of[static_cast<std::size_t>(it - all.begin())] = k;
+            }
+    }
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        const std::size_t k = l1_of[i];
+        if (k == none) {
+            out.push_back({all[i]});
+        } else if (core_of_l1[k] == none) {
+            core_of_l1[k] = out.size();
+            out.push_back({all[i]});
+        } else {
+            out[core_of_l1[k]].push_back(all[i]);   // ascending: `all` is
+        }
+    }
+    return out;
 }
 
 std::string Machine::absent_cpu_reason(unsigned cpu) const {

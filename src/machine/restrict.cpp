@@ -10,7 +10,8 @@
 //    ("memory"): Linux puts each CPU on one node, and a process in a cpuset
 //    whose mems exclude that node still runs there, with its pages on other
 //    nodes. A node with neither is left out ("nodes").
-//  * Caches keep their allowed CPUs; a cache with none left goes. The
+//  * Caches keep their allowed CPUs; a cache with none left goes. So do
+//    the SMT cores, one with a single CPU left going too. The
 //    matrices keep the rows and columns of the kept nodes.
 #include <algorithm>
 #include <set>
@@ -113,6 +114,13 @@ Machine Machine::restrict_to(const std::vector<unsigned>& cpus, const NodeSet& a
         for (unsigned cpu : c.cpus)
             if (allowed.count(cpu)) k.cpus.push_back(cpu);
         if (!k.cpus.empty()) out.caches.push_back(std::move(k));
+    }
+    out.smt_cores.clear();
+    for (const std::vector<unsigned>& core : smt_cores) {
+        std::vector<unsigned> mine;
+        for (unsigned cpu : core)
+            if (allowed.count(cpu)) mine.push_back(cpu);
+        if (mine.size() > 1) out.smt_cores.push_back(std::move(mine));
     }
     out.distances = keep(distances, kept);
     if (latency_ns) out.latency_ns = keep(*latency_ns, kept);

@@ -2,6 +2,7 @@
 //
 // Every source (live, XML, synthetic, JSON) ends by calling validate(), so
 // the rest of numaware can index matrices by node position without checks.
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <string>
@@ -151,6 +152,25 @@ void Machine::validate() const {
                                        "', but nothing is left out (no CPU, node or memory); name who restricts "
                                        "only with what it left out");
 
+    std::set<unsigned> in_a_core;
+    for (std::size_t k = 0; k < smt_cores.size(); ++k) {
+        const std::vector<unsigned>& core = smt_cores[k];
+        const std::string field = at("smt_cores", k);
+        if (core.size() < 2)
+            throw Error(field, "lists " + std::to_string(core.size()) +
+                                   " CPUs; an SMT core has at least 2 (a CPU alone is a core without listing)");
+        if (!std::is_sorted(core.begin(), core.end()) ||
+            std::adjacent_find(core.begin(), core.end()) != core.end())
+            throw Error(field, "is not ascending with each CPU once");
+        for (unsigned cpu : core) {
+            if (!seen_cpus.count(cpu))
+                throw Error(field, "CPU " + std::to_string(cpu) + " is not a CPU of any node");
+            if (!in_a_core.insert(cpu).second)
+                throw Error(field, "CPU " + std::to_string(cpu) + " is in another core too");
+        }
+        if (k > 0 && smt_cores[k - 1].front() >= core.front())
+            throw Error(field, "is out of order: the cores go by their first CPU, ascending");
+    }
     for (std::size_t k = 0; k < caches.size(); ++k) {
         const Cache& cache = caches[k];
         const std::string field = at("caches", k);

@@ -121,6 +121,53 @@ NodeSet team_nodes(const Machine& machine, const TeamMapping& mapping) {
     return mapping.node_set;
 }
 
+std::vector<OrderedCpu> team_cpu_order(const Machine& machine, const std::vector<std::vector<unsigned>>& per_node,
+                                       MappingKind kind) {
+    // Each CPU's core, by CPU index (a CPU the model's cores do not list
+    // is a core of its own).
+    const std::vector<std::vector<unsigned>> cores = machine.cores();
+    constexpr std::size_t none = static_cast<std::size_t>(-1);
+    unsigned highest = 0;
+    for (const auto& list : per_node)
+        for (unsigned c : list) highest = std::max(highest, c);
+    std::vector<std::size_t> core_of(std::size_t{highest} + 1, none);
+    for (std::size_t k = 0; k < cores.size(); ++k)
+        for (unsigned c : cores[k])
+            if (c <= highest) core_of[c] = k;
+    // rounds[k][node]: the node's CPUs that are the (k+1)-th of their core
+    // in `per_node`, ascending, so in the order of their cores.
+    std::vector<std::size_t> taken(cores.size(), 0);
+    std::vector<std::vector<std::vector<unsigned>>> rounds;
+    for (std::size_t n = 0; n < per_node.size(); ++n) {
+        std::vector<unsigned> cpus = per_node[n];
+        std::sort(cpus.begin(), cpus.end());
+        for (unsigned c : cpus) {
+            const std::size_t k = core_of[c] == none ? 0 : taken[core_of[c]]++;
+            if (rounds.size() <= k) rounds.resize(k + 1, std::vector<std::vector<unsigned>>(per_node.size()));
+            rounds[k][n].push_back(c);
+        }
+    }
+    std::vector<OrderedCpu> order;
+    for (const auto& round : rounds) {
+        if (kind == MappingKind::contiguous) {
+            for (std::size_t n = 0; n < round.size(); ++n)
+                for (unsigned c : round[n]) order.push_back({c, n});
+            continue;
+        }
+        // Scatter: deal the round like cards; a node whose CPUs of this
+        // round are all taken drops out, so uneven nodes still fill up.
+        std::size_t left = 0;
+        for (const auto& list : round) left += list.size();
+        std::vector<std::size_t> next(round.size(), 0);
+        for (std::size_t n = 0; left > 0; n = (n + 1) % round.size())
+            if (next[n] < round[n].size()) {
+                order.push_back({round[n][next[n]++], n});
+                --left;
+            }
+    }
+    return order;
+}
+
 TeamLayout plan_team(const Machine& machine, const TeamMapping& mapping) {
     if (!mapping.cpus.empty()) return plan_explicit(machine, mapping);
 
@@ -141,28 +188,14 @@ TeamLayout plan_team(const Machine& machine, const TeamMapping& mapping) {
                                            mapping.threads, capacity, chosen_ids.size() == 1 ? "node" : "nodes",
                                            NodeSet(chosen_ids).to_string(), capacity));
 
+    std::vector<std::vector<unsigned>> per_node;
+    per_node.reserve(chosen.size());
+    for (const Node* n : chosen) per_node.push_back(n->cpus);
+    const std::vector<OrderedCpu> order = team_cpu_order(machine, per_node, mapping.kind);
     TeamLayout layout;
     layout.ranks.reserve(mapping.threads);
-    if (mapping.kind == MappingKind::contiguous) {
-        for (const Node* n : chosen)
-            for (unsigned cpu : n->cpus) {
-                if (layout.ranks.size() == mapping.threads) return layout;
-                layout.ranks.push_back({static_cast<unsigned>(layout.ranks.size()), cpu, n->os_index});
-            }
-        return layout;
-    }
-    // Scatter: deal ranks to the nodes like cards; a node whose CPUs are all
-    // taken drops out of the rotation so uneven nodes still fill up.
-    std::vector<std::size_t> next(chosen.size(), 0);
-    std::size_t i = 0;
-    while (layout.ranks.size() < mapping.threads) {
-        const Node* n = chosen[i];
-        if (next[i] < n->cpus.size()) {
-            layout.ranks.push_back(
-                {static_cast<unsigned>(layout.ranks.size()), n->cpus[next[i]++], n->os_index});
-        }
-        i = (i + 1) % chosen.size();
-    }
+    for (unsigned r = 0; r < mapping.threads; ++r)
+        layout.ranks.push_back({r, order[r].cpu, chosen[order[r].node]->os_index});
     return layout;
 }
 

@@ -305,6 +305,38 @@ TEST(MachinePageSize, ComesFromTheDescriptionWith4KAsDefault) {
     EXPECT_EQ(expect_error([&] { m.validate(); }).field(), "page_bytes");
 }
 
+TEST(MachineSmtCores, RoundTripRestrictAndRefuse) {
+    const Machine m = Machine::from_synthetic("hwloc:NUMANode:2 Core:2 PU:2");
+    // hwloc's Core objects, without any cache in the model.
+    EXPECT_TRUE(m.caches.empty());
+    EXPECT_EQ(m.smt_cores, (std::vector<std::vector<unsigned>>{{0, 1}, {2, 3}, {4, 5}, {6, 7}}));
+    EXPECT_EQ(m.cores(), m.smt_cores);
+    EXPECT_EQ(Machine::from_json(m.to_json()), m);
+    // A restriction keeps a core's allowed threads; a core left with one
+    // is a core of its own, no longer listed.
+    const Machine r = m.restrict_to({0, 1, 2, 4, 5}, m.all_nodes(), "a test cpuset");
+    EXPECT_EQ(r.smt_cores, (std::vector<std::vector<unsigned>>{{0, 1}, {4, 5}}));
+    EXPECT_EQ(r.cores(), (std::vector<std::vector<unsigned>>{{0, 1}, {2}, {4, 5}}));
+    // Refused: a core of one CPU, a CPU of no node, a CPU in two cores,
+    // cores out of order.
+    const auto refused = [&](std::vector<std::vector<unsigned>> cores, const char* what) {
+        Machine bad = m;
+        bad.smt_cores = std::move(cores);
+        const Error e = expect_error([&] { bad.validate(); });
+        EXPECT_TRUE(e.field().starts_with("smt_cores[")) << e.field();
+        EXPECT_TRUE(contains(e.what(), what)) << e.what();
+    };
+    refused({{0}}, "at least 2");
+    refused({{0, 9}}, "CPU 9 is not a CPU of any node");
+    refused({{0, 1}, {1, 2}}, "in another core");
+    refused({{2, 3}, {0, 1}}, "out of order");
+    refused({{1, 0}}, "ascending");
+    const Error e = expect_error([] {
+        (void)Machine::from_json(R"({"nodes":[{"os_index":0,"memory_bytes":1,"cpus":[0,1]}],"smt_cores":[[0,"x"]],"distances":[[10]]})");
+    });
+    EXPECT_EQ(e.field(), "smt_cores[0][1]");
+}
+
 TEST(MachineJson, ErrorsNameTheField) {
     Error e = expect_error([] { (void)Machine::from_json("{\"nodes\": [}"); });
     EXPECT_TRUE(contains(e.what(), "not valid JSON")) << e.what();

@@ -11,6 +11,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -142,6 +143,29 @@ TEST_P(RealTopology, RoundTripsThroughJson) {
     const Machine back = Machine::from_json(m.to_json());
     EXPECT_EQ(back, m);
     EXPECT_EQ(Machine::from_spec(topology_dir + "/" + GetParam()), m);
+}
+
+TEST_P(RealTopology, CoresAreLstoposCores) {
+    REQUIRE_TOPOLOGIES();
+    const std::string file = topology_dir + "/" + GetParam();
+    const Machine m = Machine::from_hwloc_xml(file);
+    // lstopo's Core objects, one line each ("Core L#0"...), and its PUs; a
+    // file without Core objects has a core per PU.
+    const auto lines = [&](const char* type) {
+        const std::string out = run("lstopo-no-graphics -i '" + file + "' --only " + type);
+        return static_cast<std::size_t>(std::count(out.begin(), out.end(), '\n'));
+    };
+    const std::size_t cores = lines("core"), pus = lines("pu");
+    ASSERT_EQ(pus, m.cpu_count());
+    const auto ours = m.cores();
+    EXPECT_EQ(ours.size(), cores == 0 ? pus : cores);
+    std::size_t total = 0;
+    for (const auto& c : ours) {
+        total += c.size();
+        EXPECT_EQ(c.size(), pus / ours.size()) << "every core of these machines has as many threads";
+        for (unsigned cpu : c) EXPECT_EQ(m.node_of_cpu(cpu), m.node_of_cpu(c.front())) << "a core on one node";
+    }
+    EXPECT_EQ(total, m.cpu_count());
 }
 
 INSTANTIATE_TEST_SUITE_P(SharedTopologies, RealTopology,

@@ -1,6 +1,7 @@
 // Unit tests for plan_team(): the pure rank -> CPU decision.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -175,6 +176,100 @@ TEST(TeamPlan, RealTopologiesWithMemoryOnlyNodes) {
     EXPECT_EQ(full.cpus().size(), knl.cpu_count());
     plan_error(knl, {.threads = static_cast<unsigned>(knl.cpu_count()) + 1}, "threads");
     plan_error(knl, {.threads = 1, .nodes = static_cast<unsigned>(with_cpus.size()) + 1}, "nodes");
+}
+
+// ---- SMT: a rank per core before a second one on any core ----------------
+
+// The core of each CPU of `l`'s ranks, as Machine::cores() positions.
+std::vector<std::size_t> cores_of(const Machine& m, const TeamLayout& l) {
+    const auto cores = m.cores();
+    std::vector<std::size_t> v;
+    for (const RankPlace& p : l.ranks)
+        for (std::size_t k = 0; k < cores.size(); ++k)
+            if (std::find(cores[k].begin(), cores[k].end(), p.cpu) != cores[k].end()) v.push_back(k);
+    return v;
+}
+bool all_distinct(std::vector<std::size_t> v) {
+    std::sort(v.begin(), v.end());
+    return std::adjacent_find(v.begin(), v.end()) == v.end();
+}
+
+TEST(TeamPlanSmt, CoresAreTheCpusThatShareAFirstLevelCache) {
+    // hwloc's 2 nodes x 8 cores x 2 threads, Linux's numbering: a core's
+    // second thread is 16 higher, so node 0 holds 0-7 and 16-23.
+    const Machine m = Machine::from_hwloc_xml(std::string(NUMAWARE_TOPOLOGY_DIR) + "/32em64t-2n8c2t-pci-noio.xml");
+    const auto cores = m.cores();
+    ASSERT_EQ(cores.size(), 16u);
+    for (unsigned k = 0; k < 16; ++k) EXPECT_EQ(cores[k], (std::vector<unsigned>{k, k + 16})) << k;
+    // Numbered side by side (hwloc's synthetic numbering, QEMU's threads=2).
+    const Machine side = Machine::from_synthetic("hwloc:NUMANode:2 L1Cache:4 Core:1 PU:2");
+    EXPECT_EQ(side.cores(), (std::vector<std::vector<unsigned>>{
+                                {0, 1}, {2, 3}, {4, 5}, {6, 7}, {8, 9}, {10, 11}, {12, 13}, {14, 15}}));
+    // Without caches every CPU is a core.
+    EXPECT_EQ(four_by_two().cores(),
+              (std::vector<std::vector<unsigned>>{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}}));
+}
+
+TEST(TeamPlanSmt, ContiguousTakesEveryCoreOfTheNodesBeforeASecondThread) {
+    const Machine m = Machine::from_hwloc_xml(std::string(NUMAWARE_TOPOLOGY_DIR) + "/32em64t-2n8c2t-pci-noio.xml");
+    // One rank per core on both nodes (CPUs in index order filled node 0's
+    // 16 hardware threads and left node 1 idle).
+    const TeamLayout l = plan_team(m, {.threads = 16});
+    EXPECT_EQ(cpus_of(l), (std::vector<unsigned>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}));
+    EXPECT_EQ(l.nodes().size(), 2u);
+    EXPECT_TRUE(all_distinct(cores_of(m, l)));
+    // One node: its 8 cores, then their second threads.
+    EXPECT_EQ(cpus_of(plan_team(m, {.threads = 10, .nodes = 1})),
+              (std::vector<unsigned>{0, 1, 2, 3, 4, 5, 6, 7, 16, 17}));
+    // More ranks than cores: the second threads in the same order.
+    EXPECT_EQ(cpus_of(plan_team(m, {.threads = 18})),
+              (std::vector<unsigned>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17}));
+    // Every CPU once when the team fills the machine.
+    EXPECT_EQ(plan_team(m, {.threads = 32}).cpus().size(), 32u);
+
+    const Machine side = Machine::from_synthetic("hwloc:NUMANode:2 L1Cache:4 Core:1 PU:2");
+    EXPECT_EQ(cpus_of(plan_team(side, {.threads = 4})), (std::vector<unsigned>{0, 2, 4, 6}));
+    EXPECT_EQ(cpus_of(plan_team(side, {.threads = 10})),
+              (std::vector<unsigned>{0, 2, 4, 6, 8, 10, 12, 14, 1, 3}));
+}
+
+TEST(TeamPlanSmt, ScatterDealsCoresToTheNodesBeforeSecondThreads) {
+    const Machine m = Machine::from_hwloc_xml(std::string(NUMAWARE_TOPOLOGY_DIR) + "/32em64t-2n8c2t-pci-noio.xml");
+    EXPECT_EQ(cpus_of(plan_team(m, {.threads = 4, .kind = MappingKind::scatter})),
+              (std::vector<unsigned>{0, 8, 1, 9}));
+    const TeamLayout l = plan_team(m, {.threads = 16, .kind = MappingKind::scatter});
+    EXPECT_TRUE(all_distinct(cores_of(m, l)));
+    EXPECT_EQ(nodes_of(l), (std::vector<unsigned>{0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1}));
+    const Machine side = Machine::from_synthetic("hwloc:NUMANode:2 L1Cache:4 Core:1 PU:2");
+    EXPECT_EQ(cpus_of(plan_team(side, {.threads = 10, .kind = MappingKind::scatter})),
+              (std::vector<unsigned>{0, 8, 2, 10, 4, 12, 6, 14, 1, 9}));
+}
+
+TEST(TeamPlanSmt, FourThreadsPerCoreAndMemoryOnlyNodes) {
+    // The fake KNL: 4 hardware threads per core, 4 nodes with CPUs.
+    const Machine knl = Machine::from_hwloc_xml(std::string(NUMAWARE_TOPOLOGY_DIR) +
+                                                "/64intel64-fakeKNL-SNC4-hybrid.xml");
+    const auto cores = knl.cores();
+    ASSERT_EQ(cores.size(), 16u);
+    for (const auto& c : cores) EXPECT_EQ(c.size(), 4u);
+    for (const MappingKind kind : {MappingKind::contiguous, MappingKind::scatter}) {
+        const TeamLayout l = plan_team(knl, {.threads = 16, .kind = kind});
+        EXPECT_TRUE(all_distinct(cores_of(knl, l))) << to_string(kind);
+        EXPECT_EQ(l.nodes(), knl.nodes_with_cpus()) << to_string(kind);
+        for (const RankPlace& p : l.ranks) EXPECT_EQ(knl.node_of_cpu(p.cpu), p.node);
+    }
+}
+
+TEST(TeamPlanSmt, OrderCountsOnlyTheCpusGiven) {
+    // A launch mask without CPU 0: core {0,1}'s only usable thread is 1,
+    // a first thread like 2's.
+    const Machine side = Machine::from_synthetic("hwloc:NUMANode:2 L1Cache:4 Core:1 PU:2");
+    const std::vector<OrderedCpu> order =
+        team_cpu_order(side, {{1, 2, 3, 6}, {9, 10, 11}}, MappingKind::contiguous);
+    EXPECT_EQ(order, (std::vector<OrderedCpu>{{1, 0}, {2, 0}, {6, 0}, {9, 1}, {10, 1}, {3, 0}, {11, 1}}));
+    EXPECT_EQ(team_cpu_order(side, {{1, 2, 3, 6}, {9, 10, 11}}, MappingKind::scatter),
+              (std::vector<OrderedCpu>{{1, 0}, {9, 1}, {2, 0}, {10, 1}, {6, 0}, {3, 0}, {11, 1}}));
+    EXPECT_TRUE(team_cpu_order(side, {}, MappingKind::scatter).empty());
 }
 
 TEST(TeamPlan, MappingKindAndCpuListText) {

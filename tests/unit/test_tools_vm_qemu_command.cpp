@@ -127,6 +127,31 @@ TEST(VmQemuCommand, CpuRangesAreGroupedPerNode) {
     EXPECT_EQ(values_of(vm::qemu_command(l, paths()), "-smp"), std::vector<std::string>{"12,sockets=12,cores=1,threads=1"});
 }
 
+TEST(VmQemuCommand, HardwareThreadsNumberedSideBySideAreEmulated) {
+    // 2 nodes x 2 cores x 2 threads, a core's threads next to each other
+    // (as QEMU numbers them): one socket per core, two threads each.
+    const Machine m = Machine::from_synthetic("hwloc:NUMANode:2 L1Cache:2 Core:1 PU:2");
+    const auto l = vm::guest_layout(m);
+    EXPECT_EQ(l.threads_per_core, 2u);
+    const auto argv = vm::qemu_command(l, paths());
+    EXPECT_EQ(values_of(argv, "-smp"), std::vector<std::string>{"8,sockets=4,cores=1,threads=2"});
+    const auto numa = values_of(argv, "-numa");
+    EXPECT_EQ(numa[0], "node,nodeid=0,cpus=0-3,memdev=m0");
+    EXPECT_EQ(numa[1], "node,nodeid=1,cpus=4-7,memdev=m1");
+    // The guest's model keeps the cores.
+    EXPECT_EQ(vm::guest_machine(m, l).cores(), m.cores());
+    // Linux's numbering of the threads (a core's second thread in the
+    // node's second half) is not QEMU's: one thread per emulated core.
+    const Machine linux_numbered =
+        Machine::from_hwloc_xml(std::string(NUMAWARE_TOPOLOGY_DIR) + "/32em64t-2n8c2t-pci-noio.xml");
+    EXPECT_EQ(vm::guest_layout(linux_numbered, {.mem_per_node = 256 * MiB, .cpus_per_node = std::nullopt}).threads_per_core, 1u);
+    // Cores of unequal sizes: one thread per core too.
+    Machine uneven = m;
+    uneven.caches.pop_back();   // the last core's threads become two cores
+    uneven.smt_cores.pop_back();
+    EXPECT_EQ(vm::guest_layout(uneven).threads_per_core, 1u);
+}
+
 TEST(VmQemuCommand, CpuLessNodeHasMemdevButNoCpus) {
     Machine m;
     m.nodes = {node(0, 512 * MiB, {0, 1}), node(1, 256 * MiB, {})};

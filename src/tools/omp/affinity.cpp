@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 
 namespace numaware::omp {
 
@@ -79,18 +80,15 @@ PlaceList place_list(const Machine& machine, const std::vector<unsigned>& allowe
     case PlaceKind::threads:
         for (unsigned c : machine_cpus(machine)) add({c});
         break;
-    case PlaceKind::cores:
-        for (unsigned c : machine_cpus(machine)) {
-            std::vector<unsigned> core{c};
-            for (const Cache& k : machine.caches)
-                if (k.level == 1 && k.type != "instruction" &&
-                    std::find(k.cpus.begin(), k.cpus.end(), c) != k.cpus.end()) {
-                    core = k.cpus;
-                    break;
-                }
-            add(std::move(core));
-        }
+    case PlaceKind::cores: {
+        // Node by node, as the CPUs are listed: each CPU's core once.
+        const std::vector<std::vector<unsigned>> cores = machine.cores();
+        std::map<unsigned, std::size_t> core_of;
+        for (std::size_t k = 0; k < cores.size(); ++k)
+            for (unsigned c : cores[k]) core_of[c] = k;
+        for (unsigned c : machine_cpus(machine)) add(cores[core_of.at(c)]);
         break;
+    }
     case PlaceKind::ll_caches:
         // The CPUs that share the CPU's last-level cache (its highest
         // data or unified level); without caches in the model, its node's.

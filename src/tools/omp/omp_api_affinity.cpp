@@ -94,7 +94,7 @@ std::string places_text(const PlaceList& list) {
 // Unbound threads (OMP_PROC_BIND=false) have no place list, as under
 // libgomp: no places, every thread's place -1.
 // An explicit list that names no CPU the process may use gives way to the
-// default, cores, as the binding does (team.cpp, plan_places).
+// default, threads, as the binding does (team.cpp, plan_places).
 const PlaceList& team_places() {
     static const PlaceList list = [] {
         if (settings().bind == Bind::false_) return PlaceList{};

@@ -33,7 +33,7 @@ enum class Bind : int { false_ = 0, true_ = 1, primary = 2, close = 3, spread = 
 enum class PlaceKind { threads, cores, ll_caches, sockets, numa_domains, explicit_list };
 
 struct Places {
-    PlaceKind kind = PlaceKind::cores;
+    PlaceKind kind = PlaceKind::threads;   // OMP_PLACES unset: libgomp's default, a place per CPU
     std::vector<std::vector<unsigned>> sets;   // explicit_list only: CPU OS indices per place
     unsigned count = 0;                        // an abstract name's "(N)": the first N places; 0: all
 };

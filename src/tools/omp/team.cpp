@@ -313,17 +313,10 @@ TeamMapping allowed_mapping(const Machine& machine, unsigned threads, MappingKin
             if (std::binary_search(allowed.begin(), allowed.end(), c)) mine.push_back(c);
         if (!mine.empty()) per_node.push_back(std::move(mine));
     }
-    std::vector<unsigned> order;
-    if (kind == MappingKind::contiguous) {
-        for (const auto& n : per_node) order.insert(order.end(), n.begin(), n.end());
-    } else {
-        for (std::size_t i = 0; order.size() < allowed.size(); ++i)
-            for (const auto& n : per_node)
-                if (i < n.size()) order.push_back(n[i]);
-    }
+    std::vector<OrderedCpu> order = team_cpu_order(machine, per_node, kind);
     order.resize(std::min<std::size_t>(order.size(), threads));
     m.threads = static_cast<unsigned>(order.size());
-    m.cpus = std::move(order);
+    for (const OrderedCpu& o : order) m.cpus.push_back(o.cpu);
     return m;
 }
 
@@ -377,12 +370,21 @@ Placement plan_places(const Machine& machine, unsigned threads, Bind bind, const
     const TeamMapping mapping = allowed_mapping(
         machine, planned, bind == Bind::spread ? MappingKind::scatter : MappingKind::contiguous);
     const TeamLayout layout = plan_team(machine, mapping);
+    // Places of cores (the default): a thread is bound to its core's
+    // hardware threads that the process may use, as libgomp binds a thread
+    // to its place; the plan gave each thread a core of its own while
+    // there are enough (team_cpu_order()).
+    PlaceList cores;
+    if (places.kind == PlaceKind::cores) cores = place_list(machine, initial_cpus(), places);
     for (unsigned t = 0; t < planned; ++t) {
         const RankPlace& r = layout.ranks[bind == Bind::primary ? 0 : t];
-        if (places.kind == PlaceKind::sockets || places.kind == PlaceKind::numa_domains)
+        if (places.kind == PlaceKind::sockets || places.kind == PlaceKind::numa_domains) {
             p.cpus[t] = machine.node(r.node).cpus;
-        else
+        } else if (const int k = place_of(cores, {r.cpu}); k >= 0) {
+            p.cpus[t] = cores[static_cast<std::size_t>(k)];
+        } else {
             p.cpus[t] = {r.cpu};
+        }
     }
     return p;
 }

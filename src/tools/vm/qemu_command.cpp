@@ -57,6 +57,21 @@ std::string cpu_ranges(const std::vector<unsigned>& cpus) {
     return out;
 }
 
+// A core's hardware threads as QEMU can emulate them (GuestLayout::
+// threads_per_core): every core the same size t, its CPUs k*t..k*t+t-1.
+unsigned qemu_threads_per_core(const Machine& machine) {
+    const std::vector<std::vector<unsigned>> cores = machine.cores();
+    if (cores.empty()) return 1;
+    const auto t = static_cast<unsigned>(cores.front().size());
+    if (t < 2) return 1;
+    for (const std::vector<unsigned>& core : cores) {
+        if (core.size() != t || core.front() % t != 0) return 1;
+        for (unsigned i = 0; i < t; ++i)
+            if (core[i] != core.front() + i) return 1;
+    }
+    return t;
+}
+
 }  // namespace
 
 GuestLayout guest_layout(const Machine& machine, const LayoutOverrides& overrides) {
@@ -135,6 +150,7 @@ GuestLayout guest_layout(const Machine& machine, const LayoutOverrides& override
         }
     }
     layout.distances = machine.distances;
+    if (layout.cpu_ids_preserved) layout.threads_per_core = qemu_threads_per_core(machine);
     return layout;
 }
 
@@ -151,7 +167,10 @@ Machine guest_machine(const Machine& machine, const GuestLayout& layout) {
         node.kind = src.kind;
         guest.nodes.push_back(std::move(node));
     }
-    if (layout.cpu_ids_preserved) guest.caches = machine.caches;
+    if (layout.cpu_ids_preserved) {
+        guest.caches = machine.caches;
+        guest.smt_cores = machine.smt_cores;
+    }
     guest.distances = layout.distances;
     guest.latency_ns = machine.latency_ns;
     guest.bandwidth_gbps = machine.bandwidth_gbps;
@@ -171,9 +190,11 @@ std::vector<std::string> qemu_command(const GuestLayout& layout, const QemuPaths
         paths.qemu,
         // KVM hangs after the BIOS on these hosts; multi-threaded TCG works.
         "-accel", "tcg,thread=multi", "-cpu", "max",
-        // One socket per vCPU: sockets never straddle nodes, so the guest
-        // scheduler sees no cache shared across nodes.
-        "-smp", fmt::format("{},sockets={},cores=1,threads=1", layout.cpu_count, layout.cpu_count),
+        // One socket per core (a vCPU, or a core's hardware threads):
+        // sockets never straddle nodes, so the guest scheduler sees no
+        // cache shared across nodes.
+        "-smp", fmt::format("{},sockets={},cores=1,threads={}", layout.cpu_count,
+                            layout.cpu_count / layout.threads_per_core, layout.threads_per_core),
         "-m", fmt::format("{}M", layout.memory_bytes / mib),
     };
     for (std::size_t i = 0; i < layout.nodes.size(); ++i) {

@@ -48,6 +48,10 @@ struct GuestLayout {
     // True when guest CPU ids equal the Machine's CPU OS indices (the
     // Machine numbers its CPUs 0..N-1 and no override changed the counts).
     bool cpu_ids_preserved = false;
+    // Hardware threads per emulated core: the Machine's (Machine::cores())
+    // when CPU ids are preserved and every core is `t` consecutive CPUs
+    // starting at a multiple of t, as QEMU numbers a core's threads; else 1.
+    unsigned threads_per_core = 1;
 };
 
 // Decides the guest layout. Throws Error naming the field and the limit:
@@ -61,7 +65,7 @@ GuestLayout guest_layout(const Machine& machine, const LayoutOverrides& override
 
 // The Machine the guest will report: node os_index = guest node id, CPUs as
 // numbered in the guest, tiers/kinds/distances/latency/bandwidth carried
-// over. Caches are dropped unless CPU ids are preserved.
+// over. Caches and SMT cores are dropped unless CPU ids are preserved.
 Machine guest_machine(const Machine& machine, const GuestLayout& layout);
 
 // Files and shares the command line refers to.
