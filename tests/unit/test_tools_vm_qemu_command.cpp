@@ -144,7 +144,9 @@ TEST(VmQemuCommand, HardwareThreadsNumberedSideBySideAreEmulated) {
     // node's second half) is not QEMU's: one thread per emulated core.
     const Machine linux_numbered =
         Machine::from_hwloc_xml(std::string(NUMAWARE_TOPOLOGY_DIR) + "/32em64t-2n8c2t-pci-noio.xml");
-    EXPECT_EQ(vm::guest_layout(linux_numbered, {.mem_per_node = 256 * MiB, .cpus_per_node = std::nullopt}).threads_per_core, 1u);
+    const auto flat = vm::guest_layout(linux_numbered, {.mem_per_node = 256 * MiB, .cpus_per_node = std::nullopt});
+    EXPECT_EQ(flat.threads_per_core, 1u);
+    EXPECT_TRUE(vm::guest_machine(linux_numbered, flat).smt_cores.empty()) << "the guest shows no SMT";
     // Cores of unequal sizes: one thread per core too.
     Machine uneven = m;
     uneven.caches.pop_back();   // the last core's threads become two cores

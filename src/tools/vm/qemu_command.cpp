@@ -167,10 +167,10 @@ Machine guest_machine(const Machine& machine, const GuestLayout& layout) {
         node.kind = src.kind;
         guest.nodes.push_back(std::move(node));
     }
-    if (layout.cpu_ids_preserved) {
-        guest.caches = machine.caches;
-        guest.smt_cores = machine.smt_cores;
-    }
+    if (layout.cpu_ids_preserved) guest.caches = machine.caches;
+    // The cores the guest kernel shows: a core's threads only where QEMU
+    // emulates them (else each vCPU is a core of its own).
+    if (layout.threads_per_core > 1) guest.smt_cores = machine.smt_cores;
     guest.distances = layout.distances;
     guest.latency_ns = machine.latency_ns;
     guest.bandwidth_gbps = machine.bandwidth_gbps;

@@ -65,7 +65,8 @@ GuestLayout guest_layout(const Machine& machine, const LayoutOverrides& override
 
 // The Machine the guest will report: node os_index = guest node id, CPUs as
 // numbered in the guest, tiers/kinds/distances/latency/bandwidth carried
-// over. Caches and SMT cores are dropped unless CPU ids are preserved.
+// over. Caches are dropped unless CPU ids are preserved; SMT cores unless
+// QEMU emulates them (threads_per_core > 1).
 Machine guest_machine(const Machine& machine, const GuestLayout& layout);
 
 // Files and shares the command line refers to.
