@@ -500,6 +500,21 @@ TEST(VmRunner, TailKeepsTheLastLines) {
     EXPECT_EQ(vm::tail_lines("", 3), "");
 }
 
+// The 16-vCPU guest whose CPU 0 stopped taking timer interrupts (CI, 2026-12-08).
+TEST(VmRunner, AStalledGuestCpuIsNamedByItsFirstConsoleLine) {
+    const std::string console =
+        "[    3.10] Run /init as init process\n"
+        "[  612.62] rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:\n"
+        "[  612.62] rcu: rcu_preempt kthread timer wakeup didn't happen for 15768 jiffies! g-1035\n";
+    EXPECT_EQ(vm::guest_stall(console), "[  612.62] rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:");
+    EXPECT_EQ(vm::guest_stall("x\n[ 9.0] rcu: rcu_preempt kthread timer wakeup didn't happen for 5 jiffies!"),
+              "[ 9.0] rcu: rcu_preempt kthread timer wakeup didn't happen for 5 jiffies!");
+    EXPECT_EQ(vm::guest_stall("[ 22.1] watchdog: BUG: soft lockup - CPU#3 stuck for 22s! [app:123]\n"),
+              "[ 22.1] watchdog: BUG: soft lockup - CPU#3 stuck for 22s! [app:123]");
+    EXPECT_EQ(vm::guest_stall("[    3.10] Run /init as init process\n[    4.00] rcu: Hierarchical RCU implementation.\n"), "");
+    EXPECT_EQ(vm::guest_stall(""), "");
+}
+
 // The guest kernel panic that CI met once at boot (6.12, 4 nodes), before init ran.
 TEST(VmRunner, AKernelPanicBeforeTheCommandIsNamedForABootAgain) {
     const std::string console =

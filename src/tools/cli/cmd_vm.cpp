@@ -92,11 +92,16 @@ void run(const VmOptions& o, bool cpus_given) {
         j["machine"] = nlohmann::json::parse(r.guest.to_json());
         if (!r.results_dir.empty()) j["results_dir"] = r.results_dir;
         if (!r.boot_retry.empty()) j["boot_retry"] = r.boot_retry;
+        if (!r.stall.empty()) j["stall"] = r.stall;
         // Guest output is arbitrary bytes; invalid UTF-8 becomes U+FFFD.
         write_all(stdout, j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     } else {
         write_all(stdout, r.stdout_text);
         write_all(stderr, r.stderr_text);
+        if (!r.stall.empty() && r.exit_code != 0)
+            write_all(stderr, fmt::format("numaware vm: the guest kernel reported a stalled CPU while the command ran "
+                                          "(a hang in the guest may be the emulator's): {}\n",
+                                          r.stall));
         if (o.verbose)
             write_all(stderr, fmt::format("numaware vm: kernel {}, exit {}, boot+poweroff {:.1f} s, run {:.1f} s{}\n",
                                           r.kernel_release, r.exit_code, r.boot_seconds, r.run_seconds,

@@ -45,7 +45,9 @@ std::string trim(std::string s) {
 // A failed run keeps its directory so the console log can be inspected.
 void set_failure(VmResult& result, const std::string& field, const std::string& what, const std::string& console) {
     result.failure_field = field;
-    result.failure = fmt::format("{}\n--- last guest console lines ---\n{}\n--- files kept in {} ---", what,
+    const std::string stall = guest_stall(console);
+    result.failure = fmt::format("{}{}\n--- last guest console lines ---\n{}\n--- files kept in {} ---", what,
+                                 stall.empty() ? "" : "; the guest kernel reported a stalled CPU: " + stall,
                                  tail_lines(console, 25), result.results_dir);
 }
 
@@ -64,6 +66,18 @@ std::string boot_failure_before_command(const std::string& console, int qemu_sta
     const auto newline = console.rfind('\n', at);
     const std::size_t begin = newline == std::string::npos ? 0 : newline + 1;
     const auto end = console.find('\n', at);
+    return trim(console.substr(begin, end == std::string::npos ? std::string::npos : end - begin));
+}
+
+std::string guest_stall(const std::string& console) {
+    static constexpr const char* signs[] = {"detected stalls on CPUs", "timer wakeup didn't happen",
+                                            "soft lockup - CPU"};
+    std::size_t first = std::string::npos;
+    for (const char* sign : signs) first = std::min(first, console.find(sign));
+    if (first == std::string::npos) return {};
+    const auto newline = console.rfind('\n', first);
+    const std::size_t begin = newline == std::string::npos ? 0 : newline + 1;
+    const auto end = console.find('\n', first);
     return trim(console.substr(begin, end == std::string::npos ? std::string::npos : end - begin));
 }
 
@@ -242,6 +256,7 @@ VmResult run_in_vm(const VmRequest& request) {
     const std::string qemu_log = trim(read_optional(workdir + "/qemu.log"));
     const std::string console = qemu_log.empty() ? result.serial_log : result.serial_log + "\n[qemu] " + qemu_log;
 
+    result.stall = guest_stall(console);
     result.stdout_text = read_optional(out + "/stdout");
     result.stderr_text = read_optional(out + "/stderr");
     const std::string status = trim(read_optional(out + "/status"));

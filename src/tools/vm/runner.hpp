@@ -58,6 +58,9 @@ struct VmResult {
     // first boot's console is kept as console-boot1.log in the results
     // directory, which is then kept.
     std::string boot_retry;
+    // The guest kernel's report of a CPU that stopped running (guest_stall()),
+    // or "".
+    std::string stall;
 };
 
 // Host environment variables passed into the guest without being asked:
@@ -103,6 +106,15 @@ bool boot_stalled(double elapsed_seconds, double limit_seconds, bool command_sta
 // a signal, no command started within VmRequest::boot_timeout_seconds) is
 // retried once (VmResult::boot_retry).
 VmResult run_in_vm(const VmRequest& request);
+
+// The first console line in which the guest kernel reports a CPU that
+// stopped running: an RCU stall ("rcu_preempt detected stalls on CPUs",
+// "... timer wakeup didn't happen ...") or a soft lockup; "" when there is
+// none. In a 16-vCPU guest under QEMU's TCG, CPU 0's timer stopped firing
+// and every program asleep there hung (BENCHMARKS.md, 2026-12-08): a hang
+// inside such a guest may be the emulator's, and `numaware vm` says so.
+// Pure.
+std::string guest_stall(const std::string& console);
 
 // The last `lines` lines of `text`.
 std::string tail_lines(const std::string& text, std::size_t lines);
