@@ -43,12 +43,20 @@ std::string trim(std::string s) {
 }
 
 // A failed run keeps its directory so the console log can be inspected.
+// (result.stall is already set.)
 void set_failure(VmResult& result, const std::string& field, const std::string& what, const std::string& console) {
     result.failure_field = field;
-    const std::string stall = guest_stall(console);
     result.failure = fmt::format("{}{}\n--- last guest console lines ---\n{}\n--- files kept in {} ---", what,
-                                 stall.empty() ? "" : "; the guest kernel reported a stalled CPU: " + stall,
+                                 result.stall.empty() ? "" : "; the guest kernel reported a stalled CPU: " + result.stall,
                                  tail_lines(console, 25), result.results_dir);
+}
+
+// The whole line of `text` that holds position `at`, trimmed.
+std::string line_at(const std::string& text, std::size_t at) {
+    const auto newline = text.rfind('\n', at);
+    const std::size_t begin = newline == std::string::npos ? 0 : newline + 1;
+    const auto end = text.find('\n', at);
+    return trim(text.substr(begin, end == std::string::npos ? std::string::npos : end - begin));
 }
 
 }  // namespace
@@ -63,10 +71,7 @@ std::string boot_failure_before_command(const std::string& console, int qemu_sta
         if (qemu_status > 128) return fmt::format("QEMU was killed by signal {} before the command started", qemu_status - 128);
         return {};
     }
-    const auto newline = console.rfind('\n', at);
-    const std::size_t begin = newline == std::string::npos ? 0 : newline + 1;
-    const auto end = console.find('\n', at);
-    return trim(console.substr(begin, end == std::string::npos ? std::string::npos : end - begin));
+    return line_at(console, at);
 }
 
 std::string guest_stall(const std::string& console) {
@@ -74,11 +79,7 @@ std::string guest_stall(const std::string& console) {
                                             "soft lockup - CPU"};
     std::size_t first = std::string::npos;
     for (const char* sign : signs) first = std::min(first, console.find(sign));
-    if (first == std::string::npos) return {};
-    const auto newline = console.rfind('\n', first);
-    const std::size_t begin = newline == std::string::npos ? 0 : newline + 1;
-    const auto end = console.find('\n', first);
-    return trim(console.substr(begin, end == std::string::npos ? std::string::npos : end - begin));
+    return first == std::string::npos ? std::string() : line_at(console, first);
 }
 
 bool boot_stalled(double elapsed_seconds, double limit_seconds, bool command_started) {
